@@ -1,0 +1,11 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_webhook_inbox.ts';
+
+/**
+ * Every migration, in order. Listed statically (not read from the folder at run time) so
+ * they load the same way under tsx, vitest and any bundler. Add new ones at the end; never
+ * edit or remove one that has shipped.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_webhook_inbox': m0001,
+};

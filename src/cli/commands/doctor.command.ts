@@ -1,0 +1,26 @@
+import { Command } from 'commander';
+import { loadConfig } from '../../config.ts';
+import type { CheckResult } from '../../doctor/index.ts';
+import { ExitCode } from '../errors.ts';
+
+function line(result: CheckResult): string {
+  const mark = result.ok ? '✔' : '✖';
+  const hint = result.hint ? ` → ${result.hint}` : '';
+  return `${mark} ${result.name.padEnd(8)} ${result.detail}${hint}`;
+}
+
+/** `paysync doctor`: one line per check, ✔ or ✖ with a fix; non-zero exit if any failed. */
+export function doctorCommand(): Command {
+  return new Command('doctor')
+    .description('check config, database, Redis and the service credentials; one line each')
+    .action(async () => {
+      // A bad config is reported by the CLI's error boundary as one line naming the variable.
+      const config = loadConfig();
+      console.log(line({ name: 'config', ok: true, detail: `environment ${config.environment}` }));
+      // Loaded here, not at the top, so `paysync --help` and `paysync sim` start fast.
+      const { runDoctorChecks } = await import('../../doctor/index.ts');
+      const results = await runDoctorChecks(config);
+      for (const result of results) console.log(line(result));
+      if (results.some((r) => !r.ok)) process.exitCode = ExitCode.failure;
+    });
+}

@@ -1,0 +1,25 @@
+import { Command } from 'commander';
+import { doctorCommand } from './commands/doctor.command.ts';
+import { migrateCommand } from './commands/migrate.command.ts';
+import { plannedCommands } from './commands/planned.commands.ts';
+import { simCommand } from './commands/sim.command.ts';
+
+const HELP_FOOTER = `
+Configuration comes from PAYSYNC_* environment variables or a .env file in the working
+directory (real variables win). See README.md for every variable and its default.
+
+Exit codes: 0 success, 1 the command failed, 2 bad usage or configuration.`;
+
+/** The whole CLI: every command of the design, registered in one place. */
+export function buildProgram(): Command {
+  const program = new Command('paysync')
+    .description(
+      "keeps a merchant's books in step with the payment and payout service: webhooks in, state fetched, double-entry ledger",
+    )
+    .version(process.env.npm_package_version ?? '0.1.0', '-V, --version')
+    .showHelpAfterError('(run with --help to see usage)')
+    .addHelpText('after', HELP_FOOTER);
+  const commands = [migrateCommand(), doctorCommand(), simCommand(), ...plannedCommands()];
+  for (const command of commands) program.addCommand(command);
+  return program;
+}

@@ -1,0 +1,63 @@
+import { Migrator, sql, type Kysely } from 'kysely';
+import { migrations } from '../../migrations/index.ts';
+import type { Database } from './database.ts';
+import { dialectOfDb } from './schema-helpers.ts';
+
+export interface MigrationStatus {
+  readonly applied: readonly string[];
+  readonly pending: readonly string[];
+}
+
+/** Raised when a migration fails; names it and carries the database's reason. */
+export class MigrationError extends Error {
+  override readonly name = 'MigrationError';
+  constructor(
+    readonly migration: string | undefined,
+    readonly reason: unknown,
+  ) {
+    super(
+      `migration ${migration ?? '(unknown)'} failed: ${reason instanceof Error ? reason.message : String(reason)}`,
+    );
+  }
+}
+
+/**
+ * On PostgreSQL kysely looks for its bookkeeping tables in every schema unless told which;
+ * pin them to the connection's current schema so two schemas in one database never mix.
+ */
+async function migratorFor(db: Kysely<Database>): Promise<Migrator> {
+  const schema = dialectOfDb(db) === 'postgres' ? await currentSchema(db) : undefined;
+  return new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+}
+
+async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
+  const result = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(
+    db,
+  );
+  return result.rows[0]?.schema ?? undefined;
+}
+
+export async function migrationStatus(db: Kysely<Database>): Promise<MigrationStatus> {
+  const all = await (await migratorFor(db)).getMigrations();
+  return {
+    applied: all.filter((m) => m.executedAt !== undefined).map((m) => m.name),
+    pending: all.filter((m) => m.executedAt === undefined).map((m) => m.name),
+  };
+}
+
+/**
+ * Applies every pending migration, forward only: paysync ships no down migrations, so a
+ * production database is never rolled back by a command. Returns the names applied.
+ */
+export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+  const { error, results } = await (await migratorFor(db)).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new MigrationError(failed?.migrationName, error);
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

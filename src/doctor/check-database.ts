@@ -1,0 +1,40 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { sql } from 'kysely';
+import { createDatabase, dialectOf, migrationStatus } from '../db/index.ts';
+import { failed, passed, reasonOf, type CheckResult } from './check-result.ts';
+
+/** The database opens, answers, and has every migration applied. Creates nothing. */
+export async function checkDatabase(databaseUrl: string): Promise<CheckResult> {
+  if (dialectOf(databaseUrl) === 'sqlite') {
+    const file = databaseUrl.slice('sqlite:'.length);
+    if (file !== ':memory:' && !existsSync(resolve(file))) {
+      return failed(
+        'database',
+        `${resolve(file)} does not exist yet`,
+        'run `paysync migrate` to create it, or set PAYSYNC_DATABASE_URL',
+      );
+    }
+  }
+  const handle = createDatabase(databaseUrl, { poolSize: 1 });
+  try {
+    await sql`select 1`.execute(handle.db);
+    const { applied, pending } = await migrationStatus(handle.db);
+    if (pending.length > 0) {
+      return failed(
+        'database',
+        `${handle.displayUrl}: ${pending.length} migration(s) pending (${pending.join(', ')})`,
+        'run `paysync migrate`',
+      );
+    }
+    return passed('database', `${handle.displayUrl}, ${applied.length} migration(s) applied`);
+  } catch (error) {
+    return failed(
+      'database',
+      `cannot use ${handle.displayUrl}: ${reasonOf(error)}`,
+      'check that the database is running and PAYSYNC_DATABASE_URL is right',
+    );
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,66 @@
+import { Redis } from 'ioredis';
+import { hidePasswordInUrl } from '../config.ts';
+import { failed, passed, reasonOf, type CheckResult } from './check-result.ts';
+
+const MIN_VERSION = [6, 2] as const;
+
+function versionAtLeast(version: string, min: readonly [number, number]): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > min[0] || (major === min[0] && minor >= min[1]);
+}
+
+/**
+ * Redis answers, is new enough for BullMQ, and never evicts keys: with any other
+ * `maxmemory-policy` Redis may silently drop queued jobs under memory pressure.
+ */
+export async function checkRedis(redisUrl: string, timeoutMs = 2000): Promise<CheckResult> {
+  const shown = hidePasswordInUrl(redisUrl);
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  // ioredis reports the real cause (ECONNREFUSED, ENOTFOUND…) as an event, and rejects
+  // connect() with a vaguer "Connection is closed"; keep the cause for the operator.
+  let lastError: unknown;
+  redis.on('error', (error) => {
+    lastError = error;
+  });
+  try {
+    await redis.connect();
+    const info = await redis.info('server');
+    const version = /redis_version:([\d.]+)/.exec(info)?.[1] ?? 'unknown';
+    if (!versionAtLeast(version, MIN_VERSION)) {
+      return failed('redis', `${shown} runs Redis ${version}`, 'upgrade to Redis 6.2 or newer');
+    }
+    let policy: string;
+    try {
+      const reply = (await redis.config('GET', 'maxmemory-policy')) as string[];
+      policy = reply[1] ?? 'unknown';
+    } catch (error) {
+      return failed(
+        'redis',
+        `${shown}: cannot read maxmemory-policy (${reasonOf(error)})`,
+        'make sure the server runs with maxmemory-policy noeviction',
+      );
+    }
+    if (policy !== 'noeviction') {
+      return failed(
+        'redis',
+        `${shown}: maxmemory-policy is ${policy}, so Redis may evict queued jobs`,
+        'run `redis-cli CONFIG SET maxmemory-policy noeviction` and set it in redis.conf',
+      );
+    }
+    return passed('redis', `${shown}, Redis ${version}, maxmemory-policy noeviction`);
+  } catch (error) {
+    return failed(
+      'redis',
+      `cannot connect to ${shown} (${reasonOf(lastError ?? error)})`,
+      'start Redis, or set PAYSYNC_REDIS_URL to where it runs',
+    );
+  } finally {
+    redis.disconnect();
+  }
+}

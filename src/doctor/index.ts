@@ -1,0 +1,17 @@
+import type { Config } from '../config.ts';
+import { checkDatabase } from './check-database.ts';
+import { checkRedis } from './check-redis.ts';
+import { checkService } from './check-service.ts';
+import type { CheckResult } from './check-result.ts';
+
+export type { CheckResult } from './check-result.ts';
+export { checkDatabase, checkRedis, checkService };
+
+/** Every check, run side by side; one failing never stops the others. */
+export async function runDoctorChecks(config: Config): Promise<CheckResult[]> {
+  return Promise.all([
+    checkDatabase(config.databaseUrl),
+    checkRedis(config.redisUrl),
+    checkService(config, Math.min(config.upstream.timeoutMs, 5000)),
+  ]);
+}

@@ -1,0 +1,33 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** Where a received webhook is in its life. */
+export type InboxStatus = 'received' | 'processing' | 'processed' | 'unclassified' | 'failed';
+
+/**
+ * One row per distinct webhook event the receiver accepted: the durable record that makes
+ * "durable before 2xx" true. Redis may forget a job; this table may not forget an event.
+ */
+export interface WebhookInboxTable {
+  id: Generated<number>;
+  /** The event id from the header or body, otherwise sha256 of the raw body. Unique. */
+  dedupe_key: string;
+  /** The event id the sender gave, when it gave one. */
+  event_id: string | null;
+  /** The event type the sender gave, when it gave one. */
+  event_type: string | null;
+  /** The request body exactly as received, byte for byte. */
+  raw_body: Buffer;
+  /** Non-secret request headers, as a JSON object. */
+  headers: string;
+  /** UTC ISO 8601 with milliseconds. */
+  received_at: string;
+  status: Generated<InboxStatus>;
+  attempts: Generated<number>;
+  last_error: string | null;
+  /** UTC ISO 8601 with milliseconds, set when status becomes processed or unclassified. */
+  processed_at: string | null;
+}
+
+export type WebhookInboxRow = Selectable<WebhookInboxTable>;
+export type NewWebhookInboxRow = Insertable<WebhookInboxTable>;
+export type WebhookInboxUpdate = Updateable<WebhookInboxTable>;

@@ -1,0 +1,8 @@
+export {
+  runUntilSignal,
+  stopAll,
+  type Component,
+  type RunOptions,
+  type Running,
+  type StopFailure,
+} from './lifecycle.ts';

@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const PAYSYNC_BIN = resolve(import.meta.dirname, '../../bin/paysync.js');
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The environment without any PAYSYNC_* the developer's shell may have set. */
+function cleanEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith('PAYSYNC_') && !key.startsWith('npm_') && key !== 'NODE_OPTIONS') {
+      env[key] = value;
+    }
+  }
+  return { ...env, ...extra };
+}
+
+/** Runs `paysync <args>` as a real child process, in a fresh folder unless `cwd` is given. */
+export function runCli(
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  const cwd = options.cwd ?? mkdtempSync(join(tmpdir(), 'paysync-cli-'));
+  return new Promise((resolveResult) => {
+    execFile(
+      process.execPath,
+      [PAYSYNC_BIN, ...args],
+      { cwd, env: cleanEnvironment(options.env ?? {}), timeout: options.timeoutMs ?? 30_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolveResult({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** A TCP port nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const address = server.address();
+  await new Promise<void>((done) => server.close(() => done()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
