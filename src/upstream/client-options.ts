@@ -1,0 +1,98 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { requireServiceCredentials, type Config } from '../config.ts';
+import type { Environment } from './contract/index.ts';
+
+/** The smallest fetch the client needs; inject one for tests or a custom agent. */
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+/** Options of {@link createUpstreamClient}. Defaults are merged in {@link resolveClientOptions}. */
+export interface UpstreamClientOptions {
+  /** The service's base address, e.g. `https://api.example.com`. */
+  baseUrl: string;
+  /** Merchant API key (secret: never logged, never put in an error message). */
+  apiKey: string;
+  merchantId: string;
+  /** @defaultValue `'sandbox'` */
+  environment?: Environment;
+  /** Per-attempt timeout in milliseconds. @defaultValue 10000 */
+  timeoutMs?: number;
+  /** Retries of a retryable read (429, 5xx, timeout, network) after the first try. @defaultValue 8 */
+  maxRetries?: number;
+  /** First back-off delay; later ones grow exponentially with jitter. @defaultValue 200 */
+  retryInitialDelayMs?: number;
+  /** Ceiling of a back-off delay (a longer `Retry-After` still wins). @defaultValue 10000 */
+  retryMaxDelayMs?: number;
+  /** Requests in flight from this client at once; more wait in line. @defaultValue 8 */
+  concurrency?: number;
+  /**
+   * Requests per second to the service. With `redis` the budget is shared by every process
+   * using the same `rateLimitKey`; without it, it holds for this process only. @defaultValue 10
+   */
+  rps?: number;
+  /** Redis used for the shared rate limit. Without it the limit is in-process. */
+  redis?: Redis;
+  /** Redis key prefix of the shared limit; processes of one deployment share it. @defaultValue `'paysync:upstream:rps'` */
+  rateLimitKey?: string;
+  /** Check bodies and queries against the contract before sending. @defaultValue true */
+  validateRequests?: boolean;
+  /** Debug lines for retries, a warning for credential fall-back. @defaultValue silent */
+  logger?: Logger;
+  /** @defaultValue `globalThis.fetch` (undici, keep-alive on) */
+  fetch?: FetchLike;
+  /** Clock, for the documented `from`/`to` defaults. @defaultValue `() => new Date()` */
+  now?: () => Date;
+}
+
+export type ResolvedClientOptions = Required<Omit<UpstreamClientOptions, 'redis' | 'logger'>> &
+  Pick<UpstreamClientOptions, 'redis' | 'logger'>;
+
+export const DEFAULT_CLIENT_OPTIONS = {
+  environment: 'sandbox',
+  timeoutMs: 10_000,
+  maxRetries: 8,
+  retryInitialDelayMs: 200,
+  retryMaxDelayMs: 10_000,
+  concurrency: 8,
+  rps: 10,
+  rateLimitKey: 'paysync:upstream:rps',
+  validateRequests: true,
+} as const satisfies Partial<UpstreamClientOptions>;
+
+/** The one place defaults are merged. */
+export function resolveClientOptions(options: UpstreamClientOptions): ResolvedClientOptions {
+  const defined = Object.fromEntries(
+    Object.entries(options).filter(([, value]) => value !== undefined),
+  ) as UpstreamClientOptions;
+  return {
+    ...DEFAULT_CLIENT_OPTIONS,
+    fetch: (input, init) => globalThis.fetch(input, init),
+    now: () => new Date(),
+    ...defined,
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+  };
+}
+
+/**
+ * Client options from the validated config. Throws the config's `ConfigError` naming every
+ * missing credential variable.
+ */
+export function clientOptionsFromConfig(
+  config: Config,
+  redis?: Redis,
+  logger?: Logger,
+): UpstreamClientOptions {
+  const credentials = requireServiceCredentials(config);
+  return {
+    baseUrl: credentials.upstreamUrl,
+    apiKey: credentials.apiKey,
+    merchantId: credentials.merchantId,
+    environment: credentials.environment,
+    timeoutMs: config.upstream.timeoutMs,
+    maxRetries: config.upstream.maxRetries,
+    concurrency: config.upstream.concurrency,
+    rps: config.upstream.rps,
+    ...(redis ? { redis } : {}),
+    ...(logger ? { logger } : {}),
+  };
+}

@@ -1,0 +1,504 @@
+import { bulkhead, handleWhen, retry, type BulkheadPolicy } from 'cockatiel';
+import type { z } from 'zod';
+import {
+  resolveClientOptions,
+  type ResolvedClientOptions,
+  type UpstreamClientOptions,
+} from './client-options.ts';
+import {
+  NO_BODY,
+  operations,
+  type BodyOf,
+  type Credentials,
+  type OperationDefinition,
+  type OperationId,
+  type QueryOf,
+  type ResponseOf,
+} from './contract/index.ts';
+import {
+  ContractError,
+  InvalidRequestError,
+  NetworkError,
+  ThrottledError,
+  TimeoutError,
+  UpstreamError,
+  WrongCredentialsError,
+  errorFromResponse,
+  formatPath,
+  type ContractIssue,
+} from './errors.ts';
+import { serializeQuery, withListDefaults, type QueryValue } from './query-string.ts';
+import { createRequestRateLimiter, type RequestRateLimiter } from './rate-limit.ts';
+import { RetryAfterBackoff } from './retry-backoff.ts';
+import {
+  upstreamRequestDuration,
+  upstreamRequestsTotal,
+  upstreamRetriesTotal,
+} from './upstream-metrics.ts';
+
+type DateKeys =
+  | 'from'
+  | 'to'
+  | 'date'
+  | 'fromCreatedAt'
+  | 'toCreatedAt'
+  | 'fromExpirationDate'
+  | 'toExpirationDate';
+
+/** The query a method accepts: the contract's typed query, with `Date` allowed for datetimes. */
+export type QueryInput<Id extends OperationId> = {
+  [K in keyof QueryOf<Id>]?: K extends DateKeys ? Date | string : QueryOf<Id>[K];
+};
+
+export interface RequestOptions {
+  /** Cancels the call, including its waits for the rate limit and back-off. */
+  signal?: AbortSignal;
+}
+
+export interface CallInput extends RequestOptions {
+  path?: Readonly<Record<string, string | number | undefined>>;
+  query?: Readonly<Record<string, QueryValue>>;
+  body?: unknown;
+}
+
+/** Counters of one client, for tests and `doctor`; the same numbers go to Prometheus. */
+export interface UpstreamClientStats {
+  /** HTTP attempts sent. */
+  requests: number;
+  retries: number;
+  retriesByReason: Record<string, number>;
+  /** 429 answers received. */
+  throttled: number;
+  /** Times a credential-less operation was answered 401 and re-sent with all credentials. */
+  credentialFallbacks: number;
+}
+
+const LIST_WINDOW_OPERATIONS: ReadonlySet<OperationId> = new Set([
+  'listPaymentIntents',
+  'listTransfers',
+]);
+
+/**
+ * Typed client of the payment service: one method per operation of the interface document.
+ * Reads are retried on 429/5xx/timeout/network errors with exponential back-off and jitter;
+ * writes are retried only on 429 (the service did not process them). Every attempt passes the
+ * shared rate limit and the concurrency cap. Every answer is checked against the contract.
+ */
+export class UpstreamClient {
+  readonly options: ResolvedClientOptions;
+  private readonly limiter: RequestRateLimiter;
+  private readonly concurrency: BulkheadPolicy;
+  /** Operations that turned out to need all credentials although the document lists fewer. */
+  private readonly needsAllCredentials = new Set<OperationId>();
+  private readonly counters: UpstreamClientStats = {
+    requests: 0,
+    retries: 0,
+    retriesByReason: {},
+    throttled: 0,
+    credentialFallbacks: 0,
+  };
+
+  constructor(options: UpstreamClientOptions) {
+    this.options = resolveClientOptions(options);
+    this.limiter = createRequestRateLimiter({
+      rps: this.options.rps,
+      redis: this.options.redis,
+      key: this.options.rateLimitKey,
+    });
+    this.concurrency = bulkhead(this.options.concurrency, Number.MAX_SAFE_INTEGER);
+  }
+
+  stats(): UpstreamClientStats {
+    return { ...this.counters, retriesByReason: { ...this.counters.retriesByReason } };
+  }
+
+  // Reference data
+
+  listCountries(query: QueryInput<'listCountries'> = {}, options?: RequestOptions) {
+    return this.call('listCountries', { query, ...options });
+  }
+
+  listProviders(query: QueryInput<'listProviders'> = {}, options?: RequestOptions) {
+    return this.call('listProviders', { query, ...options });
+  }
+
+  getBankCodes(options?: RequestOptions) {
+    return this.call('getBankCodes', { ...options });
+  }
+
+  // Webhooks
+
+  createWebhook(body: BodyOf<'createWebhook'>, options?: RequestOptions) {
+    return this.call('createWebhook', { body, ...options });
+  }
+
+  listWebhooks(options?: RequestOptions) {
+    return this.call('listWebhooks', { ...options });
+  }
+
+  getWebhook(id: string, options?: RequestOptions) {
+    return this.call('getWebhook', { path: { id }, ...options });
+  }
+
+  updateWebhook(id: string, body: BodyOf<'updateWebhook'>, options?: RequestOptions) {
+    return this.call('updateWebhook', { path: { id }, body, ...options });
+  }
+
+  async deleteWebhook(id: string, options?: RequestOptions): Promise<void> {
+    await this.call('deleteWebhook', { path: { id }, ...options });
+  }
+
+  // Refunds
+
+  createTransferRefund(body: BodyOf<'createTransferRefund'>, options?: RequestOptions) {
+    return this.call('createTransferRefund', { body, ...options });
+  }
+
+  createRefund(body: BodyOf<'createRefund'>, options?: RequestOptions) {
+    return this.call('createRefund', { body, ...options });
+  }
+
+  listRefunds(options?: RequestOptions) {
+    return this.call('listRefunds', { ...options });
+  }
+
+  getRefund(id: string | number, options?: RequestOptions) {
+    return this.call('getRefund', { path: { id }, ...options });
+  }
+
+  createPaymentRefund(
+    paymentId: string,
+    body: BodyOf<'createPaymentRefund'> = {},
+    options?: RequestOptions,
+  ) {
+    return this.call('createPaymentRefund', { path: { id: paymentId }, body, ...options });
+  }
+
+  getPaymentRefundStatus(refundId: number, options?: RequestOptions) {
+    return this.call('getPaymentRefundStatus', { path: { refundId }, ...options });
+  }
+
+  // Balance
+
+  getBalance(query: QueryInput<'getBalance'> = {}, options?: RequestOptions) {
+    return this.call('getBalance', { query, ...options });
+  }
+
+  // Payment links and subscription links
+
+  createPaymentLink(body: BodyOf<'createPaymentLink'>, options?: RequestOptions) {
+    return this.call('createPaymentLink', { body, ...options });
+  }
+
+  listPaymentLinks(query: QueryInput<'listPaymentLinks'> = {}, options?: RequestOptions) {
+    return this.call('listPaymentLinks', { query, ...options });
+  }
+
+  getPaymentLink(id: string, options?: RequestOptions) {
+    return this.call('getPaymentLink', { path: { id }, ...options });
+  }
+
+  closePaymentLink(id: string, options?: RequestOptions) {
+    return this.call('closePaymentLink', { path: { id }, ...options });
+  }
+
+  createSubscriptionLink(body: BodyOf<'createSubscriptionLink'>, options?: RequestOptions) {
+    return this.call('createSubscriptionLink', { body, ...options });
+  }
+
+  // Payment intents and payments
+
+  createDelegatedPayment(body: BodyOf<'createDelegatedPayment'>, options?: RequestOptions) {
+    return this.call('createDelegatedPayment', { body, ...options });
+  }
+
+  getPaymentIntent(id: string, options?: RequestOptions) {
+    return this.call('getPaymentIntent', { path: { id }, ...options });
+  }
+
+  /** One page. The documented defaults of `from`, `to`, `page`, `perPage` are sent explicitly. */
+  listPaymentIntents(query: QueryInput<'listPaymentIntents'> = {}, options?: RequestOptions) {
+    return this.call('listPaymentIntents', { query, ...options });
+  }
+
+  // Transfers
+
+  /** One page. The documented defaults of `from`, `to`, `page`, `perPage` are sent explicitly. */
+  listTransfers(query: QueryInput<'listTransfers'> = {}, options?: RequestOptions) {
+    return this.call('listTransfers', { query, ...options });
+  }
+
+  createDelegatedIrtTransfer(body: BodyOf<'createDelegatedIrtTransfer'>, options?: RequestOptions) {
+    return this.call('createDelegatedIrtTransfer', { body, ...options });
+  }
+
+  // Submerchants
+
+  createSubmerchant(body: BodyOf<'createSubmerchant'>, options?: RequestOptions) {
+    return this.call('createSubmerchant', { body, ...options });
+  }
+
+  // Compliance (KYB)
+
+  putKyb(name: string, body: BodyOf<'putKyb'>, options?: RequestOptions) {
+    return this.call('putKyb', { path: { name }, body, ...options });
+  }
+
+  getKyb(name: string, options?: RequestOptions) {
+    return this.call('getKyb', { path: { name }, ...options });
+  }
+
+  async deleteKybTransaction(reference: string, options?: RequestOptions): Promise<void> {
+    await this.call('deleteKybTransaction', { path: { reference }, ...options });
+  }
+
+  // Receipts
+
+  /** `isReceiptId`: true when `id` is a receipt id, false for a transfer or payment id. */
+  getReceiptHtml(id: string, query: QueryInput<'getReceiptHtml'> = {}, options?: RequestOptions) {
+    return this.call('getReceiptHtml', { path: { id }, query, ...options });
+  }
+
+  /** Any operation by id; the typed methods above are thin wrappers of this. */
+  async call<Id extends OperationId>(
+    operationId: Id,
+    input: CallInput = {},
+  ): Promise<ResponseOf<Id>> {
+    const operation: OperationDefinition = operations[operationId];
+    const url = this.buildUrl(operationId, operation, input);
+    const bodyText = this.encodeBody(operationId, operation, input.body);
+    const retryOn =
+      operation.method === 'GET'
+        ? (error: Error) => error instanceof UpstreamError && error.retryable
+        : (error: Error) => error instanceof ThrottledError;
+    const policy = retry(handleWhen(retryOn), {
+      maxAttempts: this.options.maxRetries,
+      backoff: RetryAfterBackoff.create(
+        this.options.retryInitialDelayMs,
+        this.options.retryMaxDelayMs,
+      ),
+    });
+    const listener = policy.onRetry((event) => {
+      const reason =
+        'error' in event && event.error instanceof UpstreamError ? event.error.code : 'unknown';
+      this.counters.retries += 1;
+      this.counters.retriesByReason[reason] = (this.counters.retriesByReason[reason] ?? 0) + 1;
+      upstreamRetriesTotal.inc({ operation: operationId, reason });
+      this.options.logger?.debug(
+        {
+          operation: operationId,
+          attempt: event.attempt,
+          reason,
+          delayMs: Math.round(event.delay),
+        },
+        'retrying request to the payment service',
+      );
+    });
+    try {
+      const result = await policy.execute(
+        () =>
+          this.concurrency.execute(async () => {
+            await this.limiter.acquire();
+            return this.send(operationId, operation, url, bodyText, input.signal);
+          }, input.signal),
+        input.signal,
+      );
+      return result as ResponseOf<Id>;
+    } finally {
+      listener.dispose();
+    }
+  }
+
+  private buildUrl(
+    operationId: OperationId,
+    operation: OperationDefinition,
+    input: CallInput,
+  ): string {
+    const issues: ContractIssue[] = [];
+    const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = input.path?.[name];
+      if (value === undefined || value === '') {
+        issues.push({ path: name, message: 'is required' });
+        return '';
+      }
+      return encodeURIComponent(String(value));
+    });
+    let query = input.query ?? {};
+    if (LIST_WINDOW_OPERATIONS.has(operationId))
+      query = withListDefaults(query, this.options.now());
+    const { search, issues: queryIssues } = serializeQuery(query);
+    issues.push(...queryIssues);
+    if (issues.length === 0 && this.options.validateRequests && operation.query) {
+      issues.push(...zodIssues(operation.query.safeParse(searchToObject(search))));
+    }
+    if (issues.length > 0) throw new InvalidRequestError(issues, { operationId });
+    const queryString = search.toString();
+    return `${this.options.baseUrl}${path}${queryString ? `?${queryString}` : ''}`;
+  }
+
+  private encodeBody(
+    operationId: OperationId,
+    operation: OperationDefinition,
+    body: unknown,
+  ): string | undefined {
+    if (!operation.body) return undefined;
+    if (this.options.validateRequests) {
+      const issues = zodIssues(operation.body.safeParse(body ?? {}));
+      if (issues.length > 0) throw new InvalidRequestError(issues, { operationId });
+    }
+    return JSON.stringify(body ?? {});
+  }
+
+  private credentialsFor(operationId: OperationId, operation: OperationDefinition): Credentials {
+    return this.needsAllCredentials.has(operationId) ? 'all' : operation.credentials;
+  }
+
+  private headers(credentials: Credentials, hasBody: boolean): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (hasBody) headers['content-type'] = 'application/json';
+    if (credentials === 'all') {
+      headers.ApiKey = this.options.apiKey;
+      headers.MerchantId = this.options.merchantId;
+      headers.Environment = this.options.environment;
+    } else if (credentials === 'merchantId') {
+      headers.MerchantId = this.options.merchantId;
+    }
+    return headers;
+  }
+
+  /**
+   * One attempt, plus at most one immediate re-send with all credentials when an operation the
+   * document lists as credential-less is answered 401 (a 401 means nothing was processed).
+   */
+  private async send(
+    operationId: OperationId,
+    operation: OperationDefinition,
+    url: string,
+    bodyText: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
+    const credentials = this.credentialsFor(operationId, operation);
+    try {
+      return await this.sendOnce(operationId, operation, url, credentials, bodyText, signal);
+    } catch (error) {
+      if (!(error instanceof WrongCredentialsError) || credentials === 'all') throw error;
+      this.needsAllCredentials.add(operationId);
+      this.counters.credentialFallbacks += 1;
+      this.options.logger?.warn(
+        { operation: operationId, listed: operation.credentials },
+        'the payment service demanded credentials on an operation that lists none; sending all credentials for it from now on',
+      );
+      return this.sendOnce(operationId, operation, url, 'all', bodyText, signal);
+    }
+  }
+
+  private async sendOnce(
+    operationId: OperationId,
+    operation: OperationDefinition,
+    url: string,
+    credentials: Credentials,
+    bodyText: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const init: RequestInit = {
+      method: operation.method,
+      headers: this.headers(credentials, bodyText !== undefined),
+      signal: combined,
+      ...(bodyText !== undefined ? { body: bodyText } : {}),
+    };
+    this.counters.requests += 1;
+    const stopTimer = upstreamRequestDuration.startTimer({ operation: operationId });
+    let status: number;
+    let text: string;
+    let retryAfter: string | null;
+    try {
+      const response = await this.options.fetch(url, init);
+      status = response.status;
+      retryAfter = response.headers.get('retry-after');
+      text = await response.text();
+    } catch (error) {
+      const failure = this.transportError(operationId, error, timeout, signal);
+      upstreamRequestsTotal.inc({
+        operation: operationId,
+        outcome: failure instanceof UpstreamError ? failure.code : 'aborted',
+      });
+      throw failure;
+    } finally {
+      stopTimer();
+    }
+    const body = parseBody(text);
+    if (status < 200 || status >= 300) {
+      const error = errorFromResponse({ operationId, status, body: body.value, retryAfter });
+      if (error instanceof ThrottledError) this.counters.throttled += 1;
+      upstreamRequestsTotal.inc({ operation: operationId, outcome: error.code });
+      throw error;
+    }
+    upstreamRequestsTotal.inc({ operation: operationId, outcome: 'ok' });
+    if (operation.response === NO_BODY) return undefined;
+    if (!body.json) {
+      throw new ContractError([{ path: '(body)', message: 'is not JSON' }], {
+        operationId,
+        status,
+        body: body.value,
+      });
+    }
+    const parsed = (operation.response as z.ZodType).safeParse(body.value);
+    if (!parsed.success) {
+      throw new ContractError(zodIssues(parsed), { operationId, status, body: body.value });
+    }
+    return parsed.data;
+  }
+
+  private transportError(
+    operationId: OperationId,
+    error: unknown,
+    timeout: AbortSignal,
+    signal: AbortSignal | undefined,
+  ): Error {
+    if (signal?.aborted)
+      return signal.reason instanceof Error ? signal.reason : new Error('aborted');
+    if (timeout.aborted)
+      return new TimeoutError(this.options.timeoutMs, { operationId, cause: error });
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+    const detail =
+      typeof cause?.code === 'string'
+        ? cause.code
+        : error instanceof Error
+          ? error.message
+          : String(error);
+    return new NetworkError(detail, { operationId, cause: error });
+  }
+}
+
+/** Creates a client; see {@link UpstreamClientOptions} for the defaults. */
+export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
+  return new UpstreamClient(options);
+}
+
+function parseBody(text: string): { json: boolean; value: unknown } {
+  if (text === '') return { json: false, value: undefined };
+  try {
+    return { json: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { json: false, value: text };
+  }
+}
+
+function zodIssues(result: z.ZodSafeParseResult<unknown>): ContractIssue[] {
+  if (result.success) return [];
+  return result.error.issues.map((issue) => ({
+    path: formatPath(issue.path),
+    message: issue.message,
+  }));
+}
+
+function searchToObject(search: URLSearchParams): Record<string, string | string[]> {
+  const object: Record<string, string | string[]> = {};
+  for (const key of new Set(search.keys())) {
+    const values = search.getAll(key);
+    object[key] = values.length === 1 ? values[0]! : values;
+  }
+  return object;
+}

@@ -1,0 +1,26 @@
+import { Counter, Histogram } from 'prom-client';
+import { metricsRegistry } from '../metrics/index.ts';
+
+/** Calls to the service by operation and outcome (`ok` or an error code). */
+export const upstreamRequestsTotal = new Counter({
+  name: 'paysync_upstream_requests_total',
+  help: 'HTTP attempts to the payment service, by operation and outcome',
+  labelNames: ['operation', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Retries of reads (and of throttled writes), by the error that caused them. */
+export const upstreamRetriesTotal = new Counter({
+  name: 'paysync_upstream_retries_total',
+  help: 'Retries of requests to the payment service, by operation and reason',
+  labelNames: ['operation', 'reason'] as const,
+  registers: [metricsRegistry],
+});
+
+export const upstreamRequestDuration = new Histogram({
+  name: 'paysync_upstream_request_duration_seconds',
+  help: 'Duration of one HTTP attempt to the payment service',
+  labelNames: ['operation'] as const,
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
