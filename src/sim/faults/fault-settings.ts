@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+/** The ways the simulator can break a success response, to exercise the client's contract checks. */
+export const CONTRACT_BREAKS = [
+  'bad_status',
+  'negative_amount',
+  'float_amount',
+  'missing_id_prefix',
+  'missing_field',
+] as const;
+export type ContractBreak = (typeof CONTRACT_BREAKS)[number];
+
+export const LIST_ORDERS = [
+  'createdAt-desc',
+  'createdAt-asc',
+  'updatedAt-desc',
+  'shuffled',
+] as const;
+export type ListOrder = (typeof LIST_ORDERS)[number];
+
+const rate = z.number().min(0).max(1);
+const ms = z.number().int().min(0).max(600_000);
+
+/**
+ * Fault rates, all off by default. Request faults hit API operations only (never `/__sim`),
+ * and only the operations in `operations` when that list is not empty.
+ */
+export const faultSettingsSchema = z.strictObject({
+  /** Share of requests answered 500 (documented internal-error body). @defaultValue 0 */
+  errorRate: rate.default(0),
+  /** Share of requests answered 429 (documented throttling body), on top of `rps`. @defaultValue 0 */
+  throttleRate: rate.default(0),
+  /** Delay added before every answer. @defaultValue 0 */
+  latencyMs: ms.default(0),
+  /** Extra random delay, uniform in [0, latencyJitterMs]. @defaultValue 0 */
+  latencyJitterMs: ms.default(0),
+  /** Share of success responses broken as `contractBreak` says. @defaultValue 0 */
+  contractBreakRate: rate.default(0),
+  /** How a broken response is broken. @defaultValue `negative_amount` */
+  contractBreak: z.enum(CONTRACT_BREAKS).default('negative_amount'),
+  /**
+   * Order of list responses (payment intents, transfers, refunds, links). `shuffled` is a new
+   * random order on every request, to check that a client does not rely on the order.
+   * @defaultValue `createdAt-desc`
+   */
+  listOrder: z.enum(LIST_ORDERS).default('createdAt-desc'),
+  /** operationIds the request faults apply to; empty = every operation. @defaultValue [] */
+  operations: z.array(z.string()).default([]),
+  /** Share of webhook events never sent (recorded as `dropped`). @defaultValue 0 */
+  webhookDropRate: rate.default(0),
+  /** Share of webhook events sent twice with the same `webhook-id`. @defaultValue 0 */
+  webhookDuplicateRate: rate.default(0),
+  /** Share of webhook events held back so that later events overtake them. @defaultValue 0 */
+  webhookReorderRate: rate.default(0),
+  /** How long a reordered event is held back. @defaultValue 250 */
+  webhookReorderDelayMs: ms.default(250),
+});
+
+export type FaultSettings = z.output<typeof faultSettingsSchema>;
+export type FaultSettingsInput = z.input<typeof faultSettingsSchema>;
+
+export const NO_FAULTS: Readonly<FaultSettings> = Object.freeze(faultSettingsSchema.parse({}));

@@ -1,0 +1,147 @@
+import { presentItem } from './engine/present-item.ts';
+import { SimEngine, type ItemChange } from './engine/sim-engine.ts';
+import type { Mode, WebhookResource } from './engine/sim-resources.ts';
+import type { StoredWebhook } from './engine/sim-store.ts';
+import {
+  faultSettingsSchema,
+  type FaultSettings,
+  type FaultSettingsInput,
+} from './faults/fault-settings.ts';
+import { TokenBucket } from './faults/token-bucket.ts';
+import { generateWebhookSecret, type ResolvedSimulatorOptions } from './sim-options.ts';
+import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
+import { wantsEvent, type WebhookEvent } from './webhooks/webhook-event.ts';
+
+/** A forced error for the next matching requests (see `control.injectErrors`). */
+export interface InjectedError {
+  /** 403, 429 or 500 (or 401/404/409 with their documented bodies). */
+  status: 401 | 403 | 404 | 409 | 429 | 500;
+  /** Only this operation; any operation when absent. */
+  operationId?: string;
+  /** How many requests it hits. */
+  remaining: number;
+  /** For 500: the codes of the body. @defaultValue ['internal_error'] */
+  codes?: string[];
+}
+
+/**
+ * One running simulator: the engine, the webhook dispatcher, fault settings and the throttle.
+ * The HTTP API, the `/__sim` routes and the in-process control object all act on it.
+ */
+export class SimRuntime {
+  readonly engine: SimEngine;
+  readonly dispatcher: WebhookDispatcher;
+  readonly throttle: TokenBucket | undefined;
+  faults: FaultSettings;
+  injectedErrors: InjectedError[] = [];
+  private tick: NodeJS.Timeout | undefined;
+
+  constructor(readonly options: ResolvedSimulatorOptions) {
+    this.engine = new SimEngine({
+      merchantId: options.merchantId,
+      seed: options.seed,
+      timings: options.timings,
+      startAt: options.startAt,
+      freezeClock: options.freezeClock,
+      onJobError: (error) =>
+        options.logger.error({ err: error }, 'sim scheduled transition failed'),
+    });
+    this.faults = options.faults;
+    this.throttle = options.rps > 0 ? new TokenBucket(options.rps) : undefined;
+    this.dispatcher = new WebhookDispatcher({
+      retryDelaysMs: options.webhookRetryDelaysMs,
+      timeoutMs: options.webhookTimeoutMs,
+      faults: () => this.faults,
+      random: () => this.engine.random,
+      webhook: (id) => this.engine.store.webhooks.get(id),
+      logger: options.logger,
+    });
+    this.engine.onChange((change) => this.publish(change));
+    this.fund();
+  }
+
+  start(): void {
+    if (this.options.freezeClock || this.tick) return;
+    this.tick = setInterval(() => this.engine.runDue(), this.options.tickIntervalMs);
+    this.tick.unref();
+  }
+
+  stop(): void {
+    if (this.tick) clearInterval(this.tick);
+    this.tick = undefined;
+    this.dispatcher.stop();
+  }
+
+  setFaults(changes: FaultSettingsInput): FaultSettings {
+    this.faults = faultSettingsSchema.parse({ ...this.faults, ...changes });
+    return this.faults;
+  }
+
+  registerWebhook(
+    mode: Mode,
+    input: { url: string; events?: string[] | undefined; description?: string | undefined },
+  ): StoredWebhook {
+    const now = this.engine.clock.iso();
+    const resource: WebhookResource = {
+      id: this.engine.nextId('wh'),
+      url: input.url,
+      events: input.events ?? ['*'],
+      enabled: true,
+      description: input.description ?? '',
+      mode,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const stored = { resource, secret: this.options.webhookSecret ?? generateWebhookSecret() };
+    this.engine.store.webhooks.set(resource.id, stored);
+    return stored;
+  }
+
+  /** Back to a fresh start: no items, movements, webhooks, attempts or faults; funding again. */
+  reset(): void {
+    this.engine.reset();
+    this.dispatcher.reset();
+    this.faults = this.options.faults;
+    this.injectedErrors = [];
+    this.fund();
+  }
+
+  private fund(): void {
+    const { engine } = this;
+    for (const balance of this.options.initialBalances) {
+      for (const mode of balance.mode ? [balance.mode] : (['sandbox', 'live'] as const)) {
+        engine.ledger.hold(mode, balance.accountType, balance.currency);
+        if (balance.amount !== 0) {
+          engine.move(mode, balance.accountType, balance.currency, balance.amount, 'funding');
+        }
+      }
+    }
+  }
+
+  private publish(change: ItemChange): void {
+    const { store } = this.engine;
+    if (store.webhooks.size === 0) return;
+    const targets: string[] = [];
+    for (const { resource } of store.webhooks.values()) {
+      if (
+        resource.enabled &&
+        resource.mode === change.item.mode &&
+        wantsEvent(resource.events, change.type)
+      ) {
+        targets.push(resource.id);
+      }
+    }
+    if (targets.length === 0) return;
+    const event: WebhookEvent = {
+      id: this.engine.nextId('evt'),
+      type: change.type,
+      createdAt: change.at,
+      mode: change.item.mode,
+      data: {
+        object: presentItem(change.item),
+        ...(change.previousStatus === undefined ? {} : { previousStatus: change.previousStatus }),
+      },
+    };
+    this.dispatcher.publish(event, targets);
+  }
+}

@@ -1,0 +1,208 @@
+import type { Logger } from 'pino';
+import { Webhook } from 'standardwebhooks';
+import type { SeededRandom } from '../engine/seeded-random.ts';
+import type { StoredWebhook } from '../engine/sim-store.ts';
+import type { FaultSettings } from '../faults/fault-settings.ts';
+import type { WebhookEvent } from './webhook-event.ts';
+
+/** One try at delivering one event to one URL, as the control surface lists it. */
+export interface DeliveryAttempt {
+  eventId: string;
+  eventType: string;
+  webhookId: string;
+  url: string;
+  /** 1 for the first try, 2 for the first retry, … */
+  attempt: number;
+  /** Real (wall-clock) time the try started, ISO 8601 UTC. */
+  at: string;
+  /** `delivered` (2xx), `failed` (non-2xx or network error), `dropped` (fault injection). */
+  outcome: 'delivered' | 'failed' | 'dropped';
+  statusCode: number | null;
+  error?: string;
+  durationMs: number;
+  /** A second copy sent by the duplicate fault. */
+  duplicate?: boolean;
+  /** Real time of the next retry; absent when delivered, dropped or out of retries. */
+  nextRetryAt?: string;
+}
+
+export interface WebhookDispatcherSettings {
+  /** Waits between tries; the number of retries is its length. */
+  retryDelaysMs: readonly number[];
+  /** Per-try timeout. */
+  timeoutMs: number;
+  faults: () => FaultSettings;
+  random: () => SeededRandom;
+  /** Looks a webhook up again before each try, so a deleted or edited one is respected. */
+  webhook: (id: string) => StoredWebhook | undefined;
+  logger: Logger;
+}
+
+interface Delivery {
+  event: WebhookEvent;
+  payload: string;
+  webhookId: string;
+  attempt: number;
+  duplicate: boolean;
+}
+
+/**
+ * Delivers events with Standard Webhooks signatures (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`), retrying non-2xx answers and network errors on a back-off schedule,
+ * and records every try. Timers use real time so signatures carry a current timestamp.
+ */
+export class WebhookDispatcher {
+  private readonly attempts: DeliveryAttempt[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly stopping = new AbortController();
+  private pending = 0;
+  private idleWaiters: (() => void)[] = [];
+  private stopped = false;
+
+  constructor(private readonly settings: WebhookDispatcherSettings) {}
+
+  /** Queues `event` for each webhook in `webhookIds`. */
+  publish(event: WebhookEvent, webhookIds: readonly string[]): void {
+    if (this.stopped || webhookIds.length === 0) return;
+    const faults = this.settings.faults();
+    const random = this.settings.random();
+    const payload = JSON.stringify(event);
+    for (const webhookId of webhookIds) {
+      const delivery: Delivery = { event, payload, webhookId, attempt: 1, duplicate: false };
+      if (random.chance(faults.webhookDropRate)) {
+        this.record(delivery, { outcome: 'dropped', statusCode: null, durationMs: 0 });
+        continue;
+      }
+      const holdBack = random.chance(faults.webhookReorderRate) ? faults.webhookReorderDelayMs : 0;
+      const duplicate = random.chance(faults.webhookDuplicateRate);
+      this.later(holdBack, delivery);
+      if (duplicate) this.later(holdBack + 1, { ...delivery, duplicate: true });
+    }
+  }
+
+  list(): readonly DeliveryAttempt[] {
+    return this.attempts;
+  }
+
+  /** Resolves once no delivery is in flight or waiting for a retry. */
+  idle(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Forgets the attempt log and cancels waiting retries. */
+  reset(): void {
+    this.attempts.length = 0;
+    this.cancelTimers();
+  }
+
+  /** Cancels retries and aborts tries in flight. */
+  stop(): void {
+    this.stopped = true;
+    this.stopping.abort();
+    this.cancelTimers();
+  }
+
+  private cancelTimers(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.pending -= this.timers.size;
+    this.timers.clear();
+    this.settleIdle();
+  }
+
+  private later(delayMs: number, delivery: Delivery): void {
+    this.pending += 1;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void this.attempt(delivery).finally(() => {
+        this.pending -= 1;
+        this.settleIdle();
+      });
+    }, delayMs);
+    this.timers.add(timer);
+  }
+
+  private async attempt(delivery: Delivery): Promise<void> {
+    const stored = this.settings.webhook(delivery.webhookId);
+    if (!stored || this.stopped) return;
+    const started = performance.now();
+    const sentAt = new Date();
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'paysync-sim',
+      'webhook-id': delivery.event.id,
+      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-signature': new Webhook(stored.secret).sign(
+        delivery.event.id,
+        sentAt,
+        delivery.payload,
+      ),
+    };
+    let statusCode: number | null = null;
+    let error: string | undefined;
+    try {
+      const response = await fetch(stored.resource.url, {
+        method: 'POST',
+        headers,
+        body: delivery.payload,
+        signal: AbortSignal.any([
+          AbortSignal.timeout(this.settings.timeoutMs),
+          this.stopping.signal,
+        ]),
+      });
+      statusCode = response.status;
+      await response.body?.cancel();
+    } catch (cause) {
+      error = cause instanceof Error ? cause.message : String(cause);
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    const retryIn =
+      delivered || delivery.duplicate
+        ? undefined
+        : this.settings.retryDelaysMs[delivery.attempt - 1];
+    this.record(delivery, {
+      outcome: delivered ? 'delivered' : 'failed',
+      statusCode,
+      durationMs,
+      at: sentAt.toISOString(),
+      ...(error === undefined ? {} : { error }),
+      ...(retryIn === undefined
+        ? {}
+        : { nextRetryAt: new Date(Date.now() + retryIn).toISOString() }),
+    });
+    if (retryIn !== undefined && !this.stopped) {
+      this.later(retryIn, { ...delivery, attempt: delivery.attempt + 1 });
+    } else if (!delivered) {
+      this.settings.logger.debug(
+        { eventId: delivery.event.id, webhookId: delivery.webhookId, statusCode, error },
+        'sim webhook delivery failed',
+      );
+    }
+  }
+
+  private record(
+    delivery: Delivery,
+    result: Pick<DeliveryAttempt, 'outcome' | 'statusCode' | 'durationMs'> &
+      Partial<DeliveryAttempt>,
+  ): void {
+    const url = this.settings.webhook(delivery.webhookId)?.resource.url ?? '';
+    this.attempts.push({
+      eventId: delivery.event.id,
+      eventType: delivery.event.type,
+      webhookId: delivery.webhookId,
+      url,
+      attempt: delivery.attempt,
+      at: new Date().toISOString(),
+      ...result,
+      ...(delivery.duplicate ? { duplicate: true } : {}),
+    });
+  }
+
+  private settleIdle(): void {
+    if (this.pending > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}

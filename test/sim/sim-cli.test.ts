@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const MAIN = new URL('../../src/cli/main.ts', import.meta.url);
+const BIN = new URL('../../bin/paysync.js', import.meta.url);
+
+/** Starts `paysync sim` and resolves with its stdout once the env lines are printed. */
+function startCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcess; ready: Promise<string> } {
+  const child = spawn(process.execPath, [BIN.pathname, 'sim', ...args], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const ready = new Promise<string>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('PAYSYNC_WEBHOOK_SECRET=')) resolve(out);
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`paysync sim exited with ${code}: ${err}`)));
+  });
+  return { child, ready };
+}
+
+function valueOf(output: string, name: string): string {
+  const line = output.split('\n').find((l) => l.startsWith(`${name}=`));
+  return line?.slice(name.length + 1) ?? '';
+}
+
+describe.skipIf(!existsSync(MAIN))('paysync sim (child process)', () => {
+  let child: ChildProcess | undefined;
+  afterEach(() => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('starts in under 2 s, prints the URL and working credentials, and stops on SIGTERM', async () => {
+    const started = performance.now();
+    const cli = startCli(['--port', '0'], { PAYSYNC_DATABASE_URL: 'not a url' });
+    child = cli.child;
+    const output = await cli.ready;
+    expect(performance.now() - started).toBeLessThan(2_000);
+
+    const url = valueOf(output, 'PAYSYNC_UPSTREAM_URL');
+    const apiKey = valueOf(output, 'PAYSYNC_API_KEY');
+    const merchantId = valueOf(output, 'PAYSYNC_MERCHANT_ID');
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(apiKey).toMatch(/^sk_sandbox_/);
+    expect(valueOf(output, 'PAYSYNC_WEBHOOK_SECRET')).toMatch(/^whsec_/);
+
+    const ok = await fetch(`${url}/balance`, {
+      headers: { ApiKey: apiKey, MerchantId: merchantId, Environment: 'sandbox' },
+    });
+    expect(ok.status).toBe(200);
+    const wrong = await fetch(`${url}/balance`, {
+      headers: { ApiKey: 'x', MerchantId: merchantId, Environment: 'sandbox' },
+    });
+    expect(wrong.status).toBe(401);
+
+    const exited = new Promise<number | null>((resolve) => cli.child.on('exit', resolve));
+    cli.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('accepts the daemon credentials from PAYSYNC_API_KEY and PAYSYNC_MERCHANT_ID without echoing the key', async () => {
+    const cli = startCli(['--port', '0', '--rps', '3'], {
+      PAYSYNC_API_KEY: 'sk_my_own_secret_key_123',
+      PAYSYNC_MERCHANT_ID: 'mch_mine',
+    });
+    child = cli.child;
+    const output = await cli.ready;
+    expect(output).not.toContain('sk_my_own_secret_key_123');
+    expect(valueOf(output, 'PAYSYNC_MERCHANT_ID')).toBe('mch_mine');
+    const url = valueOf(output, 'PAYSYNC_UPSTREAM_URL');
+    const headers = {
+      ApiKey: 'sk_my_own_secret_key_123',
+      MerchantId: 'mch_mine',
+      Environment: 'sandbox',
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => fetch(`${url}/balance`, { headers })),
+    );
+    expect(answers.map((a) => a.status)).toContain(429);
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(3);
+  });
+
+  it('refuses a bad --port with a one-line reason and exit code 2', async () => {
+    const cli = startCli(['--port', 'eighty'], {});
+    child = cli.child;
+    const exited = await new Promise<number | null>((resolve) => cli.child.on('exit', resolve));
+    expect(exited).toBe(2);
+    await expect(cli.ready).rejects.toThrow(/--port must be a whole number/);
+  });
+});
