@@ -26,8 +26,20 @@ export interface WebhookInboxTable {
   last_error: string | null;
   /** UTC ISO 8601 with milliseconds, set when status becomes processed or unclassified. */
   processed_at: string | null;
+  /** Which resource the event named, once the ingest job classified it. */
+  resource_kind: string | null;
+  /** `pi_…`, `tr_…`, `pl_…` or a refund id, when the event gave one. */
+  resource_id: string | null;
+  /** A transfer reference or purchase reference, when the event gave one. */
+  resource_reference: string | null;
 }
 
 export type WebhookInboxRow = Selectable<WebhookInboxTable>;
-export type NewWebhookInboxRow = Insertable<WebhookInboxTable>;
+export type NewWebhookInboxRow = Omit<
+  Insertable<WebhookInboxTable>,
+  'resource_kind' | 'resource_id' | 'resource_reference'
+> &
+  Partial<
+    Pick<Insertable<WebhookInboxTable>, 'resource_kind' | 'resource_id' | 'resource_reference'>
+  >;
 export type WebhookInboxUpdate = Updateable<WebhookInboxTable>;

@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrations } from '../../migrations/index.ts';
 import { closedPort, runCli } from '../support/run-cli.ts';
 
 const DESIGN_COMMANDS = [
@@ -128,7 +129,10 @@ describe('paysync CLI', () => {
     expect(migrate.code).toBe(0);
     const doctor = await runCli(['doctor'], { cwd });
     expect(doctor.stdout).toMatch(
-      /^✔ database +sqlite:.*data\/paysync\.db, 1 migration\(s\) applied$/m,
+      new RegExp(
+        `^✔ database +sqlite:.*data/paysync\\.db, ${Object.keys(migrations).length} migration\\(s\\) applied$`,
+        'm',
+      ),
     );
     expect(doctor.stdout).toMatch(/^✔ redis +redis:\/\/127\.0\.0\.1:6379/m);
   });

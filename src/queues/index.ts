@@ -1,0 +1,16 @@
+export * from './job-types.ts';
+export {
+  createQueues,
+  DEFAULT_QUEUE_PREFIX,
+  enqueueIngest,
+  enqueueSync,
+  ingestJobId,
+  syncKey,
+  type Queues,
+  type QueueSettings,
+} from './queues.ts';
+export {
+  assertRedisNoEviction,
+  createRedisConnection,
+  RedisPolicyError,
+} from './redis-connection.ts';

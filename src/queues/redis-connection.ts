@@ -1,0 +1,43 @@
+import { Redis } from 'ioredis';
+import { hidePasswordInUrl } from '../config.ts';
+
+/** Raised at start-up when Redis would silently drop queued jobs. */
+export class RedisPolicyError extends Error {
+  override readonly name = 'RedisPolicyError';
+  constructor(
+    readonly redisUrl: string,
+    readonly policy: string,
+  ) {
+    super(
+      `Redis at ${hidePasswordInUrl(redisUrl)} has maxmemory-policy ${policy}; BullMQ needs noeviction or it may lose queued events. Run \`redis-cli CONFIG SET maxmemory-policy noeviction\` and set it in redis.conf`,
+    );
+  }
+}
+
+/**
+ * A connection for BullMQ. Workers block on Redis and must retry forever
+ * (`maxRetriesPerRequest: null`, as BullMQ requires). Producers such as the receiver must
+ * fail fast instead, so a Redis outage never holds a webhook response: the inbox row is
+ * already committed and the recovery sweep enqueues it later.
+ */
+export function createRedisConnection(url: string, role: 'worker' | 'producer'): Redis {
+  const redis =
+    role === 'worker'
+      ? new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true })
+      : new Redis(url, {
+          maxRetriesPerRequest: 1,
+          enableOfflineQueue: false,
+          connectTimeout: 2000,
+          commandTimeout: 2000,
+        });
+  // Without a listener ioredis prints every reconnect failure; callers log what matters.
+  redis.on('error', () => undefined);
+  return redis;
+}
+
+/** Refuses to go on when Redis may evict keys (and so jobs). */
+export async function assertRedisNoEviction(redis: Redis, url: string): Promise<void> {
+  const reply = (await redis.config('GET', 'maxmemory-policy')) as string[];
+  const policy = reply[1] ?? 'unknown';
+  if (policy !== 'noeviction') throw new RedisPolicyError(url, policy);
+}

@@ -1,0 +1,6 @@
+export {
+  clearCredentialFailure,
+  readCredentialFailure,
+  recordCredentialFailure,
+  type CredentialFailure,
+} from './credential-state.repository.ts';
