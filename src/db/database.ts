@@ -1,4 +1,10 @@
 import type { WebhookInboxTable } from '../inbox/inbox.table.ts';
+import type { DiscrepancyTable } from '../ledger/discrepancy.table.ts';
+import type { JournalLineTable, JournalTable } from '../ledger/journal.table.ts';
+import type { PaymentIntentTable } from '../ledger/payment-intent.table.ts';
+import type { RefundTable } from '../ledger/refund.table.ts';
+import type { StatusHistoryTable } from '../ledger/status-history.table.ts';
+import type { TransferTable } from '../ledger/transfer.table.ts';
 import type { ServiceStateTable } from '../service-state/service-state.table.ts';
 
 /**
@@ -7,5 +13,12 @@ import type { ServiceStateTable } from '../service-state/service-state.table.ts'
  */
 export interface Database {
   webhook_inbox: WebhookInboxTable;
+  payment_intents: PaymentIntentTable;
+  transfers: TransferTable;
+  refunds: RefundTable;
+  status_history: StatusHistoryTable;
+  journals: JournalTable;
+  journal_lines: JournalLineTable;
+  discrepancies: DiscrepancyTable;
   service_state: ServiceStateTable;
 }

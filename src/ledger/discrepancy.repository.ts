@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import type { DiscrepancyRow } from './discrepancy.table.ts';
+import type { Executor } from './executor.ts';
+import type { DiscrepancyKind, DiscrepancySummary } from './ledger-types.ts';
+import { utcMillis } from './utc-millis.ts';
+
+export interface NewDiscrepancy {
+  readonly kind: DiscrepancyKind;
+  readonly resourceKind?: string;
+  readonly resourceId?: string;
+  readonly detail?: Readonly<Record<string, unknown>>;
+  /** The service's body as received: a string or Buffer is kept as text, anything else as JSON. */
+  readonly rawBody?: unknown;
+  readonly inboxId?: number;
+  /**
+   * Same key, same discrepancy: recorded once. @defaultValue kind, resource kind and id, and a
+   * hash of `detail` (not of the raw body, which may differ between two fetches of one fault).
+   */
+  readonly dedupeKey?: string;
+  /** @defaultValue now */
+  readonly createdAt?: string;
+}
+
+export interface RecordedDiscrepancy {
+  /** False when a discrepancy with this dedupe key was already on file (it is returned). */
+  readonly isNew: boolean;
+  readonly discrepancy: DiscrepancySummary;
+}
+
+/** Records a discrepancy once per dedupe key; a repeat is a no-op decided by the unique key. */
+export async function recordDiscrepancy(
+  db: Executor,
+  input: NewDiscrepancy,
+): Promise<RecordedDiscrepancy> {
+  const detail = input.detail ?? {};
+  const dedupeKey =
+    input.dedupeKey ?? defaultDedupeKey(input.kind, input.resourceKind, input.resourceId, detail);
+  const inserted = await db
+    .insertInto('discrepancies')
+    .values({
+      kind: input.kind,
+      resource_kind: input.resourceKind ?? null,
+      resource_id: input.resourceId ?? null,
+      detail: JSON.stringify(detail),
+      raw_body: rawBodyText(input.rawBody),
+      inbox_id: input.inboxId ?? null,
+      dedupe_key: dedupeKey,
+      created_at: utcMillis(input.createdAt ?? new Date().toISOString(), 'createdAt'),
+      resolved_at: null,
+    })
+    .onConflict((oc) => oc.column('dedupe_key').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted) return { isNew: true, discrepancy: toDiscrepancySummary(inserted) };
+  const existing = await db
+    .selectFrom('discrepancies')
+    .selectAll()
+    .where('dedupe_key', '=', dedupeKey)
+    .executeTakeFirstOrThrow();
+  return { isNew: false, discrepancy: toDiscrepancySummary(existing) };
+}
+
+/** Marks a discrepancy resolved; returns false when there is no open one with that id. */
+export async function resolveDiscrepancy(
+  db: Executor,
+  id: number,
+  resolvedAt: string = new Date().toISOString(),
+): Promise<boolean> {
+  const result = await db
+    .updateTable('discrepancies')
+    .set({ resolved_at: utcMillis(resolvedAt, 'resolvedAt') })
+    .where('id', '=', id)
+    .where('resolved_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Unresolved discrepancies, newest first. @defaultValue limit 100 */
+export async function openDiscrepancies(
+  db: Executor,
+  options: { limit?: number } = {},
+): Promise<DiscrepancySummary[]> {
+  const rows = await db
+    .selectFrom('discrepancies')
+    .selectAll()
+    .where('resolved_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(options.limit ?? 100)
+    .execute();
+  return rows.map(toDiscrepancySummary);
+}
+
+export async function discrepanciesFor(
+  db: Executor,
+  resourceKind: string,
+  resourceId: string,
+): Promise<DiscrepancySummary[]> {
+  const rows = await db
+    .selectFrom('discrepancies')
+    .selectAll()
+    .where('resource_kind', '=', resourceKind)
+    .where('resource_id', '=', resourceId)
+    .orderBy('id')
+    .execute();
+  return rows.map(toDiscrepancySummary);
+}
+
+function defaultDedupeKey(
+  kind: string,
+  resourceKind: string | undefined,
+  resourceId: string | undefined,
+  detail: Readonly<Record<string, unknown>>,
+): string {
+  const digest = createHash('sha256').update(stableJson(detail)).digest('hex').slice(0, 16);
+  return `${kind}:${resourceKind ?? '-'}:${resourceId ?? '-'}:${digest}`;
+}
+
+/** JSON with object keys sorted, so equal details hash equally whatever their key order. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function rawBodyText(raw: unknown): string | null {
+  if (raw === undefined || raw === null) return null;
+  if (typeof raw === 'string') return raw;
+  if (Buffer.isBuffer(raw)) return raw.toString('utf8');
+  return JSON.stringify(raw) ?? String(raw);
+}
+
+function toDiscrepancySummary(row: DiscrepancyRow): DiscrepancySummary {
+  return {
+    id: row.id,
+    kind: row.kind,
+    resourceKind: row.resource_kind,
+    resourceId: row.resource_id,
+    detail: JSON.parse(row.detail) as Record<string, unknown>,
+    rawBody: row.raw_body,
+    inboxId: row.inbox_id,
+    dedupeKey: row.dedupe_key,
+    createdAt: row.created_at,
+    resolvedAt: row.resolved_at,
+  };
+}

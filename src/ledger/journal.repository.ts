@@ -1,0 +1,136 @@
+import type { ObservedVia } from '../queues/job-types.ts';
+import type { Executor } from './executor.ts';
+import type { JournalEntryType, JournalLineRow, JournalRow } from './journal.table.ts';
+import type { LedgerResourceKind } from './ledger-resource-kind.ts';
+import type { JournalLine, JournalSummary } from './ledger-types.ts';
+import { assertBalanced } from './settlement-lines.ts';
+
+export interface NewJournal {
+  readonly resourceKind: LedgerResourceKind;
+  readonly resourceId: string;
+  readonly settlementKey: string;
+  readonly entryType: JournalEntryType;
+  readonly reversesJournalId?: number;
+  readonly description: string;
+  readonly effectiveAt: string;
+  readonly postedAt: string;
+  readonly via: ObservedVia;
+  readonly inboxId?: number;
+  readonly lines: readonly JournalLine[];
+}
+
+/**
+ * Books a journal unless one with the same (resource, settlement key) exists. The unique key
+ * decides, not a prior read: of two concurrent writers, one inserts and the other gets
+ * `undefined` ("already booked"). Throws, before writing, when the lines do not balance.
+ */
+export async function postJournal(
+  db: Executor,
+  journal: NewJournal,
+): Promise<JournalSummary | undefined> {
+  assertBalanced(
+    journal.lines,
+    `${journal.resourceKind} ${journal.resourceId} ${journal.settlementKey}`,
+  );
+  const inserted = await db
+    .insertInto('journals')
+    .values({
+      resource_kind: journal.resourceKind,
+      resource_id: journal.resourceId,
+      settlement_key: journal.settlementKey,
+      entry_type: journal.entryType,
+      reverses_journal_id: journal.reversesJournalId ?? null,
+      description: journal.description,
+      effective_at: journal.effectiveAt,
+      posted_at: journal.postedAt,
+      via: journal.via,
+      inbox_id: journal.inboxId ?? null,
+    })
+    .onConflict((oc) => oc.columns(['resource_kind', 'resource_id', 'settlement_key']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (!inserted) return undefined;
+  await db
+    .insertInto('journal_lines')
+    .values(
+      journal.lines.map((line, index) => ({
+        journal_id: inserted.id,
+        line_no: index + 1,
+        account: line.account,
+        currency: line.currency,
+        amount: line.amount,
+      })),
+    )
+    .execute();
+  return toJournalSummary(inserted, journal.lines);
+}
+
+/** Every journal of one resource, in booking order, with its lines. */
+export async function journalsFor(
+  db: Executor,
+  kind: LedgerResourceKind,
+  id: string,
+): Promise<JournalSummary[]> {
+  const journals = await db
+    .selectFrom('journals')
+    .selectAll()
+    .where('resource_kind', '=', kind)
+    .where('resource_id', '=', id)
+    .orderBy('id')
+    .execute();
+  if (journals.length === 0) return [];
+  const lines = await db
+    .selectFrom('journal_lines')
+    .selectAll()
+    .where(
+      'journal_id',
+      'in',
+      journals.map((j) => j.id),
+    )
+    .orderBy('journal_id')
+    .orderBy('line_no')
+    .execute();
+  return journals.map((journal) =>
+    toJournalSummary(
+      journal,
+      lines.filter((line) => line.journal_id === journal.id).map(toJournalLine),
+    ),
+  );
+}
+
+/** How many settlement journals (not reversals) one resource has. */
+export async function settlementJournalCount(
+  db: Executor,
+  kind: LedgerResourceKind,
+  id: string,
+): Promise<number> {
+  const { count } = await db
+    .selectFrom('journals')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('resource_kind', '=', kind)
+    .where('resource_id', '=', id)
+    .where('entry_type', '=', 'settlement')
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+function toJournalLine(row: JournalLineRow): JournalLine {
+  return { account: row.account, currency: row.currency, amount: row.amount };
+}
+
+function toJournalSummary(row: JournalRow, lines: readonly JournalLine[]): JournalSummary {
+  return {
+    id: row.id,
+    resourceKind: row.resource_kind as LedgerResourceKind,
+    resourceId: row.resource_id,
+    settlementKey: row.settlement_key,
+    entryType: row.entry_type,
+    reversesJournalId: row.reverses_journal_id,
+    description: row.description,
+    effectiveAt: row.effective_at,
+    postedAt: row.posted_at,
+    via: row.via,
+    inboxId: row.inbox_id,
+    lines,
+  };
+}

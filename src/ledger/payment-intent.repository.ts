@@ -1,0 +1,95 @@
+import type { Insertable } from 'kysely';
+import type { PaymentIntent } from '../upstream/index.ts';
+import type { Executor } from './executor.ts';
+import { laterSyncTime } from './latest-time.ts';
+import type { Observation } from './ledger-types.ts';
+import type { PaymentIntentRecord } from './mirror-records.ts';
+import type { PaymentIntentRow, PaymentIntentTable } from './payment-intent.table.ts';
+import { utcMillis } from './utc-millis.ts';
+
+export function paymentIntentColumns(
+  intent: PaymentIntent,
+  status: string,
+  observation: Observation,
+): Insertable<PaymentIntentTable> {
+  return {
+    id: intent.id,
+    merchant_id: intent.merchantId,
+    status,
+    upstream_status: intent.status,
+    amount: intent.amount,
+    currency: intent.currency,
+    mode: intent.mode,
+    purchase_reference: intent.purchaseReference,
+    customer_reference: intent.customerReference,
+    sub_merchant_id: intent.subMerchantId ?? null,
+    failure_code: intent.lastPaymentFailure?.code ?? null,
+    failure_message: intent.lastPaymentFailure?.message ?? null,
+    created_at: utcMillis(intent.createdAt, 'createdAt'),
+    updated_at: utcMillis(intent.updatedAt, 'updatedAt'),
+    raw: JSON.stringify(intent),
+    first_seen_at: observation.observedAt,
+    last_synced_at: observation.observedAt,
+  };
+}
+
+/** Inserts the first sighting; false when the row exists (the caller then locks and compares). */
+export async function insertPaymentIntentIfNew(
+  db: Executor,
+  columns: Insertable<PaymentIntentTable>,
+): Promise<boolean> {
+  const row = await db
+    .insertInto('payment_intents')
+    .values(columns)
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function updatePaymentIntent(
+  db: Executor,
+  columns: Insertable<PaymentIntentTable>,
+): Promise<void> {
+  const { id, first_seen_at: _firstSeen, last_synced_at: observedAt, ...rest } = columns;
+  await db
+    .updateTable('payment_intents')
+    .set({ ...rest, last_synced_at: laterSyncTime(observedAt) })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function findPaymentIntent(
+  db: Executor,
+  id: string,
+): Promise<PaymentIntentRecord | undefined> {
+  const row = await db
+    .selectFrom('payment_intents')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && toPaymentIntentRecord(row);
+}
+
+export function toPaymentIntentRecord(row: PaymentIntentRow): PaymentIntentRecord {
+  return {
+    kind: 'payment_intent',
+    id: row.id,
+    status: row.status,
+    upstreamStatus: row.upstream_status,
+    amount: row.amount,
+    currency: row.currency,
+    failureCode: row.failure_code,
+    failureMessage: row.failure_message,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    firstSeenAt: row.first_seen_at,
+    lastSyncedAt: row.last_synced_at,
+    raw: JSON.parse(row.raw) as unknown,
+    merchantId: row.merchant_id,
+    mode: row.mode,
+    purchaseReference: row.purchase_reference,
+    customerReference: row.customer_reference,
+    subMerchantId: row.sub_merchant_id,
+  };
+}

@@ -1,0 +1,121 @@
+import type { Insertable } from 'kysely';
+import type { Refund } from '../upstream/index.ts';
+import type { Executor } from './executor.ts';
+import { laterSyncTime } from './latest-time.ts';
+import type { Observation } from './ledger-types.ts';
+import type { RefundRecord } from './mirror-records.ts';
+import type { PaymentRefund } from './payment-refund.schema.ts';
+import type { RefundKind, RefundRow, RefundTable } from './refund.table.ts';
+import { utcMillis } from './utc-millis.ts';
+
+export function transferRefundColumns(
+  refund: Refund,
+  status: string,
+  observation: Observation,
+): Insertable<RefundTable> {
+  return {
+    kind: 'refund',
+    id: String(refund.id),
+    status,
+    upstream_status: refund.status,
+    amount: refund.amount,
+    currency: refund.currency,
+    original_id: refund.transactionId,
+    mode: null,
+    reason: refund.reason ?? null,
+    payment_method: refund.paymentMethod ?? null,
+    failure_code: null,
+    failure_message: null,
+    created_at: utcMillis(refund.createdAt, 'createdAt'),
+    updated_at: utcMillis(refund.updatedAt, 'updatedAt'),
+    raw: JSON.stringify(refund),
+    first_seen_at: observation.observedAt,
+    last_synced_at: observation.observedAt,
+  };
+}
+
+export function paymentRefundColumns(
+  refund: PaymentRefund,
+  status: string,
+  observation: Observation,
+): Insertable<RefundTable> {
+  return {
+    kind: 'payment_refund',
+    id: String(refund.id),
+    status,
+    upstream_status: refund.status,
+    amount: refund.amount,
+    currency: refund.currency,
+    original_id: refund.paymentIntentId ?? null,
+    mode: refund.mode ?? null,
+    reason: refund.reason ?? null,
+    payment_method: null,
+    failure_code: refund.failureCause?.code ?? null,
+    failure_message: refund.failureCause?.message ?? null,
+    created_at: refund.createdAt ? utcMillis(refund.createdAt, 'createdAt') : null,
+    updated_at: utcMillis(refund.updatedAt, 'updatedAt'),
+    raw: JSON.stringify(refund),
+    first_seen_at: observation.observedAt,
+    last_synced_at: observation.observedAt,
+  };
+}
+
+/** Inserts the first sighting; false when the row exists (the caller then locks and compares). */
+export async function insertRefundIfNew(
+  db: Executor,
+  columns: Insertable<RefundTable>,
+): Promise<boolean> {
+  const row = await db
+    .insertInto('refunds')
+    .values(columns)
+    .onConflict((oc) => oc.columns(['kind', 'id']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function updateRefund(db: Executor, columns: Insertable<RefundTable>): Promise<void> {
+  const { kind, id, first_seen_at: _firstSeen, last_synced_at: observedAt, ...rest } = columns;
+  await db
+    .updateTable('refunds')
+    .set({ ...rest, last_synced_at: laterSyncTime(observedAt) })
+    .where('kind', '=', kind)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function findRefund(
+  db: Executor,
+  kind: RefundKind,
+  id: string,
+): Promise<RefundRecord | undefined> {
+  const row = await db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('kind', '=', kind)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && toRefundRecord(row);
+}
+
+export function toRefundRecord(row: RefundRow): RefundRecord {
+  return {
+    kind: row.kind,
+    id: row.id,
+    status: row.status,
+    upstreamStatus: row.upstream_status,
+    amount: row.amount,
+    currency: row.currency,
+    failureCode: row.failure_code,
+    failureMessage: row.failure_message,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    firstSeenAt: row.first_seen_at,
+    lastSyncedAt: row.last_synced_at,
+    raw: JSON.parse(row.raw) as unknown,
+    originalId: row.original_id,
+    mode: row.mode,
+    reason: row.reason,
+    paymentMethod: row.payment_method,
+  };
+}

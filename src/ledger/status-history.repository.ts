@@ -1,0 +1,55 @@
+import type { Executor } from './executor.ts';
+import type { LedgerResourceKind } from './ledger-resource-kind.ts';
+import type { Observation, StatusChange } from './ledger-types.ts';
+
+/**
+ * One row per change of the mirror's status. Unique per (resource, service updatedAt), so a
+ * replay of a state already recorded adds nothing.
+ */
+export async function recordStatusChange(
+  db: Executor,
+  resource: { kind: LedgerResourceKind; id: string; serviceUpdatedAt: string },
+  fromStatus: string | undefined,
+  toStatus: string,
+  observation: Observation,
+): Promise<void> {
+  await db
+    .insertInto('status_history')
+    .values({
+      resource_kind: resource.kind,
+      resource_id: resource.id,
+      from_status: fromStatus ?? null,
+      to_status: toStatus,
+      observed_at: observation.observedAt,
+      via: observation.via,
+      inbox_id: observation.inboxId ?? null,
+      service_updated_at: resource.serviceUpdatedAt,
+    })
+    .onConflict((oc) =>
+      oc.columns(['resource_kind', 'resource_id', 'service_updated_at']).doNothing(),
+    )
+    .execute();
+}
+
+export async function statusHistoryFor(
+  db: Executor,
+  kind: LedgerResourceKind,
+  id: string,
+): Promise<StatusChange[]> {
+  const rows = await db
+    .selectFrom('status_history')
+    .selectAll()
+    .where('resource_kind', '=', kind)
+    .where('resource_id', '=', id)
+    .orderBy('service_updated_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({
+    fromStatus: row.from_status,
+    toStatus: row.to_status,
+    observedAt: row.observed_at,
+    via: row.via,
+    inboxId: row.inbox_id,
+    serviceUpdatedAt: row.service_updated_at,
+  }));
+}
