@@ -7,6 +7,16 @@ declare module 'autocannon' {
     duration?: number;
     method?: string;
     headers?: Record<string, string>;
+    body?: string;
+    /** Request templates; `setupRequest` may rewrite each one before it is sent. */
+    requests?: RequestTemplate[];
+  }
+  interface RequestTemplate {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    setupRequest?: (request: RequestTemplate, context: Record<string, unknown>) => RequestTemplate;
   }
   interface Histogram {
     average: number;
@@ -19,6 +29,7 @@ declare module 'autocannon' {
     requests: Histogram & { total: number };
     latency: Histogram;
     non2xx: number;
+    '2xx': number;
     errors: number;
     timeouts: number;
   }

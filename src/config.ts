@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
+import { validate as validateCron } from 'node-cron';
 import { z } from 'zod';
 
 /** Raised when a `PAYSYNC_*` variable is missing or invalid. The message is one line. */
@@ -40,6 +41,15 @@ const positiveInt = (fallback: number, max = 1_000_000) =>
     .min(1, 'must be at least 1')
     .max(max, `must be at most ${max}`)
     .default(fallback);
+
+/** An HTTP header name, kept lower-case because Node hands headers over lower-cased. */
+const headerName = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((value) => /^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(value), {
+    message: 'must be an HTTP header name, for example x-signature',
+  });
 
 const httpUrl = z
   .string()
@@ -105,6 +115,64 @@ const schema = z.object({
     .default(8),
   /** Requests in flight to the service from one process. @defaultValue 8 */
   PAYSYNC_UPSTREAM_CONCURRENCY: positiveInt(8, 256),
+  /** Path the receiver takes webhooks on. @defaultValue `/webhooks` */
+  PAYSYNC_WEBHOOK_PATH: z
+    .string()
+    .trim()
+    .default('/webhooks')
+    .refine((value) => /^\/[\w.~/-]*$/.test(value), {
+      message: 'must be a path starting with /, for example /webhooks',
+    }),
+  /** How incoming webhooks are signed: `standard` (Standard Webhooks), `hmac` or `none`. @defaultValue `standard` */
+  PAYSYNC_WEBHOOK_SCHEME: z
+    .enum(['standard', 'hmac', 'none'], { error: 'must be one of: standard, hmac, none' })
+    .default('standard'),
+  /** `hmac` scheme: the header carrying the signature. @defaultValue `x-signature` */
+  PAYSYNC_WEBHOOK_HMAC_HEADER: headerName.default('x-signature'),
+  /** `hmac` scheme: how the signature is encoded. @defaultValue `hex` */
+  PAYSYNC_WEBHOOK_HMAC_ENCODING: z
+    .enum(['hex', 'base64'], { error: 'must be one of: hex, base64' })
+    .default('hex'),
+  /** `hmac` scheme: a header with the Unix-seconds send time, signed as `<timestamp>.<body>`. */
+  PAYSYNC_WEBHOOK_HMAC_TIMESTAMP_HEADER: z.preprocess(
+    (value) => (typeof value === 'string' && value.trim() === '' ? undefined : value),
+    headerName.optional(),
+  ),
+  /** Lets the `none` scheme run when `PAYSYNC_ENVIRONMENT=live`. @defaultValue false */
+  PAYSYNC_ALLOW_UNSIGNED: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .default('false')
+    .transform((value) => value === 'true'),
+  /** Largest webhook body accepted, in bytes; larger ones get 413. @defaultValue 262144 (256 KB) */
+  PAYSYNC_WEBHOOK_MAX_BYTES: positiveInt(256 * 1024, 16 * 1024 * 1024),
+  /** BullMQ key prefix; processes of one deployment share it. @defaultValue `paysync` */
+  PAYSYNC_QUEUE_PREFIX: z
+    .string()
+    .trim()
+    .default('paysync')
+    .refine((value) => /^[\w.:-]{1,100}$/.test(value), {
+      message: 'must be letters, digits, and . _ : - only, for example paysync',
+    }),
+  /** Jobs one worker process runs at once, per queue. @defaultValue 8 */
+  PAYSYNC_WORKER_CONCURRENCY: positiveInt(8, 256),
+  /** A job's lock; a worker that dies mid-job has it retried after this long. @defaultValue 30000 */
+  PAYSYNC_JOB_LOCK_MS: positiveInt(30_000, 600_000).refine((value) => value >= 1000, {
+    message: 'must be at least 1000',
+  }),
+  /** How long SIGTERM waits for in-flight jobs before exiting anyway. @defaultValue 30000 */
+  PAYSYNC_SHUTDOWN_TIMEOUT_MS: positiveInt(30_000, 600_000),
+  /** Inbox rows not processed this long after arrival are enqueued again. @defaultValue 300 */
+  PAYSYNC_RECOVERY_AFTER_SECONDS: positiveInt(300, 86_400),
+  /** When the inbox recovery sweep runs (cron, optional seconds field). @defaultValue every minute */
+  PAYSYNC_RECOVERY_CRON: z
+    .string()
+    .trim()
+    .default('* * * * *')
+    .refine((value) => validateCron(value), {
+      message: 'must be a cron expression, for example "* * * * *" (every minute)',
+    }),
+  /** How far back a transfer known only by id is searched for. @defaultValue 72 */
+  PAYSYNC_TRANSFER_SEARCH_HOURS: positiveInt(72, 24 * 366),
 });
 
 type ParsedEnv = z.infer<typeof schema>;
@@ -129,6 +197,46 @@ export interface Config {
     readonly maxRetries: number;
     readonly concurrency: number;
   };
+  /** How the receiver takes webhooks (see docs/receiver.md). */
+  readonly webhook: WebhookSettings;
+  /** How workers and the scheduler process events (see docs/processing.md). */
+  readonly processing: ProcessingSettings;
+}
+
+export interface ProcessingSettings {
+  /** @defaultValue `paysync` */
+  readonly queuePrefix: string;
+  /** @defaultValue 8 */
+  readonly concurrency: number;
+  /** @defaultValue 30000 */
+  readonly jobLockMs: number;
+  /** @defaultValue 30000 */
+  readonly shutdownTimeoutMs: number;
+  /** @defaultValue 300000 */
+  readonly recoveryAfterMs: number;
+  /** @defaultValue `* * * * *` */
+  readonly recoveryCron: string;
+  /** @defaultValue 72 */
+  readonly transferSearchHours: number;
+}
+
+export type WebhookScheme = ParsedEnv['PAYSYNC_WEBHOOK_SCHEME'];
+
+export interface WebhookSettings {
+  /** @defaultValue `/webhooks` */
+  readonly path: string;
+  /** @defaultValue `standard` */
+  readonly scheme: WebhookScheme;
+  /** `hmac` scheme only, lower-case. @defaultValue `x-signature` */
+  readonly hmacHeader: string;
+  /** `hmac` scheme only. @defaultValue `hex` */
+  readonly hmacEncoding: 'hex' | 'base64';
+  /** `hmac` scheme only, lower-case; when set the signed text is `<timestamp>.<raw body>`. */
+  readonly hmacTimestampHeader: string | undefined;
+  /** Whether the `none` scheme may run in live. @defaultValue false */
+  readonly allowUnsigned: boolean;
+  /** @defaultValue 262144 */
+  readonly maxBytes: number;
 }
 
 /** What a command that talks to the payment service needs, all present. */
@@ -204,6 +312,24 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
       timeoutMs: e.PAYSYNC_UPSTREAM_TIMEOUT_MS,
       maxRetries: e.PAYSYNC_UPSTREAM_MAX_RETRIES,
       concurrency: e.PAYSYNC_UPSTREAM_CONCURRENCY,
+    }),
+    webhook: Object.freeze({
+      path: e.PAYSYNC_WEBHOOK_PATH,
+      scheme: e.PAYSYNC_WEBHOOK_SCHEME,
+      hmacHeader: e.PAYSYNC_WEBHOOK_HMAC_HEADER,
+      hmacEncoding: e.PAYSYNC_WEBHOOK_HMAC_ENCODING,
+      hmacTimestampHeader: e.PAYSYNC_WEBHOOK_HMAC_TIMESTAMP_HEADER,
+      allowUnsigned: e.PAYSYNC_ALLOW_UNSIGNED,
+      maxBytes: e.PAYSYNC_WEBHOOK_MAX_BYTES,
+    }),
+    processing: Object.freeze({
+      queuePrefix: e.PAYSYNC_QUEUE_PREFIX,
+      concurrency: e.PAYSYNC_WORKER_CONCURRENCY,
+      jobLockMs: e.PAYSYNC_JOB_LOCK_MS,
+      shutdownTimeoutMs: e.PAYSYNC_SHUTDOWN_TIMEOUT_MS,
+      recoveryAfterMs: e.PAYSYNC_RECOVERY_AFTER_SECONDS * 1000,
+      recoveryCron: e.PAYSYNC_RECOVERY_CRON,
+      transferSearchHours: e.PAYSYNC_TRANSFER_SEARCH_HOURS,
     }),
   };
   return Object.freeze(config);

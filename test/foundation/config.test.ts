@@ -27,6 +27,15 @@ describe('config', () => {
     expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
     expect(config.port).toBe(8080);
     expect(config.upstream).toEqual({ rps: 10, timeoutMs: 10_000, maxRetries: 8, concurrency: 8 });
+    expect(config.webhook).toEqual({
+      path: '/webhooks',
+      scheme: 'standard',
+      hmacHeader: 'x-signature',
+      hmacEncoding: 'hex',
+      hmacTimestampHeader: undefined,
+      allowUnsigned: false,
+      maxBytes: 262_144,
+    });
     expect(Object.isFrozen(config)).toBe(true);
     expect(() => {
       (config as { port: number }).port = 1;
@@ -58,6 +67,32 @@ describe('config', () => {
     ],
     ['PAYSYNC_LOG_LEVEL', 'loud', /PAYSYNC_LOG_LEVEL="loud" is invalid: must be one of: fatal/],
     ['PAYSYNC_UPSTREAM_RPS', '0', /PAYSYNC_UPSTREAM_RPS="0" is invalid: must be at least 1/],
+    ['PAYSYNC_WEBHOOK_PATH', 'hooks', /PAYSYNC_WEBHOOK_PATH="hooks" is invalid: must be a path/],
+    [
+      'PAYSYNC_WEBHOOK_SCHEME',
+      'svix',
+      /PAYSYNC_WEBHOOK_SCHEME="svix" is invalid: must be one of: standard, hmac, none/,
+    ],
+    [
+      'PAYSYNC_WEBHOOK_HMAC_ENCODING',
+      'hexa',
+      /PAYSYNC_WEBHOOK_HMAC_ENCODING="hexa" is invalid: must be one of: hex, base64/,
+    ],
+    [
+      'PAYSYNC_WEBHOOK_HMAC_HEADER',
+      'x sig',
+      /PAYSYNC_WEBHOOK_HMAC_HEADER="x sig" is invalid: must be an HTTP header name/,
+    ],
+    [
+      'PAYSYNC_ALLOW_UNSIGNED',
+      'yes',
+      /PAYSYNC_ALLOW_UNSIGNED="yes" is invalid: must be true or false/,
+    ],
+    [
+      'PAYSYNC_WEBHOOK_MAX_BYTES',
+      '0',
+      /PAYSYNC_WEBHOOK_MAX_BYTES="0" is invalid: must be at least 1/,
+    ],
   ])(
     'rejects %s=%s with one line naming the variable and what is accepted',
     (name, value, pattern) => {
@@ -85,6 +120,27 @@ describe('config', () => {
   it('splits comma-separated webhook secrets for rotation', () => {
     const config = loadConfig({ PAYSYNC_WEBHOOK_SECRET: 'whsec_new, whsec_old' });
     expect(config.webhookSecrets).toEqual(['whsec_new', 'whsec_old']);
+  });
+
+  it('reads the receiver settings, header names lower-cased', () => {
+    const config = loadConfig({
+      PAYSYNC_WEBHOOK_PATH: '/hooks/payments',
+      PAYSYNC_WEBHOOK_SCHEME: 'hmac',
+      PAYSYNC_WEBHOOK_HMAC_HEADER: 'X-Hub-Signature',
+      PAYSYNC_WEBHOOK_HMAC_ENCODING: 'base64',
+      PAYSYNC_WEBHOOK_HMAC_TIMESTAMP_HEADER: 'X-Timestamp',
+      PAYSYNC_ALLOW_UNSIGNED: 'true',
+      PAYSYNC_WEBHOOK_MAX_BYTES: '1024',
+    });
+    expect(config.webhook).toEqual({
+      path: '/hooks/payments',
+      scheme: 'hmac',
+      hmacHeader: 'x-hub-signature',
+      hmacEncoding: 'base64',
+      hmacTimestampHeader: 'x-timestamp',
+      allowUnsigned: true,
+      maxBytes: 1024,
+    });
   });
 
   it('names every missing credential when a command needs the service', () => {

@@ -1,0 +1,58 @@
+import { Command } from 'commander';
+import { commandContext } from '../context.ts';
+
+/**
+ * `paysync serve`: the webhook receiver alone. Refuses to start, in one line, on an unsafe
+ * signing set-up, pending migrations, or a Redis that may evict jobs; then runs until
+ * SIGTERM/SIGINT, stops intake, lets in-flight requests finish, closes Redis and the
+ * database, and exits 0.
+ */
+export function serveCommand(): Command {
+  return new Command('serve')
+    .description(
+      'run the webhook receiver (POST $PAYSYNC_WEBHOOK_PATH, /healthz, /readyz, /metrics)',
+    )
+    .action(async () => {
+      const { config, logger } = commandContext('serve');
+      // Loaded here, not at the top, so `paysync --help` stays fast.
+      const { createSignatureVerifier, createReceiverServer } =
+        await import('../../receiver/index.ts');
+      const { openCheckedRedis, openMigratedDatabase } = await import('../../daemon/preflight.ts');
+      const { createQueues } = await import('../../queues/index.ts');
+      const { runUntilSignal } = await import('../../lifecycle/index.ts');
+      const { collectProcessMetrics } = await import('../../metrics/index.ts');
+
+      // Signing first: a refused set-up should not need a database to say so.
+      const verifier = createSignatureVerifier(config, logger);
+      const database = await openMigratedDatabase(config);
+      let redis;
+      try {
+        redis = await openCheckedRedis(config, 'producer');
+      } catch (error) {
+        await database.close().catch(() => undefined);
+        throw error;
+      }
+      const queues = createQueues({ connection: redis, prefix: config.processing.queuePrefix });
+      const producerRedis = redis;
+      const connections = {
+        name: 'connections',
+        async start() {},
+        async stop() {
+          await queues.close();
+          await producerRedis.quit().catch(() => producerRedis.disconnect());
+          await database.close();
+        },
+      };
+      collectProcessMetrics();
+      const receiver = createReceiverServer({
+        db: database.db,
+        queues,
+        redis,
+        config,
+        logger,
+        verifier,
+        port: config.port,
+      });
+      await runUntilSignal([connections, receiver], { logger });
+    });
+}

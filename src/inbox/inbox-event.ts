@@ -1,0 +1,39 @@
+import type { InboxStatus } from './inbox.table.ts';
+
+/** What the receiver hands the inbox: one verified webhook, exactly as it arrived. */
+export interface NewInboxEvent {
+  /** See {@link eventIdentity}: `event:<id>` or `sha256:<hex of the raw body>`. */
+  readonly dedupeKey: string;
+  readonly eventId: string | undefined;
+  readonly eventType: string | undefined;
+  /** The request body byte for byte; never re-serialised. */
+  readonly rawBody: Buffer;
+  /** Only the headers {@link storedHeaders} keeps. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** @defaultValue now */
+  readonly receivedAt?: Date;
+}
+
+/** One inbox row, as the rest of paysync sees it. Times are UTC ISO 8601 with milliseconds. */
+export interface InboxEvent {
+  readonly id: number;
+  readonly dedupeKey: string;
+  readonly eventId: string | null;
+  readonly eventType: string | null;
+  readonly rawBody: Buffer;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly receivedAt: string;
+  readonly status: InboxStatus;
+  readonly attempts: number;
+  readonly lastError: string | null;
+  readonly processedAt: string | null;
+  readonly resourceKind: string | null;
+  readonly resourceId: string | null;
+  readonly resourceReference: string | null;
+}
+
+export interface InsertInboxResult {
+  readonly inboxId: number;
+  /** True when an event with the same dedupe key was already in the inbox; nothing was added. */
+  readonly duplicate: boolean;
+}

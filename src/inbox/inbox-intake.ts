@@ -1,0 +1,133 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.ts';
+import type { Logger } from '../logger.ts';
+import type { InsertInboxResult, NewInboxEvent } from './inbox-event.ts';
+import { insertInboxEvents } from './inbox.repository.ts';
+
+/** The inbox could not store an event; the sender must retry (the receiver answers 503). */
+export class InboxUnavailableError extends Error {
+  override readonly name = 'InboxUnavailableError';
+  readonly code = 'inbox_unavailable' as const;
+  constructor(override readonly cause: unknown) {
+    super(
+      `the inbox could not store the event: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
+  }
+}
+
+export interface InboxIntakeSettings {
+  /** Hands stored rows to the queue, e.g. one `addBulk` of ingest jobs. */
+  readonly enqueue: (inboxIds: readonly number[]) => Promise<void>;
+  /** Longest wait for the queue before answering anyway. @defaultValue 1000 */
+  readonly enqueueTimeoutMs?: number;
+  /** Most events committed in one statement. @defaultValue 100 */
+  readonly maxBatch?: number;
+  readonly logger: Logger;
+}
+
+export interface AcceptResult extends InsertInboxResult {
+  /** False when the queue did not take the job in time; the recovery sweep will. */
+  readonly enqueued: boolean;
+}
+
+export interface InboxIntake {
+  /**
+   * Resolves once the event is committed and its ingest job was offered to the queue;
+   * rejects with {@link InboxUnavailableError} when the commit failed.
+   */
+  accept(event: NewInboxEvent): Promise<AcceptResult>;
+}
+
+interface Pending {
+  readonly event: NewInboxEvent;
+  readonly resolve: (result: AcceptResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * "Durable before 2xx", with group commit. Events arriving together are committed in one
+ * statement, and only after that commit are their ingest jobs enqueued, in one round trip.
+ * Each caller still waits for its own event's commit, so no 2xx precedes durability; batching
+ * only shares the cost of a commit (a WAL write on SQLite, a round trip on PostgreSQL) among
+ * the requests that wait for one anyway.
+ *
+ * A failed commit rejects every event of that batch (the sender retries each). A failed or
+ * slow enqueue is logged and swallowed: the rows are safe, and the recovery sweep enqueues
+ * rows nobody processed. Duplicates are not enqueued again.
+ */
+export function createInboxIntake(
+  db: Kysely<Database>,
+  settings: InboxIntakeSettings,
+): InboxIntake {
+  const maxBatch = settings.maxBatch ?? 100;
+  const timeoutMs = settings.enqueueTimeoutMs ?? 1000;
+  const waiting: Pending[] = [];
+  let draining = false;
+
+  async function enqueueThenAnswer(batch: readonly Pending[], stored: InsertInboxResult[]) {
+    const fresh = stored.filter((result) => !result.duplicate).map((result) => result.inboxId);
+    let enqueued = fresh.length > 0;
+    if (fresh.length > 0) {
+      try {
+        await within(settings.enqueue(fresh), timeoutMs);
+      } catch (error) {
+        enqueued = false;
+        settings.logger.warn(
+          { inboxIds: fresh, reason: error instanceof Error ? error.message : String(error) },
+          'events stored but not enqueued; the inbox recovery sweep will enqueue them',
+        );
+      }
+    }
+    batch.forEach((pending, index) => {
+      const result = stored[index]!;
+      pending.resolve({ ...result, enqueued: !result.duplicate && enqueued });
+    });
+  }
+
+  async function drain() {
+    try {
+      await drainBatches();
+    } finally {
+      draining = false;
+    }
+  }
+
+  async function drainBatches() {
+    while (waiting.length > 0) {
+      const batch = waiting.splice(0, maxBatch);
+      let stored: InsertInboxResult[];
+      try {
+        stored = await insertInboxEvents(
+          db,
+          batch.map((pending) => pending.event),
+        );
+      } catch (error) {
+        const failure = new InboxUnavailableError(error);
+        for (const pending of batch) pending.reject(failure);
+        continue;
+      }
+      // Not awaited: the next batch commits while this one's jobs travel to Redis.
+      void enqueueThenAnswer(batch, stored);
+    }
+  }
+
+  return {
+    accept(event) {
+      return new Promise<AcceptResult>((resolve, reject) => {
+        waiting.push({ event, resolve, reject });
+        if (draining) return;
+        draining = true;
+        // Let the requests already read in this turn of the event loop join the batch.
+        setImmediate(() => void drain());
+      });
+    },
+  };
+}

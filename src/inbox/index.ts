@@ -1,0 +1,20 @@
+export { eventIdentity, type EventIdentity } from './event-identity.ts';
+export type { InboxEvent, InsertInboxResult, NewInboxEvent } from './inbox-event.ts';
+export {
+  createInboxIntake,
+  InboxUnavailableError,
+  type AcceptResult,
+  type InboxIntake,
+  type InboxIntakeSettings,
+} from './inbox-intake.ts';
+export {
+  findInboxEvent,
+  inboxRowsAwaitingRecovery,
+  insertInboxEvent,
+  insertInboxEvents,
+  markInboxStatus,
+  type InboxRecoveryCandidate,
+  type InboxStatusChange,
+} from './inbox.repository.ts';
+export type { InboxStatus, WebhookInboxRow } from './inbox.table.ts';
+export { STORED_HEADERS, storedHeaders } from './stored-headers.ts';

@@ -1,0 +1,14 @@
+export { checkReadiness, type Readiness, type ReadinessCheck } from './check-readiness.ts';
+export { createReceiverApp, type ReceiverDependencies } from './receiver-app.ts';
+export {
+  createReceiverServer,
+  type ReceiverServer,
+  type ReceiverServerOptions,
+} from './receiver-server.ts';
+export { signatureFailures, webhookOutcomes } from './receiver.metrics.ts';
+export type {
+  SignatureFailureReason,
+  SignatureOutcome,
+  SignatureVerifier,
+} from './signature-outcome.ts';
+export { createSignatureVerifier, type SigningConfig } from './verify-signature.ts';

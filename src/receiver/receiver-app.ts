@@ -1,0 +1,100 @@
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import type { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.ts';
+import { createInboxIntake } from '../inbox/index.ts';
+import type { Logger } from '../logger.ts';
+import { ingestJobId, JobName, type Queues } from '../queues/index.ts';
+import { checkReadiness, type ReadinessCheck } from './check-readiness.ts';
+import { healthRoute } from './health.route.ts';
+import { webhookOutcomes } from './receiver.metrics.ts';
+import type { SignatureVerifier } from './signature-outcome.ts';
+import { createSignatureVerifier, type SigningConfig } from './verify-signature.ts';
+import { bodyReadError, sendError } from './webhook-errors.ts';
+import { webhookRoute } from './webhook.route.ts';
+
+export interface ReceiverDependencies {
+  readonly db: Kysely<Database>;
+  readonly queues: Queues;
+  /** The producer connection the queues use (`createRedisConnection(url, 'producer')`). */
+  readonly redis: Redis;
+  readonly config: SigningConfig;
+  readonly logger: Logger;
+  /** More checks `/readyz` must pass, e.g. a role's own. */
+  readonly readinessChecks?: readonly ReadinessCheck[];
+  /** Longest wait for Redis to take an ingest job before answering anyway. @defaultValue 1000 */
+  readonly enqueueTimeoutMs?: number;
+  /** A verifier already built (and its start-up warning logged) by the caller. */
+  readonly verifier?: SignatureVerifier;
+  /** True once shutdown began: new requests get 503 so the sender retries elsewhere or later. */
+  readonly draining?: () => boolean;
+}
+
+/**
+ * The receiver's Express app: the webhook route, health, readiness and metrics. Throws
+ * ConfigError at once when the signature scheme is misconfigured or unsafe (see
+ * createSignatureVerifier), so a bad set-up never starts listening.
+ */
+export function createReceiverApp(deps: ReceiverDependencies): Express {
+  const { config, logger } = deps;
+  const verify = deps.verifier ?? createSignatureVerifier(config, logger);
+  const intake = createInboxIntake(deps.db, {
+    // The same jobs enqueueIngest adds (name, data, jobId = inbox-<id>), in one round trip.
+    enqueue: async (inboxIds) => {
+      // Skip the wait when Redis is known to be down; the recovery sweep enqueues the rows.
+      if (deps.redis.status !== 'ready') throw new Error(`Redis is ${deps.redis.status}`);
+      await deps.queues.ingest.addBulk(
+        inboxIds.map((inboxId) => ({
+          name: JobName.ingestEvent,
+          data: { inboxId },
+          opts: { jobId: ingestJobId(inboxId) },
+        })),
+      );
+    },
+    logger,
+    ...(deps.enqueueTimeoutMs === undefined ? {} : { enqueueTimeoutMs: deps.enqueueTimeoutMs }),
+  });
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use((_request, response, next) => {
+    if (!deps.draining?.()) return next();
+    response.setHeader('Connection', 'close');
+    sendError(response, 503, 'shutting_down', 'the receiver is stopping; retry later');
+  });
+  app.use(
+    webhookRoute({
+      path: config.webhook.path,
+      maxBytes: config.webhook.maxBytes,
+      verify,
+      extraStoredHeaders:
+        config.webhook.scheme === 'hmac'
+          ? [config.webhook.hmacHeader, config.webhook.hmacTimestampHeader ?? ''].filter(Boolean)
+          : [],
+      accept: (event) => intake.accept(event),
+      logger,
+    }),
+  );
+  app.use(
+    healthRoute(() =>
+      checkReadiness({
+        db: deps.db,
+        redis: deps.redis,
+        ...(deps.readinessChecks ? { extraChecks: deps.readinessChecks } : {}),
+      }),
+    ),
+  );
+  app.use((_request, response) => sendError(response, 404, 'not_found', 'no such route'));
+  const onError: ErrorRequestHandler = (error, _request, response, next) => {
+    if (response.headersSent) return next(error);
+    if (typeof (error as { type?: unknown }).type === 'string') {
+      const mapped = bodyReadError(error);
+      webhookOutcomes.inc({ outcome: mapped.code });
+      return sendError(response, mapped.status, mapped.code, mapped.message);
+    }
+    logger.error({ err: error }, 'receiver request failed');
+    sendError(response, 500, 'internal_error', 'unexpected error; it was logged');
+  };
+  app.use(onError);
+  return app;
+}

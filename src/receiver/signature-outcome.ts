@@ -1,0 +1,68 @@
+/** Why a webhook's signature was refused; the 401 body's `error` and the metric's label. */
+export type SignatureFailureReason =
+  /** A header the scheme needs (signature, id or timestamp) is absent. */
+  | 'missing_signature'
+  /** A header is there but cannot be parsed (not `v1,<base64>`, not hex, not Unix seconds). */
+  | 'malformed_signature'
+  /** The signed timestamp is more than the tolerance away from now, either way. */
+  | 'stale_timestamp'
+  /** Well-formed, but no configured secret produces it. */
+  | 'bad_signature';
+
+export type SignatureOutcome =
+  | {
+      readonly ok: true;
+      /** An event id the signature covers (Standard Webhooks' `webhook-id`), if any. */
+      readonly signedEventId?: string;
+    }
+  | {
+      readonly ok: false;
+      readonly reason: SignatureFailureReason;
+      /** For the sender, in a few words; never holds a secret or the expected signature. */
+      readonly message: string;
+    };
+
+export type IncomingHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+/** Checks one request. `nowMs` is injectable for tests. */
+export type SignatureVerifier = (
+  rawBody: Buffer,
+  headers: IncomingHeaders,
+  nowMs?: number,
+) => SignatureOutcome;
+
+/** ±5 minutes, as Standard Webhooks recommends; applies to the HMAC timestamp header too. */
+export const TIMESTAMP_TOLERANCE_SECONDS = 5 * 60;
+
+export function refused(
+  reason: SignatureFailureReason,
+  message: string,
+): Extract<SignatureOutcome, { ok: false }> {
+  return { ok: false, reason, message };
+}
+
+/** The single value of a header; a repeated header counts as malformed, not as two tries. */
+export function headerValue(headers: IncomingHeaders, name: string): string | undefined {
+  const value = headers[name];
+  if (Array.isArray(value)) return value.length === 1 ? value[0] : value.join(',');
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/** Checks a Unix-seconds timestamp header against the tolerance. */
+export function checkTimestamp(
+  header: string,
+  value: string,
+  nowMs: number,
+): Extract<SignatureOutcome, { ok: false }> | undefined {
+  if (!/^\d{1,12}$/.test(value)) {
+    return refused('malformed_signature', `${header} must be Unix seconds`);
+  }
+  const skew = Math.abs(Math.floor(nowMs / 1000) - Number(value));
+  if (skew > TIMESTAMP_TOLERANCE_SECONDS) {
+    return refused(
+      'stale_timestamp',
+      `${header} is ${skew} s away from now; at most ${TIMESTAMP_TOLERANCE_SECONDS} s is accepted`,
+    );
+  }
+  return undefined;
+}

@@ -1,0 +1,122 @@
+import express, { type Request, type Response, type Router } from 'express';
+import {
+  eventIdentity,
+  InboxUnavailableError,
+  storedHeaders,
+  type AcceptResult,
+  type NewInboxEvent,
+} from '../inbox/index.ts';
+import type { Logger } from '../logger.ts';
+import { signatureFailures, webhookOutcomes } from './receiver.metrics.ts';
+import type { SignatureVerifier } from './signature-outcome.ts';
+import { sendError } from './webhook-errors.ts';
+
+export interface WebhookRouteSettings {
+  readonly path: string;
+  readonly maxBytes: number;
+  readonly verify: SignatureVerifier;
+  /** Headers to keep beyond the inbox's list (the configured HMAC headers). */
+  readonly extraStoredHeaders: readonly string[];
+  /** Stores the event durably, then enqueues it; throws InboxUnavailableError. */
+  readonly accept: (event: NewInboxEvent) => Promise<AcceptResult>;
+  readonly logger: Logger;
+}
+
+/** `application/json`, or any `application/*+json` (e.g. `application/cloudevents+json`). */
+function isJsonMediaType(contentType: string | undefined): boolean {
+  const media = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return media === 'application/json' || /^application\/[\w.-]+\+json$/.test(media);
+}
+
+/** Zero bytes, or only JSON whitespace; stops at the first other byte. */
+function isBlank(body: Buffer): boolean {
+  for (const byte of body) {
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return false;
+  }
+  return true;
+}
+
+// RFC 8259: JSON between systems is UTF-8; a body that is not is not JSON.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function parseJson(rawBody: Buffer): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(utf8.decode(rawBody)) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/**
+ * `POST <path>`: the door webhooks come in by. Checks run cheapest and least trusting first
+ * (docs/receiver.md): content type (415), size while reading (413), empty (400), signature
+ * (401), JSON (400); unsigned bytes never reach the JSON parser and nothing is stored before
+ * all of them pass. Then the inbox takes it: 202 when stored, 200 for a duplicate, 503 when
+ * the database failed (the sender retries).
+ */
+export function webhookRoute(settings: WebhookRouteSettings): Router {
+  const router = express.Router();
+  const refuse = (response: Response, status: number, code: string, message: string) => {
+    webhookOutcomes.inc({ outcome: code });
+    response.status(status).json({ error: code, message });
+  };
+
+  router.post(
+    settings.path,
+    (request, response, next) => {
+      if (isJsonMediaType(request.headers['content-type'])) return next();
+      refuse(response, 415, 'unsupported_media_type', 'Content-Type must be application/json');
+    },
+    // Raw bytes, never a JSON parser's output: the signature covers the bytes as sent, and
+    // the inbox keeps them byte for byte. Compressed bodies are refused rather than inflated.
+    express.raw({ type: () => true, limit: settings.maxBytes, inflate: false }),
+    async (request: Request, response: Response) => {
+      const rawBody: Buffer = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      if (isBlank(rawBody)) {
+        return refuse(response, 400, 'empty_body', 'the body is empty');
+      }
+      const signature = settings.verify(rawBody, request.headers);
+      if (!signature.ok) {
+        signatureFailures.inc({ reason: signature.reason });
+        settings.logger.warn(
+          { reason: signature.reason, detail: signature.message },
+          'webhook refused',
+        );
+        return refuse(response, 401, signature.reason, signature.message);
+      }
+      const parsed = parseJson(rawBody);
+      if (!parsed.ok) return refuse(response, 400, 'invalid_json', 'the body is not valid JSON');
+
+      let result: AcceptResult;
+      try {
+        result = await settings.accept({
+          ...eventIdentity(rawBody, parsed.value, signature.signedEventId),
+          rawBody,
+          headers: storedHeaders(request.headers, settings.extraStoredHeaders),
+        });
+      } catch (error) {
+        if (!(error instanceof InboxUnavailableError)) throw error;
+        settings.logger.error(
+          { err: error.cause },
+          'webhook not stored; answering 503 so the sender retries',
+        );
+        response.setHeader('Retry-After', '5');
+        return refuse(
+          response,
+          503,
+          'inbox_unavailable',
+          'the event could not be stored; retry later',
+        );
+      }
+      webhookOutcomes.inc({ outcome: result.duplicate ? 'duplicate' : 'accepted' });
+      response
+        .status(result.duplicate ? 200 : 202)
+        .json({ received: true, duplicate: result.duplicate, inboxId: result.inboxId });
+    },
+  );
+  router.all(settings.path, (_request, response) => {
+    response.setHeader('Allow', 'POST');
+    sendError(response, 405, 'method_not_allowed', `only POST is accepted on ${settings.path}`);
+  });
+  return router;
+}
