@@ -1,17 +1,20 @@
 import type { Config } from '../config.ts';
+import { checkCredentialRecord } from './check-credential-record.ts';
 import { checkDatabase } from './check-database.ts';
 import { checkRedis } from './check-redis.ts';
 import { checkService } from './check-service.ts';
 import type { CheckResult } from './check-result.ts';
 
 export type { CheckResult } from './check-result.ts';
-export { checkDatabase, checkRedis, checkService };
+export { checkCredentialRecord, checkDatabase, checkRedis, checkService };
 
 /** Every check, run side by side; one failing never stops the others. */
 export async function runDoctorChecks(config: Config): Promise<CheckResult[]> {
-  return Promise.all([
+  const results = await Promise.all([
     checkDatabase(config.databaseUrl),
     checkRedis(config.redisUrl),
     checkService(config, Math.min(config.upstream.timeoutMs, 5000)),
+    checkCredentialRecord(config.databaseUrl),
   ]);
+  return results.filter((result): result is CheckResult => result !== undefined);
 }

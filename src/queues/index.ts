@@ -2,8 +2,11 @@ export * from './job-types.ts';
 export {
   createQueues,
   DEFAULT_QUEUE_PREFIX,
+  enqueueFollowUp,
   enqueueIngest,
+  enqueueScheduledTick,
   enqueueSync,
+  followUpJobId,
   ingestJobId,
   syncKey,
   type Queues,

@@ -12,6 +12,8 @@ export const QueueName = {
   sync: 'sync',
   /** Work that follows a committed change: alerts, receipts (later issues). */
   followUp: 'follow-up',
+  /** Scheduler ticks (inbox recovery, later sweeps), one job per tick slot. */
+  scheduled: 'scheduled',
 } as const;
 export type QueueNameValue = (typeof QueueName)[keyof typeof QueueName];
 
@@ -22,6 +24,9 @@ export const JobName = {
   syncRefund: 'sync-refund',
   syncPaymentRefund: 'sync-payment-refund',
   syncPaymentLink: 'sync-payment-link',
+  alert: 'alert',
+  receipt: 'receipt',
+  recoverInbox: 'recover-inbox',
 } as const;
 
 export const syncJobNameFor: Record<ResourceKind, (typeof JobName)[keyof typeof JobName]> = {
@@ -34,6 +39,8 @@ export const syncJobNameFor: Record<ResourceKind, (typeof JobName)[keyof typeof 
 
 export interface IngestJobData {
   readonly inboxId: number;
+  /** How the event came back to the workers. @defaultValue `webhook` */
+  readonly via?: ObservedVia;
 }
 
 /** What a sync job needs to find the resource: its id, or its reference, or both. */
@@ -46,4 +53,32 @@ export interface SyncJobData {
   /** The inbox row that caused this sync, when a webhook did. */
   readonly inboxId?: number;
   readonly via: ObservedVia;
+}
+
+/** Why an alert is raised after a committed change. */
+export type AlertReason = 'transfer_failed' | 'discrepancy';
+
+/** Work enqueued only after the ledger transaction committed. */
+export type FollowUpJobData =
+  | {
+      readonly type: 'alert';
+      readonly reason: AlertReason;
+      readonly kind: ResourceKind;
+      readonly id: string;
+      readonly status?: string;
+      /** Set for `discrepancy` alerts. */
+      readonly discrepancyId?: number;
+      readonly discrepancyKind?: string;
+    }
+  | {
+      readonly type: 'receipt';
+      readonly kind: ResourceKind;
+      readonly id: string;
+      readonly status: string;
+    };
+
+/** A scheduler tick: which task, and the slot (UTC ISO 8601) it stands for. */
+export interface ScheduledJobData {
+  readonly task: string;
+  readonly slot: string;
 }

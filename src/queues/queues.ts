@@ -4,7 +4,10 @@ import {
   JobName,
   QueueName,
   syncJobNameFor,
+  type FollowUpJobData,
   type IngestJobData,
+  type ObservedVia,
+  type ScheduledJobData,
   type SyncJobData,
 } from './job-types.ts';
 
@@ -17,8 +20,11 @@ export interface QueueSettings {
 export interface Queues {
   readonly ingest: Queue<IngestJobData>;
   readonly sync: Queue<SyncJobData>;
-  readonly followUp: Queue;
+  readonly followUp: Queue<FollowUpJobData>;
+  readonly scheduled: Queue<ScheduledJobData>;
   readonly prefix: string;
+  /** Resolves once every queue's connection is ready (its start-up commands have answered). */
+  waitUntilReady(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,15 +50,25 @@ export function createQueues(settings: QueueSettings): Queues {
   };
   const ingest = new Queue<IngestJobData>(QueueName.ingest, common);
   const sync = new Queue<SyncJobData>(QueueName.sync, common);
-  const followUp = new Queue(QueueName.followUp, common);
-  for (const queue of [ingest, sync, followUp]) queue.on('error', () => undefined);
+  const followUp = new Queue<FollowUpJobData>(QueueName.followUp, common);
+  // A tick's job id outlives the job by a day so a second scheduler's late add is a no-op.
+  const scheduled = new Queue<ScheduledJobData>(QueueName.scheduled, {
+    ...common,
+    defaultJobOptions: { ...DEFAULT_JOB_OPTIONS, attempts: 3, removeOnComplete: { age: 86_400 } },
+  });
+  const all = [ingest, sync, followUp, scheduled];
+  for (const queue of all) queue.on('error', () => undefined);
   return {
     ingest,
     sync,
     followUp,
+    scheduled,
     prefix,
+    async waitUntilReady() {
+      await Promise.all(all.map((queue) => queue.waitUntilReady()));
+    },
     async close() {
-      await Promise.allSettled([ingest.close(), sync.close(), followUp.close()]);
+      await Promise.allSettled(all.map((queue) => queue.close()));
     },
   };
 }
@@ -72,8 +88,13 @@ export function syncKey(data: Pick<SyncJobData, 'kind' | 'id' | 'reference'>): s
  * Enqueues classification of one inbox row. The job id is derived from the inbox id, so
  * enqueueing the same row twice (receiver, then recovery sweep) runs it once.
  */
-export async function enqueueIngest(queues: Queues, inboxId: number): Promise<void> {
-  await queues.ingest.add(JobName.ingestEvent, { inboxId }, { jobId: ingestJobId(inboxId) });
+export async function enqueueIngest(
+  queues: Queues,
+  inboxId: number,
+  via: ObservedVia = 'webhook',
+): Promise<void> {
+  const data: IngestJobData = via === 'webhook' ? { inboxId } : { inboxId, via };
+  await queues.ingest.add(JobName.ingestEvent, data, { jobId: ingestJobId(inboxId) });
 }
 
 /**
@@ -85,5 +106,34 @@ export async function enqueueIngest(queues: Queues, inboxId: number): Promise<vo
 export async function enqueueSync(queues: Queues, data: SyncJobData): Promise<void> {
   await queues.sync.add(syncJobNameFor[data.kind], data, {
     deduplication: { id: syncKey(data), keepLastIfActive: true },
+  });
+}
+
+/** One id per alert or receipt, so a replayed sync never raises it twice in a row. */
+export function followUpJobId(data: FollowUpJobData): string {
+  const subject = `${data.kind}-${data.id}`.replaceAll(':', '_');
+  if (data.type === 'receipt') return `receipt-${subject}-${data.status}`;
+  return data.reason === 'discrepancy'
+    ? `alert-discrepancy-${data.discrepancyId ?? subject}`
+    : `alert-${data.reason}-${subject}`;
+}
+
+/** Enqueues work that follows a committed ledger change. Call only after the commit. */
+export async function enqueueFollowUp(queues: Queues, data: FollowUpJobData): Promise<void> {
+  const name = data.type === 'alert' ? JobName.alert : JobName.receipt;
+  await queues.followUp.add(name, data, { jobId: followUpJobId(data) });
+}
+
+/**
+ * Enqueues one scheduler tick. The job id is the task and its slot, so two schedulers firing
+ * for the same slot enqueue one job.
+ */
+export async function enqueueScheduledTick(
+  queues: Queues,
+  name: string,
+  data: ScheduledJobData,
+): Promise<void> {
+  await queues.scheduled.add(name, data, {
+    jobId: `${data.task}-${data.slot}`.replace(/[:.]/g, '_'),
   });
 }

@@ -1,0 +1,24 @@
+import type { Config } from '../src/config.ts';
+import { JobName } from '../src/queues/index.ts';
+
+/** One scheduled task: when it fires, and which job on the `scheduled` queue it enqueues. */
+export interface CronEntry {
+  readonly task: string;
+  readonly jobName: string;
+  /** A node-cron expression (five fields, or six with seconds first). */
+  readonly cron: string;
+}
+
+/**
+ * Everything the scheduler fires. A tick only enqueues a job whose id is the task and its
+ * slot, so two schedulers running at once enqueue each tick once; workers do the work.
+ */
+export function cronTable(config: Config): CronEntry[] {
+  return [
+    {
+      task: 'recover-inbox',
+      jobName: JobName.recoverInbox,
+      cron: config.processing.recoveryCron,
+    },
+  ];
+}

@@ -1,0 +1,7 @@
+import type { SyncDependencies } from '../src/reconcile/index.ts';
+
+/** What every processor of one worker process shares. */
+export interface JobContext extends SyncDependencies {
+  /** Inbox rows open longer than this are enqueued again by the recovery sweep. */
+  readonly recoveryAfterMs: number;
+}

@@ -1,0 +1,41 @@
+import type { Job } from 'bullmq';
+import { JobName, type SyncJobData } from '../src/queues/index.ts';
+import { followUpJob } from './follow-up.job.ts';
+import { ingestEventJob } from './ingest-event.job.ts';
+import type { JobContext } from './job-context.ts';
+import { recoverInboxJob } from './recover-inbox.job.ts';
+import { syncPaymentIntentJob } from './sync-payment-intent.job.ts';
+import { syncPaymentLinkJob } from './sync-payment-link.job.ts';
+import { syncPaymentRefundJob } from './sync-payment-refund.job.ts';
+import { syncRefundJob } from './sync-refund.job.ts';
+import { syncTransferJob } from './sync-transfer.job.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each queue carries its own data type
+type Processor = (job: Job<any>) => Promise<unknown>;
+
+/** Routes a job to its processor by name; an unknown name fails the job loudly. */
+function byName(table: Record<string, Processor>): Processor {
+  return async (job) => {
+    const processor = table[job.name];
+    if (!processor) throw new Error(`no processor for job "${job.name}"`);
+    return processor(job);
+  };
+}
+
+/** One processor per queue: the queue names are in src/queues, the jobs are in this folder. */
+export function jobProcessors(context: JobContext) {
+  const sync: Record<string, (job: Job<SyncJobData>) => Promise<string>> = {
+    [JobName.syncPaymentIntent]: syncPaymentIntentJob(context),
+    [JobName.syncTransfer]: syncTransferJob(context),
+    [JobName.syncRefund]: syncRefundJob(context),
+    [JobName.syncPaymentRefund]: syncPaymentRefundJob(context),
+    [JobName.syncPaymentLink]: syncPaymentLinkJob(context),
+  };
+  const followUp = followUpJob(context.logger);
+  return {
+    ingest: byName({ [JobName.ingestEvent]: ingestEventJob(context) }),
+    sync: byName(sync),
+    followUp: byName({ [JobName.alert]: followUp, [JobName.receipt]: followUp }),
+    scheduled: byName({ [JobName.recoverInbox]: recoverInboxJob(context) }),
+  };
+}

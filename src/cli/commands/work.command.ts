@@ -1,0 +1,13 @@
+import { Command } from 'commander';
+import { runDaemonRoles } from './daemon-role.action.ts';
+
+/**
+ * `paysync work`: the queue workers (ingest, sync, follow-up, scheduled ticks), with
+ * `PAYSYNC_WORKER_CONCURRENCY` jobs at once per queue. Run as many as the service's rate limit
+ * allows; they share the queues and the rate limit through Redis.
+ */
+export function workCommand(): Command {
+  return new Command('work')
+    .description('run the queue workers that fetch each resource from the service and book it')
+    .action(() => runDaemonRoles('work', ['workers']));
+}

@@ -1,0 +1,181 @@
+import type { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { cronTable } from '../../jobs/cron-table.ts';
+import { jobProcessors } from '../../jobs/job-table.ts';
+import type { Config } from '../config.ts';
+import type { Database, DatabaseHandle } from '../db/index.ts';
+import type { Component } from '../lifecycle/index.ts';
+import { collectProcessMetrics } from '../metrics/index.ts';
+import { createQueues, type Queues } from '../queues/index.ts';
+import { createReceiverServer, type ReceiverServer } from '../receiver/index.ts';
+import { CredentialGuard, type CredentialCheck } from '../reconcile/index.ts';
+import { clientOptionsFromConfig, createUpstreamClient } from '../upstream/index.ts';
+import { openCheckedRedis, openMigratedDatabase } from './preflight.ts';
+import { createScheduler } from './scheduler.ts';
+import { createWorkerPool, type WorkerPool } from './worker-pool.ts';
+
+/** The roles of paysync: `start` runs all three, `serve`/`work`/`schedule` one each. */
+export type DaemonRole = 'receiver' | 'workers' | 'scheduler';
+
+export interface DaemonOptions {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly roles: readonly DaemonRole[];
+  /** BullMQ prefix; tests give each run its own. @defaultValue `config.processing.queuePrefix` */
+  readonly queuePrefix?: string;
+  /** Receiver port; 0 picks a free one. @defaultValue `config.port` */
+  readonly port?: number;
+  /** Receiver interface. @defaultValue `0.0.0.0` */
+  readonly host?: string;
+  /** Tries before a 404 becomes `unknown_upstream_resource`. @defaultValue 3 */
+  readonly notFoundAttempts?: number;
+}
+
+export interface Daemon {
+  /** In start order; stop them in reverse (`stopAll`, `runUntilSignal`). */
+  readonly components: readonly Component[];
+  readonly db: Kysely<Database>;
+  /** Queues on the worker connection (what jobs and the scheduler use). */
+  readonly queues: Queues;
+  readonly receiver: ReceiverServer | undefined;
+  readonly workers: WorkerPool | undefined;
+  /** Set once the workers started: what the start-up credential check found. */
+  credentialCheck(): CredentialCheck | undefined;
+}
+
+/**
+ * Opens the database and Redis, refuses to go on when migrations are pending or Redis may
+ * evict jobs, and builds the components of the requested roles. Nothing takes work until the
+ * components are started. The composition root of the daemon: it mounts the doors (receiver,
+ * jobs, cron table) on the domain.
+ */
+export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
+  const { config, logger } = options;
+  const roles = new Set(options.roles);
+  const prefix = options.queuePrefix ?? config.processing.queuePrefix;
+  // Fail on missing service credentials before opening anything.
+  const clientOptions = roles.has('workers') ? clientOptionsFromConfig(config) : undefined;
+
+  const opened: { close(): Promise<void> }[] = [];
+  const closeOpened = async () => {
+    for (const resource of opened.reverse()) await resource.close().catch(() => undefined);
+  };
+  let database: DatabaseHandle;
+  let receiverDatabase: DatabaseHandle | undefined;
+  let redis: Redis;
+  let producerRedis: Redis | undefined;
+  try {
+    // Every ingest and sync job may hold a connection at once, plus the scheduler's.
+    database = await openMigratedDatabase(config, {
+      poolSize: config.processing.concurrency * 2 + 4,
+    });
+    opened.push(database);
+    if (roles.has('receiver') && roles.has('workers') && database.dialect === 'postgres') {
+      // Webhooks must not queue behind sync transactions for a connection: a slow 2xx makes
+      // the sender retry. (SQLite keeps one connection: its writes are serial anyway.)
+      const ownPool = await openMigratedDatabase(config, { poolSize: 5 });
+      receiverDatabase = ownPool;
+      opened.push(ownPool);
+    }
+    redis = await openCheckedRedis(config, 'worker');
+    opened.push({ close: () => redis.quit().then(() => undefined) });
+    if (roles.has('receiver')) {
+      // The receiver must never wait on Redis to answer a webhook: its own fail-fast connection.
+      const producer = await openCheckedRedis(config, 'producer');
+      producerRedis = producer;
+      opened.push({ close: () => producer.quit().then(() => undefined) });
+    }
+  } catch (error) {
+    await closeOpened();
+    throw error;
+  }
+  const db = database.db;
+  const queues = createQueues({ connection: redis, prefix });
+  const producerQueues = producerRedis
+    ? createQueues({ connection: producerRedis, prefix })
+    : undefined;
+  try {
+    await Promise.all([queues.waitUntilReady(), producerQueues?.waitUntilReady()]);
+  } catch (error) {
+    await Promise.allSettled([queues.close(), producerQueues?.close()]);
+    await closeOpened();
+    throw error;
+  }
+  const credentials = new CredentialGuard(db, queues, logger);
+
+  const resources: Component = {
+    name: 'connections',
+    async start() {},
+    async stop() {
+      await producerQueues?.close();
+      await queues.close();
+      await producerRedis?.quit().catch(() => producerRedis?.disconnect());
+      await redis.quit().catch(() => redis.disconnect());
+      await receiverDatabase?.close();
+      await database.close();
+    },
+  };
+  const components: Component[] = [resources];
+  let workers: WorkerPool | undefined;
+  let credentialCheck: CredentialCheck | undefined;
+  let receiver: ReceiverServer | undefined;
+  try {
+    if (clientOptions) {
+      const upstream = createUpstreamClient({ ...clientOptions, redis, logger });
+      const processors = jobProcessors({
+        db,
+        queues,
+        upstream,
+        logger,
+        credentials,
+        transferSearchHours: config.processing.transferSearchHours,
+        recoveryAfterMs: config.processing.recoveryAfterMs,
+        ...(options.notFoundAttempts !== undefined
+          ? { notFoundAttempts: options.notFoundAttempts }
+          : {}),
+      });
+      workers = createWorkerPool({
+        connection: redis,
+        prefix,
+        concurrency: config.processing.concurrency,
+        lockMs: config.processing.jobLockMs,
+        processors,
+        logger,
+        beforeStart: async () => {
+          credentialCheck = await credentials.verifyAtStartup(upstream);
+        },
+      });
+      components.push(workers);
+    }
+    if (roles.has('scheduler')) {
+      components.push(createScheduler({ queues, entries: cronTable(config), logger }));
+    }
+    if (producerRedis && producerQueues) {
+      // Last to start, first to stop: intake stops before the workers drain.
+      receiver = createReceiverServer({
+        db: receiverDatabase?.db ?? db,
+        queues: producerQueues,
+        redis: producerRedis,
+        config,
+        logger,
+        port: options.port ?? config.port,
+        ...(options.host !== undefined ? { host: options.host } : {}),
+      });
+      components.push(receiver);
+    }
+  } catch (error) {
+    // A refused signing set-up, say: close what was opened, then say why.
+    await resources.stop().catch(() => undefined);
+    throw error;
+  }
+  collectProcessMetrics();
+  return {
+    components,
+    db,
+    queues,
+    receiver,
+    workers,
+    credentialCheck: () => credentialCheck,
+  };
+}

@@ -1,0 +1,9 @@
+/**
+ * The daemon's composition root: opens the database and Redis, checks them, and mounts the
+ * doors (receiver, BullMQ jobs, cron table) for the roles a process runs.
+ */
+export { createDaemon, type Daemon, type DaemonOptions, type DaemonRole } from './create-daemon.ts';
+export { runDaemon } from './run-daemon.ts';
+export { startDaemon, type RunningDaemon } from './start-daemon.ts';
+export { StartupError } from './startup-error.ts';
+export { tickSlot } from './scheduler.ts';

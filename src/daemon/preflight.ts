@@ -1,0 +1,75 @@
+import { once } from 'node:events';
+import type { Redis } from 'ioredis';
+import { hidePasswordInUrl, type Config } from '../config.ts';
+import {
+  createDatabase,
+  migrationStatus,
+  type DatabaseHandle,
+  type DatabaseOptions,
+} from '../db/index.ts';
+import { reasonOf } from '../doctor/check-result.ts';
+import { assertRedisNoEviction, createRedisConnection, RedisPolicyError } from '../queues/index.ts';
+import { StartupError } from './startup-error.ts';
+
+/**
+ * Opens the database and refuses, in one line, one that does not answer or has migrations
+ * pending: a worker must never write to a schema it was not built for.
+ */
+export async function openMigratedDatabase(
+  config: Config,
+  options: DatabaseOptions = {},
+): Promise<DatabaseHandle> {
+  const handle = createDatabase(config.databaseUrl, options);
+  try {
+    const { pending } = await migrationStatus(handle.db);
+    if (pending.length > 0) {
+      throw new StartupError(
+        `${handle.displayUrl} has ${pending.length} migration(s) pending (${pending.join(', ')}) → run \`paysync migrate\` first`,
+      );
+    }
+    return handle;
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    if (error instanceof StartupError) throw error;
+    throw new StartupError(
+      `cannot use ${handle.displayUrl}: ${reasonOf(error)} → check PAYSYNC_DATABASE_URL and that the database is running`,
+    );
+  }
+}
+
+/**
+ * Connects to Redis, waits until it answers, and refuses one whose maxmemory-policy is not
+ * noeviction: under any other policy Redis may silently drop queued jobs.
+ */
+export async function openCheckedRedis(
+  config: Config,
+  role: 'worker' | 'producer',
+  timeoutMs = 3000,
+): Promise<Redis> {
+  const redis = createRedisConnection(config.redisUrl, role);
+  let lastError: unknown;
+  redis.on('error', (error) => {
+    lastError = error;
+  });
+  try {
+    if (redis.status !== 'ready') {
+      await Promise.race([
+        once(redis, 'ready'),
+        new Promise((_, reject) =>
+          setTimeout(
+            () => reject(lastError ?? new Error(`no answer within ${timeoutMs} ms`)),
+            timeoutMs,
+          ).unref(),
+        ),
+      ]);
+    }
+    await assertRedisNoEviction(redis, config.redisUrl);
+    return redis;
+  } catch (error) {
+    redis.disconnect();
+    if (error instanceof RedisPolicyError) throw new StartupError(error.message);
+    throw new StartupError(
+      `cannot reach Redis at ${hidePasswordInUrl(config.redisUrl)} (${reasonOf(lastError ?? error)}) → start Redis, or set PAYSYNC_REDIS_URL to where it runs`,
+    );
+  }
+}

@@ -1,0 +1,66 @@
+import { createTask, type ScheduledTask } from 'node-cron';
+import type { Logger } from 'pino';
+import type { Component } from '../lifecycle/index.ts';
+import { enqueueScheduledTick, type Queues } from '../queues/index.ts';
+
+export interface ScheduleEntry {
+  readonly task: string;
+  readonly jobName: string;
+  readonly cron: string;
+}
+
+/**
+ * The time slot a tick stands for: its scheduled time to the second, so every scheduler
+ * firing for one slot derives the same job id and the slot runs once.
+ */
+export function tickSlot(scheduledAt: Date): string {
+  return new Date(Math.floor(scheduledAt.getTime() / 1000) * 1000).toISOString();
+}
+
+/**
+ * node-cron ticks that only enqueue. The work runs on the workers, so a slow task never
+ * delays a tick, and any number of schedulers can run side by side.
+ */
+export function createScheduler(options: {
+  readonly queues: Queues;
+  readonly entries: readonly ScheduleEntry[];
+  readonly logger: Logger;
+}): Component {
+  const tasks: ScheduledTask[] = [];
+  const { logger } = options;
+  return {
+    name: 'scheduler',
+    async start() {
+      for (const entry of options.entries) {
+        const task = createTask(
+          entry.cron,
+          async (context) => {
+            const slot = tickSlot(context.date);
+            try {
+              await enqueueScheduledTick(options.queues, entry.jobName, { task: entry.task, slot });
+            } catch (error) {
+              logger.warn(
+                {
+                  task: entry.task,
+                  slot,
+                  reason: error instanceof Error ? error.message : String(error),
+                },
+                'scheduler could not enqueue a tick; the next tick will',
+              );
+            }
+          },
+          { name: entry.task, noOverlap: true },
+        );
+        await task.start();
+        tasks.push(task);
+      }
+      logger.info(
+        { tasks: options.entries.map((e) => `${e.task} (${e.cron})`) },
+        'scheduler running',
+      );
+    },
+    async stop() {
+      for (const task of tasks.splice(0)) await task.destroy();
+    },
+  };
+}

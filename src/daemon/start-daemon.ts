@@ -1,0 +1,28 @@
+import { stopAll, type Component, type StopFailure } from '../lifecycle/index.ts';
+import { createDaemon, type Daemon, type DaemonOptions } from './create-daemon.ts';
+
+export interface RunningDaemon extends Daemon {
+  /** Stops every component in reverse order (intake first, workers drain, then connections). */
+  stop(): Promise<StopFailure[]>;
+}
+
+/**
+ * Builds and starts the daemon in this process, for tests and `paysync demo`: no signal
+ * handlers, the caller stops it. A start failure stops what had started and rethrows.
+ */
+export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
+  const daemon = await createDaemon(options);
+  const started: Component[] = [];
+  for (const component of daemon.components) {
+    try {
+      await component.start();
+      started.push(component);
+    } catch (error) {
+      // The connections come first and start without fail, so this closes them too.
+      await stopAll(started);
+      throw error;
+    }
+  }
+  let stopping: Promise<StopFailure[]> | undefined;
+  return { ...daemon, stop: () => (stopping ??= stopAll(started)) };
+}

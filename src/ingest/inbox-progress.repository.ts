@@ -1,0 +1,121 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.ts';
+import type { ResourceKind } from '../queues/index.ts';
+
+/** A connection or the caller's transaction (a `Transaction` is a `Kysely`). */
+type Executor = Kysely<Database>;
+
+/** Which resource an inbox row names, as far as anyone knows. */
+export interface ResourceHandle {
+  readonly kind: ResourceKind;
+  readonly id?: string | undefined;
+  readonly reference?: string | undefined;
+}
+
+const OPEN_STATUSES = ['received', 'processing'] as const;
+
+/**
+ * Writes what the classifier found on the row and moves it to `processing`, counting one
+ * attempt. Only an open row moves: a row already processed stays processed. Returns whether
+ * the row was open.
+ */
+export async function recordInboxResource(
+  db: Executor,
+  inboxId: number,
+  resource: ResourceHandle,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_inbox')
+    .set((eb) => ({
+      status: 'processing',
+      resource_kind: resource.kind,
+      resource_id: resource.id ?? null,
+      resource_reference: resource.reference ?? null,
+      attempts: eb('attempts', '+', 1),
+    }))
+    .where('id', '=', inboxId)
+    .where('status', 'in', OPEN_STATUSES)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * The highest inbox id now. Read before a fetch: every row at or below it was received
+ * before the fetch began (ids are handed out on arrival), so the fetched state covers it.
+ */
+export async function latestInboxId(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_inbox')
+    .select((eb) => eb.fn.max('id').as('max'))
+    .executeTakeFirst();
+  return Number(row?.max ?? 0);
+}
+
+export interface CoveredRowsUpdate {
+  readonly upToId: number;
+  readonly status: 'processed' | 'failed';
+  readonly lastError?: string;
+  readonly at: string;
+}
+
+/**
+ * Closes the open rows about `resource` received before the fetch (id ≤ `upToId`): those that
+ * name it by id, and those that name it only by reference. Rows that arrived during the fetch
+ * stay open: their change may be newer than what was fetched, and their own sync closes them.
+ */
+export async function closeCoveredInboxRows(
+  db: Executor,
+  resource: ResourceHandle,
+  update: CoveredRowsUpdate,
+): Promise<number> {
+  const { id, reference } = resource;
+  const close = () =>
+    db
+      .updateTable('webhook_inbox')
+      .set({ status: update.status, processed_at: update.at, last_error: update.lastError ?? null })
+      .where('resource_kind', '=', resource.kind)
+      .where('id', '<=', update.upToId)
+      .where('status', 'in', OPEN_STATUSES);
+  let closed = 0;
+  // Two statements, not one OR: each one is served by the (resource_kind, resource_id) index.
+  if (id !== undefined) {
+    const byId = await close().where('resource_id', '=', id).executeTakeFirst();
+    closed += Number(byId.numUpdatedRows);
+  }
+  if (reference !== undefined) {
+    const byReference = await close()
+      .where('resource_id', 'is', null)
+      .where('resource_reference', '=', reference)
+      .executeTakeFirst();
+    closed += Number(byReference.numUpdatedRows);
+  }
+  return closed;
+}
+
+/** The reference an earlier event about this resource carried, newest first. */
+export async function referenceFromInbox(
+  db: Executor,
+  kind: ResourceKind,
+  id: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('webhook_inbox')
+    .select('resource_reference')
+    .where('resource_kind', '=', kind)
+    .where('resource_id', '=', id)
+    .where('resource_reference', 'is not', null)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.resource_reference ?? undefined;
+}
+
+/** Keeps why the last attempt failed on an open row, for `show` and the operator. */
+export async function noteInboxError(db: Executor, inboxId: number, reason: string): Promise<void> {
+  await db
+    .updateTable('webhook_inbox')
+    .set({ last_error: reason.slice(0, 1000) })
+    .where('id', '=', inboxId)
+    .where('status', 'in', OPEN_STATUSES)
+    .execute();
+}

@@ -1,0 +1,79 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.ts';
+import { findInboxEvent, markInboxStatus } from '../inbox/index.ts';
+import { enqueueSync, type ObservedVia, type Queues } from '../queues/index.ts';
+import { classifyEvent, type EventClassification } from './classify-event.ts';
+import { recordInboxResource } from './inbox-progress.repository.ts';
+import { classifiedEventsTotal, unclassifiedEventsTotal } from './ingest-metrics.ts';
+
+export interface IngestDependencies {
+  readonly db: Kysely<Database>;
+  readonly queues: Queues;
+  readonly logger: Logger;
+}
+
+export type IngestResult =
+  | { readonly outcome: 'missing' | 'already_done' }
+  | { readonly outcome: 'unclassified'; readonly reason: string }
+  | { readonly outcome: 'ignored'; readonly subject: string }
+  | { readonly outcome: 'sync_enqueued'; readonly classification: EventClassification };
+
+/**
+ * Turns one inbox row into one deduplicated sync of the resource it names. The webhook body
+ * is only read for the resource's identity, never for money (it is a hint).
+ *
+ * An event nobody can read is marked `unclassified` and logged here, once: the row leaves the
+ * open statuses, so neither BullMQ nor the recovery sweep runs it again.
+ */
+export async function ingestEvent(
+  deps: IngestDependencies,
+  inboxId: number,
+  via: ObservedVia = 'webhook',
+): Promise<IngestResult> {
+  const { db, queues, logger } = deps;
+  const event = await findInboxEvent(db, inboxId);
+  if (!event) {
+    logger.warn({ inboxId }, 'ingest: no inbox row with this id; nothing to do');
+    return { outcome: 'missing' };
+  }
+  if (event.status !== 'received' && event.status !== 'processing') {
+    return { outcome: 'already_done' };
+  }
+  const classification = classifyEvent(event.rawBody);
+  if (classification.outcome === 'unclassified') {
+    await markInboxStatus(db, inboxId, 'unclassified', {
+      lastError: classification.reason,
+      countAttempt: true,
+    });
+    unclassifiedEventsTotal.inc();
+    logger.warn(
+      {
+        inboxId,
+        eventId: event.eventId,
+        eventType: event.eventType,
+        reason: classification.reason,
+      },
+      'webhook event not understood: marked unclassified (the raw body is kept in the inbox)',
+    );
+    return { outcome: 'unclassified', reason: classification.reason };
+  }
+  if (classification.outcome === 'ignored') {
+    await markInboxStatus(db, inboxId, 'processed', { countAttempt: true });
+    classifiedEventsTotal.inc({ kind: 'ignored' });
+    logger.debug({ inboxId, subject: classification.subject }, 'event about no ledger resource');
+    return { outcome: 'ignored', subject: classification.subject };
+  }
+  const { kind, id, reference } = classification;
+  const open = await recordInboxResource(db, inboxId, { kind, id, reference });
+  if (!open) return { outcome: 'already_done' };
+  await enqueueSync(queues, {
+    kind,
+    ...(id !== undefined ? { id } : {}),
+    ...(reference !== undefined ? { reference } : {}),
+    inboxId,
+    via,
+  });
+  classifiedEventsTotal.inc({ kind });
+  return { outcome: 'sync_enqueued', classification };
+}

@@ -1,0 +1,21 @@
+/**
+ * Reconciling the ledger with the service: one resource at a time (sync), and the inbox
+ * recovery sweep. Jobs call these; the ledger below never calls the service.
+ */
+export { CredentialGuard, type CredentialCheck } from './credential-guard.ts';
+export { fetchResourceState, type FetchedState, type FetchResult } from './fetch-resource-state.ts';
+export { followUpsFor } from './follow-ups.ts';
+export {
+  runRecoverySweep,
+  type RecoverySweepOptions,
+  type RecoverySweepResult,
+} from './recovery-sweep.ts';
+export {
+  resolveTransferReference,
+  type ReferenceSource,
+  type ResolvedReference,
+} from './resolve-transfer-reference.ts';
+export type { SyncDependencies } from './sync-dependencies.ts';
+export { syncResource } from './sync-resource.ts';
+export type { SyncAttempt, SyncResult } from './sync-result.ts';
+export { UnknownResourceError } from './unknown-resource-error.ts';

@@ -1,0 +1,30 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.ts';
+import type { Queues } from '../queues/index.ts';
+import type { UpstreamClient } from '../upstream/index.ts';
+import type { CredentialGuard } from './credential-guard.ts';
+
+/** What a sync needs; one set per worker process, shared by its jobs. */
+export interface SyncDependencies {
+  readonly db: Kysely<Database>;
+  readonly queues: Queues;
+  readonly upstream: UpstreamClient;
+  readonly logger: Logger;
+  readonly credentials: CredentialGuard;
+  /** How far back a transfer known only by id is searched for, in hours. */
+  readonly transferSearchHours: number;
+  /** Tries before a 404 becomes `unknown_upstream_resource`. @defaultValue 3 */
+  readonly notFoundAttempts?: number;
+  /** @defaultValue `() => new Date()` */
+  readonly now?: () => Date;
+}
+
+/** How far back a lookup by reference looks: the list endpoints filter on `createdAt`. */
+export const REFERENCE_LOOKBACK_MS = 400 * 24 * 3_600_000;
+
+/**
+ * Slack on the upper bound of list windows, so an item stamped by a service clock running
+ * ahead of ours is still inside `to`.
+ */
+export const CLOCK_SKEW_MS = 3_600_000;

@@ -1,0 +1,54 @@
+import { closeCoveredInboxRows } from '../ingest/inbox-progress.repository.ts';
+import { enqueueSync, type SyncJobData } from '../queues/index.ts';
+import type { SyncDependencies } from './sync-dependencies.ts';
+import type { SyncResult } from './sync-result.ts';
+import { UnknownResourceError } from './unknown-resource-error.ts';
+
+/** The intents a link's attempts name; the attempt shape is not documented, so read loosely. */
+function paymentIntentsOf(link: Record<string, unknown>): string[] {
+  const attempts = Array.isArray(link.attempts) ? link.attempts : [];
+  const ids = attempts
+    .map((attempt) =>
+      typeof attempt === 'object' && attempt !== null
+        ? (attempt as Record<string, unknown>).paymentIntentId
+        : undefined,
+    )
+    .filter((id): id is string => typeof id === 'string' && id.startsWith('pi_'));
+  return [...new Set(ids)];
+}
+
+/**
+ * A payment link holds no money of its own: the money moves in the payment intents made
+ * through it. So a link event fetches the link and syncs each of its intents.
+ */
+export async function syncPaymentLink(
+  deps: SyncDependencies,
+  data: SyncJobData,
+  upToId: number,
+): Promise<SyncResult> {
+  let link: Record<string, unknown> | undefined;
+  if (data.id) {
+    link = await deps.upstream.getPaymentLink(data.id);
+  } else if (data.reference) {
+    const listed = await deps.upstream.listPaymentLinks({ purchaseReference: data.reference });
+    const links = Array.isArray(listed) ? (listed as Record<string, unknown>[]) : [];
+    link = links.find((candidate) => candidate.purchaseReference === data.reference);
+  }
+  if (!link) {
+    throw new UnknownResourceError(
+      'payment_link',
+      data.id ?? data.reference ?? '?',
+      'no such payment link',
+    );
+  }
+  const paymentIntents = paymentIntentsOf(link);
+  for (const id of paymentIntents) {
+    await enqueueSync(deps.queues, { kind: 'payment_intent', id, via: data.via });
+  }
+  const closedRows = await closeCoveredInboxRows(
+    deps.db,
+    { kind: 'payment_link', id: String(link.id), reference: data.reference },
+    { upToId, status: 'processed', at: new Date().toISOString() },
+  );
+  return { outcome: 'linked', paymentIntents, closedRows };
+}

@@ -1,0 +1,76 @@
+import { closeCoveredInboxRows, latestInboxId } from '../ingest/inbox-progress.repository.ts';
+import type { ApplyOutcome } from '../ledger/index.ts';
+import type { SyncJobData } from '../queues/index.ts';
+import { applyFetchedState } from './apply-fetched-state.ts';
+import { fetchResourceState } from './fetch-resource-state.ts';
+import { enqueueFollowUps, followUpsFor } from './follow-ups.ts';
+import { handleSyncFailure } from './handle-sync-failure.ts';
+import { syncAttemptsTotal } from './reconcile-metrics.ts';
+import type { SyncDependencies } from './sync-dependencies.ts';
+import { syncPaymentLink } from './sync-payment-link.ts';
+import type { SyncAttempt, SyncResult } from './sync-result.ts';
+
+/**
+ * One sync: fetch the resource's authoritative state, then in ONE transaction apply it to the
+ * ledger and close the inbox rows it covers; only after the commit, enqueue follow-ups.
+ *
+ * "Covers" means received before the fetch began: the highest inbox id is read first, and
+ * only rows at or below it are closed. An event that lands mid-fetch stays open, and its own
+ * (deduplicated) sync fetches again.
+ */
+export async function syncResource(
+  deps: SyncDependencies,
+  data: SyncJobData,
+  attempt: SyncAttempt,
+): Promise<SyncResult> {
+  const result = await runSync(deps, data, attempt);
+  syncAttemptsTotal.inc({ kind: data.kind, outcome: result.outcome });
+  return result;
+}
+
+async function runSync(
+  deps: SyncDependencies,
+  data: SyncJobData,
+  attempt: SyncAttempt,
+): Promise<SyncResult> {
+  const upToId = await latestInboxId(deps.db);
+  if (data.kind === 'payment_link') {
+    try {
+      return await syncPaymentLink(deps, data, upToId);
+    } catch (error) {
+      return handleSyncFailure(deps, data, attempt, upToId, error);
+    }
+  }
+  const target = { ...data, kind: data.kind };
+  let fetched;
+  try {
+    fetched = await fetchResourceState(deps, target);
+  } catch (error) {
+    return handleSyncFailure(deps, data, attempt, upToId, error);
+  }
+  const observedAt = (deps.now ?? (() => new Date()))().toISOString();
+  const observation = {
+    via: data.via,
+    observedAt,
+    ...(data.inboxId !== undefined ? { inboxId: data.inboxId } : {}),
+  };
+  let committed: { outcomes: ApplyOutcome[]; closedRows: number };
+  try {
+    committed = await deps.db.transaction().execute(async (trx) => {
+      const outcomes: ApplyOutcome[] = [];
+      for (const state of fetched.states) {
+        outcomes.push(await applyFetchedState(trx, state, observation));
+      }
+      const closedRows = await closeCoveredInboxRows(trx, fetched.handle, {
+        upToId,
+        status: 'processed',
+        at: observedAt,
+      });
+      return { outcomes, closedRows };
+    });
+  } catch (error) {
+    return handleSyncFailure(deps, data, attempt, upToId, error);
+  }
+  await enqueueFollowUps(deps.queues, followUpsFor(committed.outcomes), deps.logger);
+  return { outcome: 'synced', ...committed };
+}

@@ -1,0 +1,132 @@
+import { UnrecoverableError, Worker } from 'bullmq';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tickSlot } from '../../src/daemon/index.ts';
+import { createScheduler } from '../../src/daemon/scheduler.ts';
+import { insertInboxEvent, markInboxStatus } from '../../src/inbox/index.ts';
+import {
+  enqueueIngest,
+  enqueueScheduledTick,
+  ingestJobId,
+  JobName,
+  QueueName,
+} from '../../src/queues/index.ts';
+import { runRecoverySweep } from '../../src/reconcile/index.ts';
+import { testDialect } from '../support/test-database.ts';
+import { createSyncContext, type SyncContext } from './support/sync-context.ts';
+
+const MINUTE = 60_000;
+const logger = pino({ level: 'silent' });
+
+let context: SyncContext | undefined;
+afterEach(async () => {
+  await context?.cleanup();
+  context = undefined;
+});
+
+async function row(
+  c: SyncContext,
+  minutesAgo: number,
+  status?: 'processing' | 'processed' | 'unclassified' | 'failed',
+) {
+  const { inboxId } = await insertInboxEvent(c.database.db, {
+    dedupeKey: `sweep:${Math.random()}`,
+    eventId: undefined,
+    eventType: undefined,
+    rawBody: Buffer.from('{"type":"transfer.updated"}'),
+    headers: {},
+    receivedAt: new Date(Date.now() - minutesAgo * MINUTE),
+  });
+  if (status) await markInboxStatus(c.database.db, inboxId, status);
+  return inboxId;
+}
+
+describe(`inbox recovery sweep on ${testDialect()}`, () => {
+  it('enqueues open rows older than the threshold, once, however often it runs', async () => {
+    context = await createSyncContext();
+    const received = await row(context, 10);
+    const processing = await row(context, 10, 'processing');
+    const recent = await row(context, 1);
+    await row(context, 10, 'processed');
+    await row(context, 10, 'unclassified');
+    await row(context, 10, 'failed');
+    const sweep = () =>
+      runRecoverySweep({
+        db: context!.database.db,
+        queues: context!.queues,
+        logger,
+        olderThanMs: 5 * MINUTE,
+      });
+
+    expect(await sweep()).toEqual({ found: 2, enqueued: 2, retried: 0 });
+    const waiting = await context.queues.ingest.getWaiting();
+    expect(waiting.map((job) => job.id).sort()).toEqual(
+      [ingestJobId(received), ingestJobId(processing)].sort(),
+    );
+    expect(await sweep()).toEqual({ found: 2, enqueued: 0, retried: 0 });
+    expect(await context.queues.ingest.getWaitingCount()).toBe(2);
+    expect(waiting.map((job) => job.id)).not.toContain(ingestJobId(recent));
+  });
+
+  it('sends a job that failed for good back for another try', async () => {
+    context = await createSyncContext();
+    const id = await row(context, 10);
+    await enqueueIngest(context.queues, id);
+    const failing = new Worker(
+      QueueName.ingest,
+      async () => {
+        throw new UnrecoverableError('database was down');
+      },
+      { connection: context.queues.ingest.opts.connection, prefix: context.queues.prefix },
+    );
+    await new Promise<void>((resolve) => failing.once('failed', () => resolve()));
+    await failing.close();
+    expect(await context.queues.ingest.getFailedCount()).toBe(1);
+
+    const result = await runRecoverySweep({
+      db: context.database.db,
+      queues: context.queues,
+      logger,
+      olderThanMs: 5 * MINUTE,
+    });
+    expect(result).toEqual({ found: 1, enqueued: 0, retried: 1 });
+    expect(await context.queues.ingest.getFailedCount()).toBe(0);
+    expect((await context.queues.ingest.getWaiting()).map((job) => job.id)).toEqual([
+      ingestJobId(id),
+    ]);
+  });
+});
+
+describe('scheduler ticks', () => {
+  it('derive one job id per slot, so a second scheduler adds nothing', async () => {
+    context = await createSyncContext();
+    const slot = tickSlot(new Date('2030-01-01T10:00:00.456Z'));
+    expect(slot).toBe('2030-01-01T10:00:00.000Z');
+    await enqueueScheduledTick(context.queues, JobName.recoverInbox, {
+      task: 'recover-inbox',
+      slot,
+    });
+    await enqueueScheduledTick(context.queues, JobName.recoverInbox, {
+      task: 'recover-inbox',
+      slot,
+    });
+    expect(await context.queues.scheduled.getWaitingCount()).toBe(1);
+  });
+
+  it('two schedulers running side by side enqueue each slot once', async () => {
+    context = await createSyncContext();
+    const entries = [{ task: 'recover-inbox', jobName: JobName.recoverInbox, cron: '* * * * * *' }];
+    const a = createScheduler({ queues: context.queues, entries, logger });
+    const b = createScheduler({ queues: context.queues, entries, logger });
+    await a.start();
+    await b.start();
+    await new Promise((resolve) => setTimeout(resolve, 3_200));
+    await a.stop();
+    await b.stop();
+    const jobs = await context.queues.scheduled.getWaiting();
+    const slots = jobs.map((job) => job.data.slot);
+    expect(slots.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(slots).size).toBe(slots.length);
+    expect(new Set(jobs.map((job) => job.id)).size).toBe(jobs.length);
+  });
+});
