@@ -1,8 +1,17 @@
 import { Command } from 'commander';
+import { demoCommand } from './commands/demo.command.ts';
 import { doctorCommand } from './commands/doctor.command.ts';
+import { listCommand } from './commands/list.command.ts';
 import { migrateCommand } from './commands/migrate.command.ts';
 import { plannedCommands } from './commands/planned.commands.ts';
+import { scheduleCommand } from './commands/schedule.command.ts';
+import { startCommand } from './commands/start.command.ts';
+import { workCommand } from './commands/work.command.ts';
+import { serveCommand } from './commands/serve.command.ts';
+import { replayCommand } from './commands/replay.command.ts';
+import { showCommand } from './commands/show.command.ts';
 import { simCommand } from './commands/sim.command.ts';
+import { webhooksCommand } from './commands/webhooks.command.ts';
 
 const HELP_FOOTER = `
 Configuration comes from PAYSYNC_* environment variables or a .env file in the working
@@ -19,7 +28,21 @@ export function buildProgram(): Command {
     .version(process.env.npm_package_version ?? '0.1.0', '-V, --version')
     .showHelpAfterError('(run with --help to see usage)')
     .addHelpText('after', HELP_FOOTER);
-  const commands = [migrateCommand(), doctorCommand(), simCommand(), ...plannedCommands()];
+  const commands = [
+    migrateCommand(),
+    doctorCommand(),
+    simCommand(),
+    startCommand(),
+    serveCommand(),
+    workCommand(),
+    scheduleCommand(),
+    demoCommand(),
+    ...plannedCommands(),
+    listCommand(),
+    showCommand(),
+    webhooksCommand(),
+    replayCommand(),
+  ];
   for (const command of commands) program.addCommand(command);
   return program;
 }

@@ -57,9 +57,9 @@ describe('paysync CLI', () => {
   });
 
   it('a command that is not built yet says so and exits 2', async () => {
-    const result = await runCli(['demo']);
+    const result = await runCli(['sweep']);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe('paysync demo: not implemented yet');
+    expect(result.stderr.trim()).toBe('paysync sweep: not implemented yet');
   });
 
   it('doctor with an invalid PAYSYNC_ENVIRONMENT exits non-zero with one line naming it', async () => {

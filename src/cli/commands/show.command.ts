@@ -1,0 +1,58 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { loadConfig } from '../../config.ts';
+import { CliError } from '../errors.ts';
+
+const RESOURCE_ID = /^(pi_[0-9A-Za-z]+|tr_[0-9A-Za-z]+|\d+|(refund|payment_refund):\d+)$/;
+
+function resourceId(value: string): string {
+  const id = value.trim();
+  if (!RESOURCE_ID.test(id)) {
+    throw new InvalidArgumentError(
+      `"${value}" is not a resource id: use pi_…, tr_…, or a refund id (123, or refund:123 / payment_refund:123 when both kinds have it)`,
+    );
+  }
+  return id;
+}
+
+/** `paysync show <id>`: one resource with its history, journal lines and inbox events. */
+export function showCommand(): Command {
+  return new Command('show')
+    .description('show one resource: mirror row, status history, journal lines, inbox events')
+    .argument('<id>', 'pi_…, tr_…, or a refund id', resourceId)
+    .option('--json', 'print JSON: {record, history, journals, discrepancies, inboxEvents}')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ paysync show tr_8Kq2Xw7LmN3pR5tV9yB1cD4f     a transfer; a failed one says why and that nothing was booked
+  $ paysync show pi_3Hj6Tn1QwE8rY2uI5oP7aS9d --json | jq '.journals[].lines'
+  $ paysync show 1002                             a refund (of a transfer, else of a payment)
+
+Amounts are integers in the currency's smallest unit, with the human form beside them; times
+are UTC. Reads PAYSYNC_DATABASE_URL. Exit codes: 0 shown, 1 no such resource in the database
+(or it cannot be read), 2 not an id.`,
+    )
+    .action(async (id: string, flags: { json?: boolean }) => {
+      const config = loadConfig();
+      const { openLedgerDatabase } = await import('../open-ledger-database.ts');
+      const { findResource } = await import('../../ledger/index.ts');
+      const handle = await openLedgerDatabase(config, 'show');
+      let view;
+      try {
+        view = await findResource(handle.db, id);
+      } finally {
+        await handle.close().catch(() => undefined);
+      }
+      if (!view) {
+        throw new CliError(
+          `show: no payment intent, transfer or refund with id ${id} in ${handle.displayUrl}; run \`paysync sweep\` or check the id`,
+        );
+      }
+      if (flags.json) {
+        console.log(JSON.stringify(view, null, 2));
+        return;
+      }
+      const { renderResourceView } = await import('../format/render-resource-view.ts');
+      console.log(renderResourceView(view));
+    });
+}

@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Config } from '../config.ts';
+import type { DatabaseHandle } from '../db/index.ts';
+import { reasonOf } from '../doctor/check-result.ts';
+import { CliError } from './errors.ts';
+
+/**
+ * Opens the daemon's database for a read command, refusing with one line (and creating
+ * nothing) when the SQLite file is missing, the server is unreachable or migrations are
+ * pending. `what` names the command in the message.
+ */
+export async function openLedgerDatabase(config: Config, what: string): Promise<DatabaseHandle> {
+  const { createDatabase, migrationStatus } = await import('../db/index.ts');
+  if (config.databaseUrl.startsWith('sqlite:')) {
+    const file = config.databaseUrl.slice('sqlite:'.length);
+    if (file !== ':memory:' && !existsSync(resolve(file))) {
+      throw new CliError(
+        `${what}: no database at sqlite:${resolve(file)} → set PAYSYNC_DATABASE_URL to the daemon's database, or run \`paysync migrate\` to create it`,
+      );
+    }
+  }
+  const handle = createDatabase(config.databaseUrl);
+  try {
+    const { pending } = await migrationStatus(handle.db);
+    if (pending.length > 0) {
+      throw new CliError(
+        `${what}: ${handle.displayUrl} has ${pending.length} pending migration${pending.length === 1 ? '' : 's'} (${pending.join(', ')}) → run \`paysync migrate\``,
+      );
+    }
+    return handle;
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    if (error instanceof CliError) throw error;
+    throw new CliError(
+      `${what}: cannot read ${handle.displayUrl}: ${reasonOf(error)} → check PAYSYNC_DATABASE_URL and that the database is running`,
+    );
+  }
+}

@@ -1,0 +1,192 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { loadConfig, type Config } from '../config.ts';
+import { startDaemon, type RunningDaemon } from '../daemon/index.ts';
+import { createDatabase, migrateToLatest } from '../db/index.ts';
+import { createRedisConnection } from '../queues/index.ts';
+import { generateWebhookSecret, startSimulator, type RunningSimulator } from '../sim/index.ts';
+import { createUpstreamClient } from '../upstream/index.ts';
+import { collectDemoSummary, type DemoSummary } from './demo-summary.ts';
+import { createDemoTraffic, type DemoTraffic } from './demo-traffic.ts';
+
+export interface DemoOptions {
+  /** SQLite file of the demo's books; replaced at start. */
+  readonly databaseFile: string;
+  /** @defaultValue `redis://127.0.0.1:6379` */
+  readonly redisUrl?: string;
+  /** Receiver port; 0 picks a free one. @defaultValue 0 */
+  readonly port?: number;
+  /** Where the daemon's and simulator's log lines go (never the summary's terminal). */
+  readonly logger: Logger;
+  /** Milliseconds between traffic ticks. @defaultValue 500 */
+  readonly tickMs?: number;
+}
+
+export interface RunningDemo {
+  readonly simUrl: string;
+  /** Where the simulator delivers webhooks. */
+  readonly webhookUrl: string;
+  /** `sqlite:<absolute path>`, for `PAYSYNC_DATABASE_URL`. */
+  readonly databaseUrl: string;
+  readonly queuePrefix: string;
+  summary(): Promise<DemoSummary>;
+  /** A failed transfer's id, once the ledger holds one: the thing to `paysync show`. */
+  failedTransferId(): Promise<string | undefined>;
+  /** Stops generating traffic and gives the daemon up to `timeoutMs` to process what is left. */
+  drain(timeoutMs: number): Promise<void>;
+  /** Stops traffic, daemon and simulator, and removes the demo's keys from Redis. */
+  stop(): Promise<void>;
+}
+
+function demoConfig(
+  options: DemoOptions,
+  sim: RunningSimulator,
+  secret: string,
+  prefix: string,
+): Config {
+  return loadConfig({
+    PAYSYNC_UPSTREAM_URL: sim.url,
+    PAYSYNC_API_KEY: sim.credentials.apiKey,
+    PAYSYNC_MERCHANT_ID: sim.credentials.merchantId,
+    PAYSYNC_ENVIRONMENT: 'sandbox',
+    PAYSYNC_DATABASE_URL: `sqlite:${options.databaseFile}`,
+    PAYSYNC_REDIS_URL: options.redisUrl ?? 'redis://127.0.0.1:6379',
+    PAYSYNC_PORT: String(options.port || 8080),
+    PAYSYNC_WEBHOOK_SECRET: secret,
+    PAYSYNC_QUEUE_PREFIX: prefix,
+    PAYSYNC_UPSTREAM_RPS: '1000',
+    PAYSYNC_UPSTREAM_CONCURRENCY: '16',
+    PAYSYNC_WORKER_CONCURRENCY: '8',
+    PAYSYNC_RECOVERY_AFTER_SECONDS: '30',
+    PAYSYNC_SHUTDOWN_TIMEOUT_MS: '5000',
+    PAYSYNC_LOG_LEVEL: options.logger.level,
+  });
+}
+
+async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
+  const redis = createRedisConnection(redisUrl, 'worker');
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    await redis.quit().catch(() => redis.disconnect());
+  }
+}
+
+/**
+ * `paysync demo` in-process: the simulator, a freshly migrated SQLite file, the daemon (receiver,
+ * workers and scheduler) on its own queue prefix, the webhook registered, and generated traffic.
+ * Needs only Redis; the credentials are the simulator's.
+ */
+export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
+  const { logger } = options;
+  const started = Date.now();
+  for (const suffix of ['', '-wal', '-shm'])
+    rmSync(`${options.databaseFile}${suffix}`, { force: true });
+  const migration = createDatabase(`sqlite:${options.databaseFile}`);
+  try {
+    await migrateToLatest(migration.db);
+  } finally {
+    await migration.close();
+  }
+
+  const secret = generateWebhookSecret();
+  // Ten minutes behind real time, so moving its clock forward never dates anything in our future.
+  const sim = await startSimulator({
+    port: 0,
+    webhookSecret: secret,
+    startAt: new Date(started - 10 * 60_000),
+    webhookRetryDelaysMs: [500, 1000, 2000, 5000, 10_000],
+    logger: logger.child({ role: 'sim' }),
+  });
+  const prefix = `paysync-demo-${randomBytes(4).toString('hex')}`;
+  const config = demoConfig(options, sim, secret, prefix);
+  const redisUrl = config.redisUrl;
+  let daemon: RunningDaemon;
+  try {
+    daemon = await startDaemon({
+      config,
+      logger,
+      roles: ['receiver', 'workers', 'scheduler'],
+      queuePrefix: prefix,
+      port: options.port ?? 0,
+      host: '127.0.0.1',
+    });
+  } catch (error) {
+    await sim.stop();
+    throw error;
+  }
+  const client = createUpstreamClient({
+    baseUrl: sim.url,
+    ...sim.credentials,
+    environment: 'sandbox',
+    rps: 1000,
+    maxRetries: 2,
+  });
+  const webhookUrl = `${daemon.receiver!.url}${config.webhook.path}`;
+  const traffic: DemoTraffic = createDemoTraffic({
+    sim,
+    client,
+    logger: logger.child({ role: 'demo-traffic' }),
+    ...(options.tickMs !== undefined ? { tickMs: options.tickMs } : {}),
+  });
+  try {
+    await client.createWebhook({ url: webhookUrl, description: 'paysync demo' });
+  } catch (error) {
+    await daemon.stop();
+    await sim.stop();
+    await deleteKeys(redisUrl, prefix).catch(() => undefined);
+    throw error;
+  }
+  traffic.start();
+
+  let stopping: Promise<void> | undefined;
+  return {
+    simUrl: sim.url,
+    webhookUrl,
+    databaseUrl: `sqlite:${options.databaseFile}`,
+    queuePrefix: prefix,
+    summary: () => collectDemoSummary(daemon.db, sim, traffic.counts, Date.now() - started),
+    async failedTransferId() {
+      const row = await daemon.db
+        .selectFrom('transfers')
+        .select('id')
+        .where('status', '=', 'failed')
+        .orderBy('updated_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row?.id;
+    },
+    async drain(timeoutMs) {
+      await traffic.stop();
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const { webhooks } = await collectDemoSummary(daemon.db, sim, traffic.counts, 0);
+        if (webhooks.open === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    },
+    stop() {
+      stopping ??= (async () => {
+        await traffic.stop();
+        const failures = await daemon.stop();
+        for (const failure of failures) {
+          logger.warn(
+            { component: failure.name, err: failure.error },
+            'demo: a component did not stop cleanly',
+          );
+        }
+        await sim.stop();
+        await deleteKeys(redisUrl, prefix).catch((error: unknown) =>
+          logger.warn({ err: error }, 'demo: could not remove its queue keys from Redis'),
+        );
+      })();
+      return stopping;
+    },
+  };
+}
