@@ -13,6 +13,7 @@ import {
   type UnknownRow,
 } from 'kysely';
 import pg from 'pg';
+import { hidePasswordInUrl } from '../config.ts';
 import type { Database } from './database.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -127,6 +128,6 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  const displayUrl = url.replace(/(:\/\/[^:/@]*:)[^@]+@/, '$1***@');
+  const displayUrl = hidePasswordInUrl(url);
   return { db, dialect, displayUrl, close: () => db.destroy() };
 }
