@@ -7,7 +7,7 @@ import {
   type DatabaseHandle,
   type DatabaseOptions,
 } from '../db/index.ts';
-import { reasonOf } from '../doctor/check-result.ts';
+import { reasonOf } from '../error-reason.ts';
 import { assertRedisNoEviction, createRedisConnection, RedisPolicyError } from '../queues/index.ts';
 import { StartupError } from './startup-error.ts';
 

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { sql } from 'kysely';
 import { createDatabase, dialectOf, migrationStatus } from '../db/index.ts';
-import { failed, passed, reasonOf, type CheckResult } from './check-result.ts';
+import { failed, passed, type CheckResult } from './check-result.ts';
+import { reasonOf } from '../error-reason.ts';
 
 /** The database opens, answers, and has every migration applied. Creates nothing. */
 export async function checkDatabase(databaseUrl: string): Promise<CheckResult> {

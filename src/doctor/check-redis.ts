@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { hidePasswordInUrl } from '../config.ts';
-import { failed, passed, reasonOf, type CheckResult } from './check-result.ts';
+import { failed, passed, type CheckResult } from './check-result.ts';
+import { reasonOf } from '../error-reason.ts';
 
 const MIN_VERSION = [6, 2] as const;
 

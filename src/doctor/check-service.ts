@@ -1,5 +1,6 @@
 import { ConfigError, requireServiceCredentials, type Config } from '../config.ts';
-import { failed, passed, reasonOf, type CheckResult } from './check-result.ts';
+import { failed, passed, type CheckResult } from './check-result.ts';
+import { reasonOf } from '../error-reason.ts';
 
 /**
  * The service answers and accepts our credentials. `GET /balance` is cheap, read-only and

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Database } from '../db/database.ts';
 import { readCredentialFailure } from '../service-state/index.ts';
+import { reasonOf } from '../error-reason.ts';
 
 /** One more thing `/readyz` must see working; resolves to why not, or undefined when fine. */
 export type ReadinessCheck = () => Promise<string | undefined>;
@@ -18,10 +19,6 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
     timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error);
 }
 
 export interface ReadinessDependencies {

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { DatabaseHandle } from '../../db/index.ts';
-import { reasonOf } from '../../doctor/check-result.ts';
+import { reasonOf } from '../../error-reason.ts';
 import { commandContext } from '../context.ts';
 import { CliError } from '../errors.ts';
 
