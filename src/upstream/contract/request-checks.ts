@@ -107,6 +107,10 @@ function simulatorField(field: RequestField): z.ZodType {
   return field.required === undefined ? field.schema.optional() : field.schema;
 }
 
+/**
+ * Object.fromEntries loses the per-key types, so the builders below cast their result to the
+ * shapes declared above (DocumentedShape, SimulatorShape), which say what these functions make.
+ */
 function mapFields(fields: RequestFields, build: (field: RequestField) => z.ZodType) {
   return Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, build(field)]));
 }
