@@ -322,8 +322,10 @@ export function classifyEvent(raw: unknown): EventClassification {
     const kind = isRefundKind(c.declaredKind) ? c.declaredKind : refundKindByShape(c.object);
     if (kind) return resource(kind, c.ownNumeric, c.object, eventType);
   }
-  // An untyped object with no id of its own that points at a resource names it. A typed event
-  // that only points at another kind (a refund naming its transfer) is not about that kind.
+  // An untyped event whose object points at a resource names it (a checkout session naming
+  // its payment intent), unless the object has a number of its own: that is likely a refund we
+  // could not place. A typed event that only points at another kind (a refund naming its
+  // transfer) is not about that kind.
   if (!typed) {
     for (const c of found.filter((candidate) => !candidate.ownNumeric)) {
       for (const kind of Object.keys(KIND_KEYS) as ResourceKind[]) {
