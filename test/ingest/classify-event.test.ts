@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
 import { classifyEvent, kindOfEventType } from '../../src/ingest/classify-event.ts';
 
 const PI = 'pi_A1b2C3d4E5f6G7h8I9j0K1l2';
@@ -451,5 +452,36 @@ describe('kindOfEventType', () => {
     ['invoice.paid', undefined],
   ])('%s → %s', (type, kind) => {
     expect(kindOfEventType(type)).toBe(kind);
+  });
+});
+
+describe('classifyEvent on arbitrary input', () => {
+  test('never throws, and a resource always has an id or a reference', () => {
+    const subjectLike = fc.oneof(
+      fc.string(),
+      fc.constantFrom('refunds/', 'transfers/', 'https://x/payment-intents/', 'urn:a:'),
+    );
+    const bodies = fc.oneof(
+      fc.jsonValue(),
+      fc.record({
+        id: fc.oneof(fc.integer(), fc.string()),
+        type: fc.string(),
+        subject: fc
+          .tuple(subjectLike, fc.oneof(fc.nat().map(String), fc.string()))
+          .map(([a, b]) => a + b),
+        resourceType: fc.constantFrom('refund', 'payment_refund', 'transfer', 'x'),
+        resourceId: fc.oneof(fc.nat(), fc.string()),
+        data: fc.jsonValue(),
+      }),
+    );
+    fc.assert(
+      fc.property(bodies, (body) => {
+        const result = classifyEvent(Buffer.from(JSON.stringify(body) ?? 'null'));
+        if (result.outcome === 'resource') {
+          expect(result.id ?? result.reference).toBeTruthy();
+        }
+      }),
+      { seed: 7_2026, numRuns: 500 },
+    );
   });
 });
