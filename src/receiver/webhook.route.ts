@@ -75,7 +75,9 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
       if (isBlank(rawBody)) {
         return refuse(response, 400, 'empty_body', 'the body is empty');
       }
-      const signature = settings.verify(rawBody, request.headers);
+      // headersDistinct keeps repeated lines apart (Node's `headers` joins them with ", "), so
+      // the verifier can refuse a repeated signature, id or timestamp header.
+      const signature = settings.verify(rawBody, request.headersDistinct);
       if (!signature.ok) {
         signatureFailures.inc({ reason: signature.reason });
         settings.logger.warn(
