@@ -197,6 +197,29 @@ describe('inbox repository', () => {
     );
   });
 
+  it('commits a batch whole or not at all, beside other requests (7.A1)', async () => {
+    const intake = createInboxIntake(database.db, {
+      enqueue: async () => undefined,
+      logger: createLogger({ level: 'silent', pretty: false }),
+    });
+    const batch = Array.from({ length: 1200 }, (_, i) => event(`evt_big${i}`, new Date()));
+    const [single, stored] = await Promise.all([
+      intake.accept(event('evt_alone', new Date())),
+      intake.acceptAll(batch),
+    ]);
+    expect(single.duplicate).toBe(false);
+    expect(stored.filter((r) => !r.duplicate)).toHaveLength(1200);
+    // One bad element (past the first statement's rows) rolls the whole batch back.
+    const broken = Array.from({ length: 700 }, (_, i) => event(`evt_bad${i}`, new Date()));
+    broken[650] = { ...broken[650]!, rawBody: null as unknown as Buffer };
+    await expect(intake.acceptAll(broken)).rejects.toBeInstanceOf(InboxUnavailableError);
+    const count = await database.db
+      .selectFrom('webhook_inbox')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(1201);
+  });
+
   it('marks status, counts attempts, and keeps processed_at only for final statuses', async () => {
     const { inboxId } = await insertInboxEvent(database.db, event('evt_c', new Date()));
     await markInboxStatus(database.db, inboxId, 'processing', { countAttempt: true });
