@@ -16,8 +16,16 @@ const MAX_ID_LENGTH = 200;
  */
 const RESOURCE_ID = /^(?:pi|tr|pl|wh|pay|fee|rc)_|^\d+$/;
 
+/**
+ * A JSON string may hold U+0000, which a PostgreSQL text column refuses: taken as an id or a
+ * type, it would fail the insert (503 for ever, to the events committed with it too). Such a
+ * value is not used; the raw body, stored as bytes, still holds it.
+ */
+const NUL = '\u0000';
+
 function text(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
+  if (value.includes(NUL)) return undefined;
   const trimmed = value.trim();
   return trimmed === '' || trimmed.length > MAX_ID_LENGTH ? undefined : trimmed;
 }
