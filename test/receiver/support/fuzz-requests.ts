@@ -205,7 +205,7 @@ const extraHeaders = fc.oneof(
 );
 
 const encodingHeaders = fc.oneof(
-  { weight: 6, arbitrary: fc.constant<HeaderLine[]>([]) },
+  { weight: 12, arbitrary: fc.constant<HeaderLine[]>([]) },
   {
     weight: 3,
     arbitrary: fc
