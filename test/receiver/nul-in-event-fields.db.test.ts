@@ -8,7 +8,7 @@ import {
 
 // Found by the receiver fuzz test (seed 20261123, PostgreSQL): a JSON string may hold U+0000
 // ("\u0000"), which a PostgreSQL text column refuses. Taken as the event's type or id, it made
-// the inbox insert fail: 503 for ever to that event, and to every event committed with it.
+// the inbox insert fail: 503 for ever to that event, and to any event sharing its group commit.
 
 let fixture: ReceiverFixture | undefined;
 afterEach(async () => {
@@ -25,7 +25,8 @@ describe('receiver: U+0000 in an event id or type', () => {
       body: '{"id":"evt_nulintype00000000000001","type":"transfer\\u0000updated"}',
     });
     const neighbour = signedEvent(secret, { id: 'evt_nulneighbour0000000001' });
-    // Sent together, so the group commit puts both in one statement.
+    // Sent together: when the group commit puts both in one statement (not guaranteed, it
+    // depends on arrival), the neighbour must not fail with it.
     const [first, second] = await Promise.all([
       fixture.post(poisoned.body, poisoned.headers),
       fixture.post(neighbour.body, neighbour.headers),
