@@ -38,8 +38,16 @@ export function eventKey(eventId: string): string {
  */
 const RESOURCE_ID = /^(?:pi|tr|pl|wh|pay|fee|rc)_|^\d+$/;
 
+/**
+ * A JSON string may hold U+0000, which a PostgreSQL text column refuses: taken as an id or a
+ * type, it would fail the insert (503 for ever, to the events committed with it too). Such a
+ * value is not used; the raw body, stored as bytes, still holds it.
+ */
+const NUL = '\u0000';
+
 function text(value: unknown, maxLength = Infinity): string | undefined {
   if (typeof value !== 'string') return undefined;
+  if (value.includes(NUL)) return undefined;
   const trimmed = value.trim();
   return trimmed === '' || trimmed.length > maxLength ? undefined : trimmed;
 }
