@@ -12,6 +12,15 @@ const BATCH_KEYS = ['events', 'data'] as const;
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * Fields that make an object an event of its own: such an object is one event even when its
+ * `data` or `events` member is a list (the fuzz test found `{"id","type","data":[…]}` split).
+ */
+const EVENT_TYPE_KEYS = ['type', 'event', 'eventType', 'event_type'] as const;
+
+const isEventItself = (value: Record<string, unknown>): boolean =>
+  EVENT_TYPE_KEYS.some((key) => typeof value[key] === 'string');
+
 /** A non-empty list whose every element is a JSON object: the only list taken as events. */
 const isEventList = (value: unknown): value is Record<string, unknown>[] =>
   Array.isArray(value) && value.length > 0 && value.every(isObject);
@@ -115,7 +124,7 @@ export function splitBatch(
   let list: Record<string, unknown>[] | undefined;
   let member: string | undefined;
   if (isEventList(body)) list = body;
-  else if (isObject(body)) {
+  else if (isObject(body) && !isEventItself(body)) {
     member = BATCH_KEYS.find((key) => isEventList(body[key]));
     if (member !== undefined) list = body[member] as Record<string, unknown>[];
   }

@@ -25,7 +25,7 @@ describe('splitting a batch into events (7.A1)', () => {
 
   it('reads the events member, else data; the last duplicate key wins, as in JSON.parse', () => {
     const text =
-      '{"data":[{"id":"evt_old"}],"type":"x","events":{"no":1},"data":[{"id":"evt_new"},{"k":"v"}]}';
+      '{"data":[{"id":"evt_old"}],"batch":"x","events":{"no":1},"data":[{"id":"evt_new"},{"k":"v"}]}';
     const elements = split(text, 'msg_1')!;
     expect(elements.map((e) => e.rawBody.toString())).toEqual(['{"id":"evt_new"}', '{"k":"v"}']);
     expect(elements.map((e) => e.dedupeKey)).toEqual(['event:evt_new', 'event:msg_1#1']);
@@ -54,5 +54,15 @@ describe('splitting a batch into events (7.A1)', () => {
     ['a string', '"hello"'],
   ])('takes %s as one event', (_name, text) => {
     expect(split(text)).toBeUndefined();
+  });
+});
+
+describe('an event whose own data is a list is one event, not a batch', () => {
+  it.each([
+    ['type', { id: 'evt_1', type: 'refund.completed', data: [{ a: 1 }, { b: 2 }] }],
+    ['event', { id: 55, event: 'transfer.updated', data: [{ id: 'tr_1' }] }],
+    ['eventType', { eventType: 'PAYMENT.CAPTURE', events: [{ x: 1 }] }],
+  ])('an object with its own %s is not an envelope', (_field, body) => {
+    expect(split(JSON.stringify(body))).toBeUndefined();
   });
 });
