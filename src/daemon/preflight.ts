@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { hidePasswordInUrl, type Config } from '../config.ts';
 import {
   createDatabase,
+  DatabaseOpenError,
   migrationStatus,
   type DatabaseHandle,
   type DatabaseOptions,
@@ -19,7 +20,15 @@ export async function openMigratedDatabase(
   config: Config,
   options: DatabaseOptions = {},
 ): Promise<DatabaseHandle> {
-  const handle = createDatabase(config.databaseUrl, options);
+  let handle: DatabaseHandle;
+  try {
+    handle = createDatabase(config.databaseUrl, options);
+  } catch (error) {
+    if (!(error instanceof DatabaseOpenError)) throw error;
+    throw new StartupError(
+      `cannot use ${error.displayUrl}: ${error.reason} → set PAYSYNC_DATABASE_URL to a database file paysync can open`,
+    );
+  }
   try {
     const { pending } = await migrationStatus(handle.db);
     if (pending.length > 0) {
