@@ -9,12 +9,14 @@ import {
   type DatabaseOptions,
 } from '../db/index.ts';
 import { reasonOf } from '../error-reason.ts';
+import { probeInboxWrite } from '../inbox/index.ts';
 import { assertRedisNoEviction, createRedisConnection, RedisPolicyError } from '../queues/index.ts';
 import { StartupError } from './startup-error.ts';
 
 /**
- * Opens the database and refuses, in one line, one that does not answer or has migrations
- * pending: a worker must never write to a schema it was not built for.
+ * Opens the database and refuses, in one line, one that does not answer, has migrations
+ * pending (a worker must never write to a schema it was not built for) or cannot be written
+ * (a receiver on it would answer 503 to every webhook).
  */
 export async function openMigratedDatabase(
   config: Config,
@@ -34,6 +36,13 @@ export async function openMigratedDatabase(
     if (pending.length > 0) {
       throw new StartupError(
         `${handle.displayUrl} has ${pending.length} migration(s) pending (${pending.join(', ')}) → run \`paysync migrate\` first`,
+      );
+    }
+    try {
+      await probeInboxWrite(handle.db);
+    } catch (error) {
+      throw new StartupError(
+        `cannot write to ${handle.displayUrl} (${reasonOf(error)}) → make the database writable (for SQLite the file and its folder), or set PAYSYNC_DATABASE_URL to a writable one`,
       );
     }
     return handle;

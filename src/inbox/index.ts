@@ -17,4 +17,5 @@ export {
   type InboxStatusChange,
 } from './inbox.repository.ts';
 export type { InboxStatus, WebhookInboxRow } from './inbox.table.ts';
+export { probeInboxWrite } from './probe-inbox-write.ts';
 export { STORED_HEADERS, storedHeaders } from './stored-headers.ts';
