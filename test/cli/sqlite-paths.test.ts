@@ -48,3 +48,22 @@ describe('7.D11, 7.D12: every command names PAYSYNC_DATABASE_URL and the path of
     20_000,
   );
 });
+
+describe('7.D12: doctor reports an unusable SQLite file as a failed check', () => {
+  it.each(Object.entries(BAD_PATHS))(
+    '`paysync doctor` on %s (%s) names PAYSYNC_DATABASE_URL and the path',
+    async (_what, path) => {
+      const result = await runCli(['doctor'], {
+        env: { PAYSYNC_DATABASE_URL: `sqlite:${path}` },
+        timeoutMs: 15_000,
+      });
+      expect(result.code).toBe(1);
+      const line = result.stdout.split('\n').find((l) => l.includes('database'));
+      expect(line).toBeDefined();
+      expect(line).toContain('PAYSYNC_DATABASE_URL');
+      expect(line).toContain(path);
+      expect(result.stderr).toBe('');
+    },
+    20_000,
+  );
+});
