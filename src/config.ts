@@ -356,9 +356,12 @@ function hidePasswordInOneUrl(url: string): string {
   const authority = authorityEnd === -1 ? url.slice(start) : url.slice(start, start + authorityEnd);
   const at = authority.lastIndexOf('@');
   if (at !== -1) {
+    // Another URL may follow without a space between (`…/db,redis://:pw@cache`).
+    const rest = url.slice(start + authority.length);
+    const tail = rest.includes('://') ? hidePasswordInUrl(rest) : rest;
     const colon = authority.indexOf(':');
-    if (colon === -1 || colon > at) return url;
-    return `${url.slice(0, start + colon + 1)}***${url.slice(start + at)}`;
+    if (colon === -1 || colon > at) return `${url.slice(0, start + authority.length)}${tail}`;
+    return `${url.slice(0, start + colon + 1)}***${authority.slice(at)}${tail}`;
   }
   const lastAt = url.lastIndexOf('@');
   const colon = authority.indexOf(':');

@@ -80,6 +80,12 @@ describe('7.C8: a URL password is hidden whole, split where the driver splits it
     expectNoPassword(lines[0]!);
   });
 
+  it('hides the passwords of URLs that follow one another without a space', () => {
+    expect(hidePasswordInUrl('postgres://u:Xq9@Zk7@db/ledger,redis://:Xq9Zk7@cache:6379/0')).toBe(
+      'postgres://u:***@db/ledger,redis://:***@cache:6379/0',
+    );
+  });
+
   it('leaves URLs without a password alone', () => {
     const text = 'fetching https://api.example.com/v1/a@b and postgres://books@db/ledger';
     expect(hidePasswordInUrl(text)).toBe(text);
