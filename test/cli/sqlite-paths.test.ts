@@ -1,10 +1,11 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'paysync-folder-as-db-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 /** SQLite paths that cannot be a database, each with what the message must name. */
 const BAD_PATHS = {
