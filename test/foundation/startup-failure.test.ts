@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,10 +8,12 @@ import { deleteRedisPrefix, uniqueRedisPrefix } from '../support/test-redis.ts';
 
 let holder: Server | undefined;
 const prefixes: string[] = [];
+const folders: string[] = [];
 afterEach(async () => {
   await new Promise<void>((done) => (holder ? holder.close(() => done()) : done()));
   holder = undefined;
   for (const prefix of prefixes.splice(0)) await deleteRedisPrefix(prefix);
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
 describe('7.D16: a start-up failure prints one line, no stack, nothing else', () => {
@@ -20,6 +22,7 @@ describe('7.D16: a start-up failure prints one line, no stack, nothing else', ()
     await new Promise<void>((done) => holder!.listen(0, '0.0.0.0', done));
     const port = (holder.address() as { port: number }).port;
     const cwd = mkdtempSync(join(tmpdir(), 'paysync-port-'));
+    folders.push(cwd);
     const prefix = uniqueRedisPrefix('port-in-use');
     prefixes.push(prefix);
     const env = {
