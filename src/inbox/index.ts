@@ -18,4 +18,5 @@ export {
 } from './inbox.repository.ts';
 export type { InboxStatus, WebhookInboxRow } from './inbox.table.ts';
 export { splitBatch, type BatchElement } from './split-batch.ts';
+export { probeInboxWrite } from './probe-inbox-write.ts';
 export { STORED_HEADERS, storedHeaders } from './stored-headers.ts';
