@@ -20,5 +20,6 @@ export function cronTable(config: Config): CronEntry[] {
       jobName: JobName.recoverInbox,
       cron: config.processing.recoveryCron,
     },
-  ];
+    { task: 'janitor', jobName: JobName.janitor, cron: config.janitor.cron },
+  ].filter((entry) => entry.cron !== 'off');
 }
