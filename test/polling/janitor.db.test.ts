@@ -176,3 +176,51 @@ describe('janitor: no webhooks at all', () => {
     expect(await janitor()).toEqual({ due: 0, polled: 0, stuck: 0 });
   }, 60_000);
 });
+
+describe('janitor: SLAs and races', () => {
+  it('gives a refund in pending_manual 7 days, not the 72 h of other refunds', async () => {
+    const transfer = ctx.sim.control.createTransfer({
+      amount: 5000,
+      destination: { number: '+221770009905' },
+    });
+    ctx.advance(1000);
+    ctx.sim.control.settle(transfer.id);
+    ctx.advance(1000);
+    const refund = await ctx.deps.upstream.createRefund({ transactionId: transfer.id });
+    const createdAt = ctx.now().getTime();
+    ctx.advance(10_000); // created → pending → pending_manual on the simulator
+    const id = String(refund.id);
+    const first = await syncResource(ctx.deps, { kind: 'refund', id, via: 'poll' }, { attempt: 1 });
+    expect(first.outcome).toBe('synced');
+    const status = await ctx.database.db
+      .selectFrom('refunds')
+      .select('status')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(status.status).toBe('pending_manual');
+
+    ctx.advanceTo(createdAt + 73 * HOUR);
+    expect((await janitor()).stuck).toBe(0);
+    await ctx.runQueuedSyncs();
+    ctx.advanceTo(createdAt + 7 * 24 * HOUR + MINUTE);
+    expect((await janitor()).stuck).toBe(1);
+    const [stuck] = await discrepanciesOf(id);
+    expect(stuck).toMatchObject({ kind: 'stuck', resource_kind: 'refund', resolved_at: null });
+    expect(JSON.parse(stuck!.detail)).toMatchObject({ status: 'pending_manual', age: '168h 1m' });
+  }, 60_000);
+
+  it('two janitors running at once queue each due poll once', async () => {
+    const ids = [0, 1, 2].map((n) => ctx.sim.control.createPaymentIntent({ amount: 700 + n }).id);
+    for (const id of ids) {
+      await syncResource(ctx.deps, { kind: 'payment_intent', id, via: 'poll' }, { attempt: 1 });
+    }
+    ctx.advance(MINUTE);
+    const [a, b] = await Promise.all([janitor(), janitor()]);
+    expect(a.polled + b.polled).toBe(3);
+    // Each item moved one step along its schedule, not two.
+    const steps = await ctx.database.db.selectFrom('mirror_polls').select('poll_step').execute();
+    expect(steps.map((row) => Number(row.poll_step))).toEqual([1, 1, 1]);
+    const syncs = await ctx.runQueuedSyncs();
+    expect(syncs.map((s) => s.data.id).sort()).toEqual([...ids].sort());
+  });
+});
