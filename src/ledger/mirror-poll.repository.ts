@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import { resolveDiscrepancy } from './discrepancy.repository.ts';
 import type { Executor } from './executor.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
-import type { MirrorPollRow } from './mirror-poll.table.ts';
 import { nextPollDue, pollGap, type PollPlan } from './poll-plan.ts';
 import { isTerminal } from './status-rules.ts';
 
@@ -246,4 +245,3 @@ export async function markStuck(
   return Number(result.numUpdatedRows) > 0;
 }
 
-export type { MirrorPollRow };

@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as m0006 from '../../migrations/0006_mirror_polls.ts';
 import { applyPaymentIntent, applyRefund, applyTransfer } from '../../src/ledger/index.ts';
@@ -42,7 +43,7 @@ describe('migration 0006 on a ledger that already has items', () => {
     );
     // As if the items had been mirrored before the migration: no polling rows yet.
     await database.db.schema.dropTable('mirror_polls').execute();
-    await m0006.up(database.db);
+    await m0006.up(database.db as unknown as Kysely<unknown>);
 
     const rows = await database.db
       .selectFrom('mirror_polls')
