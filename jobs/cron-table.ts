@@ -20,6 +20,8 @@ export function cronTable(config: Config): CronEntry[] {
       jobName: JobName.recoverInbox,
       cron: config.processing.recoveryCron,
     },
-    { task: 'janitor', jobName: JobName.janitor, cron: config.janitor.cron },
-  ].filter((entry) => entry.cron !== 'off');
+    ...(config.janitor.cron === 'off'
+      ? []
+      : [{ task: 'janitor', jobName: JobName.janitor, cron: config.janitor.cron }]),
+  ];
 }
