@@ -59,6 +59,62 @@ const httpUrl = z
   })
   .transform((value) => value.replace(/\/+$/, ''));
 
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** `90s`, `15m`, `6h`, `7d` → ms; undefined when the text is not one of those. */
+function parseDuration(text: string): number | undefined {
+  const match = /^(\d+)\s*(s|m|h|d)$/.exec(text.trim());
+  if (!match) return undefined;
+  const ms = Number(match[1]) * DURATION_UNITS_MS[match[2]!]!;
+  return ms > 0 ? ms : undefined;
+}
+
+const duration = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .default(fallback)
+    .transform((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'must be a duration such as 30m, 24h or 7d' });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+/** A comma-separated list of durations (the janitor's gaps); empty means "use the default". */
+const durationList = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value === '') return undefined;
+    const gaps = value.split(',').map(parseDuration);
+    if (gaps.some((gap) => gap === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be durations separated by commas, for example 1m,5m,15m,1h,6h,24h',
+      });
+      return z.NEVER;
+    }
+    return gaps as number[];
+  });
+
+const cronOrOff = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .default(fallback)
+    .refine((value) => value === 'off' || validateCron(value), {
+      message: 'must be a cron expression, for example "* * * * *" (every minute), or off',
+    });
+
 /**
  * Every variable paysync reads, with its default. Defaults are merged here and only here.
  * Secrets have no defaults.
@@ -183,7 +239,32 @@ const schema = z.object({
     }),
   /** How far back a transfer known only by id is searched for. @defaultValue 72 */
   PAYSYNC_TRANSFER_SEARCH_HOURS: positiveInt(72, 24 * 366),
+  /** When the janitor queues due polls (cron), or `off`. @defaultValue every minute */
+  PAYSYNC_JANITOR_CRON: cronOrOff('* * * * *'),
+  /** Most polls one janitor run queues. @defaultValue 5000 */
+  PAYSYNC_JANITOR_BATCH: positiveInt(5000, 1_000_000),
+  /** Gaps between polls of a non-terminal item, the last one repeating. @defaultValue `1m,5m,15m,1h,6h,24h` */
+  PAYSYNC_JANITOR_SCHEDULE: durationList,
+  /** The same, for payment intents only. @defaultValue `PAYSYNC_JANITOR_SCHEDULE` */
+  PAYSYNC_JANITOR_SCHEDULE_INTENTS: durationList,
+  /** The same, for transfers only. @defaultValue `PAYSYNC_JANITOR_SCHEDULE` */
+  PAYSYNC_JANITOR_SCHEDULE_TRANSFERS: durationList,
+  /** The same, for refunds and payment refunds. @defaultValue `PAYSYNC_JANITOR_SCHEDULE` */
+  PAYSYNC_JANITOR_SCHEDULE_REFUNDS: durationList,
+  /** A transfer non-terminal this long after creation is `stuck`. @defaultValue `24h` */
+  PAYSYNC_STUCK_TRANSFER_AFTER: duration('24h'),
+  /** A payment intent non-terminal this long after creation is `stuck`. @defaultValue `48h` */
+  PAYSYNC_STUCK_INTENT_AFTER: duration('48h'),
+  /** A refund non-terminal this long after creation is `stuck`. @defaultValue `72h` */
+  PAYSYNC_STUCK_REFUND_AFTER: duration('72h'),
+  /** A refund in `pending_manual` this long after creation is `stuck`. @defaultValue `7d` */
+  PAYSYNC_STUCK_PENDING_MANUAL_AFTER: duration('7d'),
 });
+
+/** The janitor's default gaps: 1 m, 5 m, 15 m, 1 h, 6 h, then every 24 h. */
+const DEFAULT_JANITOR_GAPS_MS: readonly number[] = [
+  60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000,
+];
 
 type ParsedEnv = z.infer<typeof schema>;
 
@@ -211,6 +292,32 @@ export interface Config {
   readonly webhook: WebhookSettings;
   /** How workers and the scheduler process events (see docs/processing.md). */
   readonly processing: ProcessingSettings;
+  /** Re-polling of non-terminal items and stuck detection (see docs/processing.md). */
+  readonly janitor: JanitorSettings;
+}
+
+export interface JanitorSettings {
+  /** @defaultValue `* * * * *`; `off` turns the janitor off */
+  readonly cron: string;
+  /** @defaultValue 5000 */
+  readonly batchSize: number;
+  /** Gaps between polls in ms, per kind; the last one repeats. @defaultValue 1 m, 5 m, 15 m, 1 h, 6 h, 24 h */
+  readonly scheduleMs: {
+    readonly payment_intent: readonly number[];
+    readonly transfer: readonly number[];
+    readonly refund: readonly number[];
+  };
+  /** Age (from creation) past which a non-terminal item is `stuck`, in ms. */
+  readonly stuckAfterMs: {
+    /** @defaultValue 48 h */
+    readonly payment_intent: number;
+    /** @defaultValue 24 h */
+    readonly transfer: number;
+    /** @defaultValue 72 h */
+    readonly refund: number;
+    /** A refund in `pending_manual`. @defaultValue 7 days */
+    readonly pending_manual: number;
+  };
 }
 
 export interface ProcessingSettings {
@@ -446,6 +553,30 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
       recoveryAfterMs: e.PAYSYNC_RECOVERY_AFTER_SECONDS * 1000,
       recoveryCron: e.PAYSYNC_RECOVERY_CRON,
       transferSearchHours: e.PAYSYNC_TRANSFER_SEARCH_HOURS,
+    }),
+    janitor: Object.freeze({
+      cron: e.PAYSYNC_JANITOR_CRON,
+      batchSize: e.PAYSYNC_JANITOR_BATCH,
+      scheduleMs: Object.freeze({
+        payment_intent:
+          e.PAYSYNC_JANITOR_SCHEDULE_INTENTS ??
+          e.PAYSYNC_JANITOR_SCHEDULE ??
+          DEFAULT_JANITOR_GAPS_MS,
+        transfer:
+          e.PAYSYNC_JANITOR_SCHEDULE_TRANSFERS ??
+          e.PAYSYNC_JANITOR_SCHEDULE ??
+          DEFAULT_JANITOR_GAPS_MS,
+        refund:
+          e.PAYSYNC_JANITOR_SCHEDULE_REFUNDS ??
+          e.PAYSYNC_JANITOR_SCHEDULE ??
+          DEFAULT_JANITOR_GAPS_MS,
+      }),
+      stuckAfterMs: Object.freeze({
+        payment_intent: e.PAYSYNC_STUCK_INTENT_AFTER,
+        transfer: e.PAYSYNC_STUCK_TRANSFER_AFTER,
+        refund: e.PAYSYNC_STUCK_REFUND_AFTER,
+        pending_manual: e.PAYSYNC_STUCK_PENDING_MANUAL_AFTER,
+      }),
     }),
   };
   return Object.freeze(config);

@@ -131,6 +131,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         credentials,
         transferSearchHours: config.processing.transferSearchHours,
         recoveryAfterMs: config.processing.recoveryAfterMs,
+        janitor: config.janitor,
+        pollPlan: config.janitor.scheduleMs,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }
           : {}),

@@ -1,6 +1,7 @@
 import type { WebhookInboxTable } from '../inbox/inbox.table.ts';
 import type { DiscrepancyTable } from '../ledger/discrepancy.table.ts';
 import type { JournalLineTable, JournalTable } from '../ledger/journal.table.ts';
+import type { MirrorPollTable } from '../ledger/mirror-poll.table.ts';
 import type { PaymentIntentTable } from '../ledger/payment-intent.table.ts';
 import type { RefundTable } from '../ledger/refund.table.ts';
 import type { StatusHistoryTable } from '../ledger/status-history.table.ts';
@@ -20,5 +21,6 @@ export interface Database {
   journals: JournalTable;
   journal_lines: JournalLineTable;
   discrepancies: DiscrepancyTable;
+  mirror_polls: MirrorPollTable;
   service_state: ServiceStateTable;
 }

@@ -57,3 +57,23 @@ export {
 } from './ledger-reports.ts';
 export { journalsFor, settlementJournalCount } from './journal.repository.ts';
 export { transferReferenceOf } from './transfer.repository.ts';
+export {
+  claimDuePoll,
+  duePolls,
+  fetchCoverage,
+  markStuck,
+  recordFetchCoverage,
+  stuckCandidates,
+  type DuePoll,
+  type FetchCoverage,
+  type MirrorItemKey,
+  type StuckCandidate,
+  type StuckRule,
+} from './mirror-poll.repository.ts';
+export {
+  DEFAULT_POLL_GAPS,
+  DEFAULT_POLL_PLAN,
+  pollKindOf,
+  type PollKind,
+  type PollPlan,
+} from './poll-plan.ts';

@@ -2,6 +2,7 @@ import type { ObservedVia } from '../queues/job-types.ts';
 import type { AccountName } from './accounts.ts';
 import type { JournalEntryType } from './journal.table.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
+import type { PollPlan } from './poll-plan.ts';
 
 /** How and when the caller learned the state it hands to an `apply…` function. */
 export interface Observation {
@@ -10,6 +11,8 @@ export interface Observation {
   readonly inboxId?: number;
   /** When the state was fetched: UTC ISO 8601 (normalised to milliseconds). */
   readonly observedAt: string;
+  /** The janitor's schedule, for the next poll set on a change. @defaultValue `DEFAULT_POLL_PLAN` */
+  readonly pollPlan?: PollPlan;
 }
 
 /** One posting. Debits are positive, credits negative; integers in the smallest unit. */
