@@ -1,7 +1,7 @@
 import type { ObservedVia } from '../queues/job-types.ts';
 import type { AccountName } from './accounts.ts';
-import type { JournalEntryType } from './journal.table.ts';
-import type { LedgerResourceKind } from './ledger-resource-kind.ts';
+import type { JournalEntryType, JournalVia } from './journal.table.ts';
+import type { JournalResourceKind, LedgerResourceKind } from './ledger-resource-kind.ts';
 
 /** How and when the caller learned the state it hands to an `apply…` function. */
 export interface Observation {
@@ -21,7 +21,7 @@ export interface JournalLine {
 
 export interface JournalSummary {
   readonly id: number;
-  readonly resourceKind: LedgerResourceKind;
+  readonly resourceKind: JournalResourceKind;
   readonly resourceId: string;
   /** `settlement-<n>` or `reversal-<n>`. */
   readonly settlementKey: string;
@@ -31,7 +31,7 @@ export interface JournalSummary {
   /** The service's updatedAt of the state that was booked. */
   readonly effectiveAt: string;
   readonly postedAt: string;
-  readonly via: ObservedVia;
+  readonly via: JournalVia;
   readonly inboxId: number | null;
   readonly lines: readonly JournalLine[];
 }
