@@ -1,12 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { takeBalanceSnapshot } from '../../src/balances/index.ts';
 import { syncResource } from '../../src/reconcile/index.ts';
-import { buildDailyReport, storedVerdicts, storeVerdict } from '../../src/reports/index.ts';
+import {
+  buildDailyReport,
+  storedVerdicts,
+  storeVerdict,
+  type CoverageCheck,
+} from '../../src/reports/index.ts';
 import { createSyncContext, type SyncContext } from '../processing/support/sync-context.ts';
 
 const DAY = '2026-11-20';
 const MIDNIGHT = '2026-11-21T00:00:00.000Z';
-const covered = async () => undefined;
+const covered: CoverageCheck = async () => undefined;
 
 describe('the daily verdict', () => {
   let context: SyncContext;
