@@ -136,13 +136,20 @@ describe('query on the wire', () => {
     expect(balanceQuery.get('date')).toBe('2024-01-02T00:00:00.000Z');
   });
 
-  it('refuses a bad body before sending anything', async () => {
+  it('refuses a body that breaks the document before sending anything', async () => {
     const error = await client()
-      .createWebhook({ url: 'not a url' })
+      .createDelegatedIrtTransfer({ reference: 'irt-1', srcCountry: 'sen' })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidRequestError);
-    expect((error as InvalidRequestError).issues[0]?.path).toBe('url');
+    expect((error as InvalidRequestError).issues[0]?.path).toBe('srcCountry');
     expect(server.requests).toHaveLength(0);
+  });
+
+  it("sends a body that breaks only paysync's reading, as given", async () => {
+    server.reply(() => ({ status: 201, body: { id: 'wh_1' } }));
+    await client().createWebhook({ url: 'not a url' });
+    expect(server.requests).toHaveLength(1);
+    expect(JSON.parse(server.requests[0]!.body)).toEqual({ url: 'not a url' });
   });
 });
 

@@ -121,8 +121,10 @@ function route(
       const mode = checkCredentials(operation, req.headers, runtime.options);
       const messages: string[] = [];
       const params = parsePart(operation.pathParams, req.params, 'path', messages);
-      const query = parsePart(operation.query, req.query, 'query', messages);
-      const body = parsePart(operation.body, req.body, 'body', messages);
+      // paysync's stricter reading where the client checks only what the document shows.
+      const checks = operation.simulatorChecks;
+      const query = parsePart(checks?.query ?? operation.query, req.query, 'query', messages);
+      const body = parsePart(checks?.body ?? operation.body, req.body, 'body', messages);
       if (messages.length > 0) throw SimError.validation(messages);
       const result = handler({ runtime, mode, params, query, body, requestId } as never);
       send(res, runtime, operation, result);

@@ -6,6 +6,7 @@ export const accountType = z
   .meta({ id: 'AccountType' });
 export type AccountType = z.infer<typeof accountType>;
 
+/** Every check here is shown by the document. */
 export const getBalanceQuery = z.object({
   date: isoDateTime.optional(),
   currency: currency.optional(),

@@ -76,6 +76,12 @@ export type OpenRecord = z.infer<typeof openRecord>;
  */
 export const queryInteger = (min: number) => z.coerce.number().int().min(min);
 
+/** Any finite number, as a number or its decimal text; an empty or null value is not one. */
+export const queryNumber = z.preprocess(
+  (value) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value),
+  z.number(),
+);
+
 export const queryBoolean = z.preprocess(
   (value) => (value === 'true' ? true : value === 'false' ? false : value),
   z.boolean(),

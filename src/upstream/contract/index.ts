@@ -12,4 +12,5 @@ export * from './balance.schema.ts';
 export * from './receipt.schema.ts';
 export * from './error.schema.ts';
 export * from './error-bodies.ts';
+export * from './request-checks.ts';
 export * from './operations.ts';

@@ -19,7 +19,10 @@ export const kybRecord = z
   .meta({ id: 'KybRecord' });
 export type KybRecord = z.infer<typeof kybRecord>;
 
-/** Which fields are required is not shown: all optional strings. */
+/**
+ * Every check here is shown by the document: the field list, all strings. Which fields are
+ * required is not shown, so none is.
+ */
 export const kybBody = z
   .looseObject({
     name: z.string().optional(),

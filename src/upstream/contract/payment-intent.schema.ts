@@ -7,7 +7,8 @@ import {
   mode,
   paymentIntentId,
 } from './common.schema.ts';
-import { listWindowQuery } from './list-window.schema.ts';
+import { listWindowFields } from './list-window.schema.ts';
+import { requestBody, requestQuery, shownField } from './request-checks.ts';
 
 export const paymentIntentStatus = z
   .enum(['action_required', 'canceled', 'failed', 'payment_required', 'processing', 'successful'])
@@ -63,26 +64,52 @@ export const paymentIntent = z
 export type PaymentIntent = z.infer<typeof paymentIntent>;
 
 /**
- * Delegated payment body: the document says only "JSON object body". These are the fields a
- * payment intent needs; anything else passes through to the service.
+ * Delegated payment body. The document says only "JSON object body" and "Fields of the
+ * delegated payment body: not shown": the client checks that it is an object and that
+ * `amount` and `currency` follow the Conventions when sent. The rest is paysync's reading of
+ * what a payment intent needs; anything else passes through to the service.
  */
-export const delegatedPaymentBody = z
-  .looseObject({
-    amount,
-    currency,
-    purchaseReference: z.string().min(1),
-    customerReference: z.string().min(1),
-    provider: z.string().optional(),
-    country: z.string().optional(),
-    phoneNumber: z.string().optional(),
-    otp: z.string().optional(),
-    subMerchantId: z.string().optional(),
-    overrideBusinessName: z.string().optional(),
-  })
-  .meta({ id: 'DelegatedPaymentRequest' });
-export type DelegatedPaymentBody = z.input<typeof delegatedPaymentBody>;
+export const delegatedPaymentBody = requestBody('DelegatedPaymentRequest', {
+  amount: {
+    schema: amount,
+    shown: 'all',
+    required: 'paysync',
+    why: 'Conventions: a positive integer in the smallest currency unit; PaymentIntent.amount is required',
+  },
+  currency: {
+    schema: currency,
+    shown: 'all',
+    required: 'paysync',
+    why: 'Conventions: ISO 4217; PaymentIntent.currency is required',
+  },
+  purchaseReference: {
+    schema: z.string().min(1),
+    shown: 'nothing',
+    required: 'paysync',
+    why: 'a non-empty string: PaymentIntent.purchaseReference is client-provided and required',
+  },
+  customerReference: {
+    schema: z.string().min(1),
+    shown: 'nothing',
+    required: 'paysync',
+    why: 'a non-empty string: PaymentIntent.customerReference is client-provided and required',
+  },
+  provider: { schema: z.string(), shown: 'nothing', why: "a string: the payer's provider" },
+  country: { schema: z.string(), shown: 'nothing', why: "a string: the payer's country" },
+  phoneNumber: { schema: z.string(), shown: 'nothing', why: "a string: the payer's number" },
+  otp: { schema: z.string(), shown: 'nothing', why: 'a string: the code of an otp next action' },
+  subMerchantId: { schema: z.string(), shown: 'nothing', why: 'a string, as in PaymentIntent' },
+  overrideBusinessName: {
+    schema: z.string(),
+    shown: 'nothing',
+    why: 'a string, as in PaymentIntent',
+  },
+});
+export type DelegatedPaymentBody = z.input<typeof delegatedPaymentBody.documented>;
 
-export const listPaymentIntentsQuery = listWindowQuery.extend({
-  customerReference: z.string().optional(),
-  purchaseReference: z.string().optional(),
+/** Every check here is shown by the document, except the list window's (see there). */
+export const listPaymentIntentsQuery = requestQuery({
+  ...listWindowFields,
+  customerReference: shownField(z.string(), 'query customerReference (optional)'),
+  purchaseReference: shownField(z.string(), 'query purchaseReference (optional)'),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { amount, currency, isoDateTime, paymentLinkId } from './common.schema.ts';
+import { requestBody } from './request-checks.ts';
 
 export const paymentLinkStatus = z
   .enum(['active', 'expired', 'closed', 'completed'])
@@ -16,32 +17,60 @@ export const paymentLinkWithAttempts = z
   .meta({ id: 'PaymentLinkWithAttempts' });
 export type PaymentLinkWithAttempts = z.infer<typeof paymentLinkWithAttempts>;
 
-/** Creation body (fields not shown). Our choice: what a link needs to collect money. */
-export const createPaymentLinkBody = z
-  .looseObject({
-    amount,
-    currency,
-    purchaseReference: z.string().min(1),
-    customerReference: z.string().optional(),
-    description: z.string().optional(),
-    expiresAt: isoDateTime.optional(),
-  })
-  .meta({ id: 'PaymentLinkCreationRequest' });
-export type CreatePaymentLinkBody = z.input<typeof createPaymentLinkBody>;
+/**
+ * Payment link creation body. The document shows none of its fields ("Fields of the payment
+ * link creation body: not shown"), so the client requires nothing. The fields are paysync's
+ * choice: what a link needs to collect money. `amount`, `currency` and datetimes still follow
+ * the document's Conventions when sent.
+ */
+export const createPaymentLinkBody = requestBody('PaymentLinkCreationRequest', {
+  amount: {
+    schema: amount,
+    shown: 'all',
+    required: 'paysync',
+    why: 'Conventions: a positive integer in the smallest currency unit; a link collects a set amount',
+  },
+  currency: {
+    schema: currency,
+    shown: 'all',
+    required: 'paysync',
+    why: 'Conventions: ISO 4217; the amount needs its currency',
+  },
+  purchaseReference: {
+    schema: z.string().min(1),
+    shown: 'nothing',
+    required: 'paysync',
+    why: 'a non-empty string; the list filter purchaseReference is documented for idempotency lookups',
+  },
+  customerReference: { schema: z.string(), shown: 'nothing', why: 'a string' },
+  description: { schema: z.string(), shown: 'nothing', why: 'a string' },
+  expiresAt: {
+    schema: isoDateTime,
+    shown: 'all',
+    why: 'Conventions: an ISO 8601 UTC datetime',
+  },
+});
+export type CreatePaymentLinkBody = z.input<typeof createPaymentLinkBody.documented>;
 
-/** Card-on-file enrollment link body (fields not shown). Our choice. */
-export const createSubscriptionLinkBody = z
-  .looseObject({
-    customerReference: z.string().min(1),
-    purchaseReference: z.string().optional(),
-    currency: currency.optional(),
-    description: z.string().optional(),
-    expiresAt: isoDateTime.optional(),
-  })
-  .meta({ id: 'SubscriptionLinkCreationRequest' });
-export type CreateSubscriptionLinkBody = z.input<typeof createSubscriptionLinkBody>;
+/**
+ * Card-on-file enrollment link body. Fields not shown: the client requires nothing; paysync's
+ * reading requires the customer whose card is enrolled.
+ */
+export const createSubscriptionLinkBody = requestBody('SubscriptionLinkCreationRequest', {
+  customerReference: {
+    schema: z.string().min(1),
+    shown: 'nothing',
+    required: 'paysync',
+    why: 'a non-empty string: the customer whose card is enrolled',
+  },
+  purchaseReference: { schema: z.string(), shown: 'nothing', why: 'a string' },
+  currency: { schema: currency, shown: 'all', why: 'Conventions: ISO 4217' },
+  description: { schema: z.string(), shown: 'nothing', why: 'a string' },
+  expiresAt: { schema: isoDateTime, shown: 'all', why: 'Conventions: an ISO 8601 UTC datetime' },
+});
+export type CreateSubscriptionLinkBody = z.input<typeof createSubscriptionLinkBody.documented>;
 
-/** All bounds inclusive. */
+/** All bounds inclusive. Every check here is shown by the document. */
 export const listPaymentLinksQuery = z.object({
   fromCreatedAt: isoDateTime.optional(),
   toCreatedAt: isoDateTime.optional(),

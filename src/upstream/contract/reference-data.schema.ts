@@ -34,6 +34,7 @@ export const providerMethod = z.enum([
   'instant_payment',
 ]);
 
+/** Query checks of the reference data: every one is shown by the document. */
 export const listCountriesQuery = z.object({ method: countryPaymentMethod.optional() });
 
 export const listProvidersQuery = z.object({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { amount, currency, isoDateTime, openRecord } from './common.schema.ts';
+import { requestBody } from './request-checks.ts';
 
 export const refundStatus = z
   .enum(['created', 'pending', 'pending_manual', 'successful', 'failed'])
@@ -31,28 +32,49 @@ export const refund = z
 export type Refund = z.infer<typeof refund>;
 
 /**
- * Refund request body (fields not shown). Our choice: the transfer to refund, why, and how;
- * the amount is always the original transfer's, so it is not sent.
+ * Refund request body ("Fields of the refund request body: not shown"). The client requires
+ * nothing. paysync's reading, taken from the Refund record: the transfer to refund, why, and
+ * how; the amount is always the original transfer's, so it is not sent.
  */
-export const refundRequestBody = z
-  .looseObject({
-    transactionId: z.string().min(1),
-    reason: z.string().optional(),
-    paymentMethod: refundPaymentMethod.optional(),
-    fallbackAllowed: z.boolean().optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-  })
-  .meta({ id: 'RefundRequest' });
-export type RefundRequestBody = z.input<typeof refundRequestBody>;
+export const refundRequestBody = requestBody('RefundRequest', {
+  transactionId: {
+    schema: z.string().min(1),
+    shown: 'nothing',
+    required: 'paysync',
+    why: 'a non-empty string: Refund.transactionId, the transfer being refunded',
+  },
+  reason: { schema: z.string(), shown: 'nothing', why: 'a string, as Refund.reason' },
+  paymentMethod: {
+    schema: refundPaymentMethod,
+    shown: 'nothing',
+    why: 'mobile_money or bank_transfer, as Refund.paymentMethod',
+  },
+  fallbackAllowed: {
+    schema: z.boolean(),
+    shown: 'nothing',
+    why: 'a boolean, as Refund.fallbackAllowed',
+  },
+  metadata: {
+    schema: z.record(z.string(), z.unknown()),
+    shown: 'nothing',
+    why: 'an object, as Refund.metadata',
+  },
+});
+export type RefundRequestBody = z.input<typeof refundRequestBody.documented>;
 
-/** Payment refund request body (fields not shown). Our choice: optional partial amount and reason. */
-export const paymentRefundRequestBody = z
-  .looseObject({
-    amount: amount.optional(),
-    reason: z.string().optional(),
-  })
-  .meta({ id: 'PaymentRefundRequest' });
-export type PaymentRefundRequestBody = z.input<typeof paymentRefundRequestBody>;
+/**
+ * Payment refund request body ("not shown"). paysync's reading: an optional partial amount,
+ * which follows the Conventions when sent, and a reason.
+ */
+export const paymentRefundRequestBody = requestBody('PaymentRefundRequest', {
+  amount: {
+    schema: amount,
+    shown: 'all',
+    why: 'Conventions: a positive integer in the smallest currency unit; a partial refund',
+  },
+  reason: { schema: z.string(), shown: 'nothing', why: 'a string' },
+});
+export type PaymentRefundRequestBody = z.input<typeof paymentRefundRequestBody.documented>;
 
 /** Responses whose fields are not shown: open. */
 export const refundCreationResponse = openRecord.meta({ id: 'RefundCreationResponse' });

@@ -35,6 +35,10 @@ export const submerchant = z
   .meta({ id: 'Submerchant' });
 export type Submerchant = z.infer<typeof submerchant>;
 
+/**
+ * Every check here is shown by the document: `name` (string, required); description, address,
+ * zipcode, city, phoneNumber (strings, optional).
+ */
 export const createSubmerchantBody = z
   .looseObject({
     name: z.string().min(1),

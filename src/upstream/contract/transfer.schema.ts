@@ -11,7 +11,8 @@ import {
   queryBoolean,
   transferId,
 } from './common.schema.ts';
-import { listWindowQuery } from './list-window.schema.ts';
+import { listWindowFields } from './list-window.schema.ts';
+import { requestQuery, shownField } from './request-checks.ts';
 
 export const transferStatus = z
   .enum(['created', 'successful', 'pending', 'failed'])
@@ -80,7 +81,14 @@ export const transfer = z
   .meta({ id: 'Transfer' });
 export type Transfer = z.infer<typeof transfer>;
 
-/** Which fields are required is not shown, except `reference`; the rest are optional. */
+/**
+ * Delegated IRT transfer body. Every check here is shown by the document: the field list and
+ * types, the ISO codes, the `YYYY-MM-DD` dates, `forexRate` as decimal text, and `reference`
+ * as the one field it requires ("Which of these fields are required: not shown, except that
+ * `reference` is described as client-provided"). `srcAmount` follows the Conventions. The
+ * simulator's further needs (`srcAmount`, `destination.country`, `msisdn`, `provider`) are
+ * checked in its handler, so the client sends a body without them.
+ */
 export const delegatedIrtTransferBody = z
   .looseObject({
     reference: z.string().min(1),
@@ -142,7 +150,9 @@ export const delegatedIrtTransferBody = z
   .meta({ id: 'DelegatedIrtTransferRequest' });
 export type DelegatedIrtTransferBody = z.input<typeof delegatedIrtTransferBody>;
 
-export const listTransfersQuery = listWindowQuery.extend({
-  reference: z.string().optional(),
-  isDelegated: queryBoolean.optional(),
+/** Every check here is shown by the document, except the list window's (see there). */
+export const listTransfersQuery = requestQuery({
+  ...listWindowFields,
+  reference: shownField(z.string(), 'query reference (optional)'),
+  isDelegated: shownField(queryBoolean, 'query isDelegated (optional boolean)'),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { webhookId } from './common.schema.ts';
+import { requestBody } from './request-checks.ts';
 
 /**
  * Fields of the webhook record are not shown beyond `id`. `url`, `events`, `description` and
@@ -16,20 +17,26 @@ export const webhook = z
   .meta({ id: 'Webhook' });
 export type Webhook = z.infer<typeof webhook>;
 
-export const createWebhookBody = z
-  .looseObject({
-    url: z.url(),
-    events: z.array(z.string()).optional(),
-    description: z.string().optional(),
-  })
-  .meta({ id: 'WebhookCreationRequest' });
-export type CreateWebhookBody = z.input<typeof createWebhookBody>;
+/**
+ * Webhook creation body ("Fields of the webhook creation body: not shown"): the client checks
+ * nothing in it. paysync's reading: where to deliver, which events, a description.
+ */
+export const createWebhookBody = requestBody('WebhookCreationRequest', {
+  url: {
+    schema: z.url(),
+    shown: 'nothing',
+    required: 'paysync',
+    why: 'a URL: where to deliver events',
+  },
+  events: { schema: z.array(z.string()), shown: 'nothing', why: 'a list of event kinds' },
+  description: { schema: z.string(), shown: 'nothing', why: 'a string' },
+});
+export type CreateWebhookBody = z.input<typeof createWebhookBody.documented>;
 
-export const updateWebhookBody = z
-  .looseObject({
-    url: z.url().optional(),
-    events: z.array(z.string()).optional(),
-    description: z.string().optional(),
-  })
-  .meta({ id: 'WebhookUpdateRequest' });
-export type UpdateWebhookBody = z.input<typeof updateWebhookBody>;
+/** Webhook update body ("not shown"): the creation body's fields, none required. */
+export const updateWebhookBody = requestBody('WebhookUpdateRequest', {
+  url: { schema: z.url(), shown: 'nothing', why: 'a URL: where to deliver events' },
+  events: { schema: z.array(z.string()), shown: 'nothing', why: 'a list of event kinds' },
+  description: { schema: z.string(), shown: 'nothing', why: 'a string' },
+});
+export type UpdateWebhookBody = z.input<typeof updateWebhookBody.documented>;

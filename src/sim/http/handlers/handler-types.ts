@@ -8,12 +8,24 @@ type Parsed<T> = T extends z.ZodType ? z.output<T> : never;
 export type ParamsOf<Id extends OperationId> = Operations[Id] extends { pathParams: infer P }
   ? Parsed<P>
   : Record<string, never>;
-export type QueryOf<Id extends OperationId> = Operations[Id] extends { query: infer Q }
-  ? Parsed<Q>
-  : Record<string, never>;
-export type BodyOf<Id extends OperationId> = Operations[Id] extends { body: infer B }
-  ? Parsed<B>
-  : undefined;
+/** The schema the simulator validates `part` with: paysync's stricter one where there is one. */
+type SimulatorSchema<
+  Id extends OperationId,
+  Part extends 'query' | 'body',
+> = Operations[Id] extends {
+  simulatorChecks: { [P in Part]: infer S };
+}
+  ? S
+  : Operations[Id] extends { [P in Part]: infer S }
+    ? S
+    : undefined;
+
+export type QueryOf<Id extends OperationId> =
+  SimulatorSchema<Id, 'query'> extends z.ZodType
+    ? Parsed<SimulatorSchema<Id, 'query'>>
+    : Record<string, never>;
+export type BodyOf<Id extends OperationId> =
+  SimulatorSchema<Id, 'body'> extends z.ZodType ? Parsed<SimulatorSchema<Id, 'body'>> : undefined;
 
 /** A request that passed credentials and the contract's validation. */
 export interface OperationRequest<Id extends OperationId> {
