@@ -173,11 +173,100 @@ const schema = z.object({
     }),
   /** How far back a transfer known only by id is searched for. @defaultValue 72 */
   PAYSYNC_TRANSFER_SEARCH_HOURS: positiveInt(72, 24 * 366),
+  /** The time zone whose midnights close the books' days (IANA name). @defaultValue `UTC` */
+  PAYSYNC_BOOKS_TIMEZONE: z
+    .string()
+    .trim()
+    .default('UTC')
+    .refine((value) => isTimeZone(value), {
+      message: 'must be an IANA time zone such as UTC, Africa/Abidjan or Europe/Paris',
+    }),
+  /** When balances are snapshotted (and missed end-of-day snapshots filled in). @defaultValue hourly */
+  PAYSYNC_BALANCE_CRON: cronOrOffSetting('0 * * * *'),
+  /** When closed days get their verdict. @defaultValue 20 past every hour */
+  PAYSYNC_VERDICT_CRON: cronOrOffSetting('20 * * * *'),
+  /** Low-balance thresholds: `transfer:XOF:1000000,transfer-irt:EUR:50000`. @defaultValue none */
+  PAYSYNC_LOW_BALANCE: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      const parsed = parseLowBalanceThresholds(value);
+      if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem });
+    }),
 });
+
+function cronOrOffSetting(fallback: string) {
+  return z
+    .string()
+    .trim()
+    .default(fallback)
+    .refine((value) => value === 'off' || validateCron(value), {
+      message: `must be a cron expression such as "${fallback}", or off`,
+    });
+}
 
 type ParsedEnv = z.infer<typeof schema>;
 
 export type Environment = ParsedEnv['PAYSYNC_ENVIRONMENT'];
+
+/** Balance snapshots, low-balance thresholds and the daily verdict (see docs/balances.md). */
+export interface BalanceSettings {
+  /** IANA zone of the books' days. @defaultValue `UTC` */
+  readonly timeZone: string;
+  /** Cron of the snapshot task, or `off`. @defaultValue `0 * * * *` */
+  readonly cron: string;
+  /** Cron of the verdict task, or `off`. @defaultValue `20 * * * *` */
+  readonly verdictCron: string;
+  /** @defaultValue [] */
+  readonly lowBalance: readonly LowBalanceThreshold[];
+}
+
+/** A low-balance threshold: warn when `accountType` in `currency` goes under `minimum`. */
+export interface LowBalanceThreshold {
+  readonly accountType: string;
+  readonly currency: string;
+  /** Minor units. */
+  readonly minimum: number;
+}
+
+/**
+ * Parses `PAYSYNC_LOW_BALANCE`: `transfer:XOF:1000000,transfer-irt:EUR:50000`. Returns the
+ * thresholds, or a one-line reason naming the bad entry.
+ */
+export function parseLowBalanceThresholds(
+  text: string | undefined,
+): { thresholds: LowBalanceThreshold[] } | { problem: string } {
+  const thresholds: LowBalanceThreshold[] = [];
+  for (const entry of (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const match = /^(collection|transfer|transfer-irt|cross-border):([A-Za-z]{3}):(\d{1,15})$/.exec(
+      entry,
+    );
+    if (!match) {
+      return {
+        problem: `"${entry}" is not <account type>:<currency>:<minor units>, e.g. transfer:XOF:1000000 (account types: collection, transfer, transfer-irt, cross-border)`,
+      };
+    }
+    thresholds.push({
+      accountType: match[1]!,
+      currency: match[2]!.toUpperCase(),
+      minimum: Number(match[3]),
+    });
+  }
+  return { thresholds };
+}
+
+/** True when `timeZone` is an IANA zone this Node.js knows. */
+export function isTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface Config {
   readonly upstreamUrl: string | undefined;
@@ -201,6 +290,7 @@ export interface Config {
   readonly webhook: WebhookSettings;
   /** How workers and the scheduler process events (see docs/processing.md). */
   readonly processing: ProcessingSettings;
+  readonly balances: BalanceSettings;
 }
 
 export interface ProcessingSettings {
@@ -330,6 +420,15 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
       recoveryAfterMs: e.PAYSYNC_RECOVERY_AFTER_SECONDS * 1000,
       recoveryCron: e.PAYSYNC_RECOVERY_CRON,
       transferSearchHours: e.PAYSYNC_TRANSFER_SEARCH_HOURS,
+    }),
+    balances: Object.freeze({
+      timeZone: e.PAYSYNC_BOOKS_TIMEZONE,
+      cron: e.PAYSYNC_BALANCE_CRON,
+      verdictCron: e.PAYSYNC_VERDICT_CRON,
+      lowBalance: Object.freeze(
+        (parseLowBalanceThresholds(e.PAYSYNC_LOW_BALANCE) as { thresholds: LowBalanceThreshold[] })
+          .thresholds,
+      ),
     }),
   };
   return Object.freeze(config);

@@ -1,16 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { LowBalanceThreshold } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import type { SyncDependencies } from '../reconcile/index.ts';
+import type { FetchDependencies } from '../reconcile/index.ts';
 import type { UpstreamClient } from '../upstream/index.ts';
-
-/** A low-balance threshold: warn when `accountType` in `currency` goes under `minimum`. */
-export interface LowBalanceThreshold {
-  readonly accountType: string;
-  readonly currency: string;
-  /** Minor units. */
-  readonly minimum: number;
-}
 
 /** What the balance tasks need. */
 export interface BalanceDependencies {
@@ -20,7 +13,7 @@ export interface BalanceDependencies {
   /** `live` or `sandbox`: snapshots and openings are kept per environment. */
   readonly environment: string;
   /** Used for the targeted poll of in-flight items; without it nothing is polled. */
-  readonly sync?: SyncDependencies;
+  readonly fetch?: FetchDependencies;
   /** @defaultValue [] */
   readonly lowBalance?: readonly LowBalanceThreshold[];
   /**
@@ -36,11 +29,16 @@ export interface BalanceDependencies {
   readonly now?: () => Date;
 }
 
-export type ResolvedBalanceDependencies = Required<Omit<BalanceDependencies, 'sync'>> &
-  Pick<BalanceDependencies, 'sync'>;
+export type ResolvedBalanceDependencies = Required<Omit<BalanceDependencies, 'fetch'>> &
+  Pick<BalanceDependencies, 'fetch'>;
+
+/** What comparing with the ledger needs: no client, so cached balances can be compared offline. */
+export type LedgerComparison = Omit<ResolvedBalanceDependencies, 'upstream'>;
 
 /** Merges the defaults, in this one place. */
-export function resolveBalanceDependencies(deps: BalanceDependencies): ResolvedBalanceDependencies {
+export function resolveLedgerComparison(
+  deps: Omit<BalanceDependencies, 'upstream'>,
+): LedgerComparison {
   return {
     ...deps,
     lowBalance: deps.lowBalance ?? [],
@@ -51,31 +49,6 @@ export function resolveBalanceDependencies(deps: BalanceDependencies): ResolvedB
   };
 }
 
-/**
- * Parses `PAYSYNC_LOW_BALANCE`: `transfer:XOF:1000000,transfer-irt:EUR:50000`. Returns the
- * thresholds, or a one-line reason naming the bad entry.
- */
-export function parseLowBalanceThresholds(
-  text: string | undefined,
-): { thresholds: LowBalanceThreshold[] } | { problem: string } {
-  const thresholds: LowBalanceThreshold[] = [];
-  for (const entry of (text ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    const match = /^(collection|transfer|transfer-irt|cross-border):([A-Za-z]{3}):(\d{1,15})$/.exec(
-      entry,
-    );
-    if (!match) {
-      return {
-        problem: `"${entry}" is not <account type>:<currency>:<minor units>, e.g. transfer:XOF:1000000 (account types: collection, transfer, transfer-irt, cross-border)`,
-      };
-    }
-    thresholds.push({
-      accountType: match[1]!,
-      currency: match[2]!.toUpperCase(),
-      minimum: Number(match[3]),
-    });
-  }
-  return { thresholds };
+export function resolveBalanceDependencies(deps: BalanceDependencies): ResolvedBalanceDependencies {
+  return { ...resolveLedgerComparison(deps), upstream: deps.upstream };
 }

@@ -12,7 +12,7 @@ import {
 } from '../ledger/index.ts';
 import type { FetchedState } from '../reconcile/index.ts';
 import type { SnapshotBalance } from './balance-snapshot.repository.ts';
-import type { ResolvedBalanceDependencies } from './balance-options.ts';
+import type { LedgerComparison } from './balance-options.ts';
 
 export type AccountVerdict = 'agrees' | 'pending' | 'drift';
 
@@ -108,7 +108,7 @@ function inFlightCandidates(
  * yet). Used only when a run of them, nearest first, accounts for the rest exactly.
  */
 async function straddleCandidates(
-  deps: ResolvedBalanceDependencies,
+  deps: LedgerComparison,
   snapshot: SnapshotBalance,
   account: string,
   remaining: number,
@@ -150,7 +150,7 @@ async function straddleCandidates(
 }
 
 async function adjustmentCandidates(
-  deps: ResolvedBalanceDependencies,
+  deps: LedgerComparison,
   snapshot: SnapshotBalance,
   account: string,
 ): Promise<DriftCandidate[]> {
@@ -175,7 +175,7 @@ async function adjustmentCandidates(
 
 /** Compares one snapshot balance with the ledger's and explains the difference. */
 export async function explainAccount(
-  deps: ResolvedBalanceDependencies,
+  deps: LedgerComparison,
   snapshot: SnapshotBalance,
   ledger: number,
   polled: readonly PolledItem[],

@@ -6,10 +6,10 @@
 export type { BalanceSnapshotTable, SnapshotKind } from './balance-snapshot.table.ts';
 export type { LowBalanceStateTable } from './low-balance-state.table.ts';
 export {
-  parseLowBalanceThresholds,
   resolveBalanceDependencies,
+  resolveLedgerComparison,
   type BalanceDependencies,
-  type LowBalanceThreshold,
+  type LedgerComparison,
   type ResolvedBalanceDependencies,
 } from './balance-options.ts';
 export {
@@ -22,6 +22,7 @@ export {
   balanceAccountKey,
   bookOpenings,
   compareWithLedger,
+  openBalancesAgain,
   takeBalanceSnapshot,
   type SnapshotOutcome,
   type SnapshotRequest,

@@ -2,6 +2,7 @@ import {
   bookOpeningBalance,
   discrepanciesFor,
   earliestKnownInstant,
+  lastOpeningSequence,
   openItems,
   recordDiscrepancy,
   resolveDiscrepancy,
@@ -19,6 +20,7 @@ import type { SnapshotKind } from './balance-snapshot.table.ts';
 import {
   resolveBalanceDependencies,
   type BalanceDependencies,
+  type LedgerComparison,
   type ResolvedBalanceDependencies,
 } from './balance-options.ts';
 import { explainAccount, type AccountComparison, type PolledItem } from './explain-drift.ts';
@@ -162,19 +164,53 @@ export async function bookOpenings(
   });
 }
 
+/**
+ * `paysync balances --open-at <time>`: books opening balances again, explicitly. Each account
+ * gets what makes the ledger agree with the service at that instant (service minus ledger, as
+ * of it), as the next opening in sequence, so earlier openings are corrected, never doubled.
+ */
+export async function openBalancesAgain(
+  input: BalanceDependencies,
+  openAt: string,
+  bookedBy: string,
+): Promise<BookedAdjustment[]> {
+  const deps = resolveBalanceDependencies(input);
+  const reading = await readBalances(deps, openAt, 'manual', deps.now().toISOString());
+  if (!reading.ok) {
+    throw new Error(`the service's balance as of ${openAt} could not be read: ${reading.problem}`);
+  }
+  const ledger = await serviceBalancesAsOf(deps.db, openAt);
+  const differences = reading.balances.map((balance) => ({
+    ...balance,
+    amount:
+      balance.amount -
+      (ledger.find(
+        (l) =>
+          l.account === SERVICE_ACCOUNTS[balance.accountType as ServiceAccountType] &&
+          l.currency === balance.currency,
+      )?.balance ?? 0),
+  }));
+  const sequence = (await lastOpeningSequence(deps.db, deps.environment)) + 1;
+  return bookOpenings(
+    deps,
+    differences,
+    openAt,
+    sequence,
+    `opening balance booked again by ${bookedBy}`,
+    bookedBy,
+  );
+}
+
 /** Polls the open items created by the instant, so settled-but-unsynced money is explained. */
-async function pollOpenItems(
-  deps: ResolvedBalanceDependencies,
-  asOf: string,
-): Promise<PolledItem[]> {
-  if (!deps.sync) return [];
+async function pollOpenItems(deps: LedgerComparison, asOf: string): Promise<PolledItem[]> {
+  if (!deps.fetch) return [];
   const items = (await openItems(deps.db, deps.maxInFlightPolls))
     .filter((item) => item.createdAt === null || item.createdAt <= asOf)
     .slice(0, deps.maxInFlightPolls);
   const polled: PolledItem[] = [];
   for (const item of items) {
     try {
-      const fetched = await fetchResourceState(deps.sync, {
+      const fetched = await fetchResourceState(deps.fetch, {
         kind: item.kind,
         id: item.id,
         via: 'poll',
@@ -305,7 +341,7 @@ export async function takeBalanceSnapshot(
 
 /** Each snapshot balance against the ledger's `service:*` account at the same instant. */
 export async function compareWithLedger(
-  deps: ResolvedBalanceDependencies,
+  deps: LedgerComparison,
   balances: readonly SnapshotBalance[],
   asOf: string,
 ): Promise<AccountComparison[]> {

@@ -14,16 +14,6 @@ export function isCalendarDay(text: string): boolean {
   return date.toISOString().slice(0, 10) === text;
 }
 
-/** True when `timeZone` is an IANA zone this Node.js knows. */
-export function isTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** How far `timeZone` is ahead of UTC at `instantMs`, in ms. */
 function offsetMs(instantMs: number, timeZone: string): number {
   const parts = new Intl.DateTimeFormat('en-US', {

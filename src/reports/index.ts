@@ -4,15 +4,7 @@
  * the service.
  */
 export type { DailyVerdictTable, Verdict } from './daily-verdict.table.ts';
-export {
-  dayOf,
-  dayWindow,
-  isCalendarDay,
-  isTimeZone,
-  nextDay,
-  previousDay,
-  startOfDay,
-} from './books-day.ts';
+export { dayOf, dayWindow, isCalendarDay, nextDay, previousDay, startOfDay } from './books-day.ts';
 export { BREAK_WORDING, describeBreak, type BreakLine } from './break-wording.ts';
 export {
   buildDailyReport,

@@ -34,7 +34,7 @@ describe('balance snapshots against the ledger', () => {
       upstream: context.deps.upstream,
       logger: context.deps.logger,
       environment: 'sandbox',
-      sync: context.deps,
+      fetch: context.deps,
     };
   });
   afterEach(async () => context.cleanup());
