@@ -115,7 +115,6 @@ function renderSnapshot(outcome: Extract<SnapshotOutcome, { ok: true }>): string
   return lines.join('\n');
 }
 
-type BalanceDependencies = import('../../balances/index.ts').BalanceDependencies;
 type LedgerOnly = Omit<BalanceDependencies, 'upstream'>;
 
 /** Runs `run` with the database open; with a client and a poller when it needs the service. */
