@@ -1,7 +1,12 @@
 import { userInfo } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, type Config } from '../../config.ts';
-import type { AccountComparison, SnapshotBalance, SnapshotOutcome } from '../../balances/index.ts';
+import type {
+  AccountComparison,
+  BalanceDependencies,
+  SnapshotBalance,
+  SnapshotOutcome,
+} from '../../balances/index.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { renderTable } from '../format/render-table.ts';
