@@ -3,6 +3,7 @@ import * as m0001 from './0001_webhook_inbox.ts';
 import * as m0002 from './0002_inbox_resource_and_service_state.ts';
 import * as m0003 from './0003_ledger.ts';
 import * as m0006 from './0006_mirror_polls.ts';
+import * as m0007 from './0007_balances.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the folder at run time) so
@@ -13,6 +14,6 @@ export const migrations: Record<string, Migration> = {
   '0001_webhook_inbox': m0001,
   '0002_inbox_resource_and_service_state': m0002,
   '0003_ledger': m0003,
-  // 0004 and 0005 are taken by other branches.
   '0006_mirror_polls': m0006,
+  '0007_balances': m0007,
 };

@@ -259,6 +259,26 @@ const schema = z.object({
   PAYSYNC_STUCK_REFUND_AFTER: duration('72h'),
   /** A refund in `pending_manual` this long after creation is `stuck`. @defaultValue `7d` */
   PAYSYNC_STUCK_PENDING_MANUAL_AFTER: duration('7d'),
+  /** The time zone whose midnights close the books' days (IANA name). @defaultValue `UTC` */
+  PAYSYNC_BOOKS_TIMEZONE: z
+    .string()
+    .trim()
+    .default('UTC')
+    .refine((value) => isTimeZone(value), {
+      message: 'must be an IANA time zone such as UTC, Africa/Abidjan or Europe/Paris',
+    }),
+  /** When balances are snapshotted (and missed end-of-day snapshots filled in). @defaultValue hourly */
+  PAYSYNC_BALANCE_CRON: cronOrOff('0 * * * *'),
+  /** When closed days get their verdict. @defaultValue 20 past every hour */
+  PAYSYNC_VERDICT_CRON: cronOrOff('20 * * * *'),
+  /** Low-balance thresholds: `transfer:XOF:1000000,transfer-irt:EUR:50000`. @defaultValue none */
+  PAYSYNC_LOW_BALANCE: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      const parsed = parseLowBalanceThresholds(value);
+      if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem });
+    }),
 });
 
 /** The janitor's default gaps: 1 m, 5 m, 15 m, 1 h, 6 h, then every 24 h. */
@@ -269,6 +289,65 @@ const DEFAULT_JANITOR_GAPS_MS: readonly number[] = [
 type ParsedEnv = z.infer<typeof schema>;
 
 export type Environment = ParsedEnv['PAYSYNC_ENVIRONMENT'];
+
+/** Balance snapshots, low-balance thresholds and the daily verdict (see docs/balances.md). */
+export interface BalanceSettings {
+  /** IANA zone of the books' days. @defaultValue `UTC` */
+  readonly timeZone: string;
+  /** Cron of the snapshot task, or `off`. @defaultValue `0 * * * *` */
+  readonly cron: string;
+  /** Cron of the verdict task, or `off`. @defaultValue `20 * * * *` */
+  readonly verdictCron: string;
+  /** @defaultValue [] */
+  readonly lowBalance: readonly LowBalanceThreshold[];
+}
+
+/** A low-balance threshold: warn when `accountType` in `currency` goes under `minimum`. */
+export interface LowBalanceThreshold {
+  readonly accountType: string;
+  readonly currency: string;
+  /** Minor units. */
+  readonly minimum: number;
+}
+
+/**
+ * Parses `PAYSYNC_LOW_BALANCE`: `transfer:XOF:1000000,transfer-irt:EUR:50000`. Returns the
+ * thresholds, or a one-line reason naming the bad entry.
+ */
+export function parseLowBalanceThresholds(
+  text: string | undefined,
+): { thresholds: LowBalanceThreshold[] } | { problem: string } {
+  const thresholds: LowBalanceThreshold[] = [];
+  for (const entry of (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const match = /^(collection|transfer|transfer-irt|cross-border):([A-Za-z]{3}):(\d{1,15})$/.exec(
+      entry,
+    );
+    if (!match) {
+      return {
+        problem: `"${entry}" is not <account type>:<currency>:<minor units>, e.g. transfer:XOF:1000000 (account types: collection, transfer, transfer-irt, cross-border)`,
+      };
+    }
+    thresholds.push({
+      accountType: match[1]!,
+      currency: match[2]!.toUpperCase(),
+      minimum: Number(match[3]),
+    });
+  }
+  return { thresholds };
+}
+
+/** True when `timeZone` is an IANA zone this Node.js knows. */
+export function isTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface Config {
   readonly upstreamUrl: string | undefined;
@@ -294,6 +373,7 @@ export interface Config {
   readonly processing: ProcessingSettings;
   /** Re-polling of non-terminal items and stuck detection (see docs/processing.md). */
   readonly janitor: JanitorSettings;
+  readonly balances: BalanceSettings;
 }
 
 export interface JanitorSettings {
@@ -577,6 +657,15 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
         refund: e.PAYSYNC_STUCK_REFUND_AFTER,
         pending_manual: e.PAYSYNC_STUCK_PENDING_MANUAL_AFTER,
       }),
+    }),
+    balances: Object.freeze({
+      timeZone: e.PAYSYNC_BOOKS_TIMEZONE,
+      cron: e.PAYSYNC_BALANCE_CRON,
+      verdictCron: e.PAYSYNC_VERDICT_CRON,
+      lowBalance: Object.freeze(
+        (parseLowBalanceThresholds(e.PAYSYNC_LOW_BALANCE) as { thresholds: LowBalanceThreshold[] })
+          .thresholds,
+      ),
     }),
   };
   return Object.freeze(config);

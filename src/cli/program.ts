@@ -1,4 +1,7 @@
 import { Command } from 'commander';
+import { adjustCommand } from './commands/adjust.command.ts';
+import { balancesCommand } from './commands/balances.command.ts';
+import { reportCommand } from './commands/report.command.ts';
 import { demoCommand } from './commands/demo.command.ts';
 import { doctorCommand } from './commands/doctor.command.ts';
 import { listCommand } from './commands/list.command.ts';
@@ -42,6 +45,9 @@ export function buildProgram(): Command {
     showCommand(),
     webhooksCommand(),
     replayCommand(),
+    balancesCommand(),
+    adjustCommand(),
+    reportCommand(),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

@@ -31,3 +31,9 @@ export const REFERENCE_LOOKBACK_MS = 400 * 24 * 3_600_000;
  * ahead of ours is still inside `to`.
  */
 export const CLOCK_SKEW_MS = 3_600_000;
+
+/** What fetching one resource's state needs: no queues, so a CLI command can poll too. */
+export type FetchDependencies = Pick<
+  SyncDependencies,
+  'db' | 'upstream' | 'now' | 'transferSearchHours'
+>;
