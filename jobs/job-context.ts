@@ -4,4 +4,8 @@ import type { SyncDependencies } from '../src/reconcile/index.ts';
 export interface JobContext extends SyncDependencies {
   /** Inbox rows open longer than this are enqueued again by the recovery sweep. */
   readonly recoveryAfterMs: number;
+  /** `PAYSYNC_RECEIPTS_DIR`: where receipt HTML is archived. */
+  readonly receiptsDir: string;
+  /** Waits between tries of a receipt that answers 409. @defaultValue see src/receipts */
+  readonly receiptRetryDelaysMs?: readonly number[];
 }

@@ -173,6 +173,8 @@ const schema = z.object({
     }),
   /** How far back a transfer known only by id is searched for. @defaultValue 72 */
   PAYSYNC_TRANSFER_SEARCH_HOURS: positiveInt(72, 24 * 366),
+  /** Where receipt HTML is archived, one file per sha256. @defaultValue `./data/receipts/` */
+  PAYSYNC_RECEIPTS_DIR: z.string().trim().min(1).default('./data/receipts/'),
 });
 
 type ParsedEnv = z.infer<typeof schema>;
@@ -201,6 +203,8 @@ export interface Config {
   readonly webhook: WebhookSettings;
   /** How workers and the scheduler process events (see docs/processing.md). */
   readonly processing: ProcessingSettings;
+  /** Receipt archive (see docs/receipts.md). */
+  readonly receipts: { /** @defaultValue `./data/receipts/` */ readonly dir: string };
 }
 
 export interface ProcessingSettings {
@@ -331,6 +335,7 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
       recoveryCron: e.PAYSYNC_RECOVERY_CRON,
       transferSearchHours: e.PAYSYNC_TRANSFER_SEARCH_HOURS,
     }),
+    receipts: Object.freeze({ dir: e.PAYSYNC_RECEIPTS_DIR }),
   };
   return Object.freeze(config);
 }

@@ -5,6 +5,8 @@ import type { PaymentIntentTable } from '../ledger/payment-intent.table.ts';
 import type { RefundTable } from '../ledger/refund.table.ts';
 import type { StatusHistoryTable } from '../ledger/status-history.table.ts';
 import type { TransferTable } from '../ledger/transfer.table.ts';
+import type { OutboxTable } from '../outbox/outbox.table.ts';
+import type { ReceiptTable } from '../receipts/receipt.table.ts';
 import type { ServiceStateTable } from '../service-state/service-state.table.ts';
 
 /**
@@ -21,4 +23,6 @@ export interface Database {
   journal_lines: JournalLineTable;
   discrepancies: DiscrepancyTable;
   service_state: ServiceStateTable;
+  outbox: OutboxTable;
+  receipts: ReceiptTable;
 }

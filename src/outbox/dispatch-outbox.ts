@@ -1,0 +1,100 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.ts';
+import type { FollowUpJobData, Queues } from '../queues/index.ts';
+import type { OutboxRow } from './outbox.table.ts';
+
+export interface DispatchDependencies {
+  readonly db: Kysely<Database>;
+  readonly queues: Queues;
+  /** Rows handed out per pass. @defaultValue 200 */
+  readonly batchSize?: number;
+  /** @defaultValue `() => new Date()` */
+  readonly now?: () => Date;
+}
+
+export interface DispatchResult {
+  /** Rows handed to BullMQ and stamped in this pass. */
+  readonly dispatched: number;
+  /** True when the batch was full: call again, more rows may be waiting. */
+  readonly more: boolean;
+}
+
+const DEFAULT_BATCH_SIZE = 200;
+
+/** BullMQ job ids may not be all digits; the outbox id makes a second hand-out a no-op. */
+export function outboxJobId(outboxId: number): string {
+  return `outbox-${outboxId}`;
+}
+
+/** The job data a consumer receives: the payload, its kind as `type`, and the row's id. */
+export function outboxJobData(row: Pick<OutboxRow, 'id' | 'kind' | 'payload'>): FollowUpJobData {
+  const payload = JSON.parse(row.payload) as Record<string, unknown>;
+  // The payload's shape is the adder's contract with its consumer; the queue only carries it.
+  return { ...payload, type: row.kind, outboxId: Number(row.id) } as unknown as FollowUpJobData;
+}
+
+/**
+ * One pass of the dispatcher: hands the oldest due rows to the follow-up queue, then stamps
+ * them dispatched. When Redis refuses, the error propagates and the rows stay as they were,
+ * to be handed out on a later pass. A row handed out but not stamped (a crash in between, or
+ * two dispatchers racing) is handed out again with the same job id: BullMQ keeps one job,
+ * and the consumer checks `consumed_at` in any case.
+ */
+export async function dispatchOutbox(deps: DispatchDependencies): Promise<DispatchResult> {
+  const batchSize = deps.batchSize ?? DEFAULT_BATCH_SIZE;
+  const now = (deps.now ?? (() => new Date()))().toISOString();
+  const rows = await deps.db
+    .selectFrom('outbox')
+    .select(['id', 'kind', 'payload'])
+    .where('dispatched_at', 'is', null)
+    .where('available_at', '<=', now)
+    .orderBy('id')
+    .limit(batchSize)
+    .execute();
+  if (rows.length === 0) return { dispatched: 0, more: false };
+  try {
+    await deps.queues.followUp.addBulk(
+      rows.map((row) => ({
+        // The job name is the kind (`alert`, `receipt`…): the follow-up processor routes by it.
+        name: row.kind,
+        data: outboxJobData(row),
+        opts: {
+          jobId: outboxJobId(Number(row.id)),
+          // Kept a day after completion so a late second hand-out of the same id is a no-op.
+          removeOnComplete: { age: 86_400 },
+        },
+      })),
+    );
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    await deps.db
+      .updateTable('outbox')
+      .set((eb) => ({
+        dispatch_attempts: eb('dispatch_attempts', '+', 1),
+        last_error: reason.slice(0, 500),
+      }))
+      .where(
+        'id',
+        'in',
+        rows.map((row) => row.id),
+      )
+      .execute()
+      .catch(() => undefined);
+    throw error;
+  }
+  const stampedAt = (deps.now ?? (() => new Date()))().toISOString();
+  await deps.db
+    .updateTable('outbox')
+    .set((eb) => ({
+      dispatched_at: stampedAt,
+      dispatch_attempts: eb('dispatch_attempts', '+', 1),
+      last_error: null,
+    }))
+    .where(
+      'id',
+      'in',
+      rows.map((row) => row.id),
+    )
+    .execute();
+  return { dispatched: rows.length, more: rows.length === batchSize };
+}
