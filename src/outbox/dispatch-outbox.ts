@@ -8,6 +8,12 @@ export interface DispatchDependencies {
   readonly queues: Queues;
   /** Rows handed out per pass. @defaultValue 200 */
   readonly batchSize?: number;
+  /**
+   * How long a hand-out may wait for Redis before the pass gives up (the worker connection
+   * queues commands while Redis is away; they may still land later, under the same job ids).
+   * @defaultValue 5000
+   */
+  readonly timeoutMs?: number;
   /** @defaultValue `() => new Date()` */
   readonly now?: () => Date;
 }
@@ -20,6 +26,18 @@ export interface DispatchResult {
 }
 
 const DEFAULT_BATCH_SIZE = 200;
+const DEFAULT_TIMEOUT_MS = 5000;
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`Redis did not take the follow-ups within ${ms} ms`)),
+      ms,
+    );
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
 
 /** BullMQ job ids may not be all digits; the outbox id makes a second hand-out a no-op. */
 export function outboxJobId(outboxId: number): string {
@@ -53,7 +71,7 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
     .execute();
   if (rows.length === 0) return { dispatched: 0, more: false };
   try {
-    await deps.queues.followUp.addBulk(
+    const handOut = deps.queues.followUp.addBulk(
       rows.map((row) => ({
         // The job name is the kind (`alert`, `receipt`…): the follow-up processor routes by it.
         name: row.kind,
@@ -65,6 +83,9 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
         },
       })),
     );
+    // A late success after the timeout is harmless: the rows go out again under the same ids.
+    handOut.catch(() => undefined);
+    await withTimeout(handOut, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     await deps.db

@@ -10,7 +10,12 @@ export {
   type NewOutboxEntry,
   type OutboxExecutor,
 } from './add-to-outbox.ts';
-export { isOutboxConsumed, markOutboxConsumed } from './outbox-consumption.ts';
+export {
+  isOutboxConsumed,
+  markOutboxConsumed,
+  openOutboxEntries,
+  type OpenOutboxEntry,
+} from './outbox-consumption.ts';
 export {
   dispatchOutbox,
   outboxJobData,

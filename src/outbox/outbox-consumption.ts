@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { OutboxExecutor } from './add-to-outbox.ts';
 
 /**
@@ -34,4 +35,39 @@ export async function markOutboxConsumed(
     .where('consumed_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+export interface OpenOutboxEntry {
+  readonly id: number;
+  readonly kind: string;
+  readonly dedupeKey: string | null;
+  readonly payload: Record<string, unknown>;
+  readonly availableAt: string;
+  readonly dispatchedAt: string | null;
+}
+
+/** Rows of a kind not consumed yet, optionally only those whose dedupe key starts with a prefix. */
+export async function openOutboxEntries(
+  executor: OutboxExecutor,
+  filter: { kind: string; dedupeKeyPrefix?: string },
+): Promise<OpenOutboxEntry[]> {
+  let query = executor
+    .selectFrom('outbox')
+    .selectAll()
+    .where('kind', '=', filter.kind)
+    .where('consumed_at', 'is', null);
+  if (filter.dedupeKeyPrefix !== undefined) {
+    const prefix = filter.dedupeKeyPrefix;
+    // A prefix compare rather than LIKE: ids contain `_`, a LIKE wildcard.
+    query = query.where(sql<boolean>`substr(dedupe_key, 1, ${sql.lit(prefix.length)}) = ${prefix}`);
+  }
+  const rows = await query.orderBy('id').execute();
+  return rows.map((row) => ({
+    id: Number(row.id),
+    kind: row.kind,
+    dedupeKey: row.dedupe_key,
+    payload: JSON.parse(row.payload) as Record<string, unknown>,
+    availableAt: row.available_at,
+    dispatchedAt: row.dispatched_at,
+  }));
 }

@@ -23,4 +23,5 @@ export {
   type BackfillReceiptsOptions,
   type BackfillReceiptsResult,
 } from './backfill-receipts.ts';
+export { explainMissingReceipt } from './explain-missing-receipt.ts';
 export type { ReceiptRow, ReceiptTable } from './receipt.table.ts';

@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { CliError, ExitCode } from '../errors.ts';
+import { receiptCommand } from './receipt.command.ts';
+import { receiptsCommand } from './receipts.command.ts';
 
 function notImplementedYet(name: string): () => never {
   return () => {
@@ -26,5 +28,5 @@ export function plannedCommands(): Command[] {
     .requiredOption('--to <time>', 'end, UTC ISO 8601 (inclusive)')
     .option('--format <format>', 'output format', 'csv')
     .action(notImplementedYet('export'));
-  return [sweep, backfill, exportCommand];
+  return [sweep, backfill, exportCommand, receiptCommand(), receiptsCommand()];
 }
