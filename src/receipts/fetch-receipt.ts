@@ -5,7 +5,6 @@ import { recordDiscrepancy, type DiscrepancySummary } from '../ledger/index.ts';
 import { addToOutbox, isOutboxConsumed, markOutboxConsumed } from '../outbox/index.ts';
 import { NotFoundError, UnsupportedActionError, type UpstreamClient } from '../upstream/index.ts';
 import type { ReceiptKind } from './receipt-kind.ts';
-import { hasReceipt } from './receipt.repository.ts';
 import { archiveReceipt, type ArchivedReceipt } from './receipt-store.ts';
 
 /** One receipt to fetch: what the outbox row of kind `receipt` carries. */
@@ -18,8 +17,6 @@ export interface ReceiptRequest {
   readonly attempt?: number;
   /** When the first fetch answered 409 (UTC ISO 8601); the day of retries counts from it. */
   readonly firstAttemptAt?: string;
-  /** Fetch even when a receipt is archived (to see whether it changed). @defaultValue false */
-  readonly refetch?: boolean;
 }
 
 export interface ReceiptDependencies {
@@ -41,7 +38,7 @@ export interface ReceiptDependencies {
 
 export type ReceiptOutcome =
   | { readonly outcome: 'archived'; readonly receipt: ArchivedReceipt }
-  /** This outbox row was done before, or a receipt is on file and no refetch was asked. */
+  /** This outbox row was done before (handed out twice): nothing fetched. */
   | { readonly outcome: 'already_done' }
   | { readonly outcome: 'retry_later'; readonly nextAttemptAt: string; readonly attempt: number }
   | { readonly outcome: 'discrepancy'; readonly discrepancy: DiscrepancySummary };
@@ -65,7 +62,9 @@ export const DEFAULT_RECEIPT_GIVE_UP_AFTER_MS = 24 * 60 * MINUTE;
  *   409, a `receipt_unavailable` discrepancy instead;
  * - 404: a `receipt_not_found` discrepancy at once (the service does not know the item);
  * - anything else is thrown, for the job's own retries.
- * Idempotent by the outbox row's id: a row already consumed is not fetched again.
+ * Idempotent by the outbox row's id: a row already consumed is not fetched again. Each settled
+ * status asks once (an intent that failed, then succeeded on a new attempt, asks twice): an
+ * unchanged receipt adds nothing, a changed one is archived beside the first.
  */
 export async function fetchReceipt(
   deps: ReceiptDependencies,
@@ -75,10 +74,6 @@ export async function fetchReceipt(
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
   if (outboxId !== undefined && (await isOutboxConsumed(db, outboxId))) {
-    return { outcome: 'already_done' };
-  }
-  if (!request.refetch && (await hasReceipt(db, request.kind, request.id))) {
-    if (outboxId !== undefined) await markOutboxConsumed(db, outboxId);
     return { outcome: 'already_done' };
   }
   let html: string;
