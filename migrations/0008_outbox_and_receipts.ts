@@ -42,8 +42,3 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['resource_kind', 'resource_id', 'fetched_at'])
     .execute();
 }
-
-export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropTable('receipts').execute();
-  await db.schema.dropTable('outbox').execute();
-}
