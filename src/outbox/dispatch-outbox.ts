@@ -28,13 +28,24 @@ export interface DispatchResult {
 const DEFAULT_BATCH_SIZE = 200;
 const DEFAULT_TIMEOUT_MS = 5000;
 
+/**
+ * Redis did not take a hand-out in time. `pending` settles when the queued commands finally
+ * run or fail (the worker connection keeps them while Redis is away).
+ */
+export class OutboxHandOutTimeout extends Error {
+  override readonly name = 'OutboxHandOutTimeout';
+  constructor(
+    readonly timeoutMs: number,
+    readonly pending: Promise<unknown>,
+  ) {
+    super(`Redis did not take the follow-ups within ${timeoutMs} ms`);
+  }
+}
+
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`Redis did not take the follow-ups within ${ms} ms`)),
-      ms,
-    );
+    timer = setTimeout(() => reject(new OutboxHandOutTimeout(ms, work)), ms);
   });
   return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }

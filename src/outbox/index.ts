@@ -18,6 +18,7 @@ export {
 } from './outbox-consumption.ts';
 export {
   dispatchOutbox,
+  OutboxHandOutTimeout,
   outboxJobData,
   outboxJobId,
   type DispatchDependencies,

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import type { Component } from '../lifecycle/index.ts';
 import type { Queues } from '../queues/index.ts';
-import { dispatchOutbox } from './dispatch-outbox.ts';
+import { dispatchOutbox, OutboxHandOutTimeout } from './dispatch-outbox.ts';
 import { outboxSignal } from './outbox-signal.ts';
 
 export interface OutboxDispatcherOptions {
@@ -42,17 +42,29 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
   let paused = false;
   let stopped = true;
   let failing = false;
+  // A hand-out Redis has not answered yet: no new one is queued behind it until it settles.
+  let stalled: Promise<unknown> | undefined;
 
   const runPasses = async () => {
     do {
       again = false;
-      if (paused || stopped) return;
+      if (paused || stopped || stalled) return;
       try {
         const result = await dispatchOutbox({ db: options.db, queues: options.queues });
         if (failing) logger.info('outbox: handing out follow-ups again');
         failing = false;
         if (result.more) again = true;
       } catch (error) {
+        if (error instanceof OutboxHandOutTimeout) {
+          const pending = error.pending.then(
+            () => undefined,
+            () => undefined,
+          );
+          stalled = pending;
+          void pending.then(() => {
+            if (stalled === pending) stalled = undefined;
+          });
+        }
         if (!failing) {
           logger.warn(
             { reason: error instanceof Error ? error.message : String(error) },

@@ -45,10 +45,10 @@ export async function explainMissingReceipt(
   });
   if (pending) {
     const attempt = typeof pending.payload.attempt === 'number' ? pending.payload.attempt : 1;
-    return {
-      reason: 'pending',
-      message: `receipt of ${label} ${id} not fetched yet: try ${attempt} is due at ${pending.availableAt} (the workers fetch it)`,
-    };
+    const message = pending.dispatchedAt
+      ? `receipt of ${label} ${id} not fetched yet: try ${attempt} was handed to the workers at ${pending.dispatchedAt}; if their retries ran out (a failed follow-up job), run \`paysync receipts backfill\``
+      : `receipt of ${label} ${id} not fetched yet: try ${attempt} is due at ${pending.availableAt} (the workers fetch it)`;
+    return { reason: 'pending', message };
   }
   return {
     reason: 'not_fetched',
