@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Executor } from '../ledger/index.ts';
 import { markOutboxConsumed } from '../outbox/index.ts';
@@ -46,10 +46,18 @@ async function exists(path: string): Promise<boolean> {
 async function writeContentAddressed(dir: string, sha256: string, bytes: Buffer): Promise<string> {
   const path = receiptFilePath(dir, sha256);
   if (await exists(path)) return path;
-  await mkdir(resolve(dir), { recursive: true });
+  await mkdir(resolve(dir), { recursive: true, mode: 0o750 });
   const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    await writeFile(temporary, bytes, { flag: 'wx' });
+    // Receipts name customers and amounts: readable by the owner and its group only. Synced
+    // before the rename, so a crash never leaves a short file under the final name.
+    const file = await open(temporary, 'wx', 0o640);
+    try {
+      await file.writeFile(bytes);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true }).catch(() => undefined);
