@@ -8,6 +8,7 @@ import { openDiscrepancies } from '../../src/ledger/index.ts';
 import { addToOutbox, openOutboxEntries } from '../../src/outbox/index.ts';
 import {
   archiveReceipt,
+  explainMissingReceipt,
   fetchReceipt,
   receiptFilePath,
   receiptsFor,
@@ -155,6 +156,31 @@ describe(`receipts on ${testDialect()}`, () => {
       resourceId: 'tr_000000000000000000000000',
     });
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('says why a settled item has no receipt: pending retry, then a 404 discrepancy', async () => {
+    const db = context.database.db;
+    const id = settledTransfer();
+    await syncResource(context.deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
+    expect((await explainMissingReceipt(db, 'transfer', id)).reason).toBe('pending');
+    context.sim.control.injectErrors({ status: 409, operationId: 'getReceiptHtml', count: 1 });
+    const first = await receiptRow(id);
+    const retry = await fetchReceipt(deps, first.payload as unknown as ReceiptRequest, first.id);
+    expect(retry.outcome).toBe('retry_later');
+    const pending = await explainMissingReceipt(db, 'transfer', id);
+    expect(pending.message).toContain(
+      `try 2 is due at ${(retry as { nextAttemptAt: string }).nextAttemptAt}`,
+    );
+    context.sim.control.injectErrors({ status: 404, operationId: 'getReceiptHtml', count: 1 });
+    const second = await receiptRow(id);
+    const gone = await fetchReceipt(deps, second.payload as unknown as ReceiptRequest, second.id);
+    expect(gone.outcome).toBe('discrepancy');
+    const explained = await explainMissingReceipt(db, 'transfer', id);
+    expect(explained.reason).toBe('receipt_not_found');
+    expect(explained.message).toContain('the service answered 404');
+    expect(
+      (await explainMissingReceipt(db, 'transfer', 'tr_000000000000000000000001')).reason,
+    ).toBe('unknown_resource');
   });
 
   it('never rewrites archived HTML: an identical refetch adds nothing, a changed one is kept beside', async () => {
