@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { FollowUpJobData, Queues } from '../queues/index.ts';
+import { outboxDispatchedTotal, outboxDispatchFailuresTotal } from './outbox-metrics.ts';
 import type { OutboxRow } from './outbox.table.ts';
 
 export interface DispatchDependencies {
@@ -98,6 +99,7 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
     handOut.catch(() => undefined);
     await withTimeout(handOut, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   } catch (error) {
+    outboxDispatchFailuresTotal.inc();
     const reason = error instanceof Error ? error.message : String(error);
     await deps.db
       .updateTable('outbox')
@@ -128,5 +130,6 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
       rows.map((row) => row.id),
     )
     .execute();
+  for (const row of rows) outboxDispatchedTotal.inc({ kind: row.kind });
   return { dispatched: rows.length, more: rows.length === batchSize };
 }

@@ -5,6 +5,7 @@ import { recordDiscrepancy, type DiscrepancySummary } from '../ledger/index.ts';
 import { addToOutbox, isOutboxConsumed, markOutboxConsumed } from '../outbox/index.ts';
 import { NotFoundError, UnsupportedActionError, type UpstreamClient } from '../upstream/index.ts';
 import type { ReceiptKind } from './receipt-kind.ts';
+import { receiptFetchesTotal } from './receipt-metrics.ts';
 import { archiveReceipt, type ArchivedReceipt } from './receipt-store.ts';
 
 /** One receipt to fetch: what the outbox row of kind `receipt` carries. */
@@ -105,6 +106,7 @@ export async function fetchReceipt(
     fetchedAt: now().toISOString(),
     ...(outboxId !== undefined ? { outboxId } : {}),
   });
+  receiptFetchesTotal.inc({ outcome: receipt.isNew ? 'archived' : 'unchanged' });
   deps.logger.info(
     {
       kind: request.kind,
@@ -141,6 +143,7 @@ async function notReadyYet(
     });
   }
   const nextAttemptAt = nextAt.toISOString();
+  receiptFetchesTotal.inc({ outcome: 'retry_later' });
   await deps.db.transaction().execute(async (trx) => {
     await addToOutbox(trx, {
       kind: 'receipt',
@@ -167,6 +170,7 @@ async function giveUp(
   detail: Record<string, unknown>,
   rawBody?: unknown,
 ): Promise<ReceiptOutcome> {
+  receiptFetchesTotal.inc({ outcome: kind === 'receipt_not_found' ? 'not_found' : 'unavailable' });
   const discrepancy = await deps.db.transaction().execute(async (trx) => {
     const recorded = await recordDiscrepancy(trx, {
       kind,
