@@ -26,6 +26,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('outbox')
     .columns(['dispatched_at', 'available_at', 'id'])
     .execute();
+  // Handed out but never consumed: handed out again in case Redis lost the job.
+  await db.schema
+    .createIndex('outbox_unconsumed')
+    .on('outbox')
+    .columns(['consumed_at', 'dispatched_at'])
+    .execute();
 
   await withIdColumn(db, db.schema.createTable('receipts'))
     .addColumn('resource_kind', 'text', (col) => col.notNull())

@@ -15,6 +15,12 @@ export interface DispatchDependencies {
    * @defaultValue 5000
    */
   readonly timeoutMs?: number;
+  /**
+   * A row handed out this long ago and still not consumed is handed out again: its job may
+   * have been lost with Redis (a flush, a restart without persistence). While the job still
+   * exists, BullMQ ignores the second add of its id. @defaultValue 300000 (5 minutes)
+   */
+  readonly redispatchAfterMs?: number;
   /** @defaultValue `() => new Date()` */
   readonly now?: () => Date;
 }
@@ -28,6 +34,7 @@ export interface DispatchResult {
 
 const DEFAULT_BATCH_SIZE = 200;
 const DEFAULT_TIMEOUT_MS = 5000;
+const DEFAULT_REDISPATCH_AFTER_MS = 5 * 60_000;
 
 /**
  * Redis did not take a hand-out in time. `pending` settles when the queued commands finally
@@ -68,11 +75,13 @@ export function outboxJobData(row: Pick<OutboxRow, 'id' | 'kind' | 'payload'>): 
  * them dispatched. When Redis refuses, the error propagates and the rows stay as they were,
  * to be handed out on a later pass. A row handed out but not stamped (a crash in between, or
  * two dispatchers racing) is handed out again with the same job id: BullMQ keeps one job,
- * and the consumer checks `consumed_at` in any case.
+ * and the consumer checks `consumed_at` in any case. So is a row handed out long ago and
+ * never consumed (`redispatchAfterMs`), in case Redis lost its job.
  */
 export async function dispatchOutbox(deps: DispatchDependencies): Promise<DispatchResult> {
   const batchSize = deps.batchSize ?? DEFAULT_BATCH_SIZE;
-  const now = (deps.now ?? (() => new Date()))().toISOString();
+  const nowMs = (deps.now ?? (() => new Date()))().getTime();
+  const now = new Date(nowMs).toISOString();
   const rows = await deps.db
     .selectFrom('outbox')
     .select(['id', 'kind', 'payload'])
@@ -81,6 +90,20 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
     .orderBy('id')
     .limit(batchSize)
     .execute();
+  if (rows.length < batchSize) {
+    const staleBefore = new Date(
+      nowMs - (deps.redispatchAfterMs ?? DEFAULT_REDISPATCH_AFTER_MS),
+    ).toISOString();
+    const stale = await deps.db
+      .selectFrom('outbox')
+      .select(['id', 'kind', 'payload'])
+      .where('consumed_at', 'is', null)
+      .where('dispatched_at', '<', staleBefore)
+      .orderBy('dispatched_at')
+      .limit(batchSize - rows.length)
+      .execute();
+    rows.push(...stale);
+  }
   if (rows.length === 0) return { dispatched: 0, more: false };
   try {
     const handOut = deps.queues.followUp.addBulk(

@@ -1,5 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addToOutbox, dispatchOutbox, openOutboxEntries } from '../../src/outbox/index.ts';
+import {
+  addToOutbox,
+  dispatchOutbox,
+  markOutboxConsumed,
+  openOutboxEntries,
+} from '../../src/outbox/index.ts';
 import { createQueues, createRedisConnection } from '../../src/queues/index.ts';
 import { syncResource } from '../../src/reconcile/index.ts';
 import { closedPort } from '../support/run-cli.ts';
@@ -79,6 +84,30 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
       (await dispatchOutbox({ db: context.database.db, queues: context.queues })).dispatched,
     ).toBe(2);
     expect(await context.queues.followUp.count()).toBe(2);
+  });
+
+  it('a row handed out but never consumed goes out again once Redis lost its job', async () => {
+    const id = failedTransfer();
+    await syncResource(context.deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
+    const db = context.database.db;
+    expect((await dispatchOutbox({ db, queues: context.queues })).dispatched).toBe(2);
+    // The alert was consumed; the receipt's job is lost with Redis (as in a FLUSHALL).
+    const [alertRow] = await openOutboxEntries(db, { kind: 'alert' });
+    await markOutboxConsumed(db, alertRow!.id);
+    await context.queues.followUp.obliterate({ force: true });
+    expect(await context.queues.followUp.count()).toBe(0);
+    // Not before redispatchAfterMs…
+    expect((await dispatchOutbox({ db, queues: context.queues })).dispatched).toBe(0);
+    // …then the unconsumed receipt, and only it, goes out again under its own job id.
+    const later = await dispatchOutbox({
+      db,
+      queues: context.queues,
+      now: () => new Date(Date.now() + 6 * 60_000),
+    });
+    expect(later.dispatched).toBe(1);
+    const jobs = await context.queues.followUp.getJobs(['waiting', 'prioritized']);
+    const [receiptRow] = await openOutboxEntries(db, { kind: 'receipt' });
+    expect(jobs.map((job) => job.id)).toEqual([`outbox-${receiptRow!.id}`]);
   });
 
   it('a transaction that rolls back leaves no outbox row', async () => {
