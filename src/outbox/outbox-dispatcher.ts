@@ -72,6 +72,8 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
           );
         }
         failing = true;
+        // Wake-ups that came during the failed pass wait for the next poll, not a hot loop.
+        again = false;
         return;
       }
     } while (again);

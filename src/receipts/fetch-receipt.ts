@@ -4,7 +4,7 @@ import type { Database } from '../db/database.ts';
 import { recordDiscrepancy, type DiscrepancySummary } from '../ledger/index.ts';
 import { addToOutbox, isOutboxConsumed, markOutboxConsumed } from '../outbox/index.ts';
 import { NotFoundError, UnsupportedActionError, type UpstreamClient } from '../upstream/index.ts';
-import type { ReceiptKind } from './receipt-kind.ts';
+import { RECEIPT_KINDS, type ReceiptKind } from './receipt-kind.ts';
 import { receiptFetchesTotal } from './receipt-metrics.ts';
 import { archiveReceipt, type ArchivedReceipt } from './receipt-store.ts';
 
@@ -74,6 +74,11 @@ export async function fetchReceipt(
 ): Promise<ReceiptOutcome> {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
+  if (!RECEIPT_KINDS.includes(request.kind) || typeof request.id !== 'string' || !request.id) {
+    throw new Error(
+      `receipt follow-up${outboxId !== undefined ? ` (outbox row ${outboxId})` : ''} names no payment intent or transfer: ${JSON.stringify({ kind: request.kind, id: request.id })}`,
+    );
+  }
   if (outboxId !== undefined && (await isOutboxConsumed(db, outboxId))) {
     return { outcome: 'already_done' };
   }
