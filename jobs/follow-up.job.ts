@@ -1,22 +1,67 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
+import type { Kysely } from 'kysely';
+import type { Database } from '../src/db/index.ts';
+import { isOutboxConsumed, markOutboxConsumed } from '../src/outbox/index.ts';
 import type { FollowUpJobData } from '../src/queues/index.ts';
+import { fetchReceipt, type ReceiptRequest } from '../src/receipts/index.ts';
+import type { JobContext } from './job-context.ts';
+
+/** What every follow-up job carries besides its payload (see src/outbox). */
+type FollowUpJob = Job<FollowUpJobData & { readonly outboxId?: number }>;
 
 /**
- * `follow-up`: alerts and receipts arrive with a later issue. Until then each is logged so
- * the queue drains and an operator sees what would have been sent.
+ * `alert`: logged, until the alerts component takes over this branch. Idempotent by the
+ * outbox row's id, like every consumer.
  */
-export function followUpJob(logger: Logger) {
-  return async (job: Job<FollowUpJobData>): Promise<string> => {
+function alertFollowUp(db: Kysely<Database>, logger: Logger) {
+  return async (job: FollowUpJob): Promise<string> => {
     const data = job.data;
-    if (data.type === 'alert') {
-      logger.warn(
-        { alert: data },
-        `alert: ${data.reason.replace('_', ' ')} (${data.kind} ${data.id})`,
-      );
-    } else {
-      logger.info({ receipt: data }, `receipt due: ${data.kind} ${data.id} ${data.status}`);
+    if (data.type !== 'alert') throw new Error(`alert job ${job.id} carries type ${data.type}`);
+    if (data.outboxId !== undefined && (await isOutboxConsumed(db, data.outboxId))) {
+      return 'already done';
     }
+    logger.warn(
+      { alert: data },
+      `alert: ${data.reason.replace('_', ' ')} (${data.kind} ${data.id})`,
+    );
+    if (data.outboxId !== undefined) await markOutboxConsumed(db, data.outboxId);
     return 'logged';
+  };
+}
+
+/** `receipt`: fetch and archive the service's receipt (src/receipts). */
+function receiptFollowUp(context: JobContext) {
+  return async (job: FollowUpJob): Promise<string> => {
+    const { outboxId, ...request } = job.data as unknown as ReceiptRequest & { outboxId?: number };
+    const result = await fetchReceipt(
+      {
+        db: context.db,
+        upstream: context.upstream,
+        dir: context.receiptsDir,
+        logger: context.logger,
+        ...(context.receiptRetryDelaysMs ? { retryDelaysMs: context.receiptRetryDelaysMs } : {}),
+      },
+      request,
+      outboxId,
+    );
+    return result.outcome;
+  };
+}
+
+/**
+ * `follow-up`: a thin dispatcher by the outbox row's kind (the job's `type`): each kind's
+ * consumer lives in its own component. An unknown kind fails the job loudly.
+ */
+export function followUpJob(context: JobContext) {
+  const consumers: Record<string, (job: FollowUpJob) => Promise<string>> = {
+    alert: alertFollowUp(context.db, context.logger),
+    receipt: receiptFollowUp(context),
+  };
+  return async (job: FollowUpJob): Promise<string> => {
+    const type = (job.data as { type?: string }).type ?? job.name;
+    const consumer = consumers[type];
+    if (!consumer) throw new Error(`no consumer for follow-up type "${type}" (job ${job.id})`);
+    return consumer(job);
   };
 }

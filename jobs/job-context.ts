@@ -7,4 +7,8 @@ export interface JobContext extends SyncDependencies {
   readonly recoveryAfterMs: number;
   /** The janitor's schedule, SLAs and batch (config `janitor`). */
   readonly janitor: JanitorSettings;
+  /** `PAYSYNC_RECEIPTS_DIR`: where receipt HTML is archived. */
+  readonly receiptsDir: string;
+  /** Waits between tries of a receipt that answers 409. @defaultValue see src/receipts */
+  readonly receiptRetryDelaysMs?: readonly number[];
 }

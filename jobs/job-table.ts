@@ -32,11 +32,12 @@ export function jobProcessors(context: JobContext) {
     [JobName.syncPaymentRefund]: syncPaymentRefundJob(context),
     [JobName.syncPaymentLink]: syncPaymentLinkJob(context),
   };
-  const followUp = followUpJob(context.logger);
+  const followUp = followUpJob(context);
   return {
     ingest: byName({ [JobName.ingestEvent]: ingestEventJob(context) }),
     sync: byName(sync),
-    followUp: byName({ [JobName.alert]: followUp, [JobName.receipt]: followUp }),
+    // Routed by the outbox row's kind inside: a new kind needs no entry here.
+    followUp,
     scheduled: byName({
       [JobName.recoverInbox]: recoverInboxJob(context),
       [JobName.janitor]: janitorJob(context),

@@ -279,6 +279,8 @@ const schema = z.object({
       const parsed = parseLowBalanceThresholds(value);
       if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem });
     }),
+  /** Where receipt HTML is archived, one file per sha256. @defaultValue `./data/receipts/` */
+  PAYSYNC_RECEIPTS_DIR: z.string().trim().min(1).default('./data/receipts/'),
 });
 
 /** The janitor's default gaps: 1 m, 5 m, 15 m, 1 h, 6 h, then every 24 h. */
@@ -374,6 +376,8 @@ export interface Config {
   /** Re-polling of non-terminal items and stuck detection (see docs/processing.md). */
   readonly janitor: JanitorSettings;
   readonly balances: BalanceSettings;
+  /** Receipt archive (see docs/receipts.md). */
+  readonly receipts: { /** @defaultValue `./data/receipts/` */ readonly dir: string };
 }
 
 export interface JanitorSettings {
@@ -667,6 +671,7 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
           .thresholds,
       ),
     }),
+    receipts: Object.freeze({ dir: e.PAYSYNC_RECEIPTS_DIR }),
   };
   return Object.freeze(config);
 }

@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
 import { collectProcessMetrics } from '../metrics/index.ts';
+import { createOutboxDispatcher, type OutboxDispatcher } from '../outbox/index.ts';
 import { createQueues, type Queues } from '../queues/index.ts';
 import { createReceiverServer, type ReceiverServer } from '../receiver/index.ts';
 import { CredentialGuard, type CredentialCheck } from '../reconcile/index.ts';
@@ -30,6 +31,8 @@ export interface DaemonOptions {
   readonly host?: string;
   /** Tries before a 404 becomes `unknown_upstream_resource`. @defaultValue 3 */
   readonly notFoundAttempts?: number;
+  /** How often the outbox dispatcher polls without a wake-up, in ms. @defaultValue 1000 */
+  readonly outboxPollMs?: number;
 }
 
 export interface Daemon {
@@ -40,6 +43,8 @@ export interface Daemon {
   readonly queues: Queues;
   readonly receiver: ReceiverServer | undefined;
   readonly workers: WorkerPool | undefined;
+  /** The outbox dispatcher of the workers role (hands follow-ups to BullMQ). */
+  readonly outbox: OutboxDispatcher | undefined;
   /** Set once the workers started: what the start-up credential check found. */
   credentialCheck(): CredentialCheck | undefined;
 }
@@ -118,6 +123,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   };
   const components: Component[] = [resources];
   let workers: WorkerPool | undefined;
+  let outbox: OutboxDispatcher | undefined;
   let credentialCheck: CredentialCheck | undefined;
   let receiver: ReceiverServer | undefined;
   try {
@@ -133,6 +139,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         recoveryAfterMs: config.processing.recoveryAfterMs,
         janitor: config.janitor,
         pollPlan: config.janitor.scheduleMs,
+        receiptsDir: config.receipts.dir,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }
           : {}),
@@ -149,6 +156,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         },
       });
       components.push(workers);
+      // After the workers: it starts once they take jobs and stops before they drain.
+      outbox = createOutboxDispatcher({
+        db,
+        queues,
+        logger,
+        ...(options.outboxPollMs !== undefined ? { pollMs: options.outboxPollMs } : {}),
+      });
+      components.push(outbox);
     }
     if (roles.has('scheduler')) {
       components.push(createScheduler({ queues, entries: cronTable(config), logger }));
@@ -178,6 +193,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     queues,
     receiver,
     workers,
+    outbox,
     credentialCheck: () => credentialCheck,
   };
 }

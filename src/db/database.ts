@@ -10,6 +10,8 @@ import type { PaymentIntentTable } from '../ledger/payment-intent.table.ts';
 import type { RefundTable } from '../ledger/refund.table.ts';
 import type { StatusHistoryTable } from '../ledger/status-history.table.ts';
 import type { TransferTable } from '../ledger/transfer.table.ts';
+import type { OutboxTable } from '../outbox/outbox.table.ts';
+import type { ReceiptTable } from '../receipts/receipt.table.ts';
 import type { ServiceStateTable } from '../service-state/service-state.table.ts';
 
 /**
@@ -31,4 +33,6 @@ export interface Database {
   balance_snapshots: BalanceSnapshotTable;
   low_balance_state: LowBalanceStateTable;
   daily_verdicts: DailyVerdictTable;
+  outbox: OutboxTable;
+  receipts: ReceiptTable;
 }

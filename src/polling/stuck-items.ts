@@ -6,7 +6,8 @@ import {
   type StuckCandidate,
   type StuckRule,
 } from '../ledger/index.ts';
-import { enqueueFollowUp } from '../queues/index.ts';
+import { notifyOutbox } from '../outbox/index.ts';
+import { addFollowUps } from '../reconcile/index.ts';
 import type { JanitorDependencies } from './janitor.ts';
 
 /** Items flagged per rule per run; the rest wait for the next run. */
@@ -34,7 +35,7 @@ export function formatAge(ms: number): string {
 
 /**
  * Records one `stuck` discrepancy per item past its SLA (the dedupe key and the link on the
- * item make a second run a no-op), and raises the alert follow-up after the commit. The
+ * item make a second run a no-op), and writes the alert follow-up to the outbox in the same transaction. The
  * ledger resolves it when the item settles. Returns how many items were newly flagged.
  */
 export async function flagStuckItems(deps: JanitorDependencies, now: Date): Promise<number> {
@@ -63,29 +64,23 @@ export async function flagStuckItems(deps: JanitorDependencies, now: Date): Prom
         });
         if (await markStuck(trx, item, discrepancy.id)) {
           alerts.push({ item, discrepancyId: discrepancy.id });
+          // The alert commits with the discrepancy (outbox): never lost to a Redis outage.
+          await addFollowUps(trx, [
+            {
+              type: 'alert',
+              reason: 'discrepancy',
+              kind: item.kind,
+              id: item.id,
+              status: item.status,
+              discrepancyId: discrepancy.id,
+              discrepancyKind: 'stuck',
+            },
+          ]);
         }
       }
       return alerts;
     });
-    for (const { item, discrepancyId } of recorded) {
-      try {
-        await enqueueFollowUp(deps.queues, {
-          type: 'alert',
-          reason: 'discrepancy',
-          kind: item.kind,
-          id: item.id,
-          status: item.status,
-          discrepancyId,
-          discrepancyKind: 'stuck',
-        });
-      } catch (error) {
-        // As with every follow-up: the discrepancy is committed, the alert is best effort.
-        deps.logger.warn(
-          { kind: item.kind, id: item.id, reason: error instanceof Error ? error.message : error },
-          'could not queue the stuck alert',
-        );
-      }
-    }
+    if (recorded.length > 0) notifyOutbox();
     flagged += recorded.length;
   }
   return flagged;

@@ -59,8 +59,11 @@ export interface SyncJobData {
 /** Why an alert is raised after a committed change. */
 export type AlertReason = 'transfer_failed' | 'discrepancy';
 
-/** Work enqueued only after the ledger transaction committed. */
-export type FollowUpJobData =
+/**
+ * Work that follows a committed change, handed out from the outbox (src/outbox): the row's
+ * payload, its kind as `type`, and `outboxId`, by which every consumer is idempotent.
+ */
+export type FollowUpJobData = (
   | {
       readonly type: 'alert';
       readonly reason: AlertReason;
@@ -76,7 +79,8 @@ export type FollowUpJobData =
       readonly kind: ResourceKind;
       readonly id: string;
       readonly status: string;
-    };
+    }
+) & { readonly outboxId?: number };
 
 /** A scheduler tick: which task, and the slot (UTC ISO 8601) it stands for. */
 export interface ScheduledJobData {

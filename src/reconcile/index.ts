@@ -4,7 +4,7 @@
  */
 export { CredentialGuard, type CredentialCheck } from './credential-guard.ts';
 export { fetchResourceState, type FetchedState, type FetchResult } from './fetch-resource-state.ts';
-export { followUpsFor } from './follow-ups.ts';
+export { addFollowUps, followUpsFor } from './follow-ups.ts';
 export {
   runRecoverySweep,
   type RecoverySweepOptions,

@@ -1,6 +1,8 @@
 import { Command, Option } from 'commander';
 import { CliError, ExitCode } from '../errors.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
+import { receiptCommand } from './receipt.command.ts';
+import { receiptsCommand } from './receipts.command.ts';
 
 function notImplementedYet(name: string): () => never {
   return () => {
@@ -34,5 +36,5 @@ export function plannedCommands(): Command[] {
     .addOption(windowEdge('--to', 'end'))
     .option('--format <format>', 'output format', 'csv')
     .action(notImplementedYet('export'));
-  return [sweep, backfill, exportCommand];
+  return [sweep, backfill, exportCommand, receiptCommand(), receiptsCommand()];
 }
