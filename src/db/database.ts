@@ -2,6 +2,8 @@ import type { WebhookInboxTable } from '../inbox/inbox.table.ts';
 import type { DiscrepancyTable } from '../ledger/discrepancy.table.ts';
 import type { JournalLineTable, JournalTable } from '../ledger/journal.table.ts';
 import type { PaymentIntentTable } from '../ledger/payment-intent.table.ts';
+import type { PollingCheckpointTable } from '../polling/checkpoint.table.ts';
+import type { ScheduledRunTable } from '../polling/scheduled-run.table.ts';
 import type { RefundTable } from '../ledger/refund.table.ts';
 import type { StatusHistoryTable } from '../ledger/status-history.table.ts';
 import type { TransferTable } from '../ledger/transfer.table.ts';
@@ -21,4 +23,6 @@ export interface Database {
   journal_lines: JournalLineTable;
   discrepancies: DiscrepancyTable;
   service_state: ServiceStateTable;
+  scheduled_runs: ScheduledRunTable;
+  polling_checkpoints: PollingCheckpointTable;
 }

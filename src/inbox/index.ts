@@ -17,4 +17,5 @@ export {
   type InboxStatusChange,
 } from './inbox.repository.ts';
 export type { InboxStatus, WebhookInboxRow } from './inbox.table.ts';
+export { inboxMentionsResource } from './inbox-mentions.repository.ts';
 export { STORED_HEADERS, storedHeaders } from './stored-headers.ts';
