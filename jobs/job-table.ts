@@ -4,6 +4,7 @@ import { followUpJob } from './follow-up.job.ts';
 import { ingestEventJob } from './ingest-event.job.ts';
 import type { JobContext } from './job-context.ts';
 import { recoverInboxJob } from './recover-inbox.job.ts';
+import { sweepJob } from './sweep.job.ts';
 import { syncPaymentIntentJob } from './sync-payment-intent.job.ts';
 import { syncPaymentLinkJob } from './sync-payment-link.job.ts';
 import { syncPaymentRefundJob } from './sync-payment-refund.job.ts';
@@ -36,6 +37,9 @@ export function jobProcessors(context: JobContext) {
     ingest: byName({ [JobName.ingestEvent]: ingestEventJob(context) }),
     sync: byName(sync),
     followUp: byName({ [JobName.alert]: followUp, [JobName.receipt]: followUp }),
-    scheduled: byName({ [JobName.recoverInbox]: recoverInboxJob(context) }),
+    scheduled: byName({
+      [JobName.recoverInbox]: recoverInboxJob(context),
+      [JobName.sweep]: sweepJob(context),
+    }),
   };
 }

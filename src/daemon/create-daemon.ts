@@ -131,6 +131,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         credentials,
         transferSearchHours: config.processing.transferSearchHours,
         recoveryAfterMs: config.processing.recoveryAfterMs,
+        environment: config.environment,
+        polling: config.polling,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }
           : {}),

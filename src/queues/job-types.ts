@@ -30,6 +30,7 @@ export const JobName = {
   alert: 'alert',
   receipt: 'receipt',
   recoverInbox: 'recover-inbox',
+  sweep: 'sweep',
 } as const;
 
 export const syncJobNameFor: Record<ResourceKind, (typeof JobName)[keyof typeof JobName]> = {

@@ -12,19 +12,11 @@ function notImplementedYet(name: string): () => never {
  * shows the whole shape; each moves to a file of its own when it is built.
  */
 export function plannedCommands(): Command[] {
-  const sweep = new Command('sweep')
-    .description('look for events the service sent but paysync missed, now')
-    .action(notImplementedYet('sweep'));
-  const backfill = new Command('backfill')
-    .description('fetch every payment intent and transfer in a time window into the ledger')
-    .requiredOption('--from <time>', 'start, UTC ISO 8601 (inclusive)')
-    .requiredOption('--to <time>', 'end, UTC ISO 8601 (inclusive)')
-    .action(notImplementedYet('backfill'));
   const exportCommand = new Command('export')
     .description('write the books for a period in an accounting format')
     .requiredOption('--from <time>', 'start, UTC ISO 8601 (inclusive)')
     .requiredOption('--to <time>', 'end, UTC ISO 8601 (inclusive)')
     .option('--format <format>', 'output format', 'csv')
     .action(notImplementedYet('export'));
-  return [sweep, backfill, exportCommand];
+  return [exportCommand];
 }
