@@ -12,6 +12,7 @@ export {
   type RunRecordDependencies,
 } from './record-scheduled-run.ts';
 export {
+  missedWebhooksSince,
   recentRuns,
   type RecentRunsQuery,
   type RunCounts,

@@ -247,3 +247,13 @@ export async function taskRunSummaries(db: Executor): Promise<TaskRunSummary[]> 
   }
   return summaries;
 }
+
+/** Items sweeps found that no webhook named, over runs started since `since`. */
+export async function missedWebhooksSince(db: Executor, since: string): Promise<number> {
+  const row = await db
+    .selectFrom('scheduled_runs')
+    .select((eb) => eb.fn.sum<number>('items_missed').as('missed'))
+    .where('started_at', '>=', since)
+    .executeTakeFirst();
+  return Number(row?.missed ?? 0);
+}
