@@ -6,7 +6,7 @@ import { enqueueFollowUp, type Queues } from '../queues/index.ts';
 import { followUpsFor } from '../reconcile/index.ts';
 import { UpstreamError, type UpstreamClient } from '../upstream/index.ts';
 import { applyWindow } from './apply-window.ts';
-import { readCheckpoint } from './checkpoint.repository.ts';
+import { advanceCheckpoint, readCheckpoint } from './checkpoint.repository.ts';
 import { countingClient } from './counting-client.ts';
 import { LIST_STREAMS, SWEEP_KINDS, type SweepKind } from './list-streams.ts';
 import { addTally, emptyTally, type PageTally } from './page-tally.ts';
@@ -76,6 +76,20 @@ export async function runSweep(
       new Date(
         (checkpoint ? Date.parse(checkpoint.position) : to.getTime()) - options.sweepOverlapMs,
       );
+    if (!checkpoint && request.since === undefined) {
+      // The first sweep of a stream pins where sweeping starts, before it reads anything: if
+      // it is cut short, the next sweep resumes here instead of at its own "now − overlap".
+      await advanceCheckpoint(deps.db, {
+        stream: key,
+        position: from.toISOString(),
+        at: to.toISOString(),
+      });
+    }
+    // A --since later than the checkpoint leaves a gap behind it: such a walk must not move
+    // the stream's checkpoint past the gap, or the gap would never be swept.
+    const contiguous =
+      request.since === undefined ||
+      (checkpoint !== undefined && request.since.getTime() <= Date.parse(checkpoint.position));
     const calls = { calls: 0 };
     let pages = 0;
     const tally = emptyTally();
@@ -89,7 +103,7 @@ export async function runSweep(
         from,
         to,
         perPage: options.perPage,
-        checkpointStream: key,
+        checkpointStream: contiguous ? key : `${key}:since`,
         via: 'sweep',
         now,
         onPage: () => {
