@@ -90,12 +90,10 @@ describe(`honest runs on ${testDialect()}`, () => {
     expect(position).toBeGreaterThan(start.getTime());
     expect(position).toBeLessThan(fixture.now().getTime());
     // Committed = exactly the transfers created before the checkpoint.
-    const truth = sim.control
-      .groundTruth({ kind: 'transfer' })
-      .items.map((item) => ({
-        id: item.id,
-        createdAt: Date.parse(String(item.resource.createdAt)),
-      }));
+    const truth = sim.control.groundTruth({ kind: 'transfer' }).items.map((item) => ({
+      id: item.id,
+      createdAt: Date.parse(String(item.resource.createdAt)),
+    }));
     const before = truth
       .filter((t) => t.createdAt < position)
       .map((t) => t.id)
