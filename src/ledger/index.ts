@@ -57,3 +57,4 @@ export {
 } from './ledger-reports.ts';
 export { journalsFor, settlementJournalCount } from './journal.repository.ts';
 export { transferReferenceOf } from './transfer.repository.ts';
+export { firstSightingVia } from './status-history.repository.ts';

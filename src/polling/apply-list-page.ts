@@ -1,7 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { inboxMentionsResource } from '../inbox/index.ts';
-import type { ApplyOutcome, Observation } from '../ledger/index.ts';
+import {
+  firstSightingVia,
+  isTerminal,
+  type ApplyOutcome,
+  type Observation,
+} from '../ledger/index.ts';
 import { applyFetchedState, type FetchedState } from '../reconcile/index.ts';
 import type { PaymentIntent, Transfer } from '../upstream/index.ts';
 import type { ListStream } from './list-streams.ts';
@@ -25,18 +30,40 @@ export async function applyListedItems(
     const outcome = await applyFetchedState(trx, fetched, observation);
     outcomes.push(outcome);
     countOutcome(tally, outcome);
-    if (outcome.changed && outcome.previousStatus === undefined && observation.via === 'sweep') {
-      const reference =
-        stream.ledgerKind === 'transfer'
-          ? (item as Transfer).reference
-          : (item as PaymentIntent).purchaseReference;
-      const named = await inboxMentionsResource(trx, {
-        kind: stream.ledgerKind,
-        id: item.id,
-        ...(reference ? { reference } : {}),
-      });
-      if (!named) tally.missed += 1;
+    if (observation.via === 'sweep' && (await allWebhooksMissed(trx, stream, item, outcome))) {
+      tally.missed += 1;
     }
   }
   return { tally, outcomes };
+}
+
+/**
+ * Whether this apply is the moment to count the item as missed by webhooks: it has just
+ * become final in the mirror, paysync first learned of it from a sweep, and no webhook has
+ * named it. Counting on reaching a final state, not on first sighting, means an item whose
+ * first webhook was lost but whose later ones arrived is not counted: the count is the items
+ * whose every webhook was lost. Each item reaches its first final state once, so it is
+ * counted once.
+ */
+async function allWebhooksMissed(
+  trx: Kysely<Database>,
+  stream: ListStream,
+  item: PaymentIntent | Transfer,
+  outcome: ApplyOutcome,
+): Promise<boolean> {
+  const becameFinal =
+    outcome.changed &&
+    isTerminal(outcome.status) &&
+    (outcome.previousStatus === undefined || !isTerminal(outcome.previousStatus));
+  if (!becameFinal) return false;
+  if ((await firstSightingVia(trx, stream.ledgerKind, item.id)) !== 'sweep') return false;
+  const reference =
+    stream.ledgerKind === 'transfer'
+      ? (item as Transfer).reference
+      : (item as PaymentIntent).purchaseReference;
+  return !(await inboxMentionsResource(trx, {
+    kind: stream.ledgerKind,
+    id: item.id,
+    ...(reference ? { reference } : {}),
+  }));
 }
