@@ -51,6 +51,8 @@ export interface BackfillProgress {
   readonly items: number;
   /** Items of this window read by this run so far. */
   readonly windowItems: number;
+  /** Share of this window committed, 0..1 (by creation time). */
+  readonly windowDone: number;
 }
 
 export interface BackfillReport {
@@ -134,12 +136,15 @@ export async function runBackfill(
           continue;
         }
         let windowItems = 0;
+        const share = (at: number) =>
+          Math.min(1, Math.max(0, (at - windowStart) / (windowEnd + 1 - windowStart)));
         deps.onProgress?.({
           type: 'window-start',
           ...progress,
           skippedWindows,
           items: thisRun.seen,
           windowItems,
+          windowDone: share(position),
         });
         const base = baseline;
         const result = await applyWindow({
@@ -171,6 +176,7 @@ export async function runBackfill(
               skippedWindows,
               items: thisRun.seen,
               windowItems,
+              windowDone: share(Date.parse(commit.position)),
             });
           },
         });
@@ -182,6 +188,7 @@ export async function runBackfill(
           skippedWindows,
           items: thisRun.seen,
           windowItems,
+          windowDone: 1,
         });
       }
       addTally(total, baseline);

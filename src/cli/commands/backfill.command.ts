@@ -60,9 +60,11 @@ async function progressReporter(): Promise<{
     const bar = new cliProgress.SingleBar(
       {
         format:
-          'backfill [{bar}] window {value}/{total} {kind} {windowFrom} | {items} items | {rate} items/s | ETA {eta_formatted}',
+          'backfill [{bar}] {percentage}% | window {window}/{total} {kind} {windowFrom} | {items} items | {rate} items/s | ETA {eta_formatted}',
         hideCursor: true,
-        etaBuffer: 20,
+        etaBuffer: 50,
+        formatValue: (value, _options, type) =>
+          type === 'value' || type === 'total' ? String(Math.floor(Number(value))) : String(value),
       },
       cliProgress.Presets.shades_classic,
     );
@@ -71,15 +73,18 @@ async function progressReporter(): Promise<{
       onProgress(event) {
         const payload = {
           kind: event.kind,
+          window: event.window,
           windowFrom: event.windowFrom.slice(0, 10),
           items: event.items,
           rate: rate(event.items),
         };
+        // Progress within a window is the share of its time span committed so far.
+        const done = event.window - 1 + event.windowDone;
         if (!started) {
-          bar.start(event.windows, event.window - 1, payload);
+          bar.start(event.windows, done, payload);
           started = true;
         }
-        bar.update(event.type === 'window-done' ? event.window : event.window - 1, payload);
+        bar.update(done, payload);
       },
       stop: () => bar.stop(),
     };
