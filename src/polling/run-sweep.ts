@@ -93,7 +93,8 @@ export async function runSweep(
     const calls = { calls: 0 };
     let pages = 0;
     const tally = emptyTally();
-    let position = from.toISOString();
+    // What `paysync runs` shows if nothing gets committed: the checkpoint as it stands.
+    let position = contiguous && checkpoint ? checkpoint.position : from.toISOString();
     let cutShort: string | undefined;
     try {
       const result = await applyWindow({
