@@ -42,7 +42,7 @@ function summary(report: BackfillReport, dryRun: boolean): string[] {
   const verb = dryRun ? 'would be' : '';
   return [
     `backfill: ${dryRun ? 'dry run, nothing written: ' : ''}${t.seen} items: ${t.new} new, ${t.changed} changed, ${t.unchanged} unchanged${verb ? ` (${verb} applied)` : ''}`,
-    `backfill: money booked (settlements, gross per currency): ${money(t)}`,
+    `backfill: money ${dryRun ? 'that would be ' : ''}booked (settlements, gross per currency): ${money(t)}`,
     `backfill: this run read ${report.thisRun.seen} items in ${report.pages} pages with ${report.upstreamCalls} calls; ${report.skippedWindows} window(s) already committed by an earlier run were not read again`,
   ];
 }
