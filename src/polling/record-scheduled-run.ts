@@ -44,7 +44,7 @@ export interface RunHandle {
   checkpoint(position: string): void;
   /**
    * The run was cut short (429s, timeouts) after doing some of its work: it ends `partial`,
-   * never `succeeded`, with this reason.
+   * never `succeeded`, with this reason (several calls keep every reason).
    */
   cutShort(reason: string): void;
   /** The counts so far. */
@@ -119,7 +119,7 @@ export async function recordScheduledRun<T>(
       checkpoint = position;
     },
     cutShort(reason) {
-      shortReason = reason;
+      shortReason = shortReason === undefined ? reason : `${shortReason}; ${reason}`;
     },
     get counts() {
       return { ...counts };
