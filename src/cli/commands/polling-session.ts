@@ -25,9 +25,9 @@ export async function openPollingSession(config: Config, what: string): Promise<
   const { openLedgerDatabase } = await import('../open-ledger-database.ts');
   const { openCheckedRedis } = await import('../../daemon/preflight.ts');
   const { createQueues } = await import('../../queues/index.ts');
-  // Log lines go to stderr and only from warn up, unless asked: stdout is the command's report.
+  // Log lines go to stderr, errors only unless asked: the command's own lines say the rest.
   const logger = createLogger({
-    level: config.logLevel === 'info' ? 'warn' : config.logLevel,
+    level: config.logLevel === 'info' ? 'error' : config.logLevel,
     secrets: secretValues(config),
     base: { role: what },
     pretty: false,
