@@ -1,4 +1,4 @@
-import type { JanitorSettings } from '../src/config.ts';
+import type { JanitorSettings, PollingSettings } from '../src/config.ts';
 import type { SyncDependencies } from '../src/reconcile/index.ts';
 
 /** What every processor of one worker process shares. */
@@ -11,4 +11,8 @@ export interface JobContext extends SyncDependencies {
   readonly receiptsDir: string;
   /** Waits between tries of a receipt that answers 409. @defaultValue see src/receipts */
   readonly receiptRetryDelaysMs?: readonly number[];
+  /** `live` or `sandbox`: sweep checkpoints are kept per environment. */
+  readonly environment: string;
+  /** Sweep window, page size, and when a run with no heartbeat counts as dead. */
+  readonly polling: PollingSettings;
 }

@@ -5,6 +5,7 @@ import { ingestEventJob } from './ingest-event.job.ts';
 import { janitorJob } from './janitor.job.ts';
 import type { JobContext } from './job-context.ts';
 import { recoverInboxJob } from './recover-inbox.job.ts';
+import { sweepJob } from './sweep.job.ts';
 import { syncPaymentIntentJob } from './sync-payment-intent.job.ts';
 import { syncPaymentLinkJob } from './sync-payment-link.job.ts';
 import { syncPaymentRefundJob } from './sync-payment-refund.job.ts';
@@ -41,6 +42,7 @@ export function jobProcessors(context: JobContext) {
     scheduled: byName({
       [JobName.recoverInbox]: recoverInboxJob(context),
       [JobName.janitor]: janitorJob(context),
+      [JobName.sweep]: sweepJob(context),
     }),
   };
 }

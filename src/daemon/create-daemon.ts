@@ -140,6 +140,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         janitor: config.janitor,
         pollPlan: config.janitor.scheduleMs,
         receiptsDir: config.receipts.dir,
+        environment: config.environment,
+        polling: config.polling,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }
           : {}),

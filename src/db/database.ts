@@ -7,6 +7,8 @@ import type { BalanceSnapshotTable } from '../balances/balance-snapshot.table.ts
 import type { LowBalanceStateTable } from '../balances/low-balance-state.table.ts';
 import type { DailyVerdictTable } from '../reports/daily-verdict.table.ts';
 import type { PaymentIntentTable } from '../ledger/payment-intent.table.ts';
+import type { PollingCheckpointTable } from '../polling/checkpoint.table.ts';
+import type { ScheduledRunTable } from '../polling/scheduled-run.table.ts';
 import type { RefundTable } from '../ledger/refund.table.ts';
 import type { StatusHistoryTable } from '../ledger/status-history.table.ts';
 import type { TransferTable } from '../ledger/transfer.table.ts';
@@ -35,4 +37,6 @@ export interface Database {
   daily_verdicts: DailyVerdictTable;
   outbox: OutboxTable;
   receipts: ReceiptTable;
+  scheduled_runs: ScheduledRunTable;
+  polling_checkpoints: PollingCheckpointTable;
 }

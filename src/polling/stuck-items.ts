@@ -8,7 +8,8 @@ import {
 } from '../ledger/index.ts';
 import { notifyOutbox } from '../outbox/index.ts';
 import { addFollowUps } from '../reconcile/index.ts';
-import type { JanitorDependencies } from './janitor.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.ts';
 
 /** Items flagged per rule per run; the rest wait for the next run. */
 const STUCK_BATCH = 1000;
@@ -33,12 +34,18 @@ export function formatAge(ms: number): string {
   return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
 }
 
+/** What flagging stuck items needs (a part of the janitor's dependencies). */
+export interface StuckDependencies {
+  readonly db: Kysely<Database>;
+  readonly settings: JanitorSettings;
+}
+
 /**
  * Records one `stuck` discrepancy per item past its SLA (the dedupe key and the link on the
- * item make a second run a no-op), and writes the alert follow-up to the outbox in the same transaction. The
- * ledger resolves it when the item settles. Returns how many items were newly flagged.
+ * item make a second run a no-op), and writes the alert follow-up to the outbox in the
+ * same transaction. The ledger resolves it when the item settles. Returns how many items were newly flagged.
  */
-export async function flagStuckItems(deps: JanitorDependencies, now: Date): Promise<number> {
+export async function flagStuckItems(deps: StuckDependencies, now: Date): Promise<number> {
   let flagged = 0;
   for (const rule of stuckRules(deps.settings, now)) {
     const candidates = await stuckCandidates(deps.db, rule, STUCK_BATCH);

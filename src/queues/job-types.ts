@@ -2,8 +2,11 @@
 export type ResourceKind =
   'payment_intent' | 'transfer' | 'refund' | 'payment_refund' | 'payment_link';
 
-/** How paysync learned about a change: a webhook, a scheduled poll or sweep, or a replay. */
-export type ObservedVia = 'webhook' | 'poll' | 'replay';
+/**
+ * How paysync learned about a change: a webhook, a poll by id (janitor), a list sweep or
+ * backfill, or a replay.
+ */
+export type ObservedVia = 'webhook' | 'poll' | 'replay' | 'sweep';
 
 export const QueueName = {
   /** One job per inbox row: classify the event, enqueue the sync it calls for. */
@@ -28,6 +31,7 @@ export const JobName = {
   receipt: 'receipt',
   recoverInbox: 'recover-inbox',
   janitor: 'janitor',
+  sweep: 'sweep',
 } as const;
 
 export const syncJobNameFor: Record<ResourceKind, (typeof JobName)[keyof typeof JobName]> = {
