@@ -1,4 +1,4 @@
-import type { JanitorSettings, PollingSettings } from '../src/config.ts';
+import type { BalanceSettings, JanitorSettings, PollingSettings } from '../src/config.ts';
 import type { SyncDependencies } from '../src/reconcile/index.ts';
 
 /** What every processor of one worker process shares. */
@@ -15,4 +15,6 @@ export interface JobContext extends SyncDependencies {
   readonly environment: string;
   /** Sweep window, page size, and when a run with no heartbeat counts as dead. */
   readonly polling: PollingSettings;
+  /** Snapshots, low-balance thresholds and the books' time zone (config `balances`). */
+  readonly balances: BalanceSettings;
 }

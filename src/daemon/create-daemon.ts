@@ -142,6 +142,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         receiptsDir: config.receipts.dir,
         environment: config.environment,
         polling: config.polling,
+        balances: config.balances,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }
           : {}),
