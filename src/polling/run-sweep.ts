@@ -85,6 +85,13 @@ export async function runSweep(
         position: from.toISOString(),
         at: to.toISOString(),
       });
+      // Where sweeping began, kept apart (written once, never advanced): with the checkpoint it
+      // bounds what the sweeps vouch for (see sweep-coverage.ts).
+      await advanceCheckpoint(deps.db, {
+        stream: `${key}:origin`,
+        position: from.toISOString(),
+        at: to.toISOString(),
+      });
     }
     // A --since later than the checkpoint leaves a gap behind it: such a walk must not move
     // the stream's checkpoint past the gap, or the gap would never be swept.

@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBalanceTask, snapshotsAt, type BalanceDependencies } from '../../src/balances/index.ts';
 import { bookAdjustment, serviceBalancesAsOf, SERVICE_ACCOUNTS } from '../../src/ledger/index.ts';
-import { runSweep, sweepCoverage } from '../../src/polling/index.ts';
+import { runBackfill, runSweep, sweepCoverage } from '../../src/polling/index.ts';
 import { syncResource } from '../../src/reconcile/index.ts';
 import { dayWindow, judgeClosedDays, storedVerdicts } from '../../src/reports/index.ts';
 import { createSyncContext, type SyncContext } from '../processing/support/sync-context.ts';
@@ -51,7 +51,13 @@ describe('a simulated week of books', () => {
     const syncRefund = (kind: 'refund' | 'payment_refund', id: string) =>
       syncResource(deps, { kind, id, via: 'poll' }, { attempt: 1 });
 
-    await sweep(); // pins the checkpoint before any item exists
+    // History before sweeping began is loaded by a backfill, as on a first deployment; then
+    // the first sweep pins where sweeping starts.
+    await runBackfill(
+      { db: database.db, upstream: deps.upstream, logger, environment: 'sandbox', now: simNow },
+      { from: new Date(`${WEEK_START}T00:00:00.000Z`), to: simNow() },
+    );
+    await sweep();
     const refunds: { kind: 'refund' | 'payment_refund'; id: string }[] = [];
     for (let day = 0; day < 7; day += 1) {
       const eight = Date.parse(`${WEEK_START}T08:00:00.000Z`) + day * 24 * HOUR;
