@@ -16,5 +16,23 @@ export {
   type InboxRecoveryCandidate,
   type InboxStatusChange,
 } from './inbox.repository.ts';
+export {
+  closeCoveredInboxRows,
+  latestInboxId,
+  noteInboxError,
+  recordInboxResource,
+  referenceFromInbox,
+  type CoveredRowsUpdate,
+  type ResourceHandle,
+} from './inbox-progress.repository.ts';
+export {
+  countInboxEvents,
+  inboxEventsAbout,
+  inboxEventsAfter,
+  inboxStatusCounts,
+  type InboxEventSummary,
+  type InboxResourceName,
+  type InboxSelection,
+} from './inbox-queries.ts';
 export type { InboxStatus, WebhookInboxRow } from './inbox.table.ts';
 export { STORED_HEADERS, storedHeaders } from './stored-headers.ts';

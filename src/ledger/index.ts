@@ -40,12 +40,7 @@ export {
   type RecordedDiscrepancy,
 } from './discrepancy.repository.ts';
 
-export {
-  findResource,
-  type FindResourceOptions,
-  type InboxEventSummary,
-  type ResourceView,
-} from './find-resource.ts';
+export { findResource, type FindResourceOptions, type ResourceView } from './find-resource.ts';
 export { listResources, type ListResourcesOptions } from './list-resources.ts';
 export {
   accountBalances,

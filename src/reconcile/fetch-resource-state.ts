@@ -1,4 +1,4 @@
-import type { ResourceHandle } from '../ingest/inbox-progress.repository.ts';
+import type { ResourceHandle } from '../inbox/index.ts';
 import { paymentRefundState, transferReferenceOf, type PaymentRefund } from '../ledger/index.ts';
 import type { SyncJobData } from '../queues/index.ts';
 import {

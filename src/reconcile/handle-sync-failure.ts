@@ -1,4 +1,4 @@
-import { closeCoveredInboxRows, noteInboxError } from '../ingest/inbox-progress.repository.ts';
+import { closeCoveredInboxRows, noteInboxError } from '../inbox/index.ts';
 import { recordDiscrepancy, type DiscrepancySummary } from '../ledger/index.ts';
 import type { SyncJobData } from '../queues/index.ts';
 import {

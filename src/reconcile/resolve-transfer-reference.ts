@@ -1,4 +1,4 @@
-import { referenceFromInbox } from '../ingest/inbox-progress.repository.ts';
+import { referenceFromInbox } from '../inbox/index.ts';
 import { transferReferenceOf } from '../ledger/index.ts';
 import { walkWindow, type Transfer } from '../upstream/index.ts';
 import { CLOCK_SKEW_MS, type SyncDependencies } from './sync-dependencies.ts';

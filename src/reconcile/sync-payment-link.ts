@@ -1,4 +1,4 @@
-import { closeCoveredInboxRows } from '../ingest/inbox-progress.repository.ts';
+import { closeCoveredInboxRows } from '../inbox/index.ts';
 import { enqueueSync, type SyncJobData } from '../queues/index.ts';
 import type { SyncDependencies } from './sync-dependencies.ts';
 import type { SyncResult } from './sync-result.ts';

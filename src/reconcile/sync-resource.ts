@@ -1,4 +1,4 @@
-import { closeCoveredInboxRows, latestInboxId } from '../ingest/inbox-progress.repository.ts';
+import { closeCoveredInboxRows, latestInboxId } from '../inbox/index.ts';
 import type { ApplyOutcome } from '../ledger/index.ts';
 import type { SyncJobData } from '../queues/index.ts';
 import { applyFetchedState } from './apply-fetched-state.ts';
