@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.ts';
-import type { ResourceKind } from '../queues/index.ts';
+import type { ResourceKind } from '../resources/index.ts';
 
 /** A connection or the caller's transaction (a `Transaction` is a `Kysely`). */
 type Executor = Kysely<Database>;

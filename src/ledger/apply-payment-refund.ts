@@ -1,7 +1,7 @@
+import type { PaymentRefund } from '../upstream/contract/index.ts';
 import { applyObservation } from './apply-observation.ts';
 import type { Executor } from './executor.ts';
 import type { ApplyOutcome, Observation } from './ledger-types.ts';
-import type { PaymentRefund } from './payment-refund.schema.ts';
 import { insertRefundIfNew, paymentRefundColumns, updateRefund } from './refund.repository.ts';
 import { paymentRefundSettlementLines } from './settlement-lines.ts';
 import { utcMillis } from './utc-millis.ts';

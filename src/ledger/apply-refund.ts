@@ -1,4 +1,4 @@
-import type { Refund } from '../upstream/index.ts';
+import type { Refund } from '../upstream/contract/index.ts';
 import { applyObservation } from './apply-observation.ts';
 import type { Executor } from './executor.ts';
 import type { ApplyOutcome, Observation } from './ledger-types.ts';

@@ -25,7 +25,6 @@ export type {
 export type { RefundKind } from './refund.table.ts';
 export type { JournalEntryType } from './journal.table.ts';
 export { LedgerError, type LedgerErrorCode } from './ledger-errors.ts';
-export { paymentRefundState, type PaymentRefund } from './payment-refund.schema.ts';
 export { isAbsorbing, isTerminal } from './status-rules.ts';
 
 export { applyPaymentIntent } from './apply-payment-intent.ts';

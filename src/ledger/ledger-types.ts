@@ -1,4 +1,4 @@
-import type { ObservedVia } from '../queues/job-types.ts';
+import type { ObservedVia } from '../resources/index.ts';
 import type { AccountName } from './accounts.ts';
 import type { JournalEntryType } from './journal.table.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';

@@ -1,10 +1,9 @@
 import type { Insertable } from 'kysely';
-import type { Refund } from '../upstream/index.ts';
+import type { PaymentRefund, Refund } from '../upstream/contract/index.ts';
 import type { Executor } from './executor.ts';
 import { laterSyncTime } from './latest-time.ts';
 import type { Observation } from './ledger-types.ts';
 import type { RefundRecord } from './mirror-records.ts';
-import type { PaymentRefund } from './payment-refund.schema.ts';
 import type { RefundKind, RefundRow, RefundTable } from './refund.table.ts';
 import { utcMillis } from './utc-millis.ts';
 

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { Transfer } from '../upstream/index.ts';
+import type { Transfer } from '../upstream/contract/index.ts';
 import type { Executor } from './executor.ts';
 import { laterSyncTime } from './latest-time.ts';
 import type { Observation } from './ledger-types.ts';

@@ -1,11 +1,13 @@
 import type { ResourceHandle } from '../inbox/index.ts';
-import { paymentRefundState, transferReferenceOf, type PaymentRefund } from '../ledger/index.ts';
+import { transferReferenceOf } from '../ledger/index.ts';
 import type { SyncJobData } from '../queues/index.ts';
 import {
   ContractError,
   formatPath,
   NotFoundError,
+  paymentRefundState,
   type PaymentIntent,
+  type PaymentRefund,
   type Refund,
   type Transfer,
 } from '../upstream/index.ts';

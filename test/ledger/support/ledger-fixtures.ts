@@ -5,12 +5,11 @@ import {
   applyPaymentRefund,
   applyRefund,
   applyTransfer,
-  paymentRefundState,
   type ApplyOutcome,
   type LedgerResourceKind,
   type Observation,
-  type PaymentRefund,
 } from '../../../src/ledger/index.ts';
+import { paymentRefundState, type PaymentRefund } from '../../../src/upstream/index.ts';
 import {
   at,
   paymentIntentFixture,
