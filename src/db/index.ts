@@ -1,3 +1,4 @@
+export type { Executor } from './executor.ts';
 export type { Database } from './database.ts';
 export {
   createDatabase,

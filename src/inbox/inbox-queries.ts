@@ -1,9 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Executor } from '../db/index.ts';
 import type { InboxStatus } from './inbox.table.ts';
-
-/** A connection or a transaction: the caller decides what commits together. */
-type Executor = Kysely<Database>;
 
 /** A webhook in the inbox that named the resource (by id or by reference). */
 export interface InboxEventSummary {

@@ -1,6 +1,6 @@
 import { bookingState } from './booking-state.ts';
 import { recordDiscrepancy, type NewDiscrepancy } from './discrepancy.repository.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import { postJournal } from './journal.repository.ts';
 import { LedgerError } from './ledger-errors.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';

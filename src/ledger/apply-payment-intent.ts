@@ -1,6 +1,6 @@
 import type { PaymentIntent } from '../upstream/contract/index.ts';
 import { applyObservation } from './apply-observation.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import type { ApplyOutcome, Observation } from './ledger-types.ts';
 import {
   insertPaymentIntentIfNew,

@@ -1,6 +1,6 @@
 import type { PaymentRefund } from '../upstream/contract/index.ts';
 import { applyObservation } from './apply-observation.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import type { ApplyOutcome, Observation } from './ledger-types.ts';
 import { insertRefundIfNew, paymentRefundColumns, updateRefund } from './refund.repository.ts';
 import { paymentRefundSettlementLines } from './settlement-lines.ts';

@@ -1,6 +1,6 @@
 import type { Refund } from '../upstream/contract/index.ts';
 import { applyObservation } from './apply-observation.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import type { ApplyOutcome, Observation } from './ledger-types.ts';
 import { insertRefundIfNew, transferRefundColumns, updateRefund } from './refund.repository.ts';
 import { transferRefundSettlementLines } from './settlement-lines.ts';

@@ -1,6 +1,6 @@
 import { inboxEventsAbout, type InboxEventSummary } from '../inbox/index.ts';
 import { discrepanciesFor } from './discrepancy.repository.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import { journalsFor } from './journal.repository.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { DiscrepancySummary, JournalSummary, StatusChange } from './ledger-types.ts';

@@ -5,7 +5,7 @@
  */
 export { Account, ACCOUNT_NAMES, type AccountName } from './accounts.ts';
 export { LEDGER_RESOURCE_KINDS, type LedgerResourceKind } from './ledger-resource-kind.ts';
-export type { Executor } from './executor.ts';
+export type { Executor } from '../db/index.ts';
 export type {
   ApplyOutcome,
   DiscrepancyKind,

@@ -1,5 +1,5 @@
 import type { ObservedVia } from '../resources/index.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import type { JournalEntryType, JournalLineRow, JournalRow } from './journal.table.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { JournalLine, JournalSummary } from './ledger-types.ts';

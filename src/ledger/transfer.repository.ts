@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Transfer } from '../upstream/contract/index.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import { laterSyncTime } from './latest-time.ts';
 import type { Observation } from './ledger-types.ts';
 import type { TransferFeeRecord, TransferRecord } from './mirror-records.ts';
