@@ -6,6 +6,7 @@ import {
   type Queues,
   type ResourceKind,
 } from '../queues/index.ts';
+import { reasonOf } from '../error-reason.ts';
 
 /** Kinds the service issues receipts for (`GET /receipts/html/{id}`). */
 const RECEIPT_KINDS: ReadonlySet<ResourceKind> = new Set(['payment_intent', 'transfer']);
@@ -65,7 +66,7 @@ export async function enqueueFollowUps(
       await enqueueFollowUp(queues, job);
     } catch (error) {
       logger.warn(
-        { followUp: job, reason: error instanceof Error ? error.message : String(error) },
+        { followUp: job, reason: reasonOf(error) },
         'could not enqueue a follow-up after the commit; it is lost (the ledger change is kept)',
       );
     }

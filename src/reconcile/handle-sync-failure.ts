@@ -11,12 +11,9 @@ import { enqueueFollowUps, followUpsFor } from './follow-ups.ts';
 import type { SyncDependencies } from './sync-dependencies.ts';
 import type { SyncAttempt, SyncResult } from './sync-result.ts';
 import { UnknownResourceError } from './unknown-resource-error.ts';
+import { reasonOf } from '../error-reason.ts';
 
 const DEFAULT_NOT_FOUND_ATTEMPTS = 3;
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * Records what the service's answer means and closes the rows it covered as `failed`, in one
