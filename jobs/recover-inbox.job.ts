@@ -11,6 +11,7 @@ export function recoverInboxJob(context: JobContext) {
       queues: context.queues,
       logger: context.logger,
       olderThanMs: context.recoveryAfterMs,
+      ...(context.now ? { now: context.now } : {}),
     });
     return `found ${result.found}, enqueued ${result.enqueued}, retried ${result.retried}`;
   };

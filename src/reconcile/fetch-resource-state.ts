@@ -15,7 +15,7 @@ import { resolveTransferReference } from './resolve-transfer-reference.ts';
 import {
   CLOCK_SKEW_MS,
   REFERENCE_LOOKBACK_MS,
-  type SyncDependencies,
+  type ResolvedSyncDependencies,
 } from './sync-dependencies.ts';
 import { UnknownResourceError } from './unknown-resource-error.ts';
 
@@ -34,13 +34,13 @@ export interface FetchResult {
 
 type LedgerTarget = SyncJobData & { kind: FetchedState['kind'] };
 
-function lookupWindow(deps: SyncDependencies): { from: Date; to: Date } {
-  const now = (deps.now ?? (() => new Date()))().getTime();
+function lookupWindow(deps: ResolvedSyncDependencies): { from: Date; to: Date } {
+  const now = deps.now().getTime();
   return { from: new Date(now - REFERENCE_LOOKBACK_MS), to: new Date(now + CLOCK_SKEW_MS) };
 }
 
 async function fetchPaymentIntents(
-  deps: SyncDependencies,
+  deps: ResolvedSyncDependencies,
   target: LedgerTarget,
 ): Promise<FetchResult> {
   if (target.id) {
@@ -70,7 +70,10 @@ async function fetchPaymentIntents(
   };
 }
 
-async function fetchTransfer(deps: SyncDependencies, target: LedgerTarget): Promise<FetchResult> {
+async function fetchTransfer(
+  deps: ResolvedSyncDependencies,
+  target: LedgerTarget,
+): Promise<FetchResult> {
   let reference = target.reference;
   if (target.id && !reference) {
     const resolved = await resolveTransferReference(deps, target.id, undefined);
@@ -104,7 +107,10 @@ async function fetchTransfer(deps: SyncDependencies, target: LedgerTarget): Prom
   };
 }
 
-async function fetchPaymentRefund(deps: SyncDependencies, id: string): Promise<FetchResult> {
+async function fetchPaymentRefund(
+  deps: ResolvedSyncDependencies,
+  id: string,
+): Promise<FetchResult> {
   const body = await deps.upstream.getPaymentRefundStatus(Number(id));
   // The status response is "not shown" upstream; the ledger's schema says what it must hold.
   const parsed = paymentRefundState.safeParse(body);
@@ -128,7 +134,10 @@ async function fetchPaymentRefund(deps: SyncDependencies, id: string): Promise<F
  * from the mirror. A transfer never mirrored yet is fetched first and applied just before the
  * refund; if the service cannot find it, the refund is booked as the ledger decides alone.
  */
-async function fetchRefund(deps: SyncDependencies, target: LedgerTarget): Promise<FetchResult> {
+async function fetchRefund(
+  deps: ResolvedSyncDependencies,
+  target: LedgerTarget,
+): Promise<FetchResult> {
   const refund = await deps.upstream.getRefund(target.id!);
   const states: FetchedState[] = [];
   if (!(await transferReferenceOf(deps.db, refund.transactionId))) {
@@ -152,7 +161,7 @@ async function fetchRefund(deps: SyncDependencies, target: LedgerTarget): Promis
  * allows it, by reference where it does not (transfers, intents known only by reference).
  */
 export async function fetchResourceState(
-  deps: SyncDependencies,
+  deps: ResolvedSyncDependencies,
   target: LedgerTarget,
 ): Promise<FetchResult> {
   switch (target.kind) {

@@ -8,25 +8,23 @@ import {
   WrongCredentialsError,
 } from '../upstream/index.ts';
 import { enqueueFollowUps, followUpsFor } from './follow-ups.ts';
-import type { SyncDependencies } from './sync-dependencies.ts';
+import type { ResolvedSyncDependencies } from './sync-dependencies.ts';
 import type { SyncAttempt, SyncResult } from './sync-result.ts';
 import { UnknownResourceError } from './unknown-resource-error.ts';
 import { reasonOf } from '../error-reason.ts';
-
-const DEFAULT_NOT_FOUND_ATTEMPTS = 3;
 
 /**
  * Records what the service's answer means and closes the rows it covered as `failed`, in one
  * transaction, then alerts about the discrepancy after the commit.
  */
 async function giveUp(
-  deps: SyncDependencies,
+  deps: ResolvedSyncDependencies,
   data: SyncJobData,
   upToId: number,
   discrepancy: { kind: string; detail: Record<string, unknown>; rawBody?: unknown },
   reason: string,
 ): Promise<SyncResult> {
-  const at = (deps.now ?? (() => new Date()))().toISOString();
+  const at = deps.now().toISOString();
   const recorded = await deps.db.transaction().execute(async (trx) => {
     const result = await recordDiscrepancy(trx, {
       kind: discrepancy.kind,
@@ -69,18 +67,18 @@ async function giveUp(
  * - anything else (429, 5xx, timeouts, network, database): retry with back-off.
  */
 export async function handleSyncFailure(
-  deps: SyncDependencies,
+  deps: ResolvedSyncDependencies,
   data: SyncJobData,
   attempt: SyncAttempt,
   upToId: number,
   error: unknown,
 ): Promise<SyncResult> {
   if (error instanceof WrongCredentialsError) {
-    await deps.credentials.refused(error);
+    await deps.credentials.refused(error, deps.now());
     return { outcome: 'stop', reason: reasonOf(error) };
   }
   if (error instanceof NotFoundError || error instanceof UnknownResourceError) {
-    const allowed = deps.notFoundAttempts ?? DEFAULT_NOT_FOUND_ATTEMPTS;
+    const allowed = deps.notFoundAttempts;
     if (attempt.attempt < allowed) return { outcome: 'retry', error, reason: reasonOf(error) };
     return giveUp(
       deps,
@@ -119,7 +117,7 @@ export async function handleSyncFailure(
       upToId,
       status: 'failed',
       lastError: error.message,
-      at: new Date().toISOString(),
+      at: deps.now().toISOString(),
     });
     deps.logger.error(
       { kind: data.kind, id: data.id, code: error.code },

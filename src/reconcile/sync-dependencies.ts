@@ -5,7 +5,10 @@ import type { Queues } from '../queues/index.ts';
 import type { UpstreamClient } from '../upstream/index.ts';
 import type { CredentialGuard } from './credential-guard.ts';
 
-/** What a sync needs; one set per worker process, shared by its jobs. */
+/**
+ * What a sync needs; one set per worker process, shared by its jobs. Defaults are merged in
+ * {@link resolveSyncDependencies}.
+ */
 export interface SyncDependencies {
   readonly db: Kysely<Database>;
   readonly queues: Queues;
@@ -18,6 +21,25 @@ export interface SyncDependencies {
   readonly notFoundAttempts?: number;
   /** @defaultValue `() => new Date()` */
   readonly now?: () => Date;
+}
+
+export type ResolvedSyncDependencies = SyncDependencies &
+  Required<Pick<SyncDependencies, 'notFoundAttempts' | 'now'>>;
+
+export const DEFAULT_SYNC_DEPENDENCIES = {
+  notFoundAttempts: 3,
+} as const satisfies Partial<SyncDependencies>;
+
+/** The one place the defaults (and the clock) are merged; resolving twice changes nothing. */
+export function resolveSyncDependencies(deps: SyncDependencies): ResolvedSyncDependencies {
+  const defined = Object.fromEntries(
+    Object.entries(deps).filter(([, value]) => value !== undefined),
+  ) as SyncDependencies;
+  return {
+    ...DEFAULT_SYNC_DEPENDENCIES,
+    now: () => new Date(),
+    ...defined,
+  };
 }
 
 /** How far back a lookup by reference looks: the list endpoints filter on `createdAt`. */

@@ -6,7 +6,11 @@ import { fetchResourceState } from './fetch-resource-state.ts';
 import { enqueueFollowUps, followUpsFor } from './follow-ups.ts';
 import { handleSyncFailure } from './handle-sync-failure.ts';
 import { syncAttemptsTotal } from './reconcile-metrics.ts';
-import type { SyncDependencies } from './sync-dependencies.ts';
+import {
+  resolveSyncDependencies,
+  type ResolvedSyncDependencies,
+  type SyncDependencies,
+} from './sync-dependencies.ts';
 import { syncPaymentLink } from './sync-payment-link.ts';
 import type { SyncAttempt, SyncResult } from './sync-result.ts';
 
@@ -23,13 +27,13 @@ export async function syncResource(
   data: SyncJobData,
   attempt: SyncAttempt,
 ): Promise<SyncResult> {
-  const result = await runSync(deps, data, attempt);
+  const result = await runSync(resolveSyncDependencies(deps), data, attempt);
   syncAttemptsTotal.inc({ kind: data.kind, outcome: result.outcome });
   return result;
 }
 
 async function runSync(
-  deps: SyncDependencies,
+  deps: ResolvedSyncDependencies,
   data: SyncJobData,
   attempt: SyncAttempt,
 ): Promise<SyncResult> {
@@ -48,7 +52,7 @@ async function runSync(
   } catch (error) {
     return handleSyncFailure(deps, data, attempt, upToId, error);
   }
-  const observedAt = (deps.now ?? (() => new Date()))().toISOString();
+  const observedAt = deps.now().toISOString();
   const observation = {
     via: data.via,
     observedAt,
