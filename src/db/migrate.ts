@@ -1,7 +1,7 @@
 import { Migrator, sql, type Kysely } from 'kysely';
 import { migrations } from '../../migrations/index.ts';
 import type { Database } from './database.ts';
-import { dialectOfDb } from './schema-helpers.ts';
+import { dialectOfDb } from './dialect-of-db.ts';
 import { reasonOf } from '../error-reason.ts';
 
 export interface MigrationStatus {
