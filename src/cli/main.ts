@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
-import { StartupError } from '../daemon/startup-error.ts';
+import { StartupError } from '../lifecycle/index.ts';
 import { CliError, ExitCode } from './errors.ts';
 import { buildProgram } from './program.ts';
 import { reasonOf } from '../error-reason.ts';

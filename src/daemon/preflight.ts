@@ -9,7 +9,7 @@ import {
 } from '../db/index.ts';
 import { reasonOf } from '../error-reason.ts';
 import { assertRedisNoEviction, createRedisConnection, RedisPolicyError } from '../queues/index.ts';
-import { StartupError } from './startup-error.ts';
+import { StartupError } from '../lifecycle/index.ts';
 
 /**
  * Opens the database and refuses, in one line, one that does not answer or has migrations

@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import { createInboxIntake } from '../inbox/index.ts';
 import type { Logger } from '../logger.ts';
 import { enqueueIngest, type Queues } from '../queues/index.ts';

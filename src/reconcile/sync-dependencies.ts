@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import type { Queues } from '../queues/index.ts';
 import type { UpstreamClient } from '../upstream/index.ts';
 import type { CredentialGuard } from './credential-guard.ts';
