@@ -83,6 +83,13 @@ describe('one home per concept', () => {
     expect(twins).toEqual(['src/error-reason.ts']);
   });
 
+  it('writes the mirror tables through the one mirror writer', () => {
+    const direct = filesMatching(
+      /(insertInto|updateTable)\('(payment_intents|transfers|refunds)'\)/,
+    );
+    expect(direct).toEqual([]);
+  });
+
   it('keeps the migrations free of live code', () => {
     expect(filesMatching(/from '\.\.\/(src|jobs)\//, ['migrations'])).toEqual([]);
   });
