@@ -1,6 +1,7 @@
 import type { Job } from 'bullmq';
 import { runBalanceTask } from '../src/balances/index.ts';
 import { recordScheduledRun } from '../src/polling/index.ts';
+import { resolveSyncDependencies } from '../src/reconcile/index.ts';
 import type { ScheduledJobData } from '../src/queues/index.ts';
 import type { JobContext } from './job-context.ts';
 
@@ -19,7 +20,7 @@ export function balancesJob(context: JobContext) {
             logger: context.logger,
             environment: context.environment,
             lowBalance: context.balances.lowBalance,
-            fetch: context,
+            fetch: resolveSyncDependencies(context),
             now,
           },
           { timeZone: context.balances.timeZone, now: now() },

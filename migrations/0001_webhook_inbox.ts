@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { columnTypes, withIdColumn } from '../src/db/schema-helpers.ts';
+import { columnTypes, withIdColumn } from './schema-helpers.ts';
 
 /** The durable inbox every webhook lands in before the receiver answers 2xx. */
 export async function up(db: Kysely<unknown>): Promise<void> {

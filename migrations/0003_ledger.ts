@@ -1,5 +1,5 @@
 import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
-import { columnTypes, dialectOfDb, withIdColumn } from '../src/db/schema-helpers.ts';
+import { columnTypes, dialectOfDb, withIdColumn } from './schema-helpers.ts';
 
 // Frozen copies: a migration must not change when the code's lists do later.
 const ACCOUNTS = [

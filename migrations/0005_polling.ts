@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { dialectOfDb, withIdColumn } from '../src/db/schema-helpers.ts';
+import { dialectOfDb, withIdColumn } from './schema-helpers.ts';
 
 // Frozen copies: a migration must not change when the code's lists do later.
 const OLD_VIA = "('webhook', 'poll', 'replay')";

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { withIdColumn } from '../src/db/schema-helpers.ts';
+import { withIdColumn } from './schema-helpers.ts';
 
 /**
  * The transactional outbox (follow-ups written in the transaction of the change that calls

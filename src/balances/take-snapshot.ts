@@ -27,6 +27,7 @@ import {
 import { explainAccount, type AccountComparison, type PolledItem } from './explain-drift.ts';
 import { checkLowBalances, type LowBalanceCrossing } from './low-balance.ts';
 import { readBalanceResponse } from './read-balance-response.ts';
+import { reasonOf } from '../error-reason.ts';
 
 export type SnapshotOutcome =
   | {
@@ -222,7 +223,7 @@ async function pollOpenItems(deps: LedgerComparison, asOf: string): Promise<Poll
         {
           kind: item.kind,
           id: item.id,
-          reason: error instanceof Error ? error.message : String(error),
+          reason: reasonOf(error),
         },
         'balance check: could not poll an open item; it stays unexplained',
       );

@@ -1,8 +1,9 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
-import { startupErrorFrom } from '../daemon/startup-error.ts';
+import { startupErrorFrom } from '../lifecycle/index.ts';
 import { CliError, ExitCode } from './errors.ts';
 import { buildProgram } from './program.ts';
+import { reasonOf } from '../error-reason.ts';
 
 /** The CLI's one error boundary: a one-line reason on stderr and a non-zero exit code. */
 function exitCodeFor(error: unknown, command: string): number {
@@ -25,7 +26,7 @@ function exitCodeFor(error: unknown, command: string): number {
     console.error(`paysync ${command}: ${startup.message}`);
     return ExitCode.failure;
   }
-  const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+  const message = reasonOf(error);
   if (process.env.PAYSYNC_LOG_LEVEL === 'debug' && error instanceof Error) {
     console.error(`paysync ${command}: ${message}`);
     console.error(error.stack);

@@ -5,5 +5,6 @@
 export { createDaemon, type Daemon, type DaemonOptions, type DaemonRole } from './create-daemon.ts';
 export { runDaemon } from './run-daemon.ts';
 export { startDaemon, type RunningDaemon } from './start-daemon.ts';
-export { StartupError } from './startup-error.ts';
+export { openCheckedRedis, openMigratedDatabase } from './preflight.ts';
+export { StartupError } from '../lifecycle/index.ts';
 export { tickSlot } from './scheduler.ts';

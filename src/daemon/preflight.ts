@@ -11,7 +11,7 @@ import {
 import { reasonOf } from '../error-reason.ts';
 import { probeInboxWrite } from '../inbox/index.ts';
 import { assertRedisNoEviction, createRedisConnection, RedisPolicyError } from '../queues/index.ts';
-import { StartupError } from './startup-error.ts';
+import { StartupError } from '../lifecycle/index.ts';
 
 /**
  * Opens the database and refuses, in one line, one that does not answer, has migrations

@@ -2,6 +2,7 @@ import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import type { Component } from '../lifecycle/index.ts';
 import { enqueueScheduledTick, type Queues } from '../queues/index.ts';
+import { reasonOf } from '../error-reason.ts';
 
 export interface ScheduleEntry {
   readonly task: string;
@@ -45,7 +46,7 @@ export function createScheduler(options: {
                 {
                   task: entry.task,
                   slot,
-                  reason: error instanceof Error ? error.message : String(error),
+                  reason: reasonOf(error),
                 },
                 'scheduler could not enqueue a tick; the next tick will',
               );

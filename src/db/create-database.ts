@@ -14,6 +14,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { hidePasswordInUrl } from '../config.ts';
+import { reasonOf } from '../error-reason.ts';
 import type { Database } from './database.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -49,10 +50,6 @@ export class DatabaseOpenError extends Error {
   }
 }
 
-function reasonText(error: unknown): string {
-  return error instanceof Error ? error.message.split('\n')[0]! : String(error);
-}
-
 /**
  * Creates the SQLite file's folder one level at a time below its nearest existing ancestor.
  * Node's recursive mkdir loops for ever where mkdir answers ENOENT under a parent that exists
@@ -75,7 +72,7 @@ function createFolderOf(file: string): void {
     try {
       mkdirSync(folder);
     } catch (error) {
-      throw new Error(`cannot create the folder ${folder} (${reasonText(error)})`, {
+      throw new Error(`cannot create the folder ${folder} (${reasonOf(error)})`, {
         cause: error,
       });
     }
@@ -101,7 +98,7 @@ function openSqlite(file: string): BetterSqlite3.Database {
     return sqlite;
   } catch (error) {
     sqlite?.close();
-    throw new DatabaseOpenError(`sqlite:${file}`, reasonText(error));
+    throw new DatabaseOpenError(`sqlite:${file}`, reasonOf(error));
   }
 }
 

@@ -1,4 +1,4 @@
-import type { WebhookInboxTable } from '../inbox/inbox.table.ts';
+import type { InboxTables } from '../inbox/inbox.table.ts';
 import type { DiscrepancyTable } from '../ledger/discrepancy.table.ts';
 import type { JournalLineTable, JournalTable } from '../ledger/journal.table.ts';
 import type { MirrorPollTable } from '../ledger/mirror-poll.table.ts';
@@ -19,9 +19,9 @@ import type { ServiceStateTable } from '../service-state/service-state.table.ts'
 /**
  * Every table paysync owns. Each component declares its own table types beside its code;
  * add a line here (and keep the list sorted by component) when a migration adds a table.
+ * The inbox names its own table, so no other code spells it.
  */
-export interface Database {
-  webhook_inbox: WebhookInboxTable;
+export interface Database extends InboxTables {
   payment_intents: PaymentIntentTable;
   transfers: TransferTable;
   refunds: RefundTable;

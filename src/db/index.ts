@@ -1,4 +1,6 @@
+export type { Executor } from './executor.ts';
 export type { Database } from './database.ts';
+export { dialectOfDb } from './dialect-of-db.ts';
 export {
   createDatabase,
   DatabaseOpenError,

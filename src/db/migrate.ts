@@ -1,7 +1,8 @@
 import { Migrator, sql, type Kysely } from 'kysely';
 import { migrations } from '../../migrations/index.ts';
 import type { Database } from './database.ts';
-import { dialectOfDb } from './schema-helpers.ts';
+import { dialectOfDb } from './dialect-of-db.ts';
+import { reasonOf } from '../error-reason.ts';
 
 export interface MigrationStatus {
   readonly applied: readonly string[];
@@ -15,9 +16,7 @@ export class MigrationError extends Error {
     readonly migration: string | undefined,
     readonly reason: unknown,
   ) {
-    super(
-      `migration ${migration ?? '(unknown)'} failed: ${reason instanceof Error ? reason.message : String(reason)}`,
-    );
+    super(`migration ${migration ?? '(unknown)'} failed: ${reasonOf(reason)}`);
   }
 }
 

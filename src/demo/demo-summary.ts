@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
+import { inboxStatusCounts } from '../inbox/index.ts';
 import {
   accountBalances,
   countsByStatus,
@@ -56,12 +57,7 @@ export async function collectDemoSummary(
     .selectFrom('journals')
     .select(sql<number>`count(*)`.as('count'))
     .executeTakeFirst();
-  const inboxRows = await db
-    .selectFrom('webhook_inbox')
-    .select(['status', sql<number>`count(*)`.as('count')])
-    .groupBy('status')
-    .execute();
-  const inbox = new Map(inboxRows.map((row) => [row.status as string, Number(row.count)]));
+  const inbox = await inboxStatusCounts(db);
   const attempts = sim.control.webhookAttempts();
   const delivered = new Set(
     attempts.filter((a) => a.outcome === 'delivered').map((a) => a.eventId),

@@ -19,7 +19,12 @@ export async function checkRuns(
     const file = config.databaseUrl.slice('sqlite:'.length);
     if (file !== ':memory:' && !existsSync(resolve(file))) return undefined;
   }
-  const handle = createDatabase(config.databaseUrl, { poolSize: 1 });
+  let handle;
+  try {
+    handle = createDatabase(config.databaseUrl, { poolSize: 1 });
+  } catch {
+    return undefined; // the database check says why it cannot be opened
+  }
   try {
     const health = await taskHealth(handle.db, cronTable(config), now);
     const missed = await missedWebhooksSince(

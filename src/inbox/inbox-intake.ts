@@ -1,17 +1,16 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import type { Logger } from '../logger.ts';
 import type { InsertInboxResult, NewInboxEvent } from './inbox-event.ts';
 import { insertInboxEvents } from './inbox.repository.ts';
+import { reasonOf } from '../error-reason.ts';
 
 /** The inbox could not store an event; the sender must retry (the receiver answers 503). */
 export class InboxUnavailableError extends Error {
   override readonly name = 'InboxUnavailableError';
   readonly code = 'inbox_unavailable' as const;
   constructor(override readonly cause: unknown) {
-    super(
-      `the inbox could not store the event: ${cause instanceof Error ? cause.message : String(cause)}`,
-    );
+    super(`the inbox could not store the event: ${reasonOf(cause)}`);
   }
 }
 
@@ -105,7 +104,7 @@ export function createInboxIntake(
       } catch (error) {
         enqueued = false;
         settings.logger.warn(
-          { inboxIds: fresh, reason: error instanceof Error ? error.message : String(error) },
+          { inboxIds: fresh, reason: reasonOf(error) },
           'events stored but not enqueued; the inbox recovery sweep will enqueue them',
         );
       }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 
 /**
  * Whether any received webhook named this resource (by id, or by reference when given).

@@ -1,10 +1,7 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/database.ts';
+import { sql } from 'kysely';
+import type { Executor } from '../db/index.ts';
 import type { InboxEvent, InsertInboxResult, NewInboxEvent } from './inbox-event.ts';
 import type { InboxStatus, WebhookInboxRow } from './inbox.table.ts';
-
-/** A connection or a transaction: the caller decides what commits together. */
-type Executor = Kysely<Database>;
 
 function toInboxEvent(row: WebhookInboxRow): InboxEvent {
   return {

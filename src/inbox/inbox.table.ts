@@ -34,6 +34,11 @@ export interface WebhookInboxTable {
   resource_reference: string | null;
 }
 
+/** The inbox's tables by name, for the one `Database` interface in src/db. */
+export interface InboxTables {
+  webhook_inbox: WebhookInboxTable;
+}
+
 export type WebhookInboxRow = Selectable<WebhookInboxTable>;
 export type NewWebhookInboxRow = Omit<
   Insertable<WebhookInboxTable>,

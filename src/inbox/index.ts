@@ -16,6 +16,25 @@ export {
   type InboxRecoveryCandidate,
   type InboxStatusChange,
 } from './inbox.repository.ts';
+export {
+  closeCoveredInboxRows,
+  latestInboxId,
+  latestOpenInboxIdFor,
+  noteInboxError,
+  recordInboxResource,
+  referenceFromInbox,
+  type CoveredRowsUpdate,
+  type ResourceHandle,
+} from './inbox-progress.repository.ts';
+export {
+  countInboxEvents,
+  inboxEventsAbout,
+  inboxEventsAfter,
+  inboxStatusCounts,
+  type InboxEventSummary,
+  type InboxResourceName,
+  type InboxSelection,
+} from './inbox-queries.ts';
 export type { InboxStatus, WebhookInboxRow } from './inbox.table.ts';
 export { splitBatch, type BatchElement } from './split-batch.ts';
 export { probeInboxWrite } from './probe-inbox-write.ts';

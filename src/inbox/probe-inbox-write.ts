@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 
 /**
  * Resolves when the inbox can be written, rejects with the database's reason when not.

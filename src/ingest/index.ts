@@ -1,12 +1,4 @@
 /** Reading webhook events: which resource they name, and handing that on to a sync. */
 export { classifyEvent, kindOfEventType, type EventClassification } from './classify-event.ts';
 export { ingestEvent, type IngestDependencies, type IngestResult } from './ingest-event.ts';
-export {
-  closeCoveredInboxRows,
-  latestInboxId,
-  latestOpenInboxIdFor,
-  recordInboxResource,
-  referenceFromInbox,
-  type ResourceHandle,
-} from './inbox-progress.repository.ts';
 export { unclassifiedEventsTotal } from './ingest-metrics.ts';

@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../db/database.ts';
-import { findInboxEvent, markInboxStatus } from '../inbox/index.ts';
+import type { Database } from '../db/index.ts';
+import { findInboxEvent, markInboxStatus, recordInboxResource } from '../inbox/index.ts';
 import { enqueueSync, type ObservedVia, type Queues } from '../queues/index.ts';
 import { classifyEvent, type EventClassification } from './classify-event.ts';
-import { recordInboxResource } from './inbox-progress.repository.ts';
 import { classifiedEventsTotal, unclassifiedEventsTotal } from './ingest-metrics.ts';
 
 export interface IngestDependencies {

@@ -1,6 +1,6 @@
 import { bookingState } from './booking-state.ts';
 import { recordDiscrepancy, type NewDiscrepancy } from './discrepancy.repository.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import { postJournal } from './journal.repository.ts';
 import { LedgerError } from './ledger-errors.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
@@ -14,6 +14,7 @@ import type {
 import { scheduleAfterChange } from './mirror-poll.repository.ts';
 import { lockMirrorVersion, touchMirror, type MirrorKey } from './mirror-version.repository.ts';
 import { DEFAULT_POLL_PLAN } from './poll-plan.ts';
+import { insertMirrorIfNew, updateMirror, type MirrorColumns } from './mirror-writer.ts';
 import { reversalLines, sameLines } from './settlement-lines.ts';
 import { recordStatusChange } from './status-history.repository.ts';
 import { isAbsorbing, isTerminal, nextMirrorStatus } from './status-rules.ts';
@@ -27,9 +28,8 @@ export interface ObservedState {
   /** The service's updatedAt, UTC ms. */
   readonly updatedAt: string;
   readonly mirror: MirrorKey;
-  /** Writes the mirror row (insert on first sighting, else update) with the given status. */
-  insertIfNew(status: string, observation: Observation): Promise<boolean>;
-  update(status: string, observation: Observation): Promise<void>;
+  /** The mirror row of this state with the given status, for the one mirror writer. */
+  columns(status: string, observation: Observation): MirrorColumns[MirrorKey['table']];
   /** What a settlement of this state books. */
   settlementLines(): Promise<JournalLine[]>;
   /** One line for people reading the journal, e.g. `transfer tr_1 successful`. */
@@ -54,7 +54,8 @@ export async function applyObservation(
   const effects: Effects = { journals: [], discrepancies: [] };
   const base = { kind: state.kind, id: state.id, upstreamStatus: state.upstreamStatus };
 
-  if (await state.insertIfNew(state.upstreamStatus, observation)) {
+  const table = state.mirror.table;
+  if (await insertMirrorIfNew(db, table, state.columns(state.upstreamStatus, observation))) {
     await recordStatusChange(db, historyKey(state), undefined, state.upstreamStatus, observation);
     await settleBooks(db, state, state.upstreamStatus, observation, effects);
     await schedulePolls(db, state, state.upstreamStatus, observation);
@@ -95,7 +96,7 @@ export async function applyObservation(
   }
 
   const status = nextMirrorStatus(state.kind, current.status, state.upstreamStatus);
-  await state.update(status, observation);
+  await updateMirror(db, table, state.columns(status, observation));
   if (status !== state.upstreamStatus) {
     await note(db, effects, state, observation, {
       kind: 'status_regression',

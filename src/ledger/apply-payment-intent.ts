@@ -1,12 +1,8 @@
-import type { PaymentIntent } from '../upstream/index.ts';
+import type { PaymentIntent } from '../upstream/contract/index.ts';
 import { applyObservation } from './apply-observation.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import type { ApplyOutcome, Observation } from './ledger-types.ts';
-import {
-  insertPaymentIntentIfNew,
-  paymentIntentColumns,
-  updatePaymentIntent,
-} from './payment-intent.repository.ts';
+import { paymentIntentColumns } from './payment-intent.repository.ts';
 import { paymentIntentSettlementLines } from './settlement-lines.ts';
 import { utcMillis } from './utc-millis.ts';
 
@@ -24,9 +20,7 @@ export function applyPaymentIntent(
       upstreamStatus: intent.status,
       updatedAt: utcMillis(intent.updatedAt, 'updatedAt'),
       mirror: { table: 'payment_intents', id: intent.id },
-      insertIfNew: (status, seen) =>
-        insertPaymentIntentIfNew(db, paymentIntentColumns(intent, status, seen)),
-      update: (status, seen) => updatePaymentIntent(db, paymentIntentColumns(intent, status, seen)),
+      columns: (status, seen) => paymentIntentColumns(intent, status, seen),
       settlementLines: async () => paymentIntentSettlementLines(intent),
       description: `payment ${intent.id} (${intent.purchaseReference}) ${intent.status}`,
     },

@@ -1,8 +1,8 @@
+import type { PaymentRefund } from '../upstream/contract/index.ts';
 import { applyObservation } from './apply-observation.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import type { ApplyOutcome, Observation } from './ledger-types.ts';
-import type { PaymentRefund } from './payment-refund.schema.ts';
-import { insertRefundIfNew, paymentRefundColumns, updateRefund } from './refund.repository.ts';
+import { paymentRefundColumns } from './refund.repository.ts';
 import { paymentRefundSettlementLines } from './settlement-lines.ts';
 import { utcMillis } from './utc-millis.ts';
 
@@ -24,9 +24,7 @@ export function applyPaymentRefund(
       upstreamStatus: paymentRefund.status,
       updatedAt: utcMillis(paymentRefund.updatedAt, 'updatedAt'),
       mirror: { table: 'refunds', kind: 'payment_refund', id },
-      insertIfNew: (status, seen) =>
-        insertRefundIfNew(db, paymentRefundColumns(paymentRefund, status, seen)),
-      update: (status, seen) => updateRefund(db, paymentRefundColumns(paymentRefund, status, seen)),
+      columns: (status, seen) => paymentRefundColumns(paymentRefund, status, seen),
       settlementLines: async () => paymentRefundSettlementLines(paymentRefund),
       description: `payment refund ${id}${paymentRefund.paymentIntentId ? ` of ${paymentRefund.paymentIntentId}` : ''} ${paymentRefund.status}`,
     },

@@ -1,8 +1,8 @@
-import type { Refund } from '../upstream/index.ts';
+import type { Refund } from '../upstream/contract/index.ts';
 import { applyObservation } from './apply-observation.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import type { ApplyOutcome, Observation } from './ledger-types.ts';
-import { insertRefundIfNew, transferRefundColumns, updateRefund } from './refund.repository.ts';
+import { transferRefundColumns } from './refund.repository.ts';
 import { transferRefundSettlementLines } from './settlement-lines.ts';
 import { findTransfer } from './transfer.repository.ts';
 import { utcMillis } from './utc-millis.ts';
@@ -22,9 +22,7 @@ export function applyRefund(
       upstreamStatus: refund.status,
       updatedAt: utcMillis(refund.updatedAt, 'updatedAt'),
       mirror: { table: 'refunds', kind: 'refund', id },
-      insertIfNew: (status, seen) =>
-        insertRefundIfNew(db, transferRefundColumns(refund, status, seen)),
-      update: (status, seen) => updateRefund(db, transferRefundColumns(refund, status, seen)),
+      columns: (status, seen) => transferRefundColumns(refund, status, seen),
       settlementLines: async () => {
         // The money goes back to the account the transfer was paid from.
         const transfer = await findTransfer(db, refund.transactionId);

@@ -1,9 +1,9 @@
-import type { Transfer } from '../upstream/index.ts';
+import type { Transfer } from '../upstream/contract/index.ts';
 import { applyObservation } from './apply-observation.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import type { ApplyOutcome, Observation } from './ledger-types.ts';
 import { transferSettlementLines } from './settlement-lines.ts';
-import { insertTransferIfNew, transferColumns, updateTransfer } from './transfer.repository.ts';
+import { transferColumns } from './transfer.repository.ts';
 import { utcMillis } from './utc-millis.ts';
 
 /** Applies a fetched transfer: mirror, history, and its settlement (with fees) when successful. */
@@ -20,9 +20,7 @@ export function applyTransfer(
       upstreamStatus: transfer.status,
       updatedAt: utcMillis(transfer.updatedAt, 'updatedAt'),
       mirror: { table: 'transfers', id: transfer.id },
-      insertIfNew: (status, seen) =>
-        insertTransferIfNew(db, transferColumns(transfer, status, seen)),
-      update: (status, seen) => updateTransfer(db, transferColumns(transfer, status, seen)),
+      columns: (status, seen) => transferColumns(transfer, status, seen),
       settlementLines: async () => transferSettlementLines(transfer),
       description: `transfer ${transfer.id} (${transfer.reference}) ${transfer.status}${transfer.isIrt ? ', IRT' : ''}`,
     },

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Account, type AccountName, type ServiceAccountName } from './accounts.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import { postJournal } from './journal.repository.ts';
 import type { LedgerAdjustmentRow } from './ledger-adjustment.table.ts';
 import { LedgerError } from './ledger-errors.ts';

@@ -1,4 +1,4 @@
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import { journalsFor } from './journal.repository.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { JournalSummary } from './ledger-types.ts';

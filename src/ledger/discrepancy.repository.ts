@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DiscrepancyRow } from './discrepancy.table.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import type { DiscrepancyKind, DiscrepancySummary } from './ledger-types.ts';
 import { utcMillis } from './utc-millis.ts';
 

@@ -1,5 +1,6 @@
+import { inboxEventsAbout, type InboxEventSummary } from '../inbox/index.ts';
 import { discrepanciesFor } from './discrepancy.repository.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import { journalsFor } from './journal.repository.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { DiscrepancySummary, JournalSummary, StatusChange } from './ledger-types.ts';
@@ -8,20 +9,6 @@ import { findPaymentIntent } from './payment-intent.repository.ts';
 import { findRefund } from './refund.repository.ts';
 import { statusHistoryFor } from './status-history.repository.ts';
 import { findTransfer } from './transfer.repository.ts';
-
-/** A webhook in the inbox that named the resource (by id or by reference). */
-export interface InboxEventSummary {
-  readonly inboxId: number;
-  readonly eventId: string | null;
-  readonly eventType: string | null;
-  readonly status: string;
-  readonly receivedAt: string;
-  readonly processedAt: string | null;
-  readonly attempts: number;
-  readonly lastError: string | null;
-  /** The raw body as UTF-8 text. */
-  readonly body: string;
-}
 
 /** Everything `paysync show <id>` prints about one resource. */
 export interface ResourceView {
@@ -49,52 +36,16 @@ export async function findResource(
 ): Promise<ResourceView | undefined> {
   const record = await findRecord(db, id, options.kind);
   if (!record) return undefined;
-  const references = referencesOf(record);
-  const events = await db
-    .selectFrom('webhook_inbox')
-    .select([
-      'id',
-      'event_id',
-      'event_type',
-      'status',
-      'received_at',
-      'processed_at',
-      'attempts',
-      'last_error',
-      'raw_body',
-    ])
-    .where((eb) =>
-      eb.or([
-        eb('resource_id', '=', record.id),
-        ...(references.length > 0
-          ? [
-              eb.and([
-                eb('resource_reference', 'in', references),
-                eb.or([eb('resource_kind', '=', record.kind), eb('resource_kind', 'is', null)]),
-              ]),
-            ]
-          : []),
-      ]),
-    )
-    .orderBy('received_at')
-    .orderBy('id')
-    .execute();
   return {
     record,
     history: await statusHistoryFor(db, record.kind, record.id),
     journals: await journalsFor(db, record.kind, record.id),
     discrepancies: await discrepanciesFor(db, record.kind, record.id),
-    inboxEvents: events.map((row) => ({
-      inboxId: row.id,
-      eventId: row.event_id,
-      eventType: row.event_type,
-      status: row.status,
-      receivedAt: row.received_at,
-      processedAt: row.processed_at,
-      attempts: row.attempts,
-      lastError: row.last_error,
-      body: Buffer.from(row.raw_body).toString('utf8'),
-    })),
+    inboxEvents: await inboxEventsAbout(db, {
+      kind: record.kind,
+      id: record.id,
+      references: referencesOf(record),
+    }),
   };
 }
 

@@ -18,7 +18,7 @@ export {
   type JournalResourceKind,
   type LedgerResourceKind,
 } from './ledger-resource-kind.ts';
-export type { Executor } from './executor.ts';
+export type { Executor } from '../db/index.ts';
 export type {
   ApplyOutcome,
   DiscrepancyKind,
@@ -38,7 +38,6 @@ export type {
 export type { RefundKind } from './refund.table.ts';
 export type { JournalEntryType } from './journal.table.ts';
 export { LedgerError, type LedgerErrorCode } from './ledger-errors.ts';
-export { paymentRefundState, type PaymentRefund } from './payment-refund.schema.ts';
 export { isAbsorbing, isTerminal } from './status-rules.ts';
 
 export { applyPaymentIntent } from './apply-payment-intent.ts';
@@ -54,12 +53,7 @@ export {
   type RecordedDiscrepancy,
 } from './discrepancy.repository.ts';
 
-export {
-  findResource,
-  type FindResourceOptions,
-  type InboxEventSummary,
-  type ResourceView,
-} from './find-resource.ts';
+export { findResource, type FindResourceOptions, type ResourceView } from './find-resource.ts';
 export { listResources, type ListResourcesOptions } from './list-resources.ts';
 export {
   accountBalances,

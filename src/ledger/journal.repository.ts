@@ -1,4 +1,4 @@
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import type { JournalEntryType, JournalLineRow, JournalRow, JournalVia } from './journal.table.ts';
 import type { JournalResourceKind, LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { JournalLine, JournalSummary } from './ledger-types.ts';

@@ -1,5 +1,5 @@
 import type { Generated, Selectable } from 'kysely';
-import type { ObservedVia } from '../queues/job-types.ts';
+import type { ObservedVia } from '../resources/index.ts';
 import type { AccountName } from './accounts.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { AccountName } from './accounts.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 
 export interface AccountBalance {

@@ -1,4 +1,4 @@
-import type { ResourceKind } from '../queues/job-types.ts';
+import type { ResourceKind } from '../resources/index.ts';
 
 /** The resources the ledger mirrors and books. Payment links carry no money of their own. */
 export type LedgerResourceKind = Exclude<ResourceKind, 'payment_link'>;

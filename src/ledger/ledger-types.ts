@@ -1,4 +1,4 @@
-import type { ObservedVia } from '../queues/job-types.ts';
+import type { ObservedVia } from '../resources/index.ts';
 import type { AccountName } from './accounts.ts';
 import type { PollPlan } from './poll-plan.ts';
 import type { JournalEntryType, JournalVia } from './journal.table.ts';

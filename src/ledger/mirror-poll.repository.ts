@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { resolveDiscrepancy } from './discrepancy.repository.ts';
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 import { nextPollDue, pollGap, type PollPlan } from './poll-plan.ts';
 import { isTerminal } from './status-rules.ts';

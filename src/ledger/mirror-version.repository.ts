@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import { dialectOfDb } from '../db/schema-helpers.ts';
-import type { Executor } from './executor.ts';
+import { dialectOfDb, type Executor } from '../db/index.ts';
 import type { RefundKind } from './refund.table.ts';
 
 /** Which mirror row: a payment intent or transfer by id, a refund by (kind, id). */

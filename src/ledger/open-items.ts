@@ -1,4 +1,4 @@
-import type { Executor } from './executor.ts';
+import type { Executor } from '../db/index.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 
 /** An item the mirror holds in a non-terminal state. */

@@ -1,7 +1,6 @@
 import type { Insertable } from 'kysely';
-import type { PaymentIntent } from '../upstream/index.ts';
-import type { Executor } from './executor.ts';
-import { laterSyncTime } from './latest-time.ts';
+import type { PaymentIntent } from '../upstream/contract/index.ts';
+import type { Executor } from '../db/index.ts';
 import type { Observation } from './ledger-types.ts';
 import type { PaymentIntentRecord } from './mirror-records.ts';
 import type { PaymentIntentRow, PaymentIntentTable } from './payment-intent.table.ts';
@@ -31,32 +30,6 @@ export function paymentIntentColumns(
     first_seen_at: observation.observedAt,
     last_synced_at: observation.observedAt,
   };
-}
-
-/** Inserts the first sighting; false when the row exists (the caller then locks and compares). */
-export async function insertPaymentIntentIfNew(
-  db: Executor,
-  columns: Insertable<PaymentIntentTable>,
-): Promise<boolean> {
-  const row = await db
-    .insertInto('payment_intents')
-    .values(columns)
-    .onConflict((oc) => oc.column('id').doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-export async function updatePaymentIntent(
-  db: Executor,
-  columns: Insertable<PaymentIntentTable>,
-): Promise<void> {
-  const { id, first_seen_at: _firstSeen, last_synced_at: observedAt, ...rest } = columns;
-  await db
-    .updateTable('payment_intents')
-    .set({ ...rest, last_synced_at: laterSyncTime(observedAt) })
-    .where('id', '=', id)
-    .execute();
 }
 
 export async function findPaymentIntent(

@@ -1,10 +1,8 @@
 import type { Insertable } from 'kysely';
-import type { Refund } from '../upstream/index.ts';
-import type { Executor } from './executor.ts';
-import { laterSyncTime } from './latest-time.ts';
+import type { PaymentRefund, Refund } from '../upstream/contract/index.ts';
+import type { Executor } from '../db/index.ts';
 import type { Observation } from './ledger-types.ts';
 import type { RefundRecord } from './mirror-records.ts';
-import type { PaymentRefund } from './payment-refund.schema.ts';
 import type { RefundKind, RefundRow, RefundTable } from './refund.table.ts';
 import { utcMillis } from './utc-millis.ts';
 
@@ -58,30 +56,6 @@ export function paymentRefundColumns(
     first_seen_at: observation.observedAt,
     last_synced_at: observation.observedAt,
   };
-}
-
-/** Inserts the first sighting; false when the row exists (the caller then locks and compares). */
-export async function insertRefundIfNew(
-  db: Executor,
-  columns: Insertable<RefundTable>,
-): Promise<boolean> {
-  const row = await db
-    .insertInto('refunds')
-    .values(columns)
-    .onConflict((oc) => oc.columns(['kind', 'id']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-export async function updateRefund(db: Executor, columns: Insertable<RefundTable>): Promise<void> {
-  const { kind, id, first_seen_at: _firstSeen, last_synced_at: observedAt, ...rest } = columns;
-  await db
-    .updateTable('refunds')
-    .set({ ...rest, last_synced_at: laterSyncTime(observedAt) })
-    .where('kind', '=', kind)
-    .where('id', '=', id)
-    .execute();
 }
 
 export async function findRefund(

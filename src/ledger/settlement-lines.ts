@@ -1,8 +1,7 @@
-import type { PaymentIntent, Refund, Transfer } from '../upstream/index.ts';
+import type { PaymentIntent, PaymentRefund, Refund, Transfer } from '../upstream/contract/index.ts';
 import { Account, type AccountName } from './accounts.ts';
 import { LedgerError } from './ledger-errors.ts';
 import type { JournalLine } from './ledger-types.ts';
-import type { PaymentRefund } from './payment-refund.schema.ts';
 
 /** Dr `service:collection` / Cr `income:payments`. */
 export function paymentIntentSettlementLines(intent: PaymentIntent): JournalLine[] {

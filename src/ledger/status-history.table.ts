@@ -1,5 +1,5 @@
 import type { Generated, Selectable } from 'kysely';
-import type { ObservedVia } from '../queues/job-types.ts';
+import type { ObservedVia } from '../resources/index.ts';
 
 /** One row per change of a mirror row's status, with how and when we learned of it. */
 export interface StatusHistoryTable {

@@ -1,7 +1,6 @@
 import type { Insertable } from 'kysely';
-import type { Transfer } from '../upstream/index.ts';
-import type { Executor } from './executor.ts';
-import { laterSyncTime } from './latest-time.ts';
+import type { Transfer } from '../upstream/contract/index.ts';
+import type { Executor } from '../db/index.ts';
 import type { Observation } from './ledger-types.ts';
 import type { TransferFeeRecord, TransferRecord } from './mirror-records.ts';
 import type { TransferRow, TransferTable } from './transfer.table.ts';
@@ -41,32 +40,6 @@ export function transferColumns(
     first_seen_at: observation.observedAt,
     last_synced_at: observation.observedAt,
   };
-}
-
-/** Inserts the first sighting; false when the row exists (the caller then locks and compares). */
-export async function insertTransferIfNew(
-  db: Executor,
-  columns: Insertable<TransferTable>,
-): Promise<boolean> {
-  const row = await db
-    .insertInto('transfers')
-    .values(columns)
-    .onConflict((oc) => oc.column('id').doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-export async function updateTransfer(
-  db: Executor,
-  columns: Insertable<TransferTable>,
-): Promise<void> {
-  const { id, first_seen_at: _firstSeen, last_synced_at: observedAt, ...rest } = columns;
-  await db
-    .updateTable('transfers')
-    .set({ ...rest, last_synced_at: laterSyncTime(observedAt) })
-    .where('id', '=', id)
-    .execute();
 }
 
 export async function findTransfer(db: Executor, id: string): Promise<TransferRecord | undefined> {

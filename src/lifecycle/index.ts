@@ -6,3 +6,4 @@ export {
   type Running,
   type StopFailure,
 } from './lifecycle.ts';
+export { StartupError, startupErrorFrom } from './startup-error.ts';

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import { outboxSignal } from './outbox-signal.ts';
 
 /** The database or, as it should nearly always be, the caller's open transaction. */

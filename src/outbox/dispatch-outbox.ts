@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import type { FollowUpJobData, Queues } from '../queues/index.ts';
 import { outboxDispatchedTotal, outboxDispatchFailuresTotal } from './outbox-metrics.ts';
 import type { OutboxRow } from './outbox.table.ts';
+import { reasonOf } from '../error-reason.ts';
 
 export interface DispatchDependencies {
   readonly db: Kysely<Database>;
@@ -123,7 +124,7 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
     await withTimeout(handOut, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   } catch (error) {
     outboxDispatchFailuresTotal.inc();
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = reasonOf(error);
     await deps.db
       .updateTable('outbox')
       .set((eb) => ({

@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
 import type { Queues } from '../queues/index.ts';
 import { dispatchOutbox, OutboxHandOutTimeout } from './dispatch-outbox.ts';
 import { outboxSignal } from './outbox-signal.ts';
+import { reasonOf } from '../error-reason.ts';
 
 export interface OutboxDispatcherOptions {
   readonly db: Kysely<Database>;
@@ -67,7 +68,7 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
         }
         if (!failing) {
           logger.warn(
-            { reason: error instanceof Error ? error.message : String(error) },
+            { reason: reasonOf(error) },
             'outbox: cannot hand out follow-ups; they wait in the outbox and are retried every poll',
           );
         }

@@ -1,12 +1,7 @@
-/** The resources a webhook can name, and so the resources a sync job fetches. */
-export type ResourceKind =
-  'payment_intent' | 'transfer' | 'refund' | 'payment_refund' | 'payment_link';
+import type { ObservedVia, ResourceKind } from '../resources/index.ts';
 
-/**
- * How paysync learned about a change: a webhook, a poll by id (janitor), a list sweep or
- * backfill, or a replay.
- */
-export type ObservedVia = 'webhook' | 'poll' | 'replay' | 'sweep';
+// Re-exported so job payloads and their words come from one import.
+export type { ObservedVia, ResourceKind };
 
 export const QueueName = {
   /** One job per inbox row: classify the event, enqueue the sync it calls for. */

@@ -84,17 +84,27 @@ export function syncKey(data: Pick<SyncJobData, 'kind' | 'id' | 'reference'>): s
   return `${data.kind}-${handle}`.replaceAll(':', '_');
 }
 
+function ingestJob(inboxId: number, via: ObservedVia) {
+  const data: IngestJobData = via === 'webhook' ? { inboxId } : { inboxId, via };
+  return { name: JobName.ingestEvent, data, opts: { jobId: ingestJobId(inboxId) } };
+}
+
 /**
- * Enqueues classification of one inbox row. The job id is derived from the inbox id, so
- * enqueueing the same row twice (receiver, then recovery sweep) runs it once.
+ * Enqueues classification of one inbox row, or of several in one round trip (the receiver's
+ * group commit). The job id is derived from the inbox id, so enqueueing the same row twice
+ * (receiver, then recovery sweep) runs it once.
  */
 export async function enqueueIngest(
   queues: Queues,
-  inboxId: number,
+  inboxIds: number | readonly number[],
   via: ObservedVia = 'webhook',
 ): Promise<void> {
-  const data: IngestJobData = via === 'webhook' ? { inboxId } : { inboxId, via };
-  await queues.ingest.add(JobName.ingestEvent, data, { jobId: ingestJobId(inboxId) });
+  if (typeof inboxIds === 'number') {
+    const job = ingestJob(inboxIds, via);
+    await queues.ingest.add(job.name, job.data, job.opts);
+    return;
+  }
+  await queues.ingest.addBulk(inboxIds.map((inboxId) => ingestJob(inboxId, via)));
 }
 
 /**

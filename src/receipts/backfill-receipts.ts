@@ -1,6 +1,7 @@
 import { notifyOutbox } from '../outbox/index.ts';
 import { fetchReceipt, type ReceiptDependencies, type ReceiptOutcome } from './fetch-receipt.ts';
 import { settledWithoutReceipt, type SettledItem } from './receipt.repository.ts';
+import { reasonOf } from '../error-reason.ts';
 
 export interface BackfillReceiptsOptions {
   /** Only items last changed at or after this time (UTC ISO 8601). @defaultValue all */
@@ -52,7 +53,7 @@ export async function backfillReceipts(
         counts.errors += 1;
         options.onItem?.(item, {
           outcome: 'error',
-          reason: error instanceof Error ? error.message : String(error),
+          reason: reasonOf(error),
         });
       }
     }

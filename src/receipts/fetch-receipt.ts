@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import { recordDiscrepancy, type DiscrepancySummary } from '../ledger/index.ts';
 import { addToOutbox, isOutboxConsumed, markOutboxConsumed } from '../outbox/index.ts';
 import { NotFoundError, UnsupportedActionError, type UpstreamClient } from '../upstream/index.ts';

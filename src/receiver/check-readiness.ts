@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import { probeInboxWrite } from '../inbox/index.ts';
 import { readCredentialFailure } from '../service-state/index.ts';
 import { reasonOf } from '../error-reason.ts';

@@ -1,10 +1,10 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import { createInboxIntake } from '../inbox/index.ts';
 import type { Logger } from '../logger.ts';
-import { ingestJobId, JobName, type Queues } from '../queues/index.ts';
+import { enqueueIngest, type Queues } from '../queues/index.ts';
 import { checkReadiness, type ReadinessCheck } from './check-readiness.ts';
 import { healthRoute } from './health.route.ts';
 import { webhookOutcomes } from './receiver.metrics.ts';
@@ -39,17 +39,10 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
   const { config, logger } = deps;
   const verify = deps.verifier ?? createSignatureVerifier(config, logger);
   const intake = createInboxIntake(deps.db, {
-    // The same jobs enqueueIngest adds (name, data, jobId = inbox-<id>), in one round trip.
     enqueue: async (inboxIds) => {
       // Skip the wait when Redis is known to be down; the recovery sweep enqueues the rows.
       if (deps.redis.status !== 'ready') throw new Error(`Redis is ${deps.redis.status}`);
-      await deps.queues.ingest.addBulk(
-        inboxIds.map((inboxId) => ({
-          name: JobName.ingestEvent,
-          data: { inboxId },
-          opts: { jobId: ingestJobId(inboxId) },
-        })),
-      );
+      await enqueueIngest(deps.queues, inboxIds);
     },
     logger,
     ...(deps.enqueueTimeoutMs === undefined ? {} : { enqueueTimeoutMs: deps.enqueueTimeoutMs }),

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import type { Queues } from '../queues/index.ts';
 import {
   clearCredentialFailure,
@@ -9,6 +9,7 @@ import {
   type CredentialFailure,
 } from '../service-state/index.ts';
 import { WrongCredentialsError, type UpstreamClient } from '../upstream/index.ts';
+import { reasonOf } from '../error-reason.ts';
 
 /** What start-up found out about credentials a worker once saw refused. */
 export type CredentialCheck =
@@ -67,7 +68,7 @@ export class CredentialGuard {
         );
         return { state: 'still_refused', failure };
       }
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = reasonOf(error);
       this.logger.warn(
         { since: failure.at, reason },
         'could not check the credentials refused earlier: syncing stays paused until a start-up can check them',

@@ -1,11 +1,13 @@
-import type { ResourceHandle } from '../ingest/inbox-progress.repository.ts';
-import { paymentRefundState, transferReferenceOf, type PaymentRefund } from '../ledger/index.ts';
+import type { ResourceHandle } from '../inbox/index.ts';
+import { transferReferenceOf } from '../ledger/index.ts';
 import type { SyncJobData } from '../queues/index.ts';
 import {
   ContractError,
   formatPath,
   NotFoundError,
+  paymentRefundState,
   type PaymentIntent,
+  type PaymentRefund,
   type Refund,
   type Transfer,
 } from '../upstream/index.ts';
@@ -33,7 +35,7 @@ export interface FetchResult {
 type LedgerTarget = SyncJobData & { kind: FetchedState['kind'] };
 
 function lookupWindow(deps: FetchDependencies): { from: Date; to: Date } {
-  const now = (deps.now ?? (() => new Date()))().getTime();
+  const now = deps.now().getTime();
   return { from: new Date(now - REFERENCE_LOOKBACK_MS), to: new Date(now + CLOCK_SKEW_MS) };
 }
 

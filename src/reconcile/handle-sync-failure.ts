@@ -1,4 +1,4 @@
-import { closeCoveredInboxRows, noteInboxError } from '../ingest/inbox-progress.repository.ts';
+import { closeCoveredInboxRows, noteInboxError } from '../inbox/index.ts';
 import { recordDiscrepancy, type DiscrepancySummary } from '../ledger/index.ts';
 import type { SyncJobData } from '../queues/index.ts';
 import {
@@ -9,28 +9,23 @@ import {
 } from '../upstream/index.ts';
 import { notifyOutbox } from '../outbox/index.ts';
 import { addFollowUps, followUpsFor } from './follow-ups.ts';
-import type { SyncDependencies } from './sync-dependencies.ts';
+import type { ResolvedSyncDependencies } from './sync-dependencies.ts';
 import type { SyncAttempt, SyncResult } from './sync-result.ts';
 import { UnknownResourceError } from './unknown-resource-error.ts';
-
-const DEFAULT_NOT_FOUND_ATTEMPTS = 3;
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+import { reasonOf } from '../error-reason.ts';
 
 /**
  * Records what the service's answer means and closes the rows it covered as `failed`, in one
  * transaction with the outbox row of its alert.
  */
 async function giveUp(
-  deps: SyncDependencies,
+  deps: ResolvedSyncDependencies,
   data: SyncJobData,
   upToId: number,
   discrepancy: { kind: string; detail: Record<string, unknown>; rawBody?: unknown },
   reason: string,
 ): Promise<SyncResult> {
-  const at = (deps.now ?? (() => new Date()))().toISOString();
+  const at = deps.now().toISOString();
   const recorded = await deps.db.transaction().execute(async (trx) => {
     const result = await recordDiscrepancy(trx, {
       kind: discrepancy.kind,
@@ -74,18 +69,18 @@ async function giveUp(
  * - anything else (429, 5xx, timeouts, network, database): retry with back-off.
  */
 export async function handleSyncFailure(
-  deps: SyncDependencies,
+  deps: ResolvedSyncDependencies,
   data: SyncJobData,
   attempt: SyncAttempt,
   upToId: number,
   error: unknown,
 ): Promise<SyncResult> {
   if (error instanceof WrongCredentialsError) {
-    await deps.credentials.refused(error);
+    await deps.credentials.refused(error, deps.now());
     return { outcome: 'stop', reason: reasonOf(error) };
   }
   if (error instanceof NotFoundError || error instanceof UnknownResourceError) {
-    const allowed = deps.notFoundAttempts ?? DEFAULT_NOT_FOUND_ATTEMPTS;
+    const allowed = deps.notFoundAttempts;
     if (attempt.attempt < allowed) return { outcome: 'retry', error, reason: reasonOf(error) };
     return giveUp(
       deps,
@@ -124,7 +119,7 @@ export async function handleSyncFailure(
       upToId,
       status: 'failed',
       lastError: error.message,
-      at: new Date().toISOString(),
+      at: deps.now().toISOString(),
     });
     deps.logger.error(
       { kind: data.kind, id: data.id, code: error.code },

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import { inboxRowsAwaitingRecovery } from '../inbox/index.ts';
 import { enqueueIngest, ingestJobId, type Queues } from '../queues/index.ts';
 import { inboxRecoveredTotal } from './reconcile-metrics.ts';

@@ -1,4 +1,4 @@
-import { referenceFromInbox } from '../ingest/inbox-progress.repository.ts';
+import { referenceFromInbox } from '../inbox/index.ts';
 import { transferReferenceOf } from '../ledger/index.ts';
 import { walkWindow, type Transfer } from '../upstream/index.ts';
 import { CLOCK_SKEW_MS, type FetchDependencies } from './sync-dependencies.ts';
@@ -30,7 +30,8 @@ export async function resolveTransferReference(
   if (fromInbox) return { reference: fromInbox, source: 'inbox' };
   const fromMirror = await transferReferenceOf(deps.db, id);
   if (fromMirror) return { reference: fromMirror, source: 'mirror' };
-  const now = (deps.now ?? (() => new Date()))().getTime();
+  // Also called on its own (tests, tools): resolving resolved dependencies is a no-op.
+  const now = deps.now().getTime();
   const from = new Date(now - deps.transferSearchHours * 3_600_000);
   const to = new Date(now + CLOCK_SKEW_MS);
   for await (const transfer of walkWindow(deps.upstream, 'listTransfers', { from, to })) {

@@ -1,7 +1,4 @@
-import {
-  closeCoveredInboxRows,
-  latestOpenInboxIdFor,
-} from '../ingest/inbox-progress.repository.ts';
+import { closeCoveredInboxRows, latestOpenInboxIdFor } from '../inbox/index.ts';
 import { fetchCoverage } from '../ledger/index.ts';
 import type { SyncJobData } from '../queues/index.ts';
 import type { FetchedState } from './fetch-resource-state.ts';

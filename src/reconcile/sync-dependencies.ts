@@ -1,12 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../db/database.ts';
+import type { Database } from '../db/index.ts';
 import type { Queues } from '../queues/index.ts';
 import type { PollPlan } from '../ledger/index.ts';
 import type { UpstreamClient } from '../upstream/index.ts';
 import type { CredentialGuard } from './credential-guard.ts';
 
-/** What a sync needs; one set per worker process, shared by its jobs. */
+/**
+ * What a sync needs; one set per worker process, shared by its jobs. Defaults are merged in
+ * {@link resolveSyncDependencies}.
+ */
 export interface SyncDependencies {
   readonly db: Kysely<Database>;
   readonly queues: Queues;
@@ -23,6 +26,25 @@ export interface SyncDependencies {
   readonly pollPlan?: PollPlan;
 }
 
+export type ResolvedSyncDependencies = SyncDependencies &
+  Required<Pick<SyncDependencies, 'notFoundAttempts' | 'now'>>;
+
+export const DEFAULT_SYNC_DEPENDENCIES = {
+  notFoundAttempts: 3,
+} as const satisfies Partial<SyncDependencies>;
+
+/** The one place the defaults (and the clock) are merged; resolving twice changes nothing. */
+export function resolveSyncDependencies(deps: SyncDependencies): ResolvedSyncDependencies {
+  const defined = Object.fromEntries(
+    Object.entries(deps).filter(([, value]) => value !== undefined),
+  ) as SyncDependencies;
+  return {
+    ...DEFAULT_SYNC_DEPENDENCIES,
+    now: () => new Date(),
+    ...defined,
+  };
+}
+
 /** How far back a lookup by reference looks: the list endpoints filter on `createdAt`. */
 export const REFERENCE_LOOKBACK_MS = 400 * 24 * 3_600_000;
 
@@ -34,6 +56,6 @@ export const CLOCK_SKEW_MS = 3_600_000;
 
 /** What fetching one resource's state needs: no queues, so a CLI command can poll too. */
 export type FetchDependencies = Pick<
-  SyncDependencies,
+  ResolvedSyncDependencies,
   'db' | 'upstream' | 'now' | 'transferSearchHours'
 >;

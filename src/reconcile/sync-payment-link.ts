@@ -1,6 +1,6 @@
-import { closeCoveredInboxRows } from '../ingest/inbox-progress.repository.ts';
+import { closeCoveredInboxRows } from '../inbox/index.ts';
 import { enqueueSync, type SyncJobData } from '../queues/index.ts';
-import type { SyncDependencies } from './sync-dependencies.ts';
+import type { ResolvedSyncDependencies } from './sync-dependencies.ts';
 import type { SyncResult } from './sync-result.ts';
 import { UnknownResourceError } from './unknown-resource-error.ts';
 
@@ -22,7 +22,7 @@ function paymentIntentsOf(link: Record<string, unknown>): string[] {
  * through it. So a link event fetches the link and syncs each of its intents.
  */
 export async function syncPaymentLink(
-  deps: SyncDependencies,
+  deps: ResolvedSyncDependencies,
   data: SyncJobData,
   upToId: number,
 ): Promise<SyncResult> {
@@ -48,7 +48,7 @@ export async function syncPaymentLink(
   const closedRows = await closeCoveredInboxRows(
     deps.db,
     { kind: 'payment_link', id: String(link.id), reference: data.reference },
-    { upToId, status: 'processed', at: new Date().toISOString() },
+    { upToId, status: 'processed', at: deps.now().toISOString() },
   );
   return { outcome: 'linked', paymentIntents, closedRows };
 }

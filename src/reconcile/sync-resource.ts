@@ -1,4 +1,4 @@
-import { closeCoveredInboxRows, latestInboxId } from '../ingest/inbox-progress.repository.ts';
+import { closeCoveredInboxRows, latestInboxId } from '../inbox/index.ts';
 import { recordFetchCoverage, type ApplyOutcome } from '../ledger/index.ts';
 import type { SyncJobData } from '../queues/index.ts';
 import { applyFetchedState } from './apply-fetched-state.ts';
@@ -8,7 +8,11 @@ import { addFollowUps, followUpsFor } from './follow-ups.ts';
 import { handleSyncFailure } from './handle-sync-failure.ts';
 import { skipCoveredFetch } from './skip-covered-fetch.ts';
 import { syncAttemptsTotal } from './reconcile-metrics.ts';
-import type { SyncDependencies } from './sync-dependencies.ts';
+import {
+  resolveSyncDependencies,
+  type ResolvedSyncDependencies,
+  type SyncDependencies,
+} from './sync-dependencies.ts';
 import { syncPaymentLink } from './sync-payment-link.ts';
 import type { SyncAttempt, SyncResult } from './sync-result.ts';
 
@@ -26,13 +30,13 @@ export async function syncResource(
   data: SyncJobData,
   attempt: SyncAttempt,
 ): Promise<SyncResult> {
-  const result = await runSync(deps, data, attempt);
+  const result = await runSync(resolveSyncDependencies(deps), data, attempt);
   syncAttemptsTotal.inc({ kind: data.kind, outcome: result.outcome });
   return result;
 }
 
 async function runSync(
-  deps: SyncDependencies,
+  deps: ResolvedSyncDependencies,
   data: SyncJobData,
   attempt: SyncAttempt,
 ): Promise<SyncResult> {
@@ -55,7 +59,7 @@ async function runSync(
   } catch (error) {
     return handleSyncFailure(deps, data, attempt, upToId, error);
   }
-  const observedAt = now().toISOString();
+  const observedAt = deps.now().toISOString();
   const observation = {
     via: data.via,
     observedAt,

@@ -1,10 +1,16 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.ts';
-import { markInboxStatus, type InboxStatus } from '../inbox/index.ts';
+import type { Database } from '../db/index.ts';
+import {
+  countInboxEvents,
+  inboxEventsAfter,
+  markInboxStatus,
+  type InboxSelection,
+  type InboxStatus,
+} from '../inbox/index.ts';
 import { enqueueIngest, ingestJobId, type Queues } from '../queues/index.ts';
 
 /** Which inbox rows to run again: one by id, or every one received since a time. */
-export type ReplaySelection = { readonly inboxId: number } | { readonly since: Date };
+export type ReplaySelection = InboxSelection;
 
 export interface ReplayProgress {
   readonly done: number;
@@ -66,13 +72,7 @@ export async function countReplaySelection(
   db: Kysely<Database>,
   selection: ReplaySelection,
 ): Promise<number> {
-  let query = db.selectFrom('webhook_inbox').select((eb) => eb.fn.countAll<number>().as('count'));
-  query =
-    'inboxId' in selection
-      ? query.where('id', '=', selection.inboxId)
-      : query.where('received_at', '>=', selection.since.toISOString());
-  const row = await query.executeTakeFirst();
-  return Number(row?.count ?? 0);
+  return countInboxEvents(db, selection);
 }
 
 /**
@@ -95,17 +95,7 @@ export async function replayInboxEvents(
   let afterId = 0;
   let done = 0;
   for (;;) {
-    let query = db
-      .selectFrom('webhook_inbox')
-      .select(['id', 'status'])
-      .where('id', '>', afterId)
-      .orderBy('id')
-      .limit(batchSize);
-    query =
-      'inboxId' in selection
-        ? query.where('id', '=', selection.inboxId)
-        : query.where('received_at', '>=', selection.since.toISOString());
-    const rows = await query.execute();
+    const rows = await inboxEventsAfter(db, selection, { afterId, limit: batchSize });
     if (rows.length === 0) break;
     // A few rows at a time: Redis and the database answer in parallel, order does not matter.
     for (let start = 0; start < rows.length; start += PARALLEL_ROWS) {

@@ -1,7 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/database.ts';
-
-type Executor = Kysely<Database> | Transaction<Database>;
+import type { Executor } from '../db/index.ts';
 
 const CREDENTIALS_KEY = 'upstream_credentials';
 

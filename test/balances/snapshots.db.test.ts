@@ -10,7 +10,7 @@ import {
   openDiscrepancies,
   serviceBalancesAsOf,
 } from '../../src/ledger/index.ts';
-import { syncResource } from '../../src/reconcile/index.ts';
+import { resolveSyncDependencies, syncResource } from '../../src/reconcile/index.ts';
 import { createSyncContext, type SyncContext } from '../processing/support/sync-context.ts';
 
 const recipient = (suffix = '1234') => ({ number: `+2217700${suffix}` });
@@ -34,7 +34,7 @@ describe('balance snapshots against the ledger', () => {
       upstream: context.deps.upstream,
       logger: context.deps.logger,
       environment: 'sandbox',
-      fetch: context.deps,
+      fetch: resolveSyncDependencies(context.deps),
     };
   });
   afterEach(async () => context.cleanup());

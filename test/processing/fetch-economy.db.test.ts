@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findInboxEvent, insertInboxEvent } from '../../src/inbox/index.ts';
-import { recordInboxResource } from '../../src/ingest/index.ts';
+import { recordInboxResource } from '../../src/inbox/index.ts';
 import { syncResource } from '../../src/reconcile/index.ts';
 import { createSyncContext, type SyncContext } from './support/sync-context.ts';
 

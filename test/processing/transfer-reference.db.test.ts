@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyTransfer, findResource, journalsFor } from '../../src/ledger/index.ts';
 import {
+  resolveSyncDependencies,
   resolveTransferReference,
   syncResource,
   UnknownResourceError,
@@ -33,7 +34,11 @@ describe(`transfer reference resolution on ${testDialect()}`, () => {
     const transfer = createTransfer(context, 'ref-event');
     await context.inboxEvent({ kind: 'transfer', id: transfer.id, reference: 'ref-from-inbox' });
     const before = context.deps.upstream.stats().requests;
-    const resolved = await resolveTransferReference(context.deps, transfer.id, 'ref-event');
+    const resolved = await resolveTransferReference(
+      resolveSyncDependencies(context.deps),
+      transfer.id,
+      'ref-event',
+    );
     expect(resolved).toEqual({ reference: 'ref-event', source: 'event' });
     expect(context.deps.upstream.stats().requests).toBe(before);
   });
@@ -50,7 +55,11 @@ describe(`transfer reference resolution on ${testDialect()}`, () => {
       observedAt: new Date().toISOString(),
     });
     await context.inboxEvent({ kind: 'transfer', id: transfer.id, reference: 'ref-from-inbox' });
-    const resolved = await resolveTransferReference(context.deps, transfer.id, undefined);
+    const resolved = await resolveTransferReference(
+      resolveSyncDependencies(context.deps),
+      transfer.id,
+      undefined,
+    );
     expect(resolved).toEqual({ reference: 'ref-from-inbox', source: 'inbox' });
   });
 
@@ -66,7 +75,11 @@ describe(`transfer reference resolution on ${testDialect()}`, () => {
       observedAt: new Date().toISOString(),
     });
     const before = context.deps.upstream.stats().requests;
-    const resolved = await resolveTransferReference(context.deps, transfer.id, undefined);
+    const resolved = await resolveTransferReference(
+      resolveSyncDependencies(context.deps),
+      transfer.id,
+      undefined,
+    );
     expect(resolved).toEqual({ reference: 'ref-mirror', source: 'mirror' });
     expect(context.deps.upstream.stats().requests).toBe(before);
   });
@@ -76,7 +89,11 @@ describe(`transfer reference resolution on ${testDialect()}`, () => {
     for (let i = 0; i < 30; i += 1) createTransfer(context, `noise-${i}`);
     const transfer = createTransfer(context, 'ref-window');
     const before = context.deps.upstream.stats().requests;
-    const resolved = await resolveTransferReference(context.deps, transfer.id, undefined);
+    const resolved = await resolveTransferReference(
+      resolveSyncDependencies(context.deps),
+      transfer.id,
+      undefined,
+    );
     expect(resolved.source).toBe('window');
     expect(resolved.reference).toBe('ref-window');
     expect(resolved.found?.id).toBe(transfer.id);
@@ -87,11 +104,15 @@ describe(`transfer reference resolution on ${testDialect()}`, () => {
     // The simulator clock runs an hour behind: a 30-minute window cannot reach its transfers.
     context = await createSyncContext({ overrides: { transferSearchHours: 0.5 } });
     const old = createTransfer(context, 'ref-too-old');
-    await expect(resolveTransferReference(context.deps, old.id, undefined)).rejects.toThrow(
-      UnknownResourceError,
-    );
     await expect(
-      resolveTransferReference(context.deps, 'tr_000000000000000000000000', undefined),
+      resolveTransferReference(resolveSyncDependencies(context.deps), old.id, undefined),
+    ).rejects.toThrow(UnknownResourceError);
+    await expect(
+      resolveTransferReference(
+        resolveSyncDependencies(context.deps),
+        'tr_000000000000000000000000',
+        undefined,
+      ),
     ).rejects.toThrow(/not among the transfers of the last 0.5 h/);
   });
 

@@ -161,6 +161,7 @@ async function withBalances<T>(
         db: handle.db,
         upstream,
         transferSearchHours: config.processing.transferSearchHours,
+        now: () => new Date(),
       },
     });
   } finally {

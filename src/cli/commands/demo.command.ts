@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { readEnvironment } from '../../config.ts';
 import { CliError } from '../errors.ts';
 import { integerOption } from '../input/parse-integer.ts';
+import { reasonOf } from '../../error-reason.ts';
 
 interface DemoFlags {
   duration?: number;
@@ -100,7 +101,7 @@ database could not be used, 2 bad options.`,
         logStream.end();
         const { ConfigError } = await import('../../config.ts');
         if (error instanceof ConfigError) throw error;
-        const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        const message = reasonOf(error);
         throw new CliError(`demo: cannot start: ${message}`);
       }
       const running = demo;

@@ -23,7 +23,7 @@ export interface PollingSession {
 export async function openPollingSession(config: Config, what: string): Promise<PollingSession> {
   const { clientOptionsFromConfig, createUpstreamClient } = await import('../../upstream/index.ts');
   const { openLedgerDatabase } = await import('../open-ledger-database.ts');
-  const { openCheckedRedis } = await import('../../daemon/preflight.ts');
+  const { openCheckedRedis } = await import('../../daemon/index.ts');
   const { createQueues } = await import('../../queues/index.ts');
   // Log lines go to stderr, errors only unless asked: the command's own lines say the rest.
   const logger = createLogger({

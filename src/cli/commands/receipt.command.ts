@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config.ts';
 import { CliError } from '../errors.ts';
+import { reasonOf } from '../../error-reason.ts';
 
 function receiptBearingId(value: string): string {
   const id = value.trim();
@@ -78,9 +79,7 @@ Exit codes: 0 written or printed, 1 no receipt (the line says why), 2 not a pi_/
         try {
           await writeFile(target, html);
         } catch (error) {
-          throw new CliError(
-            `receipt: cannot write --out ${target}: ${error instanceof Error ? error.message : String(error)}`,
-          );
+          throw new CliError(`receipt: cannot write --out ${target}: ${reasonOf(error)}`);
         }
         if (!flags.json) {
           console.log(

@@ -97,7 +97,7 @@ inbox id, or the database or Redis cannot be reached, 2 bad arguments.`,
           );
           return;
         }
-        const { openCheckedRedis } = await import('../../daemon/preflight.ts');
+        const { openCheckedRedis } = await import('../../daemon/index.ts');
         const { createQueues } = await import('../../queues/index.ts');
         const redis = await openCheckedRedis(config, 'producer');
         const queues = createQueues({ connection: redis, prefix: config.processing.queuePrefix });

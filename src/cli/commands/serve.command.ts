@@ -17,7 +17,7 @@ export function serveCommand(): Command {
       // Loaded here, not at the top, so `paysync --help` stays fast.
       const { createSignatureVerifier, createReceiverServer } =
         await import('../../receiver/index.ts');
-      const { openCheckedRedis, openMigratedDatabase } = await import('../../daemon/preflight.ts');
+      const { openCheckedRedis, openMigratedDatabase } = await import('../../daemon/index.ts');
       const { createQueues } = await import('../../queues/index.ts');
       const { runUntilSignal } = await import('../../lifecycle/index.ts');
       const { collectProcessMetrics } = await import('../../metrics/index.ts');

@@ -4,6 +4,7 @@ import type { SeededRandom } from '../engine/seeded-random.ts';
 import type { StoredWebhook } from '../engine/sim-store.ts';
 import type { FaultSettings } from '../faults/fault-settings.ts';
 import type { WebhookEvent } from './webhook-event.ts';
+import { reasonOf } from '../../error-reason.ts';
 
 /** One try at delivering one event to one URL, as the control surface lists it. */
 export interface DeliveryAttempt {
@@ -153,7 +154,7 @@ export class WebhookDispatcher {
       statusCode = response.status;
       await response.body?.cancel();
     } catch (cause) {
-      error = cause instanceof Error ? cause.message : String(cause);
+      error = reasonOf(cause);
     }
     const durationMs = Math.round(performance.now() - started);
     const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;

@@ -3,6 +3,7 @@ export * from './list-window.schema.ts';
 export * from './payment-intent.schema.ts';
 export * from './transfer.schema.ts';
 export * from './refund.schema.ts';
+export * from './payment-refund.schema.ts';
 export * from './submerchant.schema.ts';
 export * from './kyb.schema.ts';
 export * from './reference-data.schema.ts';

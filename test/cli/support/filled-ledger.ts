@@ -1,7 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../src/db/index.ts';
-import { insertInboxEvent, markInboxStatus } from '../../../src/inbox/index.ts';
-import { recordInboxResource } from '../../../src/ingest/inbox-progress.repository.ts';
+import {
+  insertInboxEvent,
+  markInboxStatus,
+  recordInboxResource,
+} from '../../../src/inbox/index.ts';
 import {
   applyPaymentIntent,
   applyRefund,

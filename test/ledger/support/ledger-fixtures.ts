@@ -1,16 +1,14 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../../../src/db/index.ts';
+import type { Executor } from '../../../src/db/index.ts';
 import {
   applyPaymentIntent,
   applyPaymentRefund,
   applyRefund,
   applyTransfer,
-  paymentRefundState,
   type ApplyOutcome,
   type LedgerResourceKind,
   type Observation,
-  type PaymentRefund,
 } from '../../../src/ledger/index.ts';
+import { paymentRefundState, type PaymentRefund } from '../../../src/upstream/index.ts';
 import {
   at,
   paymentIntentFixture,
@@ -19,8 +17,6 @@ import {
 } from '../../support/resource-fixtures.ts';
 
 export { at, paymentIntentFixture, refundFixture, transferFixture };
-
-type Executor = Kysely<Database> | Transaction<Database>;
 
 export function seen(overrides: Partial<Observation> = {}): Observation {
   return { via: 'webhook', observedAt: '2026-03-01T11:00:00.000Z', ...overrides };

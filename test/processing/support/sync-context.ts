@@ -1,6 +1,5 @@
 import { pino } from 'pino';
-import { insertInboxEvent } from '../../../src/inbox/index.ts';
-import { recordInboxResource } from '../../../src/ingest/index.ts';
+import { insertInboxEvent, recordInboxResource } from '../../../src/inbox/index.ts';
 import {
   createQueues,
   createRedisConnection,

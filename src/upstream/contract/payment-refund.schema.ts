@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { amount, currency, failureCause, isoDateTime } from '../upstream/index.ts';
+import { amount, currency, failureCause, isoDateTime } from './common.schema.ts';
 
 /**
  * The payment-refund status response is "not shown" in the interface document, so the

@@ -1,9 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.ts';
-import type { ResourceKind } from '../queues/index.ts';
-
-/** A connection or the caller's transaction (a `Transaction` is a `Kysely`). */
-type Executor = Kysely<Database>;
+import type { Executor } from '../db/index.ts';
+import type { ResourceKind } from '../resources/index.ts';
 
 /** Which resource an inbox row names, as far as anyone knows. */
 export interface ResourceHandle {

@@ -1,5 +1,12 @@
 import { PostgresAdapter, type CreateTableBuilder, type Kysely } from 'kysely';
-import type { DialectName } from './create-database.ts';
+
+/*
+ * Helpers shared by the migrations, kept beside them and importing nothing from src/: a shipped
+ * migration must run the same way for ever, whatever the live code becomes. Change a helper
+ * only in a way every migration already shipped still runs the same; otherwise add a new one.
+ */
+
+type DialectName = 'sqlite' | 'postgres';
 
 /** Which dialect a migration runs on, so one migration file serves both. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any database type will do

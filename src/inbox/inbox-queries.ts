@@ -1,0 +1,118 @@
+import type { Executor } from '../db/index.ts';
+import type { InboxStatus } from './inbox.table.ts';
+
+/** A webhook in the inbox that named the resource (by id or by reference). */
+export interface InboxEventSummary {
+  readonly inboxId: number;
+  readonly eventId: string | null;
+  readonly eventType: string | null;
+  readonly status: string;
+  readonly receivedAt: string;
+  readonly processedAt: string | null;
+  readonly attempts: number;
+  readonly lastError: string | null;
+  /** The raw body as UTF-8 text. */
+  readonly body: string;
+}
+
+/** A resource as the inbox may have seen it named: by id, or by one of its references. */
+export interface InboxResourceName {
+  readonly kind: string;
+  readonly id: string;
+  /** References a webhook may name the resource by instead of its id. */
+  readonly references: readonly string[];
+}
+
+/**
+ * The events that named `resource`, oldest first: by id, or by a reference under the same kind
+ * (or under no kind yet, for a row not classified when it was read).
+ */
+export async function inboxEventsAbout(
+  db: Executor,
+  resource: InboxResourceName,
+): Promise<InboxEventSummary[]> {
+  const { references } = resource;
+  const events = await db
+    .selectFrom('webhook_inbox')
+    .select([
+      'id',
+      'event_id',
+      'event_type',
+      'status',
+      'received_at',
+      'processed_at',
+      'attempts',
+      'last_error',
+      'raw_body',
+    ])
+    .where((eb) =>
+      eb.or([
+        eb('resource_id', '=', resource.id),
+        ...(references.length > 0
+          ? [
+              eb.and([
+                eb('resource_reference', 'in', references),
+                eb.or([eb('resource_kind', '=', resource.kind), eb('resource_kind', 'is', null)]),
+              ]),
+            ]
+          : []),
+      ]),
+    )
+    .orderBy('received_at')
+    .orderBy('id')
+    .execute();
+  return events.map((row) => ({
+    inboxId: row.id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    status: row.status,
+    receivedAt: row.received_at,
+    processedAt: row.processed_at,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    body: Buffer.from(row.raw_body).toString('utf8'),
+  }));
+}
+
+/** Which inbox rows: one by id, or every one received since a time. */
+export type InboxSelection = { readonly inboxId: number } | { readonly since: Date };
+
+/** Number of inbox rows a selection matches. */
+export async function countInboxEvents(db: Executor, selection: InboxSelection): Promise<number> {
+  let query = db.selectFrom('webhook_inbox').select((eb) => eb.fn.countAll<number>().as('count'));
+  query =
+    'inboxId' in selection
+      ? query.where('id', '=', selection.inboxId)
+      : query.where('received_at', '>=', selection.since.toISOString());
+  const row = await query.executeTakeFirst();
+  return Number(row?.count ?? 0);
+}
+
+/** One page of a selection in id order: the rows after `afterId`, at most `limit`. */
+export async function inboxEventsAfter(
+  db: Executor,
+  selection: InboxSelection,
+  page: { readonly afterId: number; readonly limit: number },
+): Promise<{ readonly id: number; readonly status: InboxStatus }[]> {
+  let query = db
+    .selectFrom('webhook_inbox')
+    .select(['id', 'status'])
+    .where('id', '>', page.afterId)
+    .orderBy('id')
+    .limit(page.limit);
+  query =
+    'inboxId' in selection
+      ? query.where('id', '=', selection.inboxId)
+      : query.where('received_at', '>=', selection.since.toISOString());
+  return query.execute();
+}
+
+/** How many inbox rows are in each status; a status with no row is absent. */
+export async function inboxStatusCounts(db: Executor): Promise<Map<InboxStatus, number>> {
+  const rows = await db
+    .selectFrom('webhook_inbox')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
+    .groupBy('status')
+    .execute();
+  return new Map(rows.map((row) => [row.status, Number(row.count)]));
+}

@@ -1,0 +1,3 @@
+/** The resources a webhook can name, and so the resources a sync job fetches. */
+export type ResourceKind =
+  'payment_intent' | 'transfer' | 'refund' | 'payment_refund' | 'payment_link';

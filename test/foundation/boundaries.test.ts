@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The house rules of issue 7.F (one home per concept, import boundaries) checked on the real
+ * tree, so a change that breaks one fails the suite and not only `npm run lint`.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const PRODUCTION = ['src', 'jobs', 'bin'];
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(root, folder), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.(ts|js|mjs|cjs)$/.test(entry.name))
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)));
+}
+
+function filesMatching(pattern: RegExp, folders = PRODUCTION): string[] {
+  return folders
+    .flatMap(sourceFiles)
+    .filter((file) => pattern.test(readFileSync(join(root, file), 'utf8')))
+    .sort();
+}
+
+interface CruiseViolation {
+  readonly from: string;
+  readonly to: string;
+  readonly rule: { readonly name: string };
+}
+
+describe('import boundaries (.dependency-cruiser.cjs, also run by npm run lint)', () => {
+  it('finds no violation in src, jobs, bin and migrations', async () => {
+    const cli = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+    const args = ['--config', '.dependency-cruiser.cjs', '--output-type', 'json'];
+    // depcruise exits non-zero when it finds violations; the JSON report is printed either way.
+    const stdout = await promisify(execFile)(
+      process.execPath,
+      [cli, ...args, 'src', 'jobs', 'bin', 'migrations'],
+      { cwd: root, maxBuffer: 64 * 1024 * 1024 },
+    ).then(
+      (done) => done.stdout,
+      (failed: { stdout?: string }) => failed.stdout ?? '',
+    );
+    const report = JSON.parse(stdout) as {
+      summary: { violations: CruiseViolation[]; totalCruised: number };
+    };
+    expect(report.summary.totalCruised).toBeGreaterThan(100);
+    const found = report.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
+    expect(found).toEqual([]);
+  }, 60_000);
+});
+
+describe('one home per concept', () => {
+  it('names the webhook_inbox table only in src/inbox', () => {
+    const outside = filesMatching(/webhook_inbox/).filter((file) => !file.startsWith('src/inbox/'));
+    expect(outside).toEqual([]);
+  });
+
+  it('makes lint refuse webhook_inbox outside src/inbox, and accept it inside', async () => {
+    const eslint = new ESLint({ cwd: root });
+    const code = "export const table = 'webhook_inbox';\n";
+    const [outside] = await eslint.lintText(code, { filePath: join(root, 'src/ledger/x.ts') });
+    const [inside] = await eslint.lintText(code, { filePath: join(root, 'src/inbox/x.ts') });
+    expect(outside!.messages.map((m) => m.message)).toContain(
+      'only src/inbox names webhook_inbox: add a query to src/inbox and call it through its index.ts',
+    );
+    expect(inside!.messages).toEqual([]);
+  });
+
+  it('declares the Executor type once, in src/db', () => {
+    expect(filesMatching(/\b(type\s+Executor\s*=|interface\s+Executor\b)/)).toEqual([
+      'src/db/executor.ts',
+    ]);
+  });
+
+  it('turns thrown values into reasons only in src/error-reason.ts', () => {
+    const inline = filesMatching(/\b(\w+) instanceof Error \?\s*\1\.message/);
+    const twins = filesMatching(/function reasonOf\b/);
+    expect(inline).toEqual([]);
+    expect(twins).toEqual(['src/error-reason.ts']);
+  });
+
+  it('writes the mirror tables through the one mirror writer', () => {
+    const direct = filesMatching(
+      /(insertInto|updateTable)\('(payment_intents|transfers|refunds)'\)/,
+    );
+    expect(direct).toEqual([]);
+  });
+
+  it('keeps the migrations free of live code', () => {
+    expect(filesMatching(/from '\.\.\/(src|jobs)\//, ['migrations'])).toEqual([]);
+  });
+});
