@@ -37,6 +37,31 @@ const truthSchema = z.object({
 
 export type GroundTruth = z.infer<typeof truthSchema>;
 
+/**
+ * What `runAudit` accepts: the shape above, read-only, ids as strings or numbers, so the
+ * simulator's own `groundTruth()` can be passed as is (it is checked and normalised first).
+ */
+export interface GroundTruthInput {
+  readonly items: readonly {
+    readonly kind: string;
+    readonly id: string | number;
+    readonly mode: string;
+    readonly status: string;
+  }[];
+  readonly movements: readonly {
+    readonly id: string;
+    readonly mode: string;
+    readonly accountType: string;
+    readonly currency: string;
+    readonly amount: number;
+    readonly kind: string;
+    readonly resourceId?: string | number | undefined;
+  }[];
+  readonly balances: Readonly<
+    Record<string, readonly { accountType: string; currency: string; amount: number }[]>
+  >;
+}
+
 /** A truth that cannot be read or does not have the expected shape. */
 export class GroundTruthError extends Error {
   override readonly name = 'GroundTruthError';

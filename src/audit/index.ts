@@ -16,5 +16,6 @@ export {
   loadGroundTruth,
   parseGroundTruth,
   type GroundTruth,
+  type GroundTruthInput,
 } from './ground-truth.ts';
 export { runAudit, type AuditOptions } from './run-audit.ts';

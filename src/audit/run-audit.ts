@@ -10,12 +10,12 @@ import {
 } from './check-books.ts';
 import { checkInboxCoverage, checkOutbox } from './check-sync-records.ts';
 import { compareWithTruth } from './compare-truth.ts';
-import type { GroundTruth } from './ground-truth.ts';
+import { parseGroundTruth, type GroundTruthInput } from './ground-truth.ts';
 import { readBooks } from './read-books.ts';
 
 export interface AuditOptions {
   /** The simulator's ground truth; without it only the books' own consistency is checked. */
-  readonly truth?: GroundTruth;
+  readonly truth?: GroundTruthInput;
   /** Which of the truth's modes the books hold (`PAYSYNC_ENVIRONMENT`). @defaultValue `sandbox` */
   readonly mode?: string;
   /**
@@ -69,7 +69,7 @@ export async function runAudit(
   let truthItems: number | undefined;
   let movements: number | undefined;
   if (options.truth) {
-    const compared = compareWithTruth(books, options.truth, mode);
+    const compared = compareWithTruth(books, parseGroundTruth(options.truth), mode);
     violations.push(...compared.violations);
     truthItems = compared.items;
     movements = compared.movements;
