@@ -4,7 +4,7 @@ import { dialectOfDb } from '../db/schema-helpers.ts';
 import type { AuditViolation } from './audit-types.ts';
 
 /** The kinds whose syncs record what they covered in `mirror_polls.covered_inbox_id`. */
-const COVERED_KINDS = ['payment_intent', 'transfer', 'refund', 'payment_refund'];
+const COVERED_KINDS = ['payment_intent', 'transfer', 'refund', 'payment_refund', 'payment_link'];
 
 /**
  * No inbox row about a ledger item is `processed` unless a sync that started after it arrived

@@ -60,7 +60,7 @@ export async function runAudit(
   violations.push(...inbox.violations);
   if (inbox.unjudged > 0) {
     skipped.push(
-      `inbox: ${inbox.unjudged} processed row(s) about no ledger item or about a payment link have no coverage record to judge`,
+      `inbox: ${inbox.unjudged} processed row(s) name no resource (events about nothing in the books need no sync), so there is no coverage to judge`,
     );
   }
   const outbox = await checkOutbox(db, auditedAt, outboxStaleMs);
