@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { adjustCommand } from './commands/adjust.command.ts';
+import { auditCommand } from './commands/audit.command.ts';
 import { balancesCommand } from './commands/balances.command.ts';
 import { reportCommand } from './commands/report.command.ts';
 import { backfillCommand } from './commands/backfill.command.ts';
@@ -54,6 +55,7 @@ export function buildProgram(): Command {
     balancesCommand(),
     adjustCommand(),
     reportCommand(),
+    auditCommand(),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

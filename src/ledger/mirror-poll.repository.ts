@@ -90,11 +90,14 @@ export async function fetchCoverage(
 
 /**
  * Notes, in the transaction that applied a fetch, what that fetch covered: inbox rows up to
- * `upToInboxId`, and any poll asked for before `fetchStartedAt`.
+ * `upToInboxId`, and any poll asked for before `fetchStartedAt`. The sync closes inbox rows
+ * only with this record beside them; `paysync audit` relies on it.
  */
 export async function recordFetchCoverage(
   db: Executor,
-  item: MirrorItemKey & { reference?: string | undefined },
+  // A payment link has no mirror, but its sync's coverage is recorded too (as `payment_link`,
+  // never due for a poll) so the auditor can prove its inbox rows were covered.
+  item: { kind: LedgerResourceKind | 'payment_link'; id: string; reference?: string | undefined },
   fetch: { upToInboxId: number; fetchStartedAt: string },
 ): Promise<void> {
   await db

@@ -1,4 +1,5 @@
 import { closeCoveredInboxRows } from '../inbox/index.ts';
+import { recordFetchCoverage } from '../ledger/index.ts';
 import { enqueueSync, type SyncJobData } from '../queues/index.ts';
 import type { ResolvedSyncDependencies } from './sync-dependencies.ts';
 import type { SyncResult } from './sync-result.ts';
@@ -26,6 +27,7 @@ export async function syncPaymentLink(
   data: SyncJobData,
   upToId: number,
 ): Promise<SyncResult> {
+  const fetchStartedAt = new Date().toISOString();
   let link: Record<string, unknown> | undefined;
   if (data.id) {
     link = await deps.upstream.getPaymentLink(data.id);
@@ -45,10 +47,16 @@ export async function syncPaymentLink(
   for (const id of paymentIntents) {
     await enqueueSync(deps.queues, { kind: 'payment_intent', id, via: data.via });
   }
-  const closedRows = await closeCoveredInboxRows(
-    deps.db,
-    { kind: 'payment_link', id: String(link.id), reference: data.reference },
-    { upToId, status: 'processed', at: deps.now().toISOString() },
-  );
+  const handle = { kind: 'payment_link' as const, id: String(link.id), reference: data.reference };
+  // The coverage record and the closing in one transaction: a processed row always has the
+  // record that proves a fetch began after it arrived (docs/audit.md).
+  const closedRows = await deps.db.transaction().execute(async (trx) => {
+    await recordFetchCoverage(trx, handle, { upToInboxId: upToId, fetchStartedAt });
+    return closeCoveredInboxRows(trx, handle, {
+      upToId,
+      status: 'processed',
+      at: deps.now().toISOString(),
+    });
+  });
   return { outcome: 'linked', paymentIntents, closedRows };
 }

@@ -1,0 +1,57 @@
+/**
+ * What the auditor can find. Each check has one name; a violation names the rows involved.
+ * The names are stable: tests, scripts and the chaos run match on them.
+ */
+export const AUDIT_CHECKS = [
+  'unbalanced_journal',
+  'duplicate_settlement',
+  'dangling_reversal',
+  'reversal_mismatch',
+  'settled_item_unbooked',
+  'unsettled_item_booked',
+  'journal_without_item',
+  'inbox_processed_uncovered',
+  'outbox_stalled',
+  'outbox_inconsistent',
+  'unsafe_integer',
+  'status_mismatch',
+  'item_missing',
+  'item_unknown',
+  'movement_mismatch',
+  'balance_mismatch',
+] as const;
+
+export type AuditCheck = (typeof AUDIT_CHECKS)[number];
+
+/** One thing wrong with the books, with the ids a person needs to look it up. */
+export interface AuditViolation {
+  readonly check: AuditCheck;
+  /** One line, naming every id involved. */
+  readonly message: string;
+  /** The same ids, for machines (`--json`). */
+  readonly ids: Readonly<Record<string, string | number | readonly (string | number)[]>>;
+}
+
+/** What was looked at, so a clean report says how much it vouches for. */
+export interface AuditCounts {
+  journals: number;
+  lines: number;
+  items: number;
+  inboxProcessed: number;
+  /** Undefined when the `outbox` table does not exist (before migration 0008). */
+  outbox: number | undefined;
+  /** Items in the ground truth that were compared, when a truth was given. */
+  truthItems: number | undefined;
+  movements: number | undefined;
+}
+
+export interface AuditReport {
+  readonly clean: boolean;
+  /** When the audit ran, UTC ISO 8601 with milliseconds. */
+  readonly auditedAt: string;
+  readonly durationMs: number;
+  readonly counts: AuditCounts;
+  readonly violations: readonly AuditViolation[];
+  /** Checks that could not run, and why (e.g. no outbox table yet). */
+  readonly skipped: readonly string[];
+}
