@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_webhook_inbox.ts';
 import * as m0002 from './0002_inbox_resource_and_service_state.ts';
 import * as m0003 from './0003_ledger.ts';
+import * as m0009 from './0009_alerts.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the folder at run time) so
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0001_webhook_inbox': m0001,
   '0002_inbox_resource_and_service_state': m0002,
   '0003_ledger': m0003,
+  '0009_alerts': m0009,
 };

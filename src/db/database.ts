@@ -1,3 +1,8 @@
+import type {
+  AlertDeliveryTable,
+  AlertDigestTable,
+  AlertTable,
+} from '../alerts/alert.table.ts';
 import type { WebhookInboxTable } from '../inbox/inbox.table.ts';
 import type { DiscrepancyTable } from '../ledger/discrepancy.table.ts';
 import type { JournalLineTable, JournalTable } from '../ledger/journal.table.ts';
@@ -21,4 +26,7 @@ export interface Database {
   journal_lines: JournalLineTable;
   discrepancies: DiscrepancyTable;
   service_state: ServiceStateTable;
+  alerts: AlertTable;
+  alert_deliveries: AlertDeliveryTable;
+  alert_digests: AlertDigestTable;
 }
