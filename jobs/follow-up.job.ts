@@ -1,19 +1,26 @@
 import type { Job } from 'bullmq';
-import type { Logger } from 'pino';
+import { raiseAlertFromFollowUp } from '../src/alerts/index.ts';
 import type { FollowUpJobData } from '../src/queues/index.ts';
+import type { JobContext } from './job-context.ts';
 
 /**
- * `follow-up`: alerts and receipts arrive with a later issue. Until then each is logged so
- * the queue drains and an operator sees what would have been sent.
+ * `follow-up`: a thin dispatcher by type. Alerts go to src/alerts, which records them and
+ * queues their deliveries; receipts are logged until their issue lands.
  */
-export function followUpJob(logger: Logger) {
+export function followUpJob(context: Pick<JobContext, 'logger' | 'db' | 'alerts'>) {
+  const { logger } = context;
   return async (job: Job<FollowUpJobData>): Promise<string> => {
     const data = job.data;
     if (data.type === 'alert') {
-      logger.warn(
-        { alert: data },
-        `alert: ${data.reason.replace('_', ' ')} (${data.kind} ${data.id})`,
-      );
+      if (!context.alerts) {
+        logger.warn(
+          { alert: data },
+          `alert: ${data.reason.replace('_', ' ')} (${data.kind} ${data.id})`,
+        );
+        return 'logged';
+      }
+      const raised = await raiseAlertFromFollowUp({ db: context.db, alerts: context.alerts }, data);
+      return `alert ${raised.alert.id} ${raised.outcome}`;
     } else {
       logger.info({ receipt: data }, `receipt due: ${data.kind} ${data.id} ${data.status}`);
     }

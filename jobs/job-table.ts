@@ -31,7 +31,7 @@ export function jobProcessors(context: JobContext) {
     [JobName.syncPaymentRefund]: syncPaymentRefundJob(context),
     [JobName.syncPaymentLink]: syncPaymentLinkJob(context),
   };
-  const followUp = followUpJob(context.logger);
+  const followUp = followUpJob(context);
   return {
     ingest: byName({ [JobName.ingestEvent]: ingestEventJob(context) }),
     sync: byName(sync),

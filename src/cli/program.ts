@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { alertsCommand } from './commands/alerts.command.ts';
 import { demoCommand } from './commands/demo.command.ts';
 import { doctorCommand } from './commands/doctor.command.ts';
 import { listCommand } from './commands/list.command.ts';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
     showCommand(),
     webhooksCommand(),
     replayCommand(),
+    alertsCommand(),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

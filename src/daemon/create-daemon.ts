@@ -3,6 +3,13 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { cronTable } from '../../jobs/cron-table.ts';
 import { jobProcessors } from '../../jobs/job-table.ts';
+import {
+  AlertRulesError,
+  createAlertDeliverer,
+  createAlertRuntime,
+  type AlertRuntime,
+  type AlertRuntimeOptions,
+} from '../alerts/index.ts';
 import type { Config } from '../config.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
@@ -13,6 +20,7 @@ import { CredentialGuard, type CredentialCheck } from '../reconcile/index.ts';
 import { clientOptionsFromConfig, createUpstreamClient } from '../upstream/index.ts';
 import { openCheckedRedis, openMigratedDatabase } from './preflight.ts';
 import { createScheduler } from './scheduler.ts';
+import { StartupError } from './startup-error.ts';
 import { createWorkerPool, type WorkerPool } from './worker-pool.ts';
 
 /** The roles of paysync: `start` runs all three, `serve`/`work`/`schedule` one each. */
@@ -30,6 +38,8 @@ export interface DaemonOptions {
   readonly host?: string;
   /** Tries before a 404 becomes `unknown_upstream_resource`. @defaultValue 3 */
   readonly notFoundAttempts?: number;
+  /** Alert pacing and clock overrides (tests). @defaultValue from `config.alerts` */
+  readonly alerts?: AlertRuntimeOptions & { readonly pollMs?: number };
 }
 
 export interface Daemon {
@@ -56,6 +66,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const prefix = options.queuePrefix ?? config.processing.queuePrefix;
   // Fail on missing service credentials before opening anything.
   const clientOptions = roles.has('workers') ? clientOptionsFromConfig(config) : undefined;
+  // A bad alert rule file stops every role: an operator must not believe alerts are routed.
+  let alerts: AlertRuntime;
+  try {
+    alerts = createAlertRuntime(config.alerts, logger, options.alerts);
+  } catch (error) {
+    if (error instanceof AlertRulesError) throw new StartupError(error.message);
+    throw error;
+  }
 
   const opened: { close(): Promise<void> }[] = [];
   const closeOpened = async () => {
@@ -114,6 +132,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       await redis.quit().catch(() => redis.disconnect());
       await receiverDatabase?.close();
       await database.close();
+      await alerts.close();
     },
   };
   const components: Component[] = [resources];
@@ -131,6 +150,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         credentials,
         transferSearchHours: config.processing.transferSearchHours,
         recoveryAfterMs: config.processing.recoveryAfterMs,
+        alerts,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }
           : {}),
@@ -147,6 +167,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         },
       });
       components.push(workers);
+      const pollMs = options.alerts?.pollMs;
+      components.push(createAlertDeliverer({ db, alerts }, pollMs !== undefined ? { pollMs } : {}));
     }
     if (roles.has('scheduler')) {
       components.push(createScheduler({ queues, entries: cronTable(config), logger }));
