@@ -29,3 +29,12 @@ export function shortBody(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
+
+/** Why a request never got an answer (`ECONNREFUSED`, `TimeoutError`), never the URL. */
+export function networkReason(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause as
+    { code?: unknown; errors?: { code?: unknown }[] } | undefined;
+  const code = cause?.code ?? cause?.errors?.[0]?.code;
+  if (typeof code === 'string') return code;
+  return error instanceof Error ? error.name : 'network error';
+}

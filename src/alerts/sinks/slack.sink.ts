@@ -1,5 +1,5 @@
 import { headline, type AlertMessage } from '../alert-message.ts';
-import { shortBody, SinkError, type AlertSink } from './alert-sink.ts';
+import { networkReason, shortBody, SinkError, type AlertSink } from './alert-sink.ts';
 
 const SEVERITY_MARK: Record<string, string> = {
   critical: ':rotating_light:',
@@ -58,11 +58,7 @@ export function slackSink(url: string, options: { timeoutMs?: number } = {}): Al
         });
       } catch (error) {
         // Never the URL: its path is the webhook's token.
-        const cause = (error as { cause?: { code?: string } }).cause?.code;
-        throw new SinkError(
-          'slack',
-          `could not reach the Slack webhook: ${cause ?? (error as Error).name}`,
-        );
+        throw new SinkError('slack', `could not reach the Slack webhook: ${networkReason(error)}`);
       }
       const text = await response.text().catch(() => '');
       if (!response.ok) {

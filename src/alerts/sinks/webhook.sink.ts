@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { AlertMessage } from '../alert-message.ts';
-import { shortBody, SinkError, type AlertSink } from './alert-sink.ts';
+import { networkReason, shortBody, SinkError, type AlertSink } from './alert-sink.ts';
 
 /** The JSON body: `type` says what happened, `data` is the message as paysync holds it. */
 export function webhookPayload(message: AlertMessage): Record<string, unknown> {
@@ -40,10 +40,9 @@ export function webhookSink(
           signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
         });
       } catch (error) {
-        const cause = (error as { cause?: { code?: string } }).cause?.code;
         throw new SinkError(
           'webhook',
-          `could not reach ${new URL(url).origin}: ${cause ?? (error as Error).name}`,
+          `could not reach ${new URL(url).origin}: ${networkReason(error)}`,
         );
       }
       const text = await response.text().catch(() => '');
