@@ -83,9 +83,3 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .column('alert_id')
     .execute();
 }
-
-export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropTable('alert_deliveries').execute();
-  await db.schema.dropTable('alert_digests').execute();
-  await db.schema.dropTable('alerts').execute();
-}

@@ -333,7 +333,7 @@ export function readEnvironment(
 
 function describeValue(variable: string, value: unknown): string {
   if (value === undefined) return 'is not set';
-  if ((SECRET_VARIABLES as readonly string[]).includes(variable)) return 'is invalid';
+  if ((SECRET_VARIABLES as readonly string[]).includes(variable)) return ' is invalid';
   let shown = String(value);
   if ((URL_VARIABLES_WITH_PASSWORDS as readonly string[]).includes(variable)) {
     shown = hidePasswordInUrl(shown);
