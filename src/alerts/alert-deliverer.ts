@@ -2,6 +2,7 @@ import { reasonOf } from '../error-reason.ts';
 import type { Component } from '../lifecycle/index.ts';
 import { burstPhrase, SEVERITIES, type AlertKind, type Severity } from './alert-kind.ts';
 import { hintFor, type AlertMessage } from './alert-message.ts';
+import { maskNumbersInText } from './mask-number.ts';
 import {
   findLiveAlert,
   insertDeliveries,
@@ -240,7 +241,8 @@ export function createAlertDeliverer(
       try {
         await sink.send(delivery.message, delivery.id);
       } catch (error) {
-        failure = reasonOf(error);
+        // A server's reply may echo what it refused, a number included.
+        failure = maskNumbersInText(reasonOf(error));
       }
     }
     const finished = runtime.now();

@@ -1,5 +1,6 @@
 import { reasonOf } from '../error-reason.ts';
 import type { AlertMessage } from './alert-message.ts';
+import { maskNumbersInText } from './mask-number.ts';
 import type { AlertRuntime } from './alert-runtime.ts';
 import type { SinkName } from './sinks/alert-sink.ts';
 
@@ -41,7 +42,7 @@ export async function sendTestAlert(
         await sink.send(message, Date.now() * 10 + index);
         return { sink: sink.name, delivered: true };
       } catch (error) {
-        return { sink: sink.name, delivered: false, error: reasonOf(error) };
+        return { sink: sink.name, delivered: false, error: maskNumbersInText(reasonOf(error)) };
       }
     }),
   );
