@@ -5,7 +5,7 @@ import {
   raiseAlert,
   transferFailedAlert,
 } from '../../src/alerts/index.ts';
-import type { ConfigError} from '../../src/config.ts';
+import type { ConfigError } from '../../src/config.ts';
 import { loadConfig, secretValues } from '../../src/config.ts';
 import { testDialect } from '../support/test-database.ts';
 import { alertHarness, failedTransfer, type AlertHarness } from './support/alert-harness.ts';
