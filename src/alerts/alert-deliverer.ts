@@ -1,4 +1,5 @@
 import { reasonOf } from '../error-reason.ts';
+import type { Queues } from '../queues/index.ts';
 import type { Component } from '../lifecycle/index.ts';
 import { burstPhrase, SEVERITIES, type AlertKind, type Severity } from './alert-kind.ts';
 import { hintFor, type AlertMessage } from './alert-message.ts';
@@ -19,6 +20,7 @@ import {
   type AlertDependencies,
 } from './raise-alert.ts';
 import type { SinkName } from './sinks/alert-sink.ts';
+import { watchConditions } from './watch-conditions.ts';
 
 export interface AlertDelivererOptions {
   /** How often due deliveries, digests, reminders and snoozes are looked at. @defaultValue 5000 */
@@ -27,6 +29,10 @@ export interface AlertDelivererOptions {
   readonly leaseMs?: number;
   /** Deliveries sent per pass. @defaultValue 25 */
   readonly batchSize?: number;
+  /** How often conditions read from state (401 pause, dead jobs) are checked. @defaultValue 30000 */
+  readonly conditionIntervalMs?: number;
+  /** The queues whose failed jobs raise `dead_jobs`; without them that check is skipped. */
+  readonly queues?: Queues;
 }
 
 export interface AlertDeliverer extends Component {
@@ -111,6 +117,8 @@ export function createAlertDeliverer(
   const pollMs = options.pollMs ?? 5000;
   const leaseMs = options.leaseMs ?? 60_000;
   const batchSize = options.batchSize ?? 25;
+  const conditionIntervalMs = options.conditionIntervalMs ?? 30_000;
+  let conditionsCheckedAt = -Infinity;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let again = false;
@@ -325,6 +333,10 @@ export function createAlertDeliverer(
 
   async function pass(): Promise<void> {
     const now = runtime.now();
+    if (now.getTime() - conditionsCheckedAt >= conditionIntervalMs) {
+      conditionsCheckedAt = now.getTime();
+      await watchConditions(deps, options.queues);
+    }
     await closeDueDigests(now);
     await remindAndReopen(now);
     await sendDue(now);

@@ -168,7 +168,12 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       });
       components.push(workers);
       const pollMs = options.alerts?.pollMs;
-      components.push(createAlertDeliverer({ db, alerts }, pollMs !== undefined ? { pollMs } : {}));
+      components.push(
+        createAlertDeliverer(
+          { db, alerts },
+          { queues, ...(pollMs !== undefined ? { pollMs } : {}) },
+        ),
+      );
     }
     if (roles.has('scheduler')) {
       components.push(createScheduler({ queues, entries: cronTable(config), logger }));

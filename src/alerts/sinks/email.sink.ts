@@ -14,7 +14,9 @@ export function emailContent(message: AlertMessage): { subject: string; text: st
       ? `Acknowledge: paysync alerts ack ${message.alertId} --note "…" (--for 4h to snooze)`
       : undefined,
   ].filter(Boolean);
-  return { subject, text: `${headline(message)}\n\n${message.body}\n\n--\n${footer.join('\n')}\n` };
+  // Backticks are Slack markup; plain text reads better without them.
+  const body = message.body.replace(/`/g, '');
+  return { subject, text: `${headline(message)}\n\n${body}\n\n--\n${footer.join('\n')}\n` };
 }
 
 export interface EmailSinkOptions {
