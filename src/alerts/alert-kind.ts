@@ -25,7 +25,7 @@ export type Severity = (typeof SEVERITIES)[number];
 /** The severity a kind gets when its raiser does not say. */
 export const DEFAULT_SEVERITY: Readonly<Record<AlertKind, Severity>> = {
   transfer_failed: 'warning',
-  transfer_stuck: 'warning',
+  transfer_stuck: 'critical',
   balance_drift: 'critical',
   low_balance: 'warning',
   upstream_auth_failed: 'critical',

@@ -1,7 +1,13 @@
-import { findResource, type TransferRecord } from '../ledger/index.ts';
+import {
+  findResource,
+  LEDGER_RESOURCE_KINDS,
+  openDiscrepancies,
+  type LedgerResourceKind,
+  type TransferRecord,
+} from '../ledger/index.ts';
 import { formatAmount } from '../money/index.ts';
 import type { FollowUpJobData } from '../queues/index.ts';
-import { isAlertKind } from './alert-kind.ts';
+import { isAlertKind, type AlertKind } from './alert-kind.ts';
 import { maskNumber } from './mask-number.ts';
 import {
   raiseAlert,
@@ -27,8 +33,7 @@ export type AlertFollowUp = LedgerAlertFollowUp | GenericAlertFollowUp;
 
 /** The alert of a failed transfer, from the ledger's mirror row. */
 export function transferFailedAlert(transfer: TransferRecord): RaiseAlertInput {
-  const number = typeof transfer.destination.number === 'string' ? transfer.destination.number : '';
-  const recipient = number === '' ? 'an unknown recipient' : maskNumber(number);
+  const recipient = recipientOf(transfer);
   const provider = [transfer.destination.provider, transfer.destination.country]
     .filter((part): part is string => typeof part === 'string' && part !== '')
     .join(', ');
@@ -85,18 +90,92 @@ export async function raiseAlertFromFollowUp(
       detail: { transferId: payload.id, group: 'unknown_failure' },
     });
   }
+  return raiseAlert(deps, await discrepancyAlert(deps, payload));
+}
+
+/** Discrepancy kinds that are alert kinds of their own; the rest are `discrepancy`. */
+const DISCREPANCY_ALERT_KINDS: Readonly<Record<string, AlertKind>> = {
+  balance_drift: 'balance_drift',
+  low_balance: 'low_balance',
+  day_not_reconciled: 'day_not_reconciled',
+};
+
+const LEDGER_KINDS: readonly string[] = LEDGER_RESOURCE_KINDS;
+
+/**
+ * The alert of a discrepancy follow-up. The discrepancy's own detail (a stuck item's age, a
+ * drift's amounts) and the mirror row (amount, recipient) make the message; its id goes in the
+ * detail so the alert resolves when the ledger resolves the discrepancy.
+ */
+async function discrepancyAlert(
+  deps: AlertDependencies,
+  payload: LedgerAlertFollowUp,
+): Promise<RaiseAlertInput> {
   const what = payload.discrepancyKind ?? 'discrepancy';
-  return raiseAlert(deps, {
-    kind: 'discrepancy',
-    subject: payload.id,
-    dedupeKey: `discrepancy:${payload.discrepancyId ?? `${payload.kind}:${payload.id}`}`,
-    title: `${what} on ${payload.kind.replace('_', ' ')} ${payload.id}`,
-    body: `paysync could not reconcile ${payload.kind.replace('_', ' ')} ${payload.id}: ${what}${payload.discrepancyId !== undefined ? ` (discrepancy ${payload.discrepancyId})` : ''}.`,
-    detail: {
-      resourceKind: payload.kind,
-      resourceId: payload.id,
-      discrepancyId: payload.discrepancyId ?? null,
-      group: what,
-    },
-  });
+  const view = LEDGER_KINDS.includes(payload.kind)
+    ? await findResource(deps.db, payload.id, { kind: payload.kind as LedgerResourceKind })
+    : undefined;
+  const discrepancy =
+    view?.discrepancies.find((d) => d.id === payload.discrepancyId) ??
+    (payload.discrepancyId !== undefined
+      ? (await openDiscrepancies(deps.db, { limit: 1000 })).find(
+          (d) => d.id === payload.discrepancyId,
+        )
+      : undefined);
+  const facts = discrepancy?.detail ?? {};
+  const common = {
+    discrepancyId: payload.discrepancyId ?? null,
+    discrepancyKind: what,
+    ...facts,
+  };
+  const record = view?.record;
+  if (what === 'stuck' && payload.kind === 'transfer') {
+    const age = typeof facts.age === 'string' ? ` for ${facts.age}` : '';
+    const status = payload.status ?? (typeof facts.status === 'string' ? facts.status : 'pending');
+    const about =
+      record && record.kind === 'transfer'
+        ? ` of ${formatAmount(record.amount, record.currency)} to ${recipientOf(record)}`
+        : '';
+    return {
+      kind: 'transfer_stuck',
+      subject: payload.id,
+      dedupeKey: `transfer_stuck:${payload.id}`,
+      title: `Transfer ${payload.id}${about} stuck in ${status}${age}`,
+      body: [
+        `Transfer ${payload.id}${about} has been ${status}${age}, past its expected settlement time.`,
+        typeof facts.since === 'string' ? `In ${status} since ${facts.since}.` : undefined,
+        'paysync keeps polling it.',
+      ]
+        .filter(Boolean)
+        .join('\n'),
+      detail: { ...common, transferId: payload.id, group: status },
+      resolvesWhen: 'when the transfer settles',
+    };
+  }
+  const kind = DISCREPANCY_ALERT_KINDS[what] ?? 'discrepancy';
+  const resource = discrepancy?.resourceId
+    ? ` on ${payload.kind.replace('_', ' ')} ${payload.id}`
+    : payload.discrepancyId !== undefined
+      ? ` (discrepancy ${payload.discrepancyId})`
+      : '';
+  const subject = discrepancy?.resourceId ?? (record ? payload.id : undefined);
+  return {
+    kind,
+    ...(subject ? { subject } : {}),
+    dedupeKey: `${kind}:${payload.discrepancyId ?? `${payload.kind}:${payload.id}`}`,
+    title: `${what.replaceAll('_', ' ')}${resource}`,
+    body: [
+      `paysync could not reconcile${resource}: ${what}.`,
+      Object.keys(facts).length > 0 ? `Details: ${JSON.stringify(facts)}` : undefined,
+    ]
+      .filter(Boolean)
+      .join('\n'),
+    detail: { ...common, resourceKind: payload.kind, resourceId: payload.id, group: what },
+    resolvesWhen: 'when the discrepancy is resolved',
+  };
+}
+
+function recipientOf(transfer: TransferRecord): string {
+  const number = typeof transfer.destination.number === 'string' ? transfer.destination.number : '';
+  return number === '' ? 'an unknown recipient' : maskNumber(number);
 }

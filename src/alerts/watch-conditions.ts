@@ -1,5 +1,7 @@
+import { openDiscrepancies } from '../ledger/index.ts';
 import type { Queues } from '../queues/index.ts';
 import { readCredentialFailure } from '../service-state/index.ts';
+import { listAlerts } from './alert.repository.ts';
 import { raiseAlert, resolveAlertsByKey, type AlertDependencies } from './raise-alert.ts';
 
 /**
@@ -7,7 +9,9 @@ import { raiseAlert, resolveAlertsByKey, type AlertDependencies } from './raise-
  * process that records them (a worker pausing on 401, BullMQ failing a job for good) alerts
  * once, and the alert resolves by itself when the state clears:
  * - `upstream_auth_failed`: the service refused our credentials (the 401 pause);
- * - `dead_jobs`: jobs that failed for good on any queue (needs `queues`).
+ * - `dead_jobs`: jobs that failed for good on any queue (needs `queues`);
+ * - alerts raised for a discrepancy (a stuck transfer, a drift) resolve when the ledger
+ *   resolves that discrepancy (the transfer settled, the drift is gone).
  */
 export async function watchConditions(
   deps: AlertDependencies,
@@ -30,6 +34,8 @@ export async function watchConditions(
   } else {
     await resolveAlertsByKey(deps, 'upstream_auth_failed');
   }
+
+  await resolveSettledDiscrepancies(deps);
 
   if (!queues) return;
   const named = [
@@ -62,5 +68,18 @@ export async function watchConditions(
     });
   } else {
     await resolveAlertsByKey(deps, 'dead_jobs');
+  }
+}
+
+async function resolveSettledDiscrepancies(deps: AlertDependencies): Promise<void> {
+  const live = (await listAlerts(deps.db, { open: true, limit: 1000 })).filter(
+    (alert) => typeof alert.detail.discrepancyId === 'number',
+  );
+  if (live.length === 0) return;
+  const open = new Set((await openDiscrepancies(deps.db, { limit: 100_000 })).map((d) => d.id));
+  for (const alert of live) {
+    if (!open.has(alert.detail.discrepancyId as number)) {
+      await resolveAlertsByKey(deps, alert.dedupeKey);
+    }
   }
 }

@@ -2,10 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   ackAlert,
   findAlert,
+  listAlerts,
   raiseAlert,
+  raiseAlertFromFollowUp,
   resolveAlert,
   resolveAlertsByKey,
 } from '../../src/alerts/index.ts';
+import { recordDiscrepancy, resolveDiscrepancy } from '../../src/ledger/index.ts';
 import { testDialect } from '../support/test-database.ts';
 import { alertHarness, stuckTransfer, type AlertHarness } from './support/alert-harness.ts';
 import { startHttpCollector, type HttpCollector } from './support/sink-servers.ts';
@@ -106,5 +109,46 @@ describe(`alert life cycle, on ${testDialect()}`, () => {
     await expect(resolveAlert(harness.deps, alert.id)).rejects.toThrow(
       /^alert \d+ was resolved at 2030-01-10T10:00:00.000Z \(by condition\); nothing to resolve$/,
     );
+  });
+
+  it("the janitor's stuck follow-up raises transfer_stuck; the settled transfer resolves it", async () => {
+    const { harness, headers } = await withSlack();
+    const db = harness.database.db;
+    // What the polling janitor commits and queues for a transfer past its SLA.
+    const { discrepancy } = await recordDiscrepancy(db, {
+      kind: 'stuck',
+      resourceKind: 'transfer',
+      resourceId: 'tr_stuck9',
+      detail: { status: 'pending', since: '2030-01-10T06:48:00.000Z', age: '3h 12m' },
+    });
+    const raised = await raiseAlertFromFollowUp(harness.deps, {
+      type: 'alert',
+      reason: 'discrepancy',
+      kind: 'transfer',
+      id: 'tr_stuck9',
+      status: 'pending',
+      discrepancyId: discrepancy.id,
+      discrepancyKind: 'stuck',
+    });
+    expect(raised.alert).toMatchObject({ kind: 'transfer_stuck', subject: 'tr_stuck9' });
+    await harness.deliverer.runOnce();
+    expect(headers()).toEqual([':rotating_light: Transfer tr_stuck9 stuck in pending for 3h 12m']);
+    harness.advance(60_000);
+    await harness.deliverer.runOnce();
+    expect(headers()).toHaveLength(1);
+
+    // The transfer settles: the ledger resolves the stuck discrepancy.
+    await resolveDiscrepancy(db, discrepancy.id);
+    harness.advance(60_000);
+    await harness.deliverer.runOnce();
+    await harness.deliverer.runOnce();
+    expect(headers()).toEqual([
+      ':rotating_light: Transfer tr_stuck9 stuck in pending for 3h 12m',
+      ':white_check_mark: Resolved: Transfer tr_stuck9 stuck in pending for 3h 12m',
+    ]);
+    expect((await listAlerts(db))[0]).toMatchObject({
+      status: 'resolved',
+      resolvedBy: 'condition',
+    });
   });
 });
