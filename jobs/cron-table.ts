@@ -20,5 +20,8 @@ export function cronTable(config: Config): CronEntry[] {
       jobName: JobName.recoverInbox,
       cron: config.processing.recoveryCron,
     },
+    ...(config.janitor.cron === 'off'
+      ? []
+      : [{ task: 'janitor', jobName: JobName.janitor, cron: config.janitor.cron }]),
   ];
 }

@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import { JobName, type SyncJobData } from '../src/queues/index.ts';
 import { followUpJob } from './follow-up.job.ts';
 import { ingestEventJob } from './ingest-event.job.ts';
+import { janitorJob } from './janitor.job.ts';
 import type { JobContext } from './job-context.ts';
 import { recoverInboxJob } from './recover-inbox.job.ts';
 import { syncPaymentIntentJob } from './sync-payment-intent.job.ts';
@@ -36,6 +37,9 @@ export function jobProcessors(context: JobContext) {
     ingest: byName({ [JobName.ingestEvent]: ingestEventJob(context) }),
     sync: byName(sync),
     followUp: byName({ [JobName.alert]: followUp, [JobName.receipt]: followUp }),
-    scheduled: byName({ [JobName.recoverInbox]: recoverInboxJob(context) }),
+    scheduled: byName({
+      [JobName.recoverInbox]: recoverInboxJob(context),
+      [JobName.janitor]: janitorJob(context),
+    }),
   };
 }

@@ -106,6 +106,62 @@ const ALERT_VARIABLES = {
   PAYSYNC_ALERT_RENOTIFY_MINUTES: positiveInt(240, 7 * 24 * 60),
 };
 
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** `90s`, `15m`, `6h`, `7d` → ms; undefined when the text is not one of those. */
+function parseDuration(text: string): number | undefined {
+  const match = /^(\d+)\s*(s|m|h|d)$/.exec(text.trim());
+  if (!match) return undefined;
+  const ms = Number(match[1]) * DURATION_UNITS_MS[match[2]!]!;
+  return ms > 0 ? ms : undefined;
+}
+
+const duration = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .default(fallback)
+    .transform((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'must be a duration such as 30m, 24h or 7d' });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+/** A comma-separated list of durations (the janitor's gaps); empty means "use the default". */
+const durationList = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value === '') return undefined;
+    const gaps = value.split(',').map(parseDuration);
+    if (gaps.some((gap) => gap === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be durations separated by commas, for example 1m,5m,15m,1h,6h,24h',
+      });
+      return z.NEVER;
+    }
+    return gaps as number[];
+  });
+
+const cronOrOff = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .default(fallback)
+    .refine((value) => value === 'off' || validateCron(value), {
+      message: 'must be a cron expression, for example "* * * * *" (every minute), or off',
+    });
+
 /**
  * Every variable paysync reads, with its default. Defaults are merged here and only here.
  * Secrets have no defaults.
@@ -128,6 +184,11 @@ const schema = z.object({
     .default(DEFAULT_DATABASE_URL)
     .refine((value) => /^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(value), {
       message: 'must be sqlite:<file path> or postgres://user@host:port/database',
+      abort: true,
+    })
+    .superRefine((value, context) => {
+      const problem = value.startsWith('sqlite:') ? undefined : postgresUrlProblem(value);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
     }),
   /** @defaultValue `redis://127.0.0.1:6379` */
   PAYSYNC_REDIS_URL: z
@@ -136,6 +197,11 @@ const schema = z.object({
     .default('redis://127.0.0.1:6379')
     .refine((value) => /^rediss?:\/\/.+/.test(value), {
       message: 'must be a redis:// or rediss:// URL, for example redis://127.0.0.1:6379',
+      abort: true,
+    })
+    .superRefine((value, context) => {
+      const problem = redisUrlProblem(value);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
     }),
   /** Receiver and ops HTTP port. @defaultValue 8080 */
   PAYSYNC_PORT: positiveInt(8080, 65535),
@@ -221,11 +287,115 @@ const schema = z.object({
   /** How far back a transfer known only by id is searched for. @defaultValue 72 */
   PAYSYNC_TRANSFER_SEARCH_HOURS: positiveInt(72, 24 * 366),
   ...ALERT_VARIABLES,
+  /** When the janitor queues due polls (cron), or `off`. @defaultValue every minute */
+  PAYSYNC_JANITOR_CRON: cronOrOff('* * * * *'),
+  /** Most polls one janitor run queues. @defaultValue 5000 */
+  PAYSYNC_JANITOR_BATCH: positiveInt(5000, 1_000_000),
+  /** Gaps between polls of a non-terminal item, the last one repeating. @defaultValue `1m,5m,15m,1h,6h,24h` */
+  PAYSYNC_JANITOR_SCHEDULE: durationList,
+  /** The same, for payment intents only. @defaultValue `PAYSYNC_JANITOR_SCHEDULE` */
+  PAYSYNC_JANITOR_SCHEDULE_INTENTS: durationList,
+  /** The same, for transfers only. @defaultValue `PAYSYNC_JANITOR_SCHEDULE` */
+  PAYSYNC_JANITOR_SCHEDULE_TRANSFERS: durationList,
+  /** The same, for refunds and payment refunds. @defaultValue `PAYSYNC_JANITOR_SCHEDULE` */
+  PAYSYNC_JANITOR_SCHEDULE_REFUNDS: durationList,
+  /** A transfer non-terminal this long after creation is `stuck`. @defaultValue `24h` */
+  PAYSYNC_STUCK_TRANSFER_AFTER: duration('24h'),
+  /** A payment intent non-terminal this long after creation is `stuck`. @defaultValue `48h` */
+  PAYSYNC_STUCK_INTENT_AFTER: duration('48h'),
+  /** A refund non-terminal this long after creation is `stuck`. @defaultValue `72h` */
+  PAYSYNC_STUCK_REFUND_AFTER: duration('72h'),
+  /** A refund in `pending_manual` this long after creation is `stuck`. @defaultValue `7d` */
+  PAYSYNC_STUCK_PENDING_MANUAL_AFTER: duration('7d'),
+  /** The time zone whose midnights close the books' days (IANA name). @defaultValue `UTC` */
+  PAYSYNC_BOOKS_TIMEZONE: z
+    .string()
+    .trim()
+    .default('UTC')
+    .refine((value) => isTimeZone(value), {
+      message: 'must be an IANA time zone such as UTC, Africa/Abidjan or Europe/Paris',
+    }),
+  /** When balances are snapshotted (and missed end-of-day snapshots filled in). @defaultValue hourly */
+  PAYSYNC_BALANCE_CRON: cronOrOff('0 * * * *'),
+  /** When closed days get their verdict. @defaultValue 20 past every hour */
+  PAYSYNC_VERDICT_CRON: cronOrOff('20 * * * *'),
+  /** Low-balance thresholds: `transfer:XOF:1000000,transfer-irt:EUR:50000`. @defaultValue none */
+  PAYSYNC_LOW_BALANCE: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      const parsed = parseLowBalanceThresholds(value);
+      if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem });
+    }),
 });
+
+/** The janitor's default gaps: 1 m, 5 m, 15 m, 1 h, 6 h, then every 24 h. */
+const DEFAULT_JANITOR_GAPS_MS: readonly number[] = [
+  60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000,
+];
 
 type ParsedEnv = z.infer<typeof schema>;
 
 export type Environment = ParsedEnv['PAYSYNC_ENVIRONMENT'];
+
+/** Balance snapshots, low-balance thresholds and the daily verdict (see docs/balances.md). */
+export interface BalanceSettings {
+  /** IANA zone of the books' days. @defaultValue `UTC` */
+  readonly timeZone: string;
+  /** Cron of the snapshot task, or `off`. @defaultValue `0 * * * *` */
+  readonly cron: string;
+  /** Cron of the verdict task, or `off`. @defaultValue `20 * * * *` */
+  readonly verdictCron: string;
+  /** @defaultValue [] */
+  readonly lowBalance: readonly LowBalanceThreshold[];
+}
+
+/** A low-balance threshold: warn when `accountType` in `currency` goes under `minimum`. */
+export interface LowBalanceThreshold {
+  readonly accountType: string;
+  readonly currency: string;
+  /** Minor units. */
+  readonly minimum: number;
+}
+
+/**
+ * Parses `PAYSYNC_LOW_BALANCE`: `transfer:XOF:1000000,transfer-irt:EUR:50000`. Returns the
+ * thresholds, or a one-line reason naming the bad entry.
+ */
+export function parseLowBalanceThresholds(
+  text: string | undefined,
+): { thresholds: LowBalanceThreshold[] } | { problem: string } {
+  const thresholds: LowBalanceThreshold[] = [];
+  for (const entry of (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const match = /^(collection|transfer|transfer-irt|cross-border):([A-Za-z]{3}):(\d{1,15})$/.exec(
+      entry,
+    );
+    if (!match) {
+      return {
+        problem: `"${entry}" is not <account type>:<currency>:<minor units>, e.g. transfer:XOF:1000000 (account types: collection, transfer, transfer-irt, cross-border)`,
+      };
+    }
+    thresholds.push({
+      accountType: match[1]!,
+      currency: match[2]!.toUpperCase(),
+      minimum: Number(match[3]),
+    });
+  }
+  return { thresholds };
+}
+
+/** True when `timeZone` is an IANA zone this Node.js knows. */
+export function isTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface Config {
   readonly upstreamUrl: string | undefined;
@@ -251,6 +421,9 @@ export interface Config {
   readonly processing: ProcessingSettings;
   /** Where alerts go and how often (see docs/alerts.md). */
   readonly alerts: AlertSettings;
+  /** Re-polling of non-terminal items and stuck detection (see docs/processing.md). */
+  readonly janitor: JanitorSettings;
+  readonly balances: BalanceSettings;
 }
 
 /** Alert sinks and pacing, from `PAYSYNC_ALERT*` (docs/alerts.md). */
@@ -270,6 +443,30 @@ export interface AlertSettings {
   readonly digestWindowMs: number;
   /** @defaultValue 14400000 (240 minutes) */
   readonly renotifyAfterMs: number;
+}
+
+export interface JanitorSettings {
+  /** @defaultValue `* * * * *`; `off` turns the janitor off */
+  readonly cron: string;
+  /** @defaultValue 5000 */
+  readonly batchSize: number;
+  /** Gaps between polls in ms, per kind; the last one repeats. @defaultValue 1 m, 5 m, 15 m, 1 h, 6 h, 24 h */
+  readonly scheduleMs: {
+    readonly payment_intent: readonly number[];
+    readonly transfer: readonly number[];
+    readonly refund: readonly number[];
+  };
+  /** Age (from creation) past which a non-terminal item is `stuck`, in ms. */
+  readonly stuckAfterMs: {
+    /** @defaultValue 48 h */
+    readonly payment_intent: number;
+    /** @defaultValue 24 h */
+    readonly transfer: number;
+    /** @defaultValue 72 h */
+    readonly refund: number;
+    /** A refund in `pending_manual`. @defaultValue 7 days */
+    readonly pending_manual: number;
+  };
 }
 
 export interface ProcessingSettings {
@@ -332,7 +529,7 @@ export function readEnvironment(
 }
 
 function describeValue(variable: string, value: unknown): string {
-  if (value === undefined) return 'is not set';
+  if (value === undefined) return ' is not set';
   if ((SECRET_VARIABLES as readonly string[]).includes(variable)) return ' is invalid';
   let shown = String(value);
   if ((URL_VARIABLES_WITH_PASSWORDS as readonly string[]).includes(variable)) {
@@ -341,9 +538,115 @@ function describeValue(variable: string, value: unknown): string {
   return `="${shown}" is invalid`;
 }
 
-/** `postgres://u:secret@h/db` → `postgres://u:***@h/db`. Leaves other text alone. */
+/**
+ * Reads a connection URL the way both drivers do: pg-connection-string first percent-encodes a
+ * URL holding a space or a stray `%`, then pg and ioredis alike hand it to the WHATWG `URL`
+ * parser. So the password is what lies between the first `:` and the LAST `@` of the
+ * authority (which ends at the first `/`, `?` or `#`). Undefined when the driver would refuse it.
+ */
+export function parseConnectionUrl(url: string): URL | undefined {
+  let text = url;
+  if (/^postgres(ql)?:/i.test(text) && / |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(text)) {
+    text = encodeURI(text).replace(/%25(\d\d)/g, '%$1');
+  }
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** How to write a password the URL parser would otherwise split. */
+const ENCODE_PASSWORD_HINT = 'percent-encode @ : / ? # in the password (%40 %3A %2F %3F %23)';
+
+/** A port outside 1 to 65535, read from the text because the parser refuses the whole URL. */
+function portProblem(url: string): string | undefined {
+  const authority = url.slice(url.indexOf('://') + 3).split(/[/?#]/)[0]!;
+  const port = /:(\d+)$/.exec(authority.slice(authority.lastIndexOf('@') + 1))?.[1];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65_535)) {
+    return `has port ${port}: use a port from 1 to 65535`;
+  }
+  return undefined;
+}
+
+/** Why pg could not use this URL, or undefined. Checked at start-up, not at the first query. */
+function postgresUrlProblem(url: string): string | undefined {
+  const port = portProblem(url);
+  if (port) return port;
+  const parsed = parseConnectionUrl(url) ?? parseConnectionUrl(url.replace('@/', '@___DUMMY___/'));
+  if (!parsed) {
+    return `is not a URL the PostgreSQL driver can read: check the port (1 to 65535) and ${ENCODE_PASSWORD_HINT}`;
+  }
+  if (/[@/]/.test(decodeURI(parsed.pathname.slice(1)))) {
+    return `names a database with an @ or / in it, which means a password was split: ${ENCODE_PASSWORD_HINT}`;
+  }
+  return undefined;
+}
+
+/** Why ioredis could not use this URL, or undefined. */
+function redisUrlProblem(url: string): string | undefined {
+  const port = portProblem(url);
+  if (port) return port;
+  const parsed = parseConnectionUrl(url);
+  if (!parsed) {
+    return `is not a URL Redis can be reached at: check the port (1 to 65535) and ${ENCODE_PASSWORD_HINT}`;
+  }
+  if (parsed.hostname === '')
+    return 'has no host: use redis://host:port, for example redis://127.0.0.1:6379';
+  const database = parsed.pathname.replace(/^\//, '');
+  if (database !== '' && !/^\d{1,5}$/.test(database)) {
+    return `selects a database that is not a number (a password split at an unencoded / ?): use redis://host:port/0, or leave the /number out, and ${ENCODE_PASSWORD_HINT}`;
+  }
+  return undefined;
+}
+
+/**
+ * One URL with its password replaced by `***`, split where the driver splits it. When the
+ * authority the driver sees holds no `@` but the text does further on (a password with an
+ * unencoded `/`, `?` or `#`), everything from the first `:` to the last `@` is hidden: showing
+ * a little too little beats showing part of a password.
+ */
+function hidePasswordInOneUrl(url: string): string {
+  const start = url.indexOf('://') + 3;
+  const authorityEnd = url.slice(start).search(/[/?#]/);
+  const authority = authorityEnd === -1 ? url.slice(start) : url.slice(start, start + authorityEnd);
+  const at = authority.lastIndexOf('@');
+  if (at !== -1) {
+    // Another URL may follow without a space between (`…/db,redis://:pw@cache`).
+    const rest = url.slice(start + authority.length);
+    const tail = rest.includes('://') ? hidePasswordInUrl(rest) : rest;
+    const colon = authority.indexOf(':');
+    if (colon === -1 || colon > at) return `${url.slice(0, start + authority.length)}${tail}`;
+    return `${url.slice(0, start + colon + 1)}***${authority.slice(at)}${tail}`;
+  }
+  const lastAt = url.lastIndexOf('@');
+  const colon = authority.indexOf(':');
+  if (lastAt > start + authority.length && colon !== -1) {
+    return `${url.slice(0, start + colon + 1)}***${url.slice(lastAt)}`;
+  }
+  return url;
+}
+
+/**
+ * `postgres://u:secret@h/db` → `postgres://u:***@h/db`, for every URL in `text`, split the way
+ * the drivers split them (see {@link parseConnectionUrl}), so a password holding `@`, `:` or
+ * `/` is hidden whole. Leaves other text alone.
+ */
 export function hidePasswordInUrl(text: string): string {
-  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]+@/gi, '$1***@');
+  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'`<>]+/gi, hidePasswordInOneUrl);
+}
+
+/** The decoded passwords of the database and Redis URLs, for the log scrubber. */
+function urlPasswords(config: Config): string[] {
+  return [config.databaseUrl, config.redisUrl].flatMap((url) => {
+    const password = parseConnectionUrl(url)?.password;
+    if (!password) return [];
+    try {
+      return [password, decodeURIComponent(password)];
+    } catch {
+      return [password];
+    }
+  });
 }
 
 /** Parse and validate once; the result is frozen. Throws {@link ConfigError} naming the variable. */
@@ -401,6 +704,39 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
       transferSearchHours: e.PAYSYNC_TRANSFER_SEARCH_HOURS,
     }),
     alerts: alertSettings(e),
+    janitor: Object.freeze({
+      cron: e.PAYSYNC_JANITOR_CRON,
+      batchSize: e.PAYSYNC_JANITOR_BATCH,
+      scheduleMs: Object.freeze({
+        payment_intent:
+          e.PAYSYNC_JANITOR_SCHEDULE_INTENTS ??
+          e.PAYSYNC_JANITOR_SCHEDULE ??
+          DEFAULT_JANITOR_GAPS_MS,
+        transfer:
+          e.PAYSYNC_JANITOR_SCHEDULE_TRANSFERS ??
+          e.PAYSYNC_JANITOR_SCHEDULE ??
+          DEFAULT_JANITOR_GAPS_MS,
+        refund:
+          e.PAYSYNC_JANITOR_SCHEDULE_REFUNDS ??
+          e.PAYSYNC_JANITOR_SCHEDULE ??
+          DEFAULT_JANITOR_GAPS_MS,
+      }),
+      stuckAfterMs: Object.freeze({
+        payment_intent: e.PAYSYNC_STUCK_INTENT_AFTER,
+        transfer: e.PAYSYNC_STUCK_TRANSFER_AFTER,
+        refund: e.PAYSYNC_STUCK_REFUND_AFTER,
+        pending_manual: e.PAYSYNC_STUCK_PENDING_MANUAL_AFTER,
+      }),
+    }),
+    balances: Object.freeze({
+      timeZone: e.PAYSYNC_BOOKS_TIMEZONE,
+      cron: e.PAYSYNC_BALANCE_CRON,
+      verdictCron: e.PAYSYNC_VERDICT_CRON,
+      lowBalance: Object.freeze(
+        (parseLowBalanceThresholds(e.PAYSYNC_LOW_BALANCE) as { thresholds: LowBalanceThreshold[] })
+          .thresholds,
+      ),
+    }),
   };
   return Object.freeze(config);
 }
@@ -488,5 +824,6 @@ export function secretValues(config: Config): string[] {
     urlPassword(alerts.smtpUrl),
     // The token of an incoming-webhook URL is its path.
     slackPath && slackPath.length > 1 ? slackPath : undefined,
+    ...urlPasswords(config),
   ].filter((value): value is string => typeof value === 'string' && value.length >= 4);
 }

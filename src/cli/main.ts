@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
-import { StartupError } from '../daemon/startup-error.ts';
+import { startupErrorFrom } from '../daemon/startup-error.ts';
 import { CliError, ExitCode } from './errors.ts';
 import { buildProgram } from './program.ts';
 
@@ -18,10 +18,11 @@ function exitCodeFor(error: unknown, command: string): number {
     console.error(`paysync ${error.message}`);
     return error.exitCode;
   }
-  if (error instanceof StartupError) {
-    // A role refusing to start (pending migrations, an evicting Redis…) already says why
-    // and what to do; no stack trace adds to that.
-    console.error(`paysync ${command}: ${error.message}`);
+  const startup = startupErrorFrom(error);
+  if (startup) {
+    // A role refusing to start (pending migrations, an evicting Redis, a port in use…)
+    // already says why and what to do; no stack trace adds to that.
+    console.error(`paysync ${command}: ${startup.message}`);
     return ExitCode.failure;
   }
   const message = error instanceof Error ? error.message.split('\n')[0] : String(error);

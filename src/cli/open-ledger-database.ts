@@ -11,7 +11,7 @@ import { CliError } from './errors.ts';
  * pending. `what` names the command in the message.
  */
 export async function openLedgerDatabase(config: Config, what: string): Promise<DatabaseHandle> {
-  const { createDatabase, migrationStatus } = await import('../db/index.ts');
+  const { createDatabase, migrationStatus, DatabaseOpenError } = await import('../db/index.ts');
   if (config.databaseUrl.startsWith('sqlite:')) {
     const file = config.databaseUrl.slice('sqlite:'.length);
     if (file !== ':memory:' && !existsSync(resolve(file))) {
@@ -20,7 +20,15 @@ export async function openLedgerDatabase(config: Config, what: string): Promise<
       );
     }
   }
-  const handle = createDatabase(config.databaseUrl);
+  let handle: DatabaseHandle;
+  try {
+    handle = createDatabase(config.databaseUrl);
+  } catch (error) {
+    if (!(error instanceof DatabaseOpenError)) throw error;
+    throw new CliError(
+      `${what}: cannot read ${error.displayUrl}: ${error.reason} → set PAYSYNC_DATABASE_URL to the daemon's database file`,
+    );
+  }
   try {
     const { pending } = await migrationStatus(handle.db);
     if (pending.length > 0) {

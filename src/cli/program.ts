@@ -1,4 +1,7 @@
 import { Command } from 'commander';
+import { adjustCommand } from './commands/adjust.command.ts';
+import { balancesCommand } from './commands/balances.command.ts';
+import { reportCommand } from './commands/report.command.ts';
 import { alertsCommand } from './commands/alerts.command.ts';
 import { demoCommand } from './commands/demo.command.ts';
 import { doctorCommand } from './commands/doctor.command.ts';
@@ -43,6 +46,9 @@ export function buildProgram(): Command {
     showCommand(),
     webhooksCommand(),
     replayCommand(),
+    balancesCommand(),
+    adjustCommand(),
+    reportCommand(),
     alertsCommand(),
   ];
   for (const command of commands) program.addCommand(command);

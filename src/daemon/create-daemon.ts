@@ -150,6 +150,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         credentials,
         transferSearchHours: config.processing.transferSearchHours,
         recoveryAfterMs: config.processing.recoveryAfterMs,
+        janitor: config.janitor,
+        pollPlan: config.janitor.scheduleMs,
         alerts,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }

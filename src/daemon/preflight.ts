@@ -3,28 +3,46 @@ import type { Redis } from 'ioredis';
 import { hidePasswordInUrl, type Config } from '../config.ts';
 import {
   createDatabase,
+  DatabaseOpenError,
   migrationStatus,
   type DatabaseHandle,
   type DatabaseOptions,
 } from '../db/index.ts';
 import { reasonOf } from '../error-reason.ts';
+import { probeInboxWrite } from '../inbox/index.ts';
 import { assertRedisNoEviction, createRedisConnection, RedisPolicyError } from '../queues/index.ts';
 import { StartupError } from './startup-error.ts';
 
 /**
- * Opens the database and refuses, in one line, one that does not answer or has migrations
- * pending: a worker must never write to a schema it was not built for.
+ * Opens the database and refuses, in one line, one that does not answer, has migrations
+ * pending (a worker must never write to a schema it was not built for) or cannot be written
+ * (a receiver on it would answer 503 to every webhook).
  */
 export async function openMigratedDatabase(
   config: Config,
   options: DatabaseOptions = {},
 ): Promise<DatabaseHandle> {
-  const handle = createDatabase(config.databaseUrl, options);
+  let handle: DatabaseHandle;
+  try {
+    handle = createDatabase(config.databaseUrl, options);
+  } catch (error) {
+    if (!(error instanceof DatabaseOpenError)) throw error;
+    throw new StartupError(
+      `cannot use ${error.displayUrl}: ${error.reason} → set PAYSYNC_DATABASE_URL to a database file paysync can open`,
+    );
+  }
   try {
     const { pending } = await migrationStatus(handle.db);
     if (pending.length > 0) {
       throw new StartupError(
         `${handle.displayUrl} has ${pending.length} migration(s) pending (${pending.join(', ')}) → run \`paysync migrate\` first`,
+      );
+    }
+    try {
+      await probeInboxWrite(handle.db);
+    } catch (error) {
+      throw new StartupError(
+        `cannot write to ${handle.displayUrl} (${reasonOf(error)}) → make the database writable (for SQLite the file and its folder), or set PAYSYNC_DATABASE_URL to a writable one`,
       );
     }
     return handle;

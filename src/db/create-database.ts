@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
@@ -33,6 +33,76 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Base folder for relative SQLite paths. @defaultValue process.cwd() */
   cwd?: string;
+}
+
+/**
+ * The database named by a URL cannot be opened or created. `displayUrl` is safe to print;
+ * callers name the variable the URL came from.
+ */
+export class DatabaseOpenError extends Error {
+  override readonly name = 'DatabaseOpenError';
+  constructor(
+    readonly displayUrl: string,
+    readonly reason: string,
+  ) {
+    super(`cannot open ${displayUrl}: ${reason}`);
+  }
+}
+
+function reasonText(error: unknown): string {
+  return error instanceof Error ? error.message.split('\n')[0]! : String(error);
+}
+
+/**
+ * Creates the SQLite file's folder one level at a time below its nearest existing ancestor.
+ * Node's recursive mkdir loops for ever where mkdir answers ENOENT under a parent that exists
+ * (`/proc/self/nope`): it takes the ENOENT for a missing parent, "creates" the parent, and
+ * tries again. Here every mkdir is tried once and its failure reported.
+ */
+function createFolderOf(file: string): void {
+  const missing: string[] = [];
+  let current = dirname(file);
+  while (!existsSync(current)) {
+    missing.unshift(current);
+    const parent = dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  if (existsSync(current) && !statSync(current).isDirectory()) {
+    throw new Error(`${current} is a file, not a folder`);
+  }
+  for (const folder of missing) {
+    try {
+      mkdirSync(folder);
+    } catch (error) {
+      throw new Error(`cannot create the folder ${folder} (${reasonText(error)})`, {
+        cause: error,
+      });
+    }
+  }
+}
+
+/** Opens the SQLite file, or says in one line which path failed and why. */
+function openSqlite(file: string): BetterSqlite3.Database {
+  let sqlite: BetterSqlite3.Database | undefined;
+  try {
+    if (file !== ':memory:') {
+      createFolderOf(file);
+      if (existsSync(file) && statSync(file).isDirectory()) {
+        throw new Error('it is a folder, not a database file');
+      }
+    }
+    sqlite = new BetterSqlite3(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.defaultSafeIntegers(true);
+    return sqlite;
+  } catch (error) {
+    sqlite?.close();
+    throw new DatabaseOpenError(`sqlite:${file}`, reasonText(error));
+  }
 }
 
 /** Raised instead of returning a 64-bit integer JavaScript cannot hold exactly. */
@@ -100,19 +170,16 @@ export function dialectOf(url: string): DialectName {
   );
 }
 
-/** The only place a database connection is made. */
+/**
+ * The only place a database connection is made. Throws {@link DatabaseOpenError} when the
+ * SQLite file or its folder cannot be opened or created.
+ */
 export function createDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
   const dialect = dialectOf(url);
   if (dialect === 'sqlite') {
     const target = url.slice('sqlite:'.length);
     const file = target === ':memory:' ? target : resolve(options.cwd ?? process.cwd(), target);
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    const sqlite = new BetterSqlite3(file);
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('busy_timeout = 5000');
-    sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('synchronous = NORMAL');
-    sqlite.defaultSafeIntegers(true);
+    const sqlite = openSqlite(file);
     const db = new Kysely<Database>({
       dialect: new SqliteDialect({ database: sqlite }),
       plugins: [new SafeIntegerPlugin()],

@@ -1,11 +1,12 @@
-import type {
-  AlertDeliveryTable,
-  AlertDigestTable,
-  AlertTable,
-} from '../alerts/alert.table.ts';
+import type { AlertDeliveryTable, AlertDigestTable, AlertTable } from '../alerts/alert.table.ts';
 import type { WebhookInboxTable } from '../inbox/inbox.table.ts';
 import type { DiscrepancyTable } from '../ledger/discrepancy.table.ts';
 import type { JournalLineTable, JournalTable } from '../ledger/journal.table.ts';
+import type { MirrorPollTable } from '../ledger/mirror-poll.table.ts';
+import type { LedgerAdjustmentTable } from '../ledger/ledger-adjustment.table.ts';
+import type { BalanceSnapshotTable } from '../balances/balance-snapshot.table.ts';
+import type { LowBalanceStateTable } from '../balances/low-balance-state.table.ts';
+import type { DailyVerdictTable } from '../reports/daily-verdict.table.ts';
 import type { PaymentIntentTable } from '../ledger/payment-intent.table.ts';
 import type { RefundTable } from '../ledger/refund.table.ts';
 import type { StatusHistoryTable } from '../ledger/status-history.table.ts';
@@ -25,7 +26,12 @@ export interface Database {
   journals: JournalTable;
   journal_lines: JournalLineTable;
   discrepancies: DiscrepancyTable;
+  mirror_polls: MirrorPollTable;
+  ledger_adjustments: LedgerAdjustmentTable;
   service_state: ServiceStateTable;
+  balance_snapshots: BalanceSnapshotTable;
+  low_balance_state: LowBalanceStateTable;
+  daily_verdicts: DailyVerdictTable;
   alerts: AlertTable;
   alert_deliveries: AlertDeliveryTable;
   alert_digests: AlertDigestTable;

@@ -1,6 +1,7 @@
 export type { Database } from './database.ts';
 export {
   createDatabase,
+  DatabaseOpenError,
   dialectOf,
   parseSafeInt8,
   UnsafeIntegerError,

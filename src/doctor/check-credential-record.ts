@@ -13,7 +13,12 @@ export async function checkCredentialRecord(databaseUrl: string): Promise<CheckR
     const file = databaseUrl.slice('sqlite:'.length);
     if (file !== ':memory:' && !existsSync(resolve(file))) return undefined;
   }
-  const handle = createDatabase(databaseUrl, { poolSize: 1 });
+  let handle;
+  try {
+    handle = createDatabase(databaseUrl, { poolSize: 1 });
+  } catch {
+    return undefined;
+  }
   try {
     const failure = await readCredentialFailure(handle.db);
     if (!failure) return passed('syncing', 'no credential refusal on record');

@@ -17,7 +17,16 @@ export async function checkDatabase(databaseUrl: string): Promise<CheckResult> {
       );
     }
   }
-  const handle = createDatabase(databaseUrl, { poolSize: 1 });
+  let handle;
+  try {
+    handle = createDatabase(databaseUrl, { poolSize: 1 });
+  } catch (error) {
+    return failed(
+      'database',
+      reasonOf(error),
+      'set PAYSYNC_DATABASE_URL to a database file paysync can open',
+    );
+  }
   try {
     await sql`select 1`.execute(handle.db);
     const { applied, pending } = await migrationStatus(handle.db);

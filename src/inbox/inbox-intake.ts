@@ -20,7 +20,10 @@ export interface InboxIntakeSettings {
   readonly enqueue: (inboxIds: readonly number[]) => Promise<void>;
   /** Longest wait for the queue before answering anyway. @defaultValue 1000 */
   readonly enqueueTimeoutMs?: number;
-  /** Most events committed in one statement. @defaultValue 100 */
+  /**
+   * Events from concurrent requests gathered into one commit, at most; a sender's batch is
+   * never split, so a larger batch commits alone. @defaultValue 100
+   */
   readonly maxBatch?: number;
   readonly logger: Logger;
 }
@@ -36,12 +39,31 @@ export interface InboxIntake {
    * rejects with {@link InboxUnavailableError} when the commit failed.
    */
   accept(event: NewInboxEvent): Promise<AcceptResult>;
+  /**
+   * {@link accept} for the events of one request (a sender's batch): all committed together
+   * or none, results in the order given.
+   */
+  acceptAll(events: readonly NewInboxEvent[]): Promise<AcceptResult[]>;
 }
 
 interface Pending {
-  readonly event: NewInboxEvent;
-  readonly resolve: (result: AcceptResult) => void;
+  readonly events: readonly NewInboxEvent[];
+  readonly resolve: (results: AcceptResult[]) => void;
   readonly reject: (error: unknown) => void;
+}
+
+/** Requests from the head of the queue, whole, up to `maxEvents` events (at least one request). */
+function takeRequests(waiting: Pending[], maxEvents: number): Pending[] {
+  let count = 0;
+  let taken = 0;
+  while (
+    taken < waiting.length &&
+    (taken === 0 || count + waiting[taken]!.events.length <= maxEvents)
+  ) {
+    count += waiting[taken]!.events.length;
+    taken += 1;
+  }
+  return waiting.splice(0, taken);
 }
 
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -54,7 +76,9 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 /**
  * "Durable before 2xx", with group commit. Events arriving together are committed in one
- * statement, and only after that commit are their ingest jobs enqueued, in one round trip.
+ * commit (one statement, or one transaction when they need several), and only after that
+ * commit are their ingest jobs enqueued, in one round trip. A sender's batch is one request
+ * here: its events commit together or not at all.
  * Each caller still waits for its own event's commit, so no 2xx precedes durability; batching
  * only shares the cost of a commit (a WAL write on SQLite, a round trip on PostgreSQL) among
  * the requests that wait for one anyway.
@@ -86,10 +110,14 @@ export function createInboxIntake(
         );
       }
     }
-    batch.forEach((pending, index) => {
-      const result = stored[index]!;
-      pending.resolve({ ...result, enqueued: !result.duplicate && enqueued });
-    });
+    let next = 0;
+    for (const pending of batch) {
+      const results = stored.slice(next, next + pending.events.length);
+      next += pending.events.length;
+      pending.resolve(
+        results.map((result) => ({ ...result, enqueued: !result.duplicate && enqueued })),
+      );
+    }
   }
 
   async function drain() {
@@ -102,12 +130,12 @@ export function createInboxIntake(
 
   async function drainBatches() {
     while (waiting.length > 0) {
-      const batch = waiting.splice(0, maxBatch);
+      const batch = takeRequests(waiting, maxBatch);
       let stored: InsertInboxResult[];
       try {
         stored = await insertInboxEvents(
           db,
-          batch.map((pending) => pending.event),
+          batch.flatMap((pending) => pending.events),
         );
       } catch (error) {
         const failure = new InboxUnavailableError(error);
@@ -119,15 +147,22 @@ export function createInboxIntake(
     }
   }
 
+  function acceptAll(events: readonly NewInboxEvent[]): Promise<AcceptResult[]> {
+    if (events.length === 0) return Promise.resolve([]);
+    return new Promise<AcceptResult[]>((resolve, reject) => {
+      waiting.push({ events, resolve, reject });
+      if (draining) return;
+      draining = true;
+      // Let the requests already read in this turn of the event loop join the batch.
+      setImmediate(() => void drain());
+    });
+  }
+
   return {
-    accept(event) {
-      return new Promise<AcceptResult>((resolve, reject) => {
-        waiting.push({ event, resolve, reject });
-        if (draining) return;
-        draining = true;
-        // Let the requests already read in this turn of the event loop join the batch.
-        setImmediate(() => void drain());
-      });
+    acceptAll,
+    async accept(event) {
+      const [result] = await acceptAll([event]);
+      return result!;
     },
   };
 }

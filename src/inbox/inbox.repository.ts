@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { InboxEvent, InsertInboxResult, NewInboxEvent } from './inbox-event.ts';
 import type { InboxStatus, WebhookInboxRow } from './inbox.table.ts';
@@ -38,41 +38,88 @@ export async function insertInboxEvent(
   return result!;
 }
 
+/** Rows per INSERT: far below SQLite's 32,766 and PostgreSQL's 65,535 bound parameters. */
+const ROWS_PER_STATEMENT = 500;
+
+const isBodyKey = (key: string) => key.startsWith('sha256:');
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += size)
+    out.push(items.slice(start, start + size));
+  return out;
+}
+
 /**
- * {@link insertInboxEvent} for many events in one statement (the receiver's group commit),
- * results in the order given. An event whose key is already stored, or appears earlier in
- * the same list, is a duplicate carrying the stored row's id.
+ * An event without an id is keyed by the hash of its bytes (`sha256:<hex>`). Such a body is
+ * a notification, a hint to look again: the same bytes sent later may announce a change (a
+ * `{"resourceId":"tr_…"}` sent at creation and again at success). So the row holding a body
+ * key absorbs repeats only while it is still `received`, waiting for its first pick-up: its
+ * ingest, and therefore its fetch, will come after the repeat anyway. Once picked up
+ * (processing, processed, failed, unclassified), the row hands its key on, renamed
+ * `sha256:<hex>@<row id>`, and the repeat is stored as a new row with a new id. A new row,
+ * not the old one reopened: a sync closes only rows with ids below the highest id it read
+ * before fetching, so only a new id guarantees that a fetch begins after the repeat arrived.
+ * Booking twice is not a risk: the ledger applies fetched state under its unique keys.
+ */
+async function releasePickedUpBodyKeys(db: Executor, keys: readonly string[]): Promise<void> {
+  for (const batch of chunks(keys, ROWS_PER_STATEMENT)) {
+    await db
+      .updateTable('webhook_inbox')
+      .set({ dedupe_key: sql<string>`dedupe_key || '@' || cast(id as text)` })
+      .where('dedupe_key', 'in', batch)
+      .where('status', '<>', 'received')
+      .execute();
+  }
+}
+
+/**
+ * {@link insertInboxEvent} for many events (the receiver's group commit, a sender's batch),
+ * results in the order given, all in one commit: inside the caller's transaction, or in one
+ * this opens when several statements are needed. An event whose key is already stored, or
+ * appears earlier in the same list, is a duplicate carrying the stored row's id. An event
+ * without an id repeats a stored one only while that one awaits pick-up; see
+ * {@link releasePickedUpBodyKeys}.
  */
 export async function insertInboxEvents(
   db: Executor,
   events: readonly NewInboxEvent[],
 ): Promise<InsertInboxResult[]> {
   if (events.length === 0) return [];
-  const inserted = await db
-    .insertInto('webhook_inbox')
-    .values(
-      events.map((event) => ({
-        dedupe_key: event.dedupeKey,
-        event_id: event.eventId ?? null,
-        event_type: event.eventType ?? null,
-        raw_body: event.rawBody,
-        headers: JSON.stringify(event.headers),
-        received_at: (event.receivedAt ?? new Date()).toISOString(),
-        last_error: null,
-        processed_at: null,
-      })),
-    )
-    .onConflict((oc) => oc.column('dedupe_key').doNothing())
-    .returning(['id', 'dedupe_key'])
-    .execute();
-  const ids = new Map(inserted.map((row) => [row.dedupe_key, row.id]));
+  const bodyKeys = [...new Set(events.map((e) => e.dedupeKey).filter(isBodyKey))];
+  const statements = (bodyKeys.length > 0 ? 1 : 0) + Math.ceil(events.length / ROWS_PER_STATEMENT);
+  if (statements > 1 && !db.isTransaction) {
+    return db.transaction().execute((trx) => insertInboxEvents(trx, events));
+  }
+  if (bodyKeys.length > 0) await releasePickedUpBodyKeys(db, bodyKeys);
+  const ids = new Map<string, number>();
+  for (const batch of chunks(events, ROWS_PER_STATEMENT)) {
+    const inserted = await db
+      .insertInto('webhook_inbox')
+      .values(
+        batch.map((event) => ({
+          dedupe_key: event.dedupeKey,
+          event_id: event.eventId ?? null,
+          event_type: event.eventType ?? null,
+          raw_body: event.rawBody,
+          headers: JSON.stringify(event.headers),
+          received_at: (event.receivedAt ?? new Date()).toISOString(),
+          last_error: null,
+          processed_at: null,
+        })),
+      )
+      .onConflict((oc) => oc.column('dedupe_key').doNothing())
+      .returning(['id', 'dedupe_key'])
+      .execute();
+    for (const row of inserted) ids.set(row.dedupe_key, row.id);
+  }
   const fresh = new Set(ids.keys());
   const missing = [...new Set(events.map((e) => e.dedupeKey))].filter((key) => !ids.has(key));
-  if (missing.length > 0) {
+  for (const batch of chunks(missing, ROWS_PER_STATEMENT)) {
     const existing = await db
       .selectFrom('webhook_inbox')
       .select(['id', 'dedupe_key'])
-      .where('dedupe_key', 'in', missing)
+      .where('dedupe_key', 'in', batch)
       .execute();
     for (const row of existing) ids.set(row.dedupe_key, row.id);
   }

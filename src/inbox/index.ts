@@ -1,4 +1,4 @@
-export { eventIdentity, type EventIdentity } from './event-identity.ts';
+export { eventIdentity, eventKey, type EventIdentity } from './event-identity.ts';
 export type { InboxEvent, InsertInboxResult, NewInboxEvent } from './inbox-event.ts';
 export {
   createInboxIntake,
@@ -17,4 +17,6 @@ export {
   type InboxStatusChange,
 } from './inbox.repository.ts';
 export type { InboxStatus, WebhookInboxRow } from './inbox.table.ts';
+export { splitBatch, type BatchElement } from './split-batch.ts';
+export { probeInboxWrite } from './probe-inbox-write.ts';
 export { STORED_HEADERS, storedHeaders } from './stored-headers.ts';

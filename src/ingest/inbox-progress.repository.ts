@@ -119,3 +119,33 @@ export async function noteInboxError(db: Executor, inboxId: number, reason: stri
     .where('status', 'in', OPEN_STATUSES)
     .execute();
 }
+
+/**
+ * The highest id among the open rows about `resource` (by id, or by reference alone), 0 when
+ * none is open. A sync compares it with what an earlier fetch covered to decide whether it
+ * must fetch at all.
+ */
+export async function latestOpenInboxIdFor(
+  db: Executor,
+  resource: ResourceHandle,
+): Promise<number> {
+  const open = () =>
+    db
+      .selectFrom('webhook_inbox')
+      .select((eb) => eb.fn.max('id').as('max'))
+      .where('resource_kind', '=', resource.kind)
+      .where('status', 'in', OPEN_STATUSES);
+  let latest = 0;
+  if (resource.id !== undefined) {
+    const row = await open().where('resource_id', '=', resource.id).executeTakeFirst();
+    latest = Math.max(latest, Number(row?.max ?? 0));
+  }
+  if (resource.reference !== undefined) {
+    const row = await open()
+      .where('resource_id', 'is', null)
+      .where('resource_reference', '=', resource.reference)
+      .executeTakeFirst();
+    latest = Math.max(latest, Number(row?.max ?? 0));
+  }
+  return latest;
+}

@@ -4,6 +4,7 @@ export { ingestEvent, type IngestDependencies, type IngestResult } from './inges
 export {
   closeCoveredInboxRows,
   latestInboxId,
+  latestOpenInboxIdFor,
   recordInboxResource,
   referenceFromInbox,
   type ResourceHandle,

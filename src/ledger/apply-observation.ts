@@ -11,7 +11,9 @@ import type {
   JournalSummary,
   Observation,
 } from './ledger-types.ts';
+import { scheduleAfterChange } from './mirror-poll.repository.ts';
 import { lockMirrorVersion, touchMirror, type MirrorKey } from './mirror-version.repository.ts';
+import { DEFAULT_POLL_PLAN } from './poll-plan.ts';
 import { reversalLines, sameLines } from './settlement-lines.ts';
 import { recordStatusChange } from './status-history.repository.ts';
 import { isAbsorbing, isTerminal, nextMirrorStatus } from './status-rules.ts';
@@ -55,6 +57,7 @@ export async function applyObservation(
   if (await state.insertIfNew(state.upstreamStatus, observation)) {
     await recordStatusChange(db, historyKey(state), undefined, state.upstreamStatus, observation);
     await settleBooks(db, state, state.upstreamStatus, observation, effects);
+    await schedulePolls(db, state, state.upstreamStatus, observation);
     return {
       ...base,
       changed: true,
@@ -114,6 +117,7 @@ export async function applyObservation(
     await recordStatusChange(db, historyKey(state), current.status, status, observation);
   }
   await settleBooks(db, state, status, observation, effects);
+  await schedulePolls(db, state, status, observation);
   return {
     ...base,
     changed: true,
@@ -209,6 +213,17 @@ async function note(
     ...(observation.inboxId === undefined ? {} : { inboxId: observation.inboxId }),
   });
   if (recorded.isNew) effects.discrepancies.push(recorded.discrepancy);
+}
+
+/** The janitor's next poll, set in the transaction that took the change (docs/processing.md). */
+function schedulePolls(
+  db: Executor,
+  state: ObservedState,
+  status: string,
+  observation: Observation,
+): Promise<void> {
+  const plan = observation.pollPlan ?? DEFAULT_POLL_PLAN;
+  return scheduleAfterChange(db, state, status, observation.observedAt, plan);
 }
 
 function historyKey(state: ObservedState) {

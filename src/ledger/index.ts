@@ -3,8 +3,21 @@
  * discrepancies. Every function takes the executor first; the caller opens the transaction
  * so one job's writes commit together. The ledger never calls the service.
  */
-export { Account, ACCOUNT_NAMES, type AccountName } from './accounts.ts';
-export { LEDGER_RESOURCE_KINDS, type LedgerResourceKind } from './ledger-resource-kind.ts';
+export {
+  Account,
+  ACCOUNT_NAMES,
+  adjustmentAccountProblem,
+  SERVICE_ACCOUNTS,
+  serviceAccountTypeOf,
+  type AccountName,
+  type ServiceAccountName,
+  type ServiceAccountType,
+} from './accounts.ts';
+export {
+  LEDGER_RESOURCE_KINDS,
+  type JournalResourceKind,
+  type LedgerResourceKind,
+} from './ledger-resource-kind.ts';
 export type { Executor } from './executor.ts';
 export type {
   ApplyOutcome,
@@ -33,6 +46,7 @@ export { applyTransfer } from './apply-transfer.ts';
 export { applyRefund } from './apply-refund.ts';
 export { applyPaymentRefund } from './apply-payment-refund.ts';
 export {
+  discrepanciesFor,
   openDiscrepancies,
   recordDiscrepancy,
   resolveDiscrepancy,
@@ -50,10 +64,51 @@ export { listResources, type ListResourcesOptions } from './list-resources.ts';
 export {
   accountBalances,
   countsByStatus,
+  journalLinesBetween,
+  serviceBalancesAsOf,
   unbalancedJournals,
   type AccountBalance,
+  type JournalNear,
   type StatusCount,
   type UnbalancedJournal,
 } from './ledger-reports.ts';
 export { journalsFor, settlementJournalCount } from './journal.repository.ts';
 export { transferReferenceOf } from './transfer.repository.ts';
+export {
+  claimDuePoll,
+  duePolls,
+  fetchCoverage,
+  markStuck,
+  recordFetchCoverage,
+  stuckCandidates,
+  type DuePoll,
+  type FetchCoverage,
+  type MirrorItemKey,
+  type StuckCandidate,
+  type StuckRule,
+} from './mirror-poll.repository.ts';
+export {
+  DEFAULT_POLL_GAPS,
+  DEFAULT_POLL_PLAN,
+  pollKindOf,
+  type PollKind,
+  type PollPlan,
+} from './poll-plan.ts';
+export {
+  bookAdjustment,
+  bookOpeningBalance,
+  findAdjustment,
+  hasOpeningBalances,
+  lastOpeningSequence,
+  listAdjustments,
+  type BookedAdjustment,
+  type NewAdjustment,
+  type NewOpeningBalance,
+} from './book-adjustment.ts';
+export {
+  paymentIntentSettlementLines,
+  transferSettlementLines,
+  transferRefundSettlementLines,
+  paymentRefundSettlementLines,
+} from './settlement-lines.ts';
+export { earliestKnownInstant, openItems, type OpenItem } from './open-items.ts';

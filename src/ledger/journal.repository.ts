@@ -1,12 +1,11 @@
-import type { ObservedVia } from '../queues/job-types.ts';
 import type { Executor } from './executor.ts';
-import type { JournalEntryType, JournalLineRow, JournalRow } from './journal.table.ts';
-import type { LedgerResourceKind } from './ledger-resource-kind.ts';
+import type { JournalEntryType, JournalLineRow, JournalRow, JournalVia } from './journal.table.ts';
+import type { JournalResourceKind, LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { JournalLine, JournalSummary } from './ledger-types.ts';
 import { assertBalanced } from './settlement-lines.ts';
 
 export interface NewJournal {
-  readonly resourceKind: LedgerResourceKind;
+  readonly resourceKind: JournalResourceKind;
   readonly resourceId: string;
   readonly settlementKey: string;
   readonly entryType: JournalEntryType;
@@ -14,7 +13,7 @@ export interface NewJournal {
   readonly description: string;
   readonly effectiveAt: string;
   readonly postedAt: string;
-  readonly via: ObservedVia;
+  readonly via: JournalVia;
   readonly inboxId?: number;
   readonly lines: readonly JournalLine[];
 }
@@ -68,7 +67,7 @@ export async function postJournal(
 /** Every journal of one resource, in booking order, with its lines. */
 export async function journalsFor(
   db: Executor,
-  kind: LedgerResourceKind,
+  kind: JournalResourceKind,
   id: string,
 ): Promise<JournalSummary[]> {
   const journals = await db
@@ -121,7 +120,7 @@ function toJournalLine(row: JournalLineRow): JournalLine {
 function toJournalSummary(row: JournalRow, lines: readonly JournalLine[]): JournalSummary {
   return {
     id: row.id,
-    resourceKind: row.resource_kind as LedgerResourceKind,
+    resourceKind: row.resource_kind as JournalResourceKind,
     resourceId: row.resource_id,
     settlementKey: row.settlement_key,
     entryType: row.entry_type,

@@ -2,7 +2,11 @@ import type { Generated, Selectable } from 'kysely';
 import type { ObservedVia } from '../queues/job-types.ts';
 import type { AccountName } from './accounts.ts';
 
-export type JournalEntryType = 'settlement' | 'reversal';
+/**
+ * `settlement` and `reversal` come from items; `opening` books the service's balances when the
+ * ledger starts; `adjustment` books money the service moved without a documented item.
+ */
+export type JournalEntryType = 'settlement' | 'reversal' | 'opening' | 'adjustment';
 
 /**
  * A balanced set of postings for one resource. (resource_kind, resource_id, settlement_key)
@@ -22,9 +26,12 @@ export interface JournalTable {
   effective_at: string;
   /** When paysync observed that state. */
   posted_at: string;
-  via: ObservedVia;
+  via: JournalVia;
   inbox_id: number | null;
 }
+
+/** How a journal came about: an observed item state, or `manual` (opening balance, adjustment). */
+export type JournalVia = ObservedVia | 'manual';
 
 /** One posting: signed integer amount, debit positive and credit negative. */
 export interface JournalLineTable {

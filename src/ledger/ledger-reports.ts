@@ -113,3 +113,79 @@ export async function unbalancedJournals(db: Executor): Promise<UnbalancedJourna
     ...empty.map((row) => ({ ...row, currency: null, sum: 0 })),
   ].sort((a, b) => a.journalId - b.journalId);
 }
+
+/**
+ * Per `service:*` account and currency, the sum of lines of journals effective at or before
+ * `instant`: what the ledger says the service held then. Opening balances and adjustments count.
+ */
+export async function serviceBalancesAsOf(
+  db: Executor,
+  instant: string,
+): Promise<AccountBalance[]> {
+  const rows = await db
+    .selectFrom('journal_lines')
+    .innerJoin('journals', 'journals.id', 'journal_lines.journal_id')
+    .select([
+      'journal_lines.account',
+      'journal_lines.currency',
+      (eb) => eb.fn.sum<number>('journal_lines.amount').as('balance'),
+    ])
+    .where('journal_lines.account', 'like', 'service:%' as AccountName)
+    .where('journals.effective_at', '<=', instant)
+    .groupBy(['journal_lines.account', 'journal_lines.currency'])
+    .orderBy('journal_lines.account')
+    .orderBy('journal_lines.currency')
+    .execute();
+  return rows.map((row) => ({
+    account: row.account,
+    currency: row.currency,
+    balance: Number(row.balance),
+  }));
+}
+
+export interface JournalNear {
+  readonly journalId: number;
+  readonly resourceKind: string;
+  readonly resourceId: string;
+  readonly entryType: string;
+  readonly effectiveAt: string;
+  readonly postedAt: string;
+  readonly amount: number;
+}
+
+/**
+ * Lines on one account and currency whose journal is effective within `[from, to]`: the
+ * bookings that may straddle a snapshot's instant.
+ */
+export async function journalLinesBetween(
+  db: Executor,
+  options: { account: AccountName; currency: string; from: string; to: string },
+): Promise<JournalNear[]> {
+  const rows = await db
+    .selectFrom('journal_lines')
+    .innerJoin('journals', 'journals.id', 'journal_lines.journal_id')
+    .select([
+      'journals.id',
+      'journals.resource_kind',
+      'journals.resource_id',
+      'journals.entry_type',
+      'journals.effective_at',
+      'journals.posted_at',
+      'journal_lines.amount',
+    ])
+    .where('journal_lines.account', '=', options.account)
+    .where('journal_lines.currency', '=', options.currency)
+    .where('journals.effective_at', '>=', options.from)
+    .where('journals.effective_at', '<=', options.to)
+    .orderBy('journals.effective_at')
+    .execute();
+  return rows.map((row) => ({
+    journalId: Number(row.id),
+    resourceKind: row.resource_kind,
+    resourceId: row.resource_id,
+    entryType: row.entry_type,
+    effectiveAt: row.effective_at,
+    postedAt: row.posted_at,
+    amount: Number(row.amount),
+  }));
+}

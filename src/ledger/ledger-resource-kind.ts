@@ -9,3 +9,6 @@ export const LEDGER_RESOURCE_KINDS: readonly LedgerResourceKind[] = [
   'refund',
   'payment_refund',
 ];
+
+/** What a journal is about: an item, or one of the ledger's own bookings. */
+export type JournalResourceKind = LedgerResourceKind | 'opening_balance' | 'adjustment';

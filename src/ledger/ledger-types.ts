@@ -1,7 +1,8 @@
 import type { ObservedVia } from '../queues/job-types.ts';
 import type { AccountName } from './accounts.ts';
-import type { JournalEntryType } from './journal.table.ts';
-import type { LedgerResourceKind } from './ledger-resource-kind.ts';
+import type { PollPlan } from './poll-plan.ts';
+import type { JournalEntryType, JournalVia } from './journal.table.ts';
+import type { JournalResourceKind, LedgerResourceKind } from './ledger-resource-kind.ts';
 
 /** How and when the caller learned the state it hands to an `apply…` function. */
 export interface Observation {
@@ -10,6 +11,8 @@ export interface Observation {
   readonly inboxId?: number;
   /** When the state was fetched: UTC ISO 8601 (normalised to milliseconds). */
   readonly observedAt: string;
+  /** The janitor's schedule, for the next poll set on a change. @defaultValue `DEFAULT_POLL_PLAN` */
+  readonly pollPlan?: PollPlan;
 }
 
 /** One posting. Debits are positive, credits negative; integers in the smallest unit. */
@@ -21,7 +24,7 @@ export interface JournalLine {
 
 export interface JournalSummary {
   readonly id: number;
-  readonly resourceKind: LedgerResourceKind;
+  readonly resourceKind: JournalResourceKind;
   readonly resourceId: string;
   /** `settlement-<n>` or `reversal-<n>`. */
   readonly settlementKey: string;
@@ -31,7 +34,7 @@ export interface JournalSummary {
   /** The service's updatedAt of the state that was booked. */
   readonly effectiveAt: string;
   readonly postedAt: string;
-  readonly via: ObservedVia;
+  readonly via: JournalVia;
   readonly inboxId: number | null;
   readonly lines: readonly JournalLine[];
 }

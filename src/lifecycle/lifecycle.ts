@@ -65,7 +65,9 @@ export async function runUntilSignal(
       started.push(component);
       logger.debug({ component: component.name }, 'started');
     } catch (error) {
-      logger.error({ component: component.name, err: error }, 'start failed; stopping');
+      // The caller reports the rethrown error, in one line; a second report here, with its
+      // stack, at the default level would only bury it (issue 7.D16).
+      logger.debug({ component: component.name, err: error }, 'start failed; stopping');
       await stopAll(started);
       throw error;
     }

@@ -27,6 +27,7 @@ export const JobName = {
   alert: 'alert',
   receipt: 'receipt',
   recoverInbox: 'recover-inbox',
+  janitor: 'janitor',
 } as const;
 
 export const syncJobNameFor: Record<ResourceKind, (typeof JobName)[keyof typeof JobName]> = {

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Database } from '../db/database.ts';
+import { probeInboxWrite } from '../inbox/index.ts';
 import { readCredentialFailure } from '../service-state/index.ts';
 import { reasonOf } from '../error-reason.ts';
 
@@ -27,10 +28,44 @@ export interface ReadinessDependencies {
   readonly extraChecks?: readonly ReadinessCheck[];
   /** Per check. @defaultValue 1000 */
   readonly timeoutMs?: number;
+  /** How long one inbox write probe's answer is reused. @defaultValue 2000 */
+  readonly writeProbeCacheMs?: number;
+}
+
+const DEFAULT_WRITE_PROBE_CACHE_MS = 2000;
+
+/** The last write probe per database, so a busy `/readyz` poller does not take the write lock each time. */
+const lastWriteProbe = new WeakMap<
+  Kysely<Database>,
+  { readonly at: number; readonly outcome: Promise<string | undefined> }
+>();
+
+/**
+ * Why the inbox cannot be written, or undefined: the answer of a probe at most
+ * `writeProbeCacheMs` old. A database that answers reads but refuses writes (a read-only
+ * SQLite file, a PostgreSQL standby or read-only transaction, a revoked privilege) would
+ * otherwise report ready while every webhook gets 503.
+ */
+export function inboxWriteProblem(
+  db: Kysely<Database>,
+  timeoutMs = 1000,
+  cacheMs = DEFAULT_WRITE_PROBE_CACHE_MS,
+): Promise<string | undefined> {
+  const now = Date.now();
+  const cached = lastWriteProbe.get(db);
+  if (cached && now - cached.at < cacheMs) return cached.outcome;
+  const outcome = within(probeInboxWrite(db), timeoutMs, 'the database').then(
+    () => undefined,
+    (error: unknown) =>
+      `inbox cannot be written (${reasonOf(error)}): make the database writable, or point PAYSYNC_DATABASE_URL at a writable one`,
+  );
+  lastWriteProbe.set(db, { at: now, outcome });
+  return outcome;
 }
 
 /**
- * Ready means: the database answers, Redis answers, and the service has not rejected our
+ * Ready means: the database answers, the inbox can be written (a probe, cached briefly),
+ * Redis answers, and the service has not rejected our
  * credentials (a worker records that after a 401; syncing is paused until it is fixed).
  * The checks run side by side, each bounded, so a dead dependency answers 503 quickly.
  */
@@ -42,6 +77,8 @@ export async function checkReadiness(deps: ReadinessDependencies): Promise<Readi
     } catch (error) {
       return `database does not answer (${reasonOf(error)}): check PAYSYNC_DATABASE_URL and that it runs`;
     }
+    const unwritable = await inboxWriteProblem(deps.db, ms, deps.writeProbeCacheMs);
+    if (unwritable) return unwritable;
     try {
       const failure = await within(readCredentialFailure(deps.db), ms, 'the database');
       if (failure) {

@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from './constant-time-equal.ts';
 import {
   checkTimestamp,
-  headerValue,
   refused,
+  singleHeader,
   type SignatureVerifier,
 } from './signature-outcome.ts';
 
@@ -23,18 +23,22 @@ const FORMAT = { hex: /^(?:[0-9a-fA-F]{2})+$/, base64: /^[A-Za-z0-9+/]+={0,2}$/ 
  * Generic HMAC-SHA256. Without a timestamp header the signed bytes are the raw body; with
  * one they are `<timestamp>.<raw body>`, and the timestamp must be within ±5 minutes, so a
  * captured request cannot be replayed later. A `sha256=` prefix on the signature (GitHub's
- * style) is accepted.
+ * style) is accepted. Either header sent on several lines is malformed, not a set of
+ * alternatives.
  */
 export function hmacVerifier(settings: HmacSchemeSettings): SignatureVerifier {
   const keys = settings.secrets.map((secret) => Buffer.from(secret, 'utf8'));
   return (rawBody, headers, nowMs = Date.now()) => {
-    const signature = headerValue(headers, settings.header);
+    const signature = singleHeader(headers, settings.header);
+    if (typeof signature === 'object') return signature;
     if (signature === undefined) {
       return refused('missing_signature', `missing header: ${settings.header}`);
     }
     let timestamp: string | undefined;
     if (settings.timestampHeader) {
-      timestamp = headerValue(headers, settings.timestampHeader);
+      const value = singleHeader(headers, settings.timestampHeader);
+      if (typeof value === 'object') return value;
+      timestamp = value;
       if (timestamp === undefined) {
         return refused('missing_signature', `missing header: ${settings.timestampHeader}`);
       }

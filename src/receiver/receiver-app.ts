@@ -71,7 +71,7 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
         config.webhook.scheme === 'hmac'
           ? [config.webhook.hmacHeader, config.webhook.hmacTimestampHeader ?? ''].filter(Boolean)
           : [],
-      accept: (event) => intake.accept(event),
+      accept: (events) => intake.acceptAll(events),
       logger,
     }),
   );

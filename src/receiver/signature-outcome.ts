@@ -41,11 +41,29 @@ export function refused(
   return { ok: false, reason, message };
 }
 
-/** The single value of a header; a repeated header counts as malformed, not as two tries. */
-export function headerValue(headers: IncomingHeaders, name: string): string | undefined {
+/**
+ * The one value of a header the scheme needs: undefined when absent or blank, a refusal when
+ * it came on more than one line. RFC 9110 (section 5.3) lets a sender repeat a field only when
+ * its value is a comma-separated list. Standard Webhooks defines `webhook-signature` as a
+ * *space*-separated list in one header (several signatures during a secret rotation), and
+ * `webhook-id` and `webhook-timestamp` as single values. Node joins repeated lines with ", ",
+ * which would turn two ids into the id "a, b" and two signature lines into alternatives; the
+ * route passes Node's `headersDistinct` so that repeated lines stay visible here.
+ */
+export function singleHeader(
+  headers: IncomingHeaders,
+  name: string,
+): string | undefined | Extract<SignatureOutcome, { ok: false }> {
   const value = headers[name];
-  if (Array.isArray(value)) return value.length === 1 ? value[0] : value.join(',');
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
+  const lines = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  if (lines.length > 1) {
+    return refused(
+      'malformed_signature',
+      `${name} was sent on ${lines.length} header lines; send it once (several signatures go space-separated in one webhook-signature header)`,
+    );
+  }
+  const line = lines[0]?.trim();
+  return line === undefined || line === '' ? undefined : line;
 }
 
 /** Checks a Unix-seconds timestamp header against the tolerance. */

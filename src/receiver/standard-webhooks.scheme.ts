@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from './constant-time-equal.ts';
 import {
   checkTimestamp,
-  headerValue,
   refused,
+  singleHeader,
   type SignatureVerifier,
 } from './signature-outcome.ts';
 
@@ -19,7 +19,8 @@ export function standardWebhooksKey(secret: string): Buffer | undefined {
 
 /**
  * Standard Webhooks (https://www.standardwebhooks.com/): `webhook-signature` holds one or
- * more space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`.
+ * more space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`,
+ * in one header line: each of the three headers sent on several lines is malformed.
  * Every configured key is tried against every `v1` signature, so during a rotation both the
  * old and the new secret verify. The HMAC runs over the raw bytes, never a re-encoded string.
  *
@@ -29,9 +30,12 @@ export function standardWebhooksKey(secret: string): Buffer | undefined {
  */
 export function standardWebhooksVerifier(keys: readonly Buffer[]): SignatureVerifier {
   return (rawBody, headers, nowMs = Date.now()) => {
-    const id = headerValue(headers, 'webhook-id');
-    const timestamp = headerValue(headers, 'webhook-timestamp');
-    const signature = headerValue(headers, 'webhook-signature');
+    const id = singleHeader(headers, 'webhook-id');
+    if (typeof id === 'object') return id;
+    const timestamp = singleHeader(headers, 'webhook-timestamp');
+    if (typeof timestamp === 'object') return timestamp;
+    const signature = singleHeader(headers, 'webhook-signature');
+    if (typeof signature === 'object') return signature;
     if (id === undefined || timestamp === undefined || signature === undefined) {
       const missing = [
         signature === undefined ? 'webhook-signature' : '',

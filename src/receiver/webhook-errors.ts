@@ -4,6 +4,7 @@ import type { Response } from 'express';
 export type WebhookErrorCode =
   | 'unsupported_media_type'
   | 'payload_too_large'
+  | 'batch_too_large'
   | 'empty_body'
   | 'invalid_json'
   | 'inbox_unavailable'

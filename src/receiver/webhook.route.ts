@@ -2,8 +2,10 @@ import express, { type Request, type Response, type Router } from 'express';
 import {
   eventIdentity,
   InboxUnavailableError,
+  splitBatch,
   storedHeaders,
   type AcceptResult,
+  type EventIdentity,
   type NewInboxEvent,
 } from '../inbox/index.ts';
 import type { Logger } from '../logger.ts';
@@ -17,8 +19,16 @@ export interface WebhookRouteSettings {
   readonly verify: SignatureVerifier;
   /** Headers to keep beyond the inbox's list (the configured HMAC headers). */
   readonly extraStoredHeaders: readonly string[];
-  /** Stores the event durably, then enqueues it; throws InboxUnavailableError. */
-  readonly accept: (event: NewInboxEvent) => Promise<AcceptResult>;
+  /**
+   * Stores the events of one request durably, all in one commit, then enqueues them; results
+   * in order; throws InboxUnavailableError.
+   */
+  readonly accept: (events: readonly NewInboxEvent[]) => Promise<AcceptResult[]>;
+  /**
+   * Most events one batch may hold; a larger one is refused (413) before anything is stored,
+   * so one request never holds the inbox in a transaction for long. @defaultValue 10000
+   */
+  readonly maxBatchEvents?: number;
   readonly logger: Logger;
 }
 
@@ -50,11 +60,13 @@ function parseJson(rawBody: Buffer): { ok: true; value: unknown } | { ok: false 
 /**
  * `POST <path>`: the door webhooks come in by. Checks run cheapest and least trusting first
  * (docs/receiver.md): content type (415), size while reading (413), empty (400), signature
- * (401), JSON (400); unsigned bytes never reach the JSON parser and nothing is stored before
- * all of them pass. Then the inbox takes it: 202 when stored, 200 for a duplicate, 503 when
- * the database failed (the sender retries).
+ * (401), JSON (400), batch size (413); unsigned bytes never reach the JSON parser and nothing
+ * is stored before all of them pass. Then the inbox takes it: 202 when stored, 200 for a
+ * duplicate, 503 when the database failed (the sender retries). A batch (see splitBatch) is
+ * stored as one row per event, in one commit, and answered once for all of them.
  */
 export function webhookRoute(settings: WebhookRouteSettings): Router {
+  const maxBatchEvents = settings.maxBatchEvents ?? 10_000;
   const router = express.Router();
   const refuse = (response: Response, status: number, code: string, message: string) => {
     webhookOutcomes.inc({ outcome: code });
@@ -75,7 +87,9 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
       if (isBlank(rawBody)) {
         return refuse(response, 400, 'empty_body', 'the body is empty');
       }
-      const signature = settings.verify(rawBody, request.headers);
+      // headersDistinct keeps repeated lines apart (Node's `headers` joins them with ", "), so
+      // the verifier can refuse a repeated signature, id or timestamp header.
+      const signature = settings.verify(rawBody, request.headersDistinct);
       if (!signature.ok) {
         signatureFailures.inc({ reason: signature.reason });
         settings.logger.warn(
@@ -87,13 +101,29 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
       const parsed = parseJson(rawBody);
       if (!parsed.ok) return refuse(response, 400, 'invalid_json', 'the body is not valid JSON');
 
-      let result: AcceptResult;
+      let batch: ReturnType<typeof splitBatch>;
       try {
-        result = await settings.accept({
-          ...eventIdentity(rawBody, parsed.value, signature.signedEventId),
-          rawBody,
-          headers: storedHeaders(request.headers, settings.extraStoredHeaders),
-        });
+        batch = splitBatch(rawBody, parsed.value, signature.signedEventId);
+      } catch (error) {
+        // Cannot happen for a body that parsed; if it does, keep the body whole (nothing lost).
+        settings.logger.error({ err: error }, 'batch not split; storing the body as one event');
+        batch = undefined;
+      }
+      if (batch && batch.length > maxBatchEvents) {
+        return refuse(
+          response,
+          413,
+          'batch_too_large',
+          `the batch holds ${batch.length} events; send at most ${maxBatchEvents} per request`,
+        );
+      }
+      const headers = storedHeaders(request.headers, settings.extraStoredHeaders);
+      const events: (EventIdentity & { rawBody: Buffer })[] = batch ?? [
+        { ...eventIdentity(rawBody, parsed.value, signature.signedEventId), rawBody },
+      ];
+      let results: AcceptResult[];
+      try {
+        results = await settings.accept(events.map((event) => ({ ...event, headers })));
       } catch (error) {
         if (!(error instanceof InboxUnavailableError)) throw error;
         settings.logger.error(
@@ -108,10 +138,22 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
           'the event could not be stored; retry later',
         );
       }
-      webhookOutcomes.inc({ outcome: result.duplicate ? 'duplicate' : 'accepted' });
-      response
-        .status(result.duplicate ? 200 : 202)
-        .json({ received: true, duplicate: result.duplicate, inboxId: result.inboxId });
+      const duplicates = results.filter((result) => result.duplicate).length;
+      const duplicate = duplicates === results.length;
+      webhookOutcomes.inc({ outcome: duplicate ? 'duplicate' : 'accepted' });
+      response.status(duplicate ? 200 : 202);
+      if (!batch) {
+        response.json({ received: true, duplicate, inboxId: results[0]!.inboxId });
+        return;
+      }
+      response.json({
+        received: true,
+        duplicate,
+        batch: true,
+        events: results.length,
+        duplicates,
+        inboxIds: results.map((result) => result.inboxId),
+      });
     },
   );
   router.all(settings.path, (_request, response) => {

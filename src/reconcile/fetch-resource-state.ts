@@ -13,7 +13,7 @@ import { resolveTransferReference } from './resolve-transfer-reference.ts';
 import {
   CLOCK_SKEW_MS,
   REFERENCE_LOOKBACK_MS,
-  type SyncDependencies,
+  type FetchDependencies,
 } from './sync-dependencies.ts';
 import { UnknownResourceError } from './unknown-resource-error.ts';
 
@@ -32,13 +32,13 @@ export interface FetchResult {
 
 type LedgerTarget = SyncJobData & { kind: FetchedState['kind'] };
 
-function lookupWindow(deps: SyncDependencies): { from: Date; to: Date } {
+function lookupWindow(deps: FetchDependencies): { from: Date; to: Date } {
   const now = (deps.now ?? (() => new Date()))().getTime();
   return { from: new Date(now - REFERENCE_LOOKBACK_MS), to: new Date(now + CLOCK_SKEW_MS) };
 }
 
 async function fetchPaymentIntents(
-  deps: SyncDependencies,
+  deps: FetchDependencies,
   target: LedgerTarget,
 ): Promise<FetchResult> {
   if (target.id) {
@@ -68,7 +68,7 @@ async function fetchPaymentIntents(
   };
 }
 
-async function fetchTransfer(deps: SyncDependencies, target: LedgerTarget): Promise<FetchResult> {
+async function fetchTransfer(deps: FetchDependencies, target: LedgerTarget): Promise<FetchResult> {
   let reference = target.reference;
   if (target.id && !reference) {
     const resolved = await resolveTransferReference(deps, target.id, undefined);
@@ -102,7 +102,7 @@ async function fetchTransfer(deps: SyncDependencies, target: LedgerTarget): Prom
   };
 }
 
-async function fetchPaymentRefund(deps: SyncDependencies, id: string): Promise<FetchResult> {
+async function fetchPaymentRefund(deps: FetchDependencies, id: string): Promise<FetchResult> {
   const body = await deps.upstream.getPaymentRefundStatus(Number(id));
   // The status response is "not shown" upstream; the ledger's schema says what it must hold.
   const parsed = paymentRefundState.safeParse(body);
@@ -126,7 +126,7 @@ async function fetchPaymentRefund(deps: SyncDependencies, id: string): Promise<F
  * from the mirror. A transfer never mirrored yet is fetched first and applied just before the
  * refund; if the service cannot find it, the refund is booked as the ledger decides alone.
  */
-async function fetchRefund(deps: SyncDependencies, target: LedgerTarget): Promise<FetchResult> {
+async function fetchRefund(deps: FetchDependencies, target: LedgerTarget): Promise<FetchResult> {
   const refund = await deps.upstream.getRefund(target.id!);
   const states: FetchedState[] = [];
   if (!(await transferReferenceOf(deps.db, refund.transactionId))) {
@@ -150,7 +150,7 @@ async function fetchRefund(deps: SyncDependencies, target: LedgerTarget): Promis
  * allows it, by reference where it does not (transfers, intents known only by reference).
  */
 export async function fetchResourceState(
-  deps: SyncDependencies,
+  deps: FetchDependencies,
   target: LedgerTarget,
 ): Promise<FetchResult> {
   switch (target.kind) {

@@ -15,7 +15,7 @@ export {
   type ReferenceSource,
   type ResolvedReference,
 } from './resolve-transfer-reference.ts';
-export type { SyncDependencies } from './sync-dependencies.ts';
+export type { FetchDependencies, SyncDependencies } from './sync-dependencies.ts';
 export { syncResource } from './sync-resource.ts';
 export type { SyncAttempt, SyncResult } from './sync-result.ts';
 export { UnknownResourceError } from './unknown-resource-error.ts';

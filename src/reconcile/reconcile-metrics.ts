@@ -1,7 +1,7 @@
 import { Counter } from 'prom-client';
 import { metricsRegistry } from '../metrics/index.ts';
 
-/** Every sync attempt by resource kind and outcome (synced, retry, gave_up, stop). */
+/** Every sync attempt by resource kind and outcome (synced, linked, skipped, retry, gave_up, stop). */
 export const syncAttemptsTotal = new Counter({
   name: 'paysync_sync_attempts_total',
   help: 'Sync attempts of one resource, by kind and outcome',

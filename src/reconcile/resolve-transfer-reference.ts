@@ -1,7 +1,7 @@
 import { referenceFromInbox } from '../ingest/inbox-progress.repository.ts';
 import { transferReferenceOf } from '../ledger/index.ts';
 import { walkWindow, type Transfer } from '../upstream/index.ts';
-import { CLOCK_SKEW_MS, type SyncDependencies } from './sync-dependencies.ts';
+import { CLOCK_SKEW_MS, type FetchDependencies } from './sync-dependencies.ts';
 import { UnknownResourceError } from './unknown-resource-error.ts';
 
 /** Where a transfer's reference was found, in the order they are tried. */
@@ -21,7 +21,7 @@ export interface ResolvedReference {
  * Throws {@link UnknownResourceError} when none has it.
  */
 export async function resolveTransferReference(
-  deps: SyncDependencies,
+  deps: FetchDependencies,
   id: string,
   fromEvent: string | undefined,
 ): Promise<ResolvedReference> {

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import type { Queues } from '../queues/index.ts';
+import type { PollPlan } from '../ledger/index.ts';
 import type { UpstreamClient } from '../upstream/index.ts';
 import type { CredentialGuard } from './credential-guard.ts';
 
@@ -18,6 +19,8 @@ export interface SyncDependencies {
   readonly notFoundAttempts?: number;
   /** @defaultValue `() => new Date()` */
   readonly now?: () => Date;
+  /** The janitor's schedule, for the next poll set when a fetch changes an item. @defaultValue `DEFAULT_POLL_PLAN` */
+  readonly pollPlan?: PollPlan;
 }
 
 /** How far back a lookup by reference looks: the list endpoints filter on `createdAt`. */
@@ -28,3 +31,9 @@ export const REFERENCE_LOOKBACK_MS = 400 * 24 * 3_600_000;
  * ahead of ours is still inside `to`.
  */
 export const CLOCK_SKEW_MS = 3_600_000;
+
+/** What fetching one resource's state needs: no queues, so a CLI command can poll too. */
+export type FetchDependencies = Pick<
+  SyncDependencies,
+  'db' | 'upstream' | 'now' | 'transferSearchHours'
+>;

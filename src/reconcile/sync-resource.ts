@@ -1,10 +1,11 @@
 import { closeCoveredInboxRows, latestInboxId } from '../ingest/inbox-progress.repository.ts';
-import type { ApplyOutcome } from '../ledger/index.ts';
+import { recordFetchCoverage, type ApplyOutcome } from '../ledger/index.ts';
 import type { SyncJobData } from '../queues/index.ts';
 import { applyFetchedState } from './apply-fetched-state.ts';
-import { fetchResourceState } from './fetch-resource-state.ts';
+import { fetchResourceState, type FetchedState } from './fetch-resource-state.ts';
 import { enqueueFollowUps, followUpsFor } from './follow-ups.ts';
 import { handleSyncFailure } from './handle-sync-failure.ts';
+import { skipCoveredFetch } from './skip-covered-fetch.ts';
 import { syncAttemptsTotal } from './reconcile-metrics.ts';
 import type { SyncDependencies } from './sync-dependencies.ts';
 import { syncPaymentLink } from './sync-payment-link.ts';
@@ -16,7 +17,8 @@ import type { SyncAttempt, SyncResult } from './sync-result.ts';
  *
  * "Covers" means received before the fetch began: the highest inbox id is read first, and
  * only rows at or below it are closed. An event that lands mid-fetch stays open, and its own
- * (deduplicated) sync fetches again.
+ * (deduplicated) sync fetches again. Before fetching, a sync whose events an earlier fetch
+ * already covered, with no poll due, closes them and skips the fetch (`skip-covered-fetch.ts`).
  */
 export async function syncResource(
   deps: SyncDependencies,
@@ -42,17 +44,22 @@ async function runSync(
     }
   }
   const target = { ...data, kind: data.kind };
+  const now = deps.now ?? (() => new Date());
+  const fetchStartedAt = now().toISOString();
+  const skipped = await skipCoveredFetch(deps, target, fetchStartedAt);
+  if (skipped) return skipped;
   let fetched;
   try {
     fetched = await fetchResourceState(deps, target);
   } catch (error) {
     return handleSyncFailure(deps, data, attempt, upToId, error);
   }
-  const observedAt = (deps.now ?? (() => new Date()))().toISOString();
+  const observedAt = now().toISOString();
   const observation = {
     via: data.via,
     observedAt,
     ...(data.inboxId !== undefined ? { inboxId: data.inboxId } : {}),
+    ...(deps.pollPlan ? { pollPlan: deps.pollPlan } : {}),
   };
   let committed: { outcomes: ApplyOutcome[]; closedRows: number };
   try {
@@ -60,6 +67,7 @@ async function runSync(
       const outcomes: ApplyOutcome[] = [];
       for (const state of fetched.states) {
         outcomes.push(await applyFetchedState(trx, state, observation));
+        await recordFetchCoverage(trx, itemOf(state), { upToInboxId: upToId, fetchStartedAt });
       }
       const closedRows = await closeCoveredInboxRows(trx, fetched.handle, {
         upToId,
@@ -73,4 +81,21 @@ async function runSync(
   }
   await enqueueFollowUps(deps.queues, followUpsFor(committed.outcomes), deps.logger);
   return { outcome: 'synced', ...committed };
+}
+
+function itemOf(fetched: FetchedState) {
+  switch (fetched.kind) {
+    case 'payment_intent':
+      return {
+        kind: fetched.kind,
+        id: fetched.state.id,
+        reference: fetched.state.purchaseReference,
+      };
+    case 'transfer':
+      return { kind: fetched.kind, id: fetched.state.id, reference: fetched.state.reference };
+    case 'refund':
+      return { kind: fetched.kind, id: String(fetched.state.id) };
+    case 'payment_refund':
+      return { kind: fetched.kind, id: String(fetched.state.id) };
+  }
 }

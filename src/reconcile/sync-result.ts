@@ -20,6 +20,11 @@ export type SyncResult =
       readonly paymentIntents: readonly string[];
       readonly closedRows: number;
     }
+  | {
+      /** An earlier fetch covered every open event and no poll was due: nothing fetched. */
+      readonly outcome: 'skipped';
+      readonly closedRows: number;
+    }
   | { readonly outcome: 'retry'; readonly error: unknown; readonly reason: string }
   | { readonly outcome: 'gave_up'; readonly reason: string }
   | { readonly outcome: 'stop'; readonly reason: string };

@@ -4,3 +4,4 @@ export {
   recordCredentialFailure,
   type CredentialFailure,
 } from './credential-state.repository.ts';
+export { readStateValue, setStateValueOnce } from './state-value.repository.ts';

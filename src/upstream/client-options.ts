@@ -32,7 +32,11 @@ export interface UpstreamClientOptions {
   rps?: number;
   /** Redis used for the shared rate limit. Without it the limit is in-process. */
   redis?: Redis;
-  /** Redis key prefix of the shared limit; processes of one deployment share it. @defaultValue `'paysync:upstream:rps'` */
+  /**
+   * Redis key prefix of the shared limit; the environment and merchant id are appended, so
+   * only processes of one deployment share a budget. From the config it is
+   * `<PAYSYNC_QUEUE_PREFIX>:upstream:rps`. @defaultValue `'paysync:upstream:rps'`
+   */
   rateLimitKey?: string;
   /** Check bodies and queries against the contract before sending. @defaultValue true */
   validateRequests?: boolean;
@@ -92,6 +96,7 @@ export function clientOptionsFromConfig(
     maxRetries: config.upstream.maxRetries,
     concurrency: config.upstream.concurrency,
     rps: config.upstream.rps,
+    rateLimitKey: `${config.processing.queuePrefix}:upstream:rps`,
     ...(redis ? { redis } : {}),
     ...(logger ? { logger } : {}),
   };

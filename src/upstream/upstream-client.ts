@@ -104,6 +104,8 @@ export class UpstreamClient {
       rps: this.options.rps,
       redis: this.options.redis,
       key: this.options.rateLimitKey,
+      merchantId: this.options.merchantId,
+      environment: this.options.environment,
     });
     this.concurrency = bulkhead(this.options.concurrency, Number.MAX_SAFE_INTEGER);
   }

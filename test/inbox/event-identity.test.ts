@@ -33,6 +33,23 @@ describe('event identity (the dedupe key)', () => {
     expect(identity.eventId).toBe(eventId);
   });
 
+  it('keeps long event ids distinct (7.A3): keyed by their sha256, stored whole', () => {
+    const body = { type: 'transfer.updated', data: { id: 'tr_x' } };
+    const raw = Buffer.from(JSON.stringify(body));
+    const longA = `evt_${'a'.repeat(300)}`;
+    const longB = `evt_${'a'.repeat(299)}b`;
+    const a = eventIdentity(raw, body, longA);
+    const b = eventIdentity(raw, body, longB);
+    expect(a.dedupeKey).not.toBe(b.dedupeKey);
+    expect(a.dedupeKey).toBe(`event-sha256:${createHash('sha256').update(longA).digest('hex')}`);
+    expect(a.eventId).toBe(longA);
+    expect(eventIdentity(raw, body, longA).dedupeKey).toBe(a.dedupeKey);
+    // A long id in the body counts too; exactly 200 characters is still keyed as it is.
+    const inBody = { id: `e${'x'.repeat(250)}` };
+    expect(eventIdentity(Buffer.from('{}'), inBody).eventId).toBe(inBody.id);
+    expect(eventIdentity(raw, body, 'e'.repeat(200)).dedupeKey).toBe(`event:${'e'.repeat(200)}`);
+  });
+
   it('reads the type from type, event or name', () => {
     expect(eventIdentity(Buffer.from('{}'), { type: 'a' }).eventType).toBe('a');
     expect(eventIdentity(Buffer.from('{}'), { event: 'b' }).eventType).toBe('b');

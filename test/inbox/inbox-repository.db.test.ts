@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import {
@@ -75,6 +76,63 @@ describe('inbox repository', () => {
     expect(stored!.rawBody.toString()).toBe('{"id":"evt_b"}');
   });
 
+  it('an id-less repeat is a duplicate only while the first copy awaits pick-up (7.A2)', async () => {
+    const body = Buffer.from('{"resourceId":"tr_a2repeat","resourceType":"transfer"}');
+    const key = `sha256:${createHash('sha256').update(body).digest('hex')}`;
+    const notification = (): NewInboxEvent => ({
+      dedupeKey: key,
+      eventId: undefined,
+      eventType: undefined,
+      rawBody: body,
+      headers: {},
+    });
+    const first = await insertInboxEvent(database.db, notification());
+    // Still waiting for its ingest: that ingest's fetch comes after this repeat anyway.
+    expect(await insertInboxEvent(database.db, notification())).toEqual({
+      inboxId: first.inboxId,
+      duplicate: true,
+    });
+    for (const pickedUp of ['processing', 'processed', 'failed', 'unclassified'] as const) {
+      const before = await insertInboxEvent(database.db, notification());
+      await markInboxStatus(database.db, before.inboxId, pickedUp);
+      const repeat = await insertInboxEvent(database.db, notification());
+      expect(repeat.duplicate).toBe(false);
+      expect(repeat.inboxId).toBeGreaterThan(before.inboxId);
+      // The earlier copy keeps its bytes and status; it only handed its key on.
+      expect(await findInboxEvent(database.db, before.inboxId)).toMatchObject({
+        status: pickedUp,
+        dedupeKey: `${key}@${before.inboxId}`,
+      });
+      expect(await findInboxEvent(database.db, repeat.inboxId)).toMatchObject({
+        status: 'received',
+        dedupeKey: key,
+      });
+    }
+    // Five receivers racing on a repeat after pick-up store it once.
+    const latest = await insertInboxEvent(database.db, notification());
+    await markInboxStatus(database.db, latest.inboxId, 'processed');
+    const racing = await Promise.all(
+      Array.from({ length: 5 }, () => insertInboxEvent(database.db, notification())),
+    );
+    expect(racing.filter((r) => !r.duplicate)).toHaveLength(1);
+    expect(new Set(racing.map((r) => r.inboxId)).size).toBe(1);
+    const rows = await database.db
+      .selectFrom('webhook_inbox')
+      .select('id')
+      .where('raw_body', '=', body)
+      .execute();
+    expect(rows).toHaveLength(6);
+  });
+
+  it('an event with an id stays a duplicate after it was processed', async () => {
+    const first = await insertInboxEvent(database.db, event('evt_kept', new Date()));
+    await markInboxStatus(database.db, first.inboxId, 'processed');
+    expect(await insertInboxEvent(database.db, event('evt_kept', new Date()))).toEqual({
+      inboxId: first.inboxId,
+      duplicate: true,
+    });
+  });
+
   it('two concurrent inserts of one event store it once', async () => {
     const results = await Promise.all(
       Array.from({ length: 5 }, () => insertInboxEvent(database.db, event('evt_race', new Date()))),
@@ -137,6 +195,29 @@ describe('inbox repository', () => {
     await expect(failingQueue.accept(event('evt_r', new Date()))).rejects.toBeInstanceOf(
       InboxUnavailableError,
     );
+  });
+
+  it('commits a batch whole or not at all, beside other requests (7.A1)', async () => {
+    const intake = createInboxIntake(database.db, {
+      enqueue: async () => undefined,
+      logger: createLogger({ level: 'silent', pretty: false }),
+    });
+    const batch = Array.from({ length: 1200 }, (_, i) => event(`evt_big${i}`, new Date()));
+    const [single, stored] = await Promise.all([
+      intake.accept(event('evt_alone', new Date())),
+      intake.acceptAll(batch),
+    ]);
+    expect(single.duplicate).toBe(false);
+    expect(stored.filter((r) => !r.duplicate)).toHaveLength(1200);
+    // One bad element (past the first statement's rows) rolls the whole batch back.
+    const broken = Array.from({ length: 700 }, (_, i) => event(`evt_bad${i}`, new Date()));
+    broken[650] = { ...broken[650]!, rawBody: null as unknown as Buffer };
+    await expect(intake.acceptAll(broken)).rejects.toBeInstanceOf(InboxUnavailableError);
+    const count = await database.db
+      .selectFrom('webhook_inbox')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(1201);
   });
 
   it('marks status, counts attempts, and keeps processed_at only for final statuses', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
 import { classifyEvent, kindOfEventType } from '../../src/ingest/classify-event.ts';
 
 const PI = 'pi_A1b2C3d4E5f6G7h8I9j0K1l2';
@@ -152,6 +153,166 @@ const recognised = [
     { type: 'subscription_link.completed', data: { id: PL } },
     { kind: 'payment_link', id: PL },
   ],
+  // 7.B4: CloudEvents name the resource in `subject`, and sometimes in `source`.
+  [
+    'CloudEvents subject with a transfer path',
+    {
+      specversion: '1.0',
+      id: 'ce-1',
+      source: '/merchants/m-1',
+      type: 'com.example.transfer.updated',
+      subject: `transfers/${TR}`,
+    },
+    { kind: 'transfer', id: TR },
+  ],
+  [
+    'CloudEvents subject with a payment intent path, type naming no kind',
+    {
+      specversion: '1.0',
+      id: 'ce-2',
+      source: '/merchants/m-1',
+      type: 'com.example.object.changed',
+      subject: `payment-intents/${PI}`,
+    },
+    { kind: 'payment_intent', id: PI },
+  ],
+  [
+    'CloudEvents subject with a refund path (numeric id)',
+    {
+      specversion: '1.0',
+      id: 'ce-3',
+      source: '/m',
+      type: 'com.example.changed',
+      subject: 'refunds/123',
+    },
+    { kind: 'refund', id: '123' },
+  ],
+  [
+    'CloudEvents subject with a payment link path',
+    {
+      specversion: '1.0',
+      id: 'ce-4',
+      source: '/m',
+      type: 'com.example.changed',
+      subject: `payment-links/${PL}`,
+    },
+    { kind: 'payment_link', id: PL },
+  ],
+  [
+    'CloudEvents subject holding a bare id',
+    { specversion: '1.0', id: 'ce-5', source: '/m', type: 'com.example.changed', subject: TR },
+    { kind: 'transfer', id: TR },
+  ],
+  [
+    'CloudEvents subject holding a bare number under a refund type',
+    {
+      specversion: '1.0',
+      id: '77',
+      source: '/m',
+      type: 'com.example.refund.updated',
+      subject: '1006',
+    },
+    { kind: 'refund', id: '1006' },
+  ],
+  [
+    'CloudEvents subject: a refund listed under a payment intent is a payment refund',
+    {
+      specversion: '1.0',
+      id: 'ce-6',
+      source: '/m',
+      type: 'com.example.changed',
+      subject: `payment-intents/${PI}/refunds/45`,
+    },
+    { kind: 'payment_refund', id: '45' },
+  ],
+  [
+    'CloudEvents source carrying the id as a URL',
+    {
+      specversion: '1.0',
+      id: 'ce-7',
+      type: 'com.example.changed',
+      source: `https://api.example.com/v1/transfers/${TR}?expand=all`,
+    },
+    { kind: 'transfer', id: TR },
+  ],
+  [
+    'CloudEvents subject beats a numeric event id under a refund type',
+    {
+      specversion: '1.0',
+      id: 55555,
+      source: '/m',
+      type: 'refund.completed',
+      subject: 'refunds/1006',
+    },
+    { kind: 'refund', id: '1006' },
+  ],
+  // 7.B5: `resourceType` counts for every kind, numeric ids included.
+  [
+    'resourceType refund with a quoted numeric id',
+    { resourceId: '1005', resourceType: 'refund' },
+    { kind: 'refund', id: '1005' },
+  ],
+  [
+    'resourceType payment_refund with a numeric id',
+    { resource_id: 1007, resource_type: 'payment_refund' },
+    { kind: 'payment_refund', id: '1007' },
+  ],
+  [
+    'resourceType on the data object, beside an event id and a type naming no kind',
+    { id: 'evt_1', type: 'resource.changed', data: { resourceType: 'refund', id: 1008 } },
+    { kind: 'refund', id: '1008' },
+  ],
+  [
+    'resourceType transfer known by reference',
+    { resourceType: 'transfer', reference: 'payout-9' },
+    { kind: 'transfer', reference: 'payout-9' },
+  ],
+  [
+    'resourceType with a prefixed id',
+    { resourceId: TR, resourceType: 'transfer' },
+    { kind: 'transfer', id: TR },
+  ],
+  // 7.B6: which id is the refund's.
+  [
+    'refundId beats the numeric top-level event id',
+    { id: 55555, event: 'refund.completed', refundId: 1006, transferId: TR },
+    { kind: 'refund', id: '1006' },
+  ],
+  [
+    'refund_id beats the numeric top-level event id',
+    { id: '55555', type: 'refund.updated', refund_id: '1006' },
+    { kind: 'refund', id: '1006' },
+  ],
+  [
+    'paymentRefundId under a refund type names a payment refund',
+    { id: 55555, event: 'refund.completed', paymentRefundId: 1009, paymentIntentId: PI },
+    { kind: 'payment_refund', id: '1009' },
+  ],
+  [
+    'refundId under a payment refund type is the payment refund',
+    { id: 55555, type: 'payment_refund.updated', refundId: 1010 },
+    { kind: 'payment_refund', id: '1010' },
+  ],
+  [
+    'data.id beats the numeric top-level event id',
+    { id: 55555, type: 'refund.updated', data: { id: 1011, transactionId: TR } },
+    { kind: 'refund', id: '1011' },
+  ],
+  [
+    'resourceId beats the bare id at the top level',
+    { id: 55555, type: 'refund.updated', resourceId: 1012 },
+    { kind: 'refund', id: '1012' },
+  ],
+  [
+    'a refund object under a refund key',
+    { type: 'refund.updated', data: { refund: { id: 1013, status: 'successful' } } },
+    { kind: 'refund', id: '1013' },
+  ],
+  [
+    'a flat refund: the top-level id is the only id',
+    { id: 1014, type: 'refund.updated', transactionId: TR },
+    { kind: 'refund', id: '1014' },
+  ],
 ] as const;
 
 describe('classifyEvent: recognised shapes', () => {
@@ -239,6 +400,31 @@ const rejected: ReadonlyArray<readonly [string, string | Buffer, RegExp]> = [
     /no event type/,
   ],
   ['an empty buffer', Buffer.alloc(0), /not JSON/],
+  [
+    'a refund type whose only number is inside a transfer object',
+    JSON.stringify({ type: 'refund.updated', data: { transfer: { id: 5, reference: 'p' } } }),
+    /names a refund/,
+  ],
+  [
+    'a refund type that only points at a transfer by a kind key',
+    JSON.stringify({ type: 'refund.updated', data: { transferId: TR } }),
+    /names a refund/,
+  ],
+  [
+    'resourceType transfer with a number, which is no transfer id',
+    JSON.stringify({ resourceId: '1005', resourceType: 'transfer' }),
+    /resource type names a transfer/,
+  ],
+  [
+    'CloudEvents source naming only the producer',
+    JSON.stringify({
+      specversion: '1.0',
+      id: 'ce-9',
+      source: '/merchants/42',
+      type: 'com.example.ping',
+    }),
+    /unknown event type/,
+  ],
 ];
 
 describe('classifyEvent: rejected', () => {
@@ -266,5 +452,36 @@ describe('kindOfEventType', () => {
     ['invoice.paid', undefined],
   ])('%s → %s', (type, kind) => {
     expect(kindOfEventType(type)).toBe(kind);
+  });
+});
+
+describe('classifyEvent on arbitrary input', () => {
+  test('never throws, and a resource always has an id or a reference', () => {
+    const subjectLike = fc.oneof(
+      fc.string(),
+      fc.constantFrom('refunds/', 'transfers/', 'https://x/payment-intents/', 'urn:a:'),
+    );
+    const bodies = fc.oneof(
+      fc.jsonValue(),
+      fc.record({
+        id: fc.oneof(fc.integer(), fc.string()),
+        type: fc.string(),
+        subject: fc
+          .tuple(subjectLike, fc.oneof(fc.nat().map(String), fc.string()))
+          .map(([a, b]) => a + b),
+        resourceType: fc.constantFrom('refund', 'payment_refund', 'transfer', 'x'),
+        resourceId: fc.oneof(fc.nat(), fc.string()),
+        data: fc.jsonValue(),
+      }),
+    );
+    fc.assert(
+      fc.property(bodies, (body) => {
+        const result = classifyEvent(Buffer.from(JSON.stringify(body) ?? 'null'));
+        if (result.outcome === 'resource') {
+          expect(result.id ?? result.reference).toBeTruthy();
+        }
+      }),
+      { seed: 7_2026, numRuns: 500 },
+    );
   });
 });

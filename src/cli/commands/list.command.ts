@@ -4,7 +4,7 @@ import type { MirrorRecord } from '../../ledger/index.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { integerOption } from '../input/parse-integer.ts';
 import { LIST_KINDS, listKind, type ListKind } from '../input/list-kind.ts';
-import { parseSince, SINCE_FORMS } from '../input/parse-since.ts';
+import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 
 const SINGULAR: Record<ListKind, string> = {
   intents: 'payment intent',
@@ -62,10 +62,9 @@ export function listCommand(): Command {
       'only these statuses, comma-separated (e.g. failed or pending,created)',
     )
     .addOption(
-      new Option(
-        '--since <time>',
-        `only items the service updated since: ${SINCE_FORMS}`,
-      ).argParser((value) => parseSince(value)),
+      new Option('--since <time>', `only items the service updated since: ${TIME_FORMS}`).argParser(
+        timeOption('--since'),
+      ),
     )
     .option('--limit <n>', 'show at most this many', integerOption('--limit', 1, 100_000), 50)
     .option('--json', 'print a JSON array instead of a table (the raw service JSON is in `show`)')

@@ -11,8 +11,13 @@ export function migrateCommand(): Command {
     .action(async () => {
       const { config } = commandContext('migrate');
       // Loaded here, not at the top, so `paysync --help` and `paysync sim` start fast.
-      const { createDatabase, migrateToLatest, migrationStatus, MigrationError } =
-        await import('../../db/index.ts');
+      const {
+        createDatabase,
+        migrateToLatest,
+        migrationStatus,
+        MigrationError,
+        DatabaseOpenError,
+      } = await import('../../db/index.ts');
       let handle: DatabaseHandle | undefined;
       try {
         handle = createDatabase(config.databaseUrl);
@@ -27,8 +32,15 @@ export function migrateCommand(): Command {
           console.log(`${handle.displayUrl} is up to date (${all.length} applied)`);
         }
       } catch (error) {
-        const where = handle?.displayUrl ?? 'the database';
-        const reason = error instanceof MigrationError ? error.message : reasonOf(error);
+        const where =
+          handle?.displayUrl ??
+          (error instanceof DatabaseOpenError ? error.displayUrl : 'the database');
+        const reason =
+          error instanceof DatabaseOpenError
+            ? error.reason
+            : error instanceof MigrationError
+              ? error.message
+              : reasonOf(error);
         throw new CliError(
           `migrate: cannot migrate ${where}: ${reason} → check PAYSYNC_DATABASE_URL and that the database is running`,
         );

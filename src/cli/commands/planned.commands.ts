@@ -1,10 +1,18 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { CliError, ExitCode } from '../errors.ts';
+import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 
 function notImplementedYet(name: string): () => never {
   return () => {
     throw new CliError(`${name}: not implemented yet`, ExitCode.usage);
   };
+}
+
+/** A mandatory `--from`/`--to` flag, read by the one time parser every command shares. */
+function windowEdge(flag: '--from' | '--to', what: string): Option {
+  return new Option(`${flag} <time>`, `${what} (inclusive): ${TIME_FORMS}`)
+    .makeOptionMandatory()
+    .argParser(timeOption(flag));
 }
 
 /**
@@ -17,13 +25,13 @@ export function plannedCommands(): Command[] {
     .action(notImplementedYet('sweep'));
   const backfill = new Command('backfill')
     .description('fetch every payment intent and transfer in a time window into the ledger')
-    .requiredOption('--from <time>', 'start, UTC ISO 8601 (inclusive)')
-    .requiredOption('--to <time>', 'end, UTC ISO 8601 (inclusive)')
+    .addOption(windowEdge('--from', 'start'))
+    .addOption(windowEdge('--to', 'end'))
     .action(notImplementedYet('backfill'));
   const exportCommand = new Command('export')
     .description('write the books for a period in an accounting format')
-    .requiredOption('--from <time>', 'start, UTC ISO 8601 (inclusive)')
-    .requiredOption('--to <time>', 'end, UTC ISO 8601 (inclusive)')
+    .addOption(windowEdge('--from', 'start'))
+    .addOption(windowEdge('--to', 'end'))
     .option('--format <format>', 'output format', 'csv')
     .action(notImplementedYet('export'));
   return [sweep, backfill, exportCommand];

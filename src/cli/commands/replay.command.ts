@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config.ts';
 import { CliError, ExitCode } from '../errors.ts';
-import { parseSince, SINCE_FORMS } from '../input/parse-since.ts';
+import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 
 interface ReplayFlags {
   since?: Date;
@@ -43,8 +43,8 @@ export function replayCommand(): Command {
     .description('re-run received webhook events through the workers (safe to repeat)')
     .argument('[inbox-id]', 'inbox id of one event (a number)', inboxId)
     .addOption(
-      new Option('--since <time>', `every event received since: ${SINCE_FORMS}`).argParser(
-        (value) => parseSince(value),
+      new Option('--since <time>', `every event received since: ${TIME_FORMS}`).argParser(
+        timeOption('--since'),
       ),
     )
     .option('--dry-run', 'only count the events that would be queued')

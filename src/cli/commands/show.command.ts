@@ -1,14 +1,16 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config.ts';
+import type { DatabaseHandle } from '../../db/index.ts';
 import { CliError } from '../errors.ts';
 
-const RESOURCE_ID = /^(pi_[0-9A-Za-z]+|tr_[0-9A-Za-z]+|\d+|(refund|payment_refund):\d+)$/;
+const RESOURCE_ID =
+  /^(pi_[0-9A-Za-z]+|tr_[0-9A-Za-z]+|adj_[0-9a-f]+|\d+|(refund|payment_refund):\d+)$/;
 
 function resourceId(value: string): string {
   const id = value.trim();
   if (!RESOURCE_ID.test(id)) {
     throw new InvalidArgumentError(
-      `"${value}" is not a resource id: use pi_…, tr_…, or a refund id (123, or refund:123 / payment_refund:123 when both kinds have it)`,
+      `"${value}" is not a resource id: use pi_…, tr_…, adj_… (an adjustment), or a refund id (123, or refund:123 / payment_refund:123 when both kinds have it)`,
     );
   }
   return id;
@@ -37,6 +39,10 @@ are UTC. Reads PAYSYNC_DATABASE_URL. Exit codes: 0 shown, 1 no such resource in 
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const { findResource } = await import('../../ledger/index.ts');
       const handle = await openLedgerDatabase(config, 'show');
+      if (id.startsWith('adj_')) {
+        await showAdjustment(handle, id, flags.json === true);
+        return;
+      }
       let view;
       try {
         view = await findResource(handle.db, id);
@@ -55,4 +61,38 @@ are UTC. Reads PAYSYNC_DATABASE_URL. Exit codes: 0 shown, 1 no such resource in 
       const { renderResourceView } = await import('../format/render-resource-view.ts');
       console.log(renderResourceView(view));
     });
+}
+
+/** An adjustment: who booked how much on which account, why, and its journal. */
+async function showAdjustment(handle: DatabaseHandle, id: string, json: boolean): Promise<void> {
+  const { findAdjustment, journalsFor } = await import('../../ledger/index.ts');
+  try {
+    const adjustment = await findAdjustment(handle.db, id);
+    if (!adjustment) {
+      throw new CliError(
+        `show: no adjustment ${id} in ${handle.displayUrl}; see \`paysync adjust --help\``,
+      );
+    }
+    const journals = await journalsFor(handle.db, 'adjustment', id);
+    if (json) {
+      console.log(JSON.stringify({ adjustment, journals }, null, 2));
+      return;
+    }
+    const { formatAmount } = await import('../format/format-amount.ts');
+    console.log(
+      [
+        `Adjustment ${id}: ${adjustment.account} ${formatAmount(adjustment.amount, adjustment.currency)} against ${adjustment.counterAccount}`,
+        `Reason: ${adjustment.reason}`,
+        `Booked by ${adjustment.bookedBy} at ${adjustment.createdAt}, effective ${adjustment.effectiveAt}`,
+        ...journals.flatMap((journal) => [
+          `Journal ${journal.id} (${journal.entryType}):`,
+          ...journal.lines.map(
+            (line) => `  ${line.account.padEnd(28)} ${formatAmount(line.amount, line.currency)}`,
+          ),
+        ]),
+      ].join('\n'),
+    );
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
 }

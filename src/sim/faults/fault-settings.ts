@@ -18,6 +18,17 @@ export const LIST_ORDERS = [
 ] as const;
 export type ListOrder = (typeof LIST_ORDERS)[number];
 
+/**
+ * Shapes the simulator can answer `GET /balance` in. The document does not show the response,
+ * so a client must cope with more than the simulator's default `list`:
+ * - `list`: `{ date, balances: [{ accountType, currency, amount }] }`;
+ * - `keyed`: `{ asOf, balances: { transfer: { XOF: 100 } } }`;
+ * - `data`: `{ data: [{ account_type, currency_code, available: { amount } }], timestamp }`;
+ * - `opaque`: `{ result: 'ok', total: '…' }`, a shape no reader should claim to understand.
+ */
+export const BALANCE_SHAPES = ['list', 'keyed', 'data', 'opaque'] as const;
+export type BalanceShape = (typeof BALANCE_SHAPES)[number];
+
 const rate = z.number().min(0).max(1);
 const ms = z.number().int().min(0).max(600_000);
 
@@ -44,6 +55,8 @@ export const faultSettingsSchema = z.strictObject({
    * @defaultValue `createdAt-desc`
    */
   listOrder: z.enum(LIST_ORDERS).default('createdAt-desc'),
+  /** How `GET /balance` is shaped (see {@link BALANCE_SHAPES}). @defaultValue `list` */
+  balanceShape: z.enum(BALANCE_SHAPES).default('list'),
   /** operationIds the request faults apply to; empty = every operation. @defaultValue [] */
   operations: z.array(z.string()).default([]),
   /** Share of webhook events never sent (recorded as `dropped`). @defaultValue 0 */

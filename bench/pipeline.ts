@@ -1,0 +1,289 @@
+/**
+ * Acceptance 7 of issue 8 (and the webhook-path figures of issue 12): the whole pipeline on the
+ * 3-webhooks-per-item workload. `paysync sim` and `paysync start` run as child processes on a
+ * fresh SQLite file (or `PAYSYNC_BENCH_DATABASE_URL`) and the local Redis. The simulator seeds
+ * N transfers and N payment intents already settled; each sends 3 webhooks (created, pending,
+ * successful) to the daemon. The run ends when every item is settled in the ledger and no
+ * inbox row is open. Reports upstream calls per settled item (the daemon's
+ * `paysync_upstream_requests_total`), settled items per second (seed call to the last inbox
+ * row closed), CPU seconds per process (daemon and simulator from /proc, Redis from INFO) and
+ * peak RSS, and writes them with the machine to docs/performance.md.
+ *
+ * Usage: npm run bench:pipeline [-- --items 1000 | --short] [--no-write]
+ *        (PAYSYNC_BENCH_SHORT=1 is the same as --short: 200 of each kind)
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { sql } from 'kysely';
+import { createDatabase } from '../src/db/index.ts';
+import { generateApiKey, generateMerchantId, generateWebhookSecret } from '../src/sim/index.ts';
+import { createUpstreamClient } from '../src/upstream/index.ts';
+
+const { values } = parseArgs({
+  options: {
+    items: { type: 'string' },
+    short: { type: 'boolean', default: process.env.PAYSYNC_BENCH_SHORT === '1' },
+    'no-write': { type: 'boolean', default: false },
+    label: { type: 'string', default: '' },
+    'timeout-seconds': { type: 'string', default: '600' },
+  },
+});
+const perKind = Number(values.items ?? (values.short ? 200 : 1000));
+if (!Number.isInteger(perKind) || perKind < 1) {
+  console.error('--items must be a whole number of at least 1 (items of each kind)');
+  process.exit(2);
+}
+const expectedItems = perKind * 2;
+const redisUrl = process.env.PAYSYNC_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const timeoutMs = Number(values['timeout-seconds']) * 1000;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function waitFor(child: ChildProcess, pattern: RegExp, what: string): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = pattern.exec(out);
+      if (match) {
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
+        resolve(match);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.on('exit', (code) =>
+      reject(new Error(`${what} exited with ${code}: ${out.slice(-500)}`)),
+    );
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.on('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+const TICKS_PER_SECOND =
+  Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/** User + system CPU seconds of a process so far (Linux /proc). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** Peak resident set size in MB (VmHWM). */
+function peakRssMb(pid: number): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+async function redisCpuSeconds(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const read = (key: string) => Number(new RegExp(`${key}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return read('used_cpu_sys') + read('used_cpu_user');
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const loadBefore = loadavg()
+  .map((value) => value.toFixed(2))
+  .join(' / ');
+const dir = mkdtempSync(join(tmpdir(), 'paysync-pipeline-'));
+const prefix = `paysync-pipeline-${randomBytes(4).toString('hex')}`;
+const apiKey = generateApiKey();
+const merchantId = generateMerchantId();
+const webhookSecret = generateWebhookSecret();
+const databaseUrl = process.env.PAYSYNC_BENCH_DATABASE_URL ?? `sqlite:${join(dir, 'paysync.db')}`;
+const simPort = await freePort();
+const daemonPort = await freePort();
+const env = {
+  ...process.env,
+  PAYSYNC_DATABASE_URL: databaseUrl,
+  PAYSYNC_REDIS_URL: redisUrl,
+  PAYSYNC_QUEUE_PREFIX: prefix,
+  PAYSYNC_WEBHOOK_SECRET: webhookSecret,
+  PAYSYNC_API_KEY: apiKey,
+  PAYSYNC_MERCHANT_ID: merchantId,
+  PAYSYNC_UPSTREAM_URL: `http://127.0.0.1:${simPort}`,
+  PAYSYNC_PORT: String(daemonPort),
+  PAYSYNC_UPSTREAM_RPS: process.env.PAYSYNC_UPSTREAM_RPS ?? '10000',
+  PAYSYNC_LOG_LEVEL: process.env.PAYSYNC_LOG_LEVEL ?? 'info',
+};
+const migrated = spawnSync(process.execPath, ['bin/paysync.js', 'migrate'], {
+  env,
+  encoding: 'utf8',
+});
+if (migrated.status !== 0) throw new Error(`migrate failed: ${migrated.stderr}`);
+
+const sim = spawn(
+  process.execPath,
+  ['bin/paysync.js', 'sim', '--port', String(simPort), '--seed', '8'],
+  { env: { ...env, PAYSYNC_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] },
+);
+const daemon = spawn(process.execPath, ['bin/paysync.js', 'start'], {
+  env,
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+const database = createDatabase(databaseUrl);
+try {
+  await waitFor(sim, /listening on (http:\/\/\S+)/, 'paysync sim');
+  const daemonUrl = (await waitFor(daemon, /"url":"(http:\/\/[^"]+)"/, 'paysync start'))[1]!;
+  const simUrl = `http://127.0.0.1:${simPort}`;
+  const client = createUpstreamClient({ baseUrl: simUrl, apiKey, merchantId, rps: 100 });
+  await client.createWebhook({ url: `${daemonUrl}/webhooks` });
+  console.log(`load average ${loadBefore}`);
+  console.log(
+    `node ${process.version}; ${cpus().length} CPU(s) (${cpus()[0]?.model ?? 'unknown'})`,
+  );
+  console.log(
+    `workload: ${perKind} transfers + ${perKind} payment intents, settled, 3 webhooks each`,
+  );
+
+  const before = {
+    daemon: cpuSeconds(daemon.pid!),
+    sim: cpuSeconds(sim.pid!),
+    redis: await redisCpuSeconds(redis),
+  };
+  const started = Date.now();
+  for (const kind of ['transfer', 'payment_intent']) {
+    const response = await fetch(`${simUrl}/__sim/seed`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind, count: perKind, settle: true, failureRate: 0 }),
+    });
+    if (!response.ok) throw new Error(`seed ${kind}: ${response.status} ${await response.text()}`);
+  }
+
+  type Progress = { settled: number; inbox: number; open: number; lastClosed: string | null };
+  const progress = async (): Promise<Progress> => {
+    const result = await sql<{
+      settled: number;
+      inbox: number;
+      open: number;
+      last_closed: string | null;
+    }>`select
+        (select count(*) from transfers where status = 'successful')
+          + (select count(*) from payment_intents where status = 'successful') as settled,
+        (select count(*) from webhook_inbox) as inbox,
+        (select count(*) from webhook_inbox where status in ('received', 'processing')) as open,
+        (select max(processed_at) from webhook_inbox) as last_closed`.execute(database.db);
+    const row = result.rows[0]!;
+    return {
+      settled: Number(row.settled),
+      inbox: Number(row.inbox),
+      open: Number(row.open),
+      lastClosed: row.last_closed,
+    };
+  };
+  let last: Progress = await progress();
+  let lastPrint = 0;
+  for (;;) {
+    if (Date.now() - started > timeoutMs) {
+      throw new Error(`no convergence within ${timeoutMs / 1000} s: ${JSON.stringify(last)}`);
+    }
+    await sleep(250);
+    last = await progress();
+    if (Date.now() - lastPrint > 5000) {
+      lastPrint = Date.now();
+      console.log(
+        `  ${((Date.now() - started) / 1000).toFixed(0)} s: settled ${last.settled}/${expectedItems}, inbox ${last.inbox} (${last.open} open)`,
+      );
+    }
+    if (last.settled >= expectedItems && last.open === 0 && last.inbox >= expectedItems * 3) {
+      // Every webhook the simulator still owes must have arrived and closed too.
+      const flushed = await fetch(`${simUrl}/__sim/webhooks/flush`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ timeoutMs: 1000 }),
+      });
+      const { idle } = (await flushed.json()) as { idle: boolean };
+      last = await progress();
+      if (idle && last.open === 0) break;
+    }
+  }
+  const after = {
+    daemon: cpuSeconds(daemon.pid!),
+    sim: cpuSeconds(sim.pid!),
+    redis: await redisCpuSeconds(redis),
+  };
+  const endedAt = last.lastClosed ? Date.parse(last.lastClosed) : Date.now();
+  const seconds = (endedAt - started) / 1000;
+  const metrics = await (await fetch(`${daemonUrl}/metrics`)).text();
+  const upstreamCalls = [...metrics.matchAll(/^paysync_upstream_requests_total\{[^}]*\} (\d+)/gm)]
+    .map((match) => Number(match[1]))
+    .reduce((sum, n) => sum + n, 0);
+  const skipped = [
+    ...metrics.matchAll(/^paysync_sync_attempts_total\{[^}]*outcome="skipped"[^}]*\} (\d+)/gm),
+  ]
+    .map((match) => Number(match[1]))
+    .reduce((sum, n) => sum + n, 0);
+  const figures = {
+    settled: last.settled,
+    events: last.inbox,
+    seconds,
+    itemsPerSecond: last.settled / seconds,
+    upstreamCalls,
+    callsPerItem: upstreamCalls / last.settled,
+    skipped,
+    cpu: {
+      daemon: after.daemon - before.daemon,
+      sim: after.sim - before.sim,
+      redis: after.redis - before.redis,
+    },
+    peakRssMb: { daemon: peakRssMb(daemon.pid!), sim: peakRssMb(sim.pid!) },
+  };
+  const ms = (cpu: number) => ((cpu * 1000) / last.settled).toFixed(2);
+  const lines = [
+    `settled ${figures.settled} items (${figures.events} webhooks) in ${seconds.toFixed(1)} s: ${figures.itemsPerSecond.toFixed(0)} items/s`,
+    `upstream calls ${upstreamCalls}: ${figures.callsPerItem.toFixed(3)} per settled item (target ≤ 1.05); fetches skipped ${skipped}`,
+    `CPU s: daemon ${figures.cpu.daemon.toFixed(1)} (${ms(figures.cpu.daemon)} ms/item) · simulator ${figures.cpu.sim.toFixed(1)} (${ms(figures.cpu.sim)} ms/item) · Redis ${figures.cpu.redis.toFixed(1)} (${ms(figures.cpu.redis)} ms/item)`,
+    `peak RSS: daemon ${figures.peakRssMb.daemon.toFixed(0)} MB · simulator ${figures.peakRssMb.sim.toFixed(0)} MB`,
+  ];
+  console.log(`\n${lines.join('\n')}`);
+
+  if (!values['no-write']) {
+    const database = databaseUrl.startsWith('postgres') ? 'PostgreSQL' : 'SQLite';
+    const label = values.label ? ` (${values.label})` : '';
+    const row = `| ${new Date().toISOString().slice(0, 16)}Z${label} | ${database} | ${perKind} + ${perKind} | ${figures.callsPerItem.toFixed(3)} | ${figures.itemsPerSecond.toFixed(0)} | ${figures.cpu.daemon.toFixed(1)} s (${ms(figures.cpu.daemon)} ms) | ${figures.cpu.sim.toFixed(1)} s (${ms(figures.cpu.sim)} ms) | ${figures.cpu.redis.toFixed(1)} s (${ms(figures.cpu.redis)} ms) | ${figures.peakRssMb.daemon.toFixed(0)} MB | ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}, load ${loadBefore} |`;
+    const file = 'docs/performance.md';
+    const current = readFileSync(file, 'utf8');
+    const start = '<!-- bench:pipeline:rows (appended by `npm run bench:pipeline`) -->';
+    const header = [
+      '## Webhook pipeline (`npm run bench:pipeline`)',
+      '',
+      "Upstream calls per settled item, settled items per second (seed call to the last inbox row closed), CPU seconds per process (per settled item in brackets) and the daemon's peak RSS, on the 3-webhooks-per-item workload. Newest last.",
+      '',
+      '| Run | Database | Items (transfers + intents) | Upstream calls / item | Items/s | Daemon CPU | Simulator CPU | Redis CPU | Daemon peak RSS | Machine |',
+      '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+      start,
+    ].join('\n');
+    const withSection = current.includes(start) ? current : `${current.trimEnd()}\n\n${header}\n`;
+    writeFileSync(file, withSection.replace(start, `${row}\n${start}`));
+    console.log(`wrote ${file}`);
+  }
+} finally {
+  await Promise.all([stop(daemon), stop(sim)]);
+  await database.close().catch(() => undefined);
+  const keys = await redis.keys(`${prefix}:*`).catch(() => [] as string[]);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+  rmSync(dir, { recursive: true, force: true });
+}

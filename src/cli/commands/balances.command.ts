@@ -1,0 +1,287 @@
+import { userInfo } from 'node:os';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { loadConfig, type Config } from '../../config.ts';
+import type {
+  AccountComparison,
+  BalanceDependencies,
+  SnapshotBalance,
+  SnapshotOutcome,
+} from '../../balances/index.ts';
+import { CliError, ExitCode } from '../errors.ts';
+import { formatAmount } from '../format/format-amount.ts';
+import { renderTable } from '../format/render-table.ts';
+import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
+
+/** Who runs the command, for the record of what they booked. */
+export function operatorName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? 'unknown';
+  }
+}
+
+const ACCOUNT_TYPES = ['collection', 'transfer', 'transfer-irt', 'cross-border'];
+
+function accountType(value: string): string {
+  if (!ACCOUNT_TYPES.includes(value)) {
+    throw new InvalidArgumentError(
+      `--account "${value}" is not an account type: use one of ${ACCOUNT_TYPES.join(', ')}`,
+    );
+  }
+  return value;
+}
+
+interface BalancesFlags {
+  at?: Date;
+  cached?: boolean;
+  history?: boolean;
+  account?: string;
+  since?: Date;
+  openAt?: Date;
+  json?: boolean;
+}
+
+const VERDICT_WORDS: Record<AccountComparison['verdict'], string> = {
+  agrees: 'agrees',
+  pending: 'pending (explained)',
+  drift: 'DRIFT',
+};
+
+function renderComparisons(asOf: string, comparisons: readonly AccountComparison[]): string {
+  const lines = [
+    `Balances as of ${asOf} (service against ledger; difference = service − ledger)`,
+    '',
+    renderTable(
+      [
+        { header: 'ACCOUNT', value: (c: AccountComparison) => c.accountType },
+        { header: 'CURRENCY', value: (c) => c.currency },
+        { header: 'SERVICE', value: (c) => formatAmount(c.service, c.currency), align: 'right' },
+        { header: 'LEDGER', value: (c) => formatAmount(c.ledger, c.currency), align: 'right' },
+        {
+          header: 'DIFFERENCE',
+          value: (c) => `${c.difference} (${formatAmount(c.difference, c.currency)})`,
+          align: 'right',
+        },
+        { header: 'STATE', value: (c) => VERDICT_WORDS[c.verdict] },
+      ],
+      comparisons,
+    ),
+  ];
+  for (const c of comparisons.filter((c) => c.verdict !== 'agrees')) {
+    lines.push(
+      '',
+      `${c.accountType} ${c.currency}: difference ${formatAmount(c.difference, c.currency)}`,
+    );
+    for (const candidate of c.candidates) {
+      lines.push(
+        `  ${candidate.reason.padEnd(10)} ${candidate.resourceId}  ${formatAmount(candidate.amount, c.currency)}  ${candidate.note}`,
+      );
+    }
+    lines.push(
+      c.unexplained === 0
+        ? '  unexplained: nothing'
+        : `  unexplained: ${formatAmount(c.unexplained, c.currency)} → find it with the service and book it with \`paysync adjust\``,
+    );
+  }
+  return lines.join('\n');
+}
+
+function renderHistory(rows: readonly SnapshotBalance[]): string {
+  if (rows.length === 0) return 'No balance snapshots yet: run `paysync balances` to take one.';
+  return renderTable(
+    [
+      { header: 'AS OF', value: (r: SnapshotBalance) => r.asOf },
+      { header: 'KIND', value: (r) => r.kind },
+      { header: 'ACCOUNT', value: (r) => r.accountType },
+      { header: 'AMOUNT', value: (r) => formatAmount(r.amount, r.currency), align: 'right' },
+    ],
+    rows,
+  );
+}
+
+function renderSnapshot(outcome: Extract<SnapshotOutcome, { ok: true }>): string {
+  const lines = [renderComparisons(outcome.asOf, outcome.comparisons)];
+  for (const opening of outcome.openings) {
+    lines.push(
+      `Opening balance booked: ${opening.account} ${formatAmount(opening.amount, opening.currency)} as of ${opening.effectiveAt} (${opening.resourceId})`,
+    );
+  }
+  for (const low of outcome.lowBalance) {
+    lines.push(
+      `LOW BALANCE: ${low.accountType} ${formatAmount(low.amount, low.currency)} is under ${formatAmount(low.minimum, low.currency)}`,
+    );
+  }
+  if (outcome.unknownAccounts.length > 0) {
+    lines.push(
+      `Not understood (kept in the raw snapshot): account types ${outcome.unknownAccounts.join(', ')}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+type LedgerOnly = Omit<BalanceDependencies, 'upstream'>;
+
+/** Runs `run` with the database open; with a client and a poller when it needs the service. */
+async function withBalances<T>(config: Config, run: (deps: LedgerOnly) => Promise<T>): Promise<T>;
+async function withBalances<T>(
+  config: Config,
+  run: (deps: BalanceDependencies) => Promise<T>,
+  service: 'service',
+): Promise<T>;
+async function withBalances<T>(
+  config: Config,
+  run: (deps: BalanceDependencies) => Promise<T>,
+  service?: 'service',
+): Promise<T> {
+  const { openLedgerDatabase } = await import('../open-ledger-database.ts');
+  const { createLogger } = await import('../../logger.ts');
+  const { secretValues, requireServiceCredentials } = await import('../../config.ts');
+  if (service) requireServiceCredentials(config);
+  const handle = await openLedgerDatabase(config, 'balances');
+  try {
+    const base = {
+      db: handle.db,
+      logger: createLogger({
+        level: 'silent',
+        secrets: secretValues(config),
+        base: { role: 'cli' },
+      }),
+      environment: config.environment,
+      lowBalance: config.balances.lowBalance,
+      bookedBy: 'paysync balances',
+    };
+    if (!service) return await (run as (deps: LedgerOnly) => Promise<T>)(base);
+    const { serviceClientFor } = await import('../service-client.ts');
+    const upstream = await serviceClientFor(config);
+    return await run({
+      ...base,
+      upstream,
+      fetch: {
+        db: handle.db,
+        upstream,
+        transferSearchHours: config.processing.transferSearchHours,
+      },
+    });
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** `paysync balances`: the service's balances against the ledger's, explained. */
+export function balancesCommand(): Command {
+  return new Command('balances')
+    .description("take a balance snapshot now and compare the service's accounts with the ledger")
+    .addOption(
+      new Option('--at <time>', `the instant to ask the balance for: ${TIME_FORMS}`).argParser(
+        timeOption('--at'),
+      ),
+    )
+    .option('--cached', 'use the newest stored snapshot instead of asking the service')
+    .option('--history', 'list stored snapshots instead (with --account and --since)')
+    .addOption(
+      new Option('--account <type>', 'with --history: one account type').argParser(accountType),
+    )
+    .addOption(
+      new Option('--since <time>', `with --history: from this instant: ${TIME_FORMS}`).argParser(
+        timeOption('--since'),
+      ),
+    )
+    .addOption(
+      new Option(
+        '--open-at <time>',
+        `book opening balances again, as the service held them at this instant: ${TIME_FORMS}`,
+      ).argParser(timeOption('--open-at')),
+    )
+    .option('--json', 'print JSON (`difference` is service minus ledger, in minor units)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ paysync balances                          snapshot now; service vs ledger per account and currency
+  $ paysync balances --cached --json          the last snapshot, no call to the service
+  $ paysync balances --at 2026-11-21T00:00:00Z
+  $ paysync balances --history --account transfer --since 7d
+  $ paysync balances --open-at 2026-01-01     book opening balances again (after a backfill, say)
+
+A difference explained by items the service settled but paysync has not booked yet is
+"pending", listed with their ids. Anything else is drift: it is recorded as a balance_drift
+discrepancy until a later snapshot agrees; book money moved without an item with
+\`paysync adjust\`. Amounts are minor units with the human form beside them.
+Exit codes: 0 shown, 1 the service's balance could not be read (or the database), 2 bad flags.`,
+    )
+    .action(async (flags: BalancesFlags) => {
+      const config = loadConfig();
+      if ((flags.account || flags.since) && !flags.history) {
+        throw new CliError('balances: --account and --since go with --history', ExitCode.usage);
+      }
+      const balances = await import('../../balances/index.ts');
+      if (flags.history) {
+        const rows = await withBalances(config, (deps) =>
+          balances.snapshotHistory(deps.db, {
+            environment: deps.environment,
+            ...(flags.account ? { accountType: flags.account } : {}),
+            ...(flags.since ? { since: flags.since.toISOString() } : {}),
+          }),
+        );
+        console.log(flags.json ? JSON.stringify(rows, null, 2) : renderHistory(rows));
+        return;
+      }
+      if (flags.cached) {
+        const result = await withBalances(config, async (deps) => {
+          const latest = await balances.latestSnapshots(deps.db, deps.environment);
+          const asOf = latest
+            .map((b) => b.asOf)
+            .sort()
+            .at(-1);
+          if (!asOf) return undefined;
+          const resolved = balances.resolveLedgerComparison(deps);
+          const current = latest.filter((b) => b.asOf === asOf);
+          return { asOf, comparisons: await balances.compareWithLedger(resolved, current, asOf) };
+        });
+        if (!result) {
+          throw new CliError(
+            'balances: no snapshot stored yet → run `paysync balances` without --cached',
+          );
+        }
+        console.log(
+          flags.json
+            ? JSON.stringify(result, null, 2)
+            : renderComparisons(result.asOf, result.comparisons),
+        );
+        return;
+      }
+      if (flags.openAt) {
+        const openAt = flags.openAt.toISOString();
+        const booked = await withBalances(
+          config,
+          (deps) => balances.openBalancesAgain(deps, openAt, operatorName()),
+          'service',
+        );
+        if (flags.json) console.log(JSON.stringify(booked, null, 2));
+        else if (booked.length === 0)
+          console.log(`No opening balance booked: every account held 0 at ${openAt}.`);
+        else {
+          for (const o of booked) {
+            console.log(
+              `Opening balance booked: ${o.account} ${formatAmount(o.amount, o.currency)} as of ${o.effectiveAt} (${o.resourceId}, opening ${o.journalId})`,
+            );
+          }
+        }
+        return;
+      }
+      const outcome = await withBalances(
+        config,
+        (deps) =>
+          balances.takeBalanceSnapshot(deps, flags.at ? { at: flags.at.toISOString() } : {}),
+        'service',
+      );
+      if (!outcome.ok) {
+        if (flags.json) console.log(JSON.stringify(outcome, null, 2));
+        throw new CliError(
+          `balances: the service's balance could not be read: ${outcome.problem} (recorded as discrepancy ${outcome.discrepancyId ?? '?'}; nothing was booked)`,
+        );
+      }
+      console.log(flags.json ? JSON.stringify(outcome, null, 2) : renderSnapshot(outcome));
+    });
+}

@@ -1,0 +1,247 @@
+import { sql } from 'kysely';
+import { resolveDiscrepancy } from './discrepancy.repository.ts';
+import type { Executor } from './executor.ts';
+import type { LedgerResourceKind } from './ledger-resource-kind.ts';
+import { nextPollDue, pollGap, type PollPlan } from './poll-plan.ts';
+import { isTerminal } from './status-rules.ts';
+
+export interface MirrorItemKey {
+  readonly kind: LedgerResourceKind;
+  readonly id: string;
+}
+
+/**
+ * Restarts the item's poll schedule from a change the mirror just took, in the caller's
+ * transaction: first poll one gap after `changedAt`, none once the item is terminal. Settling
+ * resolves an open `stuck` discrepancy.
+ */
+export async function scheduleAfterChange(
+  db: Executor,
+  key: MirrorItemKey,
+  status: string,
+  changedAt: string,
+  plan: PollPlan,
+): Promise<void> {
+  const terminal = isTerminal(status);
+  const nextPollAt = terminal
+    ? null
+    : new Date(new Date(changedAt).getTime() + pollGap(plan, key.kind, 0)).toISOString();
+  if (terminal) {
+    const row = await db
+      .selectFrom('mirror_polls')
+      .select('stuck_discrepancy_id')
+      .where('resource_kind', '=', key.kind)
+      .where('resource_id', '=', key.id)
+      .executeTakeFirst();
+    if (row?.stuck_discrepancy_id != null) {
+      await resolveDiscrepancy(db, Number(row.stuck_discrepancy_id), changedAt);
+    }
+  }
+  const values = {
+    next_poll_at: nextPollAt,
+    poll_step: 0,
+    ...(terminal ? { stuck_discrepancy_id: null } : {}),
+  };
+  await db
+    .insertInto('mirror_polls')
+    .values({ resource_kind: key.kind, resource_id: key.id, reference: null, ...values })
+    .onConflict((oc) => oc.columns(['resource_kind', 'resource_id']).doUpdateSet(values))
+    .execute();
+}
+
+/** What a sync about one item needs to know before it fetches. */
+export interface FetchCoverage {
+  /** Every inbox id at or below this was received before an applied fetch began. */
+  readonly coveredInboxId: number;
+  /** True when the janitor asked for a poll or one is due: the fetch must happen. */
+  readonly pollCalledFor: boolean;
+  /** The item's reference, when known. */
+  readonly reference: string | undefined;
+}
+
+/**
+ * The coverage of the item a sync names (by id, else by reference). Undefined when no applied
+ * fetch is on file, or when a reference names several items that disagree: then fetch.
+ */
+export async function fetchCoverage(
+  db: Executor,
+  handle: { kind: LedgerResourceKind; id?: string | undefined; reference?: string | undefined },
+  now: string,
+): Promise<FetchCoverage | undefined> {
+  let query = db
+    .selectFrom('mirror_polls')
+    .select(['reference', 'next_poll_at', 'poll_requested_at', 'covered_inbox_id'])
+    .where('resource_kind', '=', handle.kind);
+  if (handle.id !== undefined) query = query.where('resource_id', '=', handle.id);
+  else if (handle.reference !== undefined) query = query.where('reference', '=', handle.reference);
+  else return undefined;
+  const rows = await query.execute();
+  if (rows.length === 0) return undefined;
+  let covered = Number.MAX_SAFE_INTEGER;
+  let pollCalledFor = false;
+  for (const row of rows) {
+    covered = Math.min(covered, Number(row.covered_inbox_id));
+    if (row.poll_requested_at !== null) pollCalledFor = true;
+    if (row.next_poll_at !== null && row.next_poll_at <= now) pollCalledFor = true;
+  }
+  if (covered === 0) return undefined;
+  return { coveredInboxId: covered, pollCalledFor, reference: rows[0]!.reference ?? undefined };
+}
+
+/**
+ * Notes, in the transaction that applied a fetch, what that fetch covered: inbox rows up to
+ * `upToInboxId`, and any poll asked for before `fetchStartedAt`.
+ */
+export async function recordFetchCoverage(
+  db: Executor,
+  item: MirrorItemKey & { reference?: string | undefined },
+  fetch: { upToInboxId: number; fetchStartedAt: string },
+): Promise<void> {
+  await db
+    .insertInto('mirror_polls')
+    .values({
+      resource_kind: item.kind,
+      resource_id: item.id,
+      reference: item.reference ?? null,
+      next_poll_at: null,
+      poll_requested_at: null,
+      stuck_discrepancy_id: null,
+      covered_inbox_id: fetch.upToInboxId,
+    })
+    .onConflict((oc) =>
+      oc.columns(['resource_kind', 'resource_id']).doUpdateSet((eb) => ({
+        reference: eb.fn.coalesce(eb.ref('excluded.reference'), eb.ref('mirror_polls.reference')),
+        covered_inbox_id: sql<number>`case when excluded.covered_inbox_id > mirror_polls.covered_inbox_id then excluded.covered_inbox_id else mirror_polls.covered_inbox_id end`,
+        poll_requested_at: sql<
+          string | null
+        >`case when mirror_polls.poll_requested_at <= ${fetch.fetchStartedAt} then null else mirror_polls.poll_requested_at end`,
+      })),
+    )
+    .execute();
+}
+
+/** A poll the janitor owes: an item whose `next_poll_at` has come. */
+export interface DuePoll {
+  readonly kind: LedgerResourceKind;
+  readonly id: string;
+  readonly reference: string | undefined;
+  readonly nextPollAt: string;
+  readonly step: number;
+}
+
+/** Due polls, oldest first: one range scan of the `next_poll_at` index. */
+export async function duePolls(db: Executor, now: string, limit: number): Promise<DuePoll[]> {
+  const rows = await db
+    .selectFrom('mirror_polls')
+    .select(['resource_kind', 'resource_id', 'reference', 'next_poll_at', 'poll_step'])
+    .where('next_poll_at', '<=', now)
+    .orderBy('next_poll_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    kind: row.resource_kind as LedgerResourceKind,
+    id: row.resource_id,
+    reference: row.reference ?? undefined,
+    nextPollAt: row.next_poll_at!,
+    step: Number(row.poll_step),
+  }));
+}
+
+/**
+ * Moves a due poll to its next slot and marks a poll as asked for. Conditional on the due
+ * time read, so two janitors racing over one item advance it once; false for the loser.
+ */
+export async function claimDuePoll(
+  db: Executor,
+  poll: DuePoll,
+  plan: PollPlan,
+  now: Date,
+): Promise<boolean> {
+  const next = nextPollDue(plan, poll.kind, poll.step, new Date(poll.nextPollAt), now);
+  const result = await db
+    .updateTable('mirror_polls')
+    .set({
+      next_poll_at: next.toISOString(),
+      poll_step: poll.step + 1,
+      poll_requested_at: now.toISOString(),
+    })
+    .where('resource_kind', '=', poll.kind)
+    .where('resource_id', '=', poll.id)
+    .where('next_poll_at', '=', poll.nextPollAt)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** A non-terminal item past its SLA with no `stuck` discrepancy yet. */
+export interface StuckCandidate {
+  readonly kind: LedgerResourceKind;
+  readonly id: string;
+  readonly status: string;
+  /** When the item was created (the service's createdAt, else first seen), UTC ms. */
+  readonly since: string;
+  readonly lastSyncedAt: string;
+}
+
+/** Which non-terminal items count as stuck: a kind, optionally a status, and its cut-off. */
+export interface StuckRule {
+  readonly kind: LedgerResourceKind;
+  /** Only these mirror statuses (undefined: any non-terminal one, except `exceptStatuses`). */
+  readonly statuses?: readonly string[];
+  readonly exceptStatuses?: readonly string[];
+  /** Items created at or before this time are past their SLA. */
+  readonly createdBefore: string;
+}
+
+const MIRROR_TABLE = {
+  payment_intent: 'payment_intents',
+  transfer: 'transfers',
+  refund: 'refunds',
+  payment_refund: 'refunds',
+} as const;
+
+/** Items past their SLA not yet flagged, through the janitor's index (non-terminal rows only). */
+export async function stuckCandidates(
+  db: Executor,
+  rule: StuckRule,
+  limit: number,
+): Promise<StuckCandidate[]> {
+  const table = MIRROR_TABLE[rule.kind];
+  const refundKind = table === 'refunds' ? sql` and m.kind = p.resource_kind` : sql``;
+  const statusIn = rule.statuses
+    ? sql` and m.status in (${sql.join(rule.statuses)})`
+    : rule.exceptStatuses
+      ? sql` and m.status not in (${sql.join(rule.exceptStatuses)})`
+      : sql``;
+  const since = sql`coalesce(m.created_at, m.first_seen_at)`;
+  const result = await sql<{ id: string; status: string; since: string; last_synced_at: string }>`
+    select p.resource_id as id, m.status, ${since} as since, m.last_synced_at
+    from mirror_polls p join ${sql.table(table)} m on m.id = p.resource_id${refundKind}
+    where p.resource_kind = ${rule.kind} and p.next_poll_at is not null
+      and p.stuck_discrepancy_id is null and ${since} <= ${rule.createdBefore}${statusIn}
+    order by ${since} limit ${limit}`.execute(db);
+  return result.rows.map((row) => ({
+    kind: rule.kind,
+    id: row.id,
+    status: row.status,
+    since: row.since,
+    lastSyncedAt: row.last_synced_at,
+  }));
+}
+
+/** Links the item to its `stuck` discrepancy; false when it settled or was flagged meanwhile. */
+export async function markStuck(
+  db: Executor,
+  key: MirrorItemKey,
+  discrepancyId: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('mirror_polls')
+    .set({ stuck_discrepancy_id: discrepancyId })
+    .where('resource_kind', '=', key.kind)
+    .where('resource_id', '=', key.id)
+    .where('next_poll_at', 'is not', null)
+    .where('stuck_discrepancy_id', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+

@@ -1,0 +1,382 @@
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.ts';
+import {
+  openDiscrepancies,
+  openItems,
+  SERVICE_ACCOUNTS,
+  serviceBalancesAsOf,
+  type DiscrepancySummary,
+  type OpenItem,
+  type ServiceAccountType,
+} from '../ledger/index.ts';
+import { dayWindow } from './books-day.ts';
+import { describeBreak, type BreakLine } from './break-wording.ts';
+import type { Verdict } from './daily-verdict.table.ts';
+
+/** How long an item may stay non-terminal before it is a break, per kind, in hours. */
+export interface PendingSla {
+  readonly payment_intent: number;
+  readonly transfer: number;
+  readonly refund: number;
+  readonly payment_refund: number;
+  /** A refund in `pending_manual`. */
+  readonly pending_manual: number;
+}
+
+export const DEFAULT_PENDING_SLA: PendingSla = {
+  payment_intent: 48,
+  transfer: 24,
+  refund: 72,
+  payment_refund: 72,
+  pending_manual: 7 * 24,
+};
+
+/**
+ * Whether the sweeps covered a window, so items whose webhooks were lost are in the ledger.
+ * Returns undefined when covered, or why not, in one line.
+ */
+export type CoverageCheck = (window: { from: string; to: string }) => Promise<string | undefined>;
+
+export interface DailyReportRequest {
+  readonly db: Kysely<Database>;
+  readonly environment: string;
+  /** YYYY-MM-DD in `timeZone`. */
+  readonly day: string;
+  readonly timeZone: string;
+  /** @defaultValue now */
+  readonly now?: Date;
+  /** @defaultValue {@link DEFAULT_PENDING_SLA} */
+  readonly sla?: PendingSla;
+  /** Without one, the report says it cannot tell whether the sweeps covered the day. */
+  readonly coverage?: CoverageCheck;
+}
+
+export interface ReportedItem {
+  readonly kind: string;
+  readonly id: string;
+  readonly status: string;
+  readonly createdAt: string | null;
+  readonly ageHours: number;
+  readonly slaHours: number;
+}
+
+export interface MoneySummary {
+  readonly currency: string;
+  /** Customer payments booked (income). */
+  readonly gross: number;
+  readonly fees: number;
+  /** Money refunded to customers. */
+  readonly refunds: number;
+  /** Money paid out to recipients, net of transfer refunds. */
+  readonly payouts: number;
+  /** Change of the service accounts from items: gross − refunds − payouts − fees. */
+  readonly net: number;
+  /** Change of the service accounts from opening balances and adjustments. */
+  readonly adjustments: number;
+}
+
+export interface EndOfDayBalance {
+  readonly accountType: string;
+  readonly currency: string;
+  readonly service: number;
+  readonly ledger: number;
+  readonly difference: number;
+}
+
+export interface DailyReport {
+  readonly environment: string;
+  readonly day: string;
+  readonly timeZone: string;
+  readonly window: { readonly from: string; readonly to: string };
+  readonly generatedAt: string;
+  readonly verdict: Verdict;
+  readonly counts: readonly { kind: string; status: string; count: number }[];
+  readonly money: readonly MoneySummary[];
+  readonly pending: readonly ReportedItem[];
+  readonly breaks: readonly (BreakLine & { discrepancyId?: number })[];
+  readonly endOfDayBalances: readonly EndOfDayBalance[] | null;
+  /** Why paysync cannot vouch for the day (empty when it can). */
+  readonly incomplete: readonly string[];
+  /** Every open item, by age: `<1h`, `1-24h`, `1-3d`, `>3d`. */
+  readonly ageing: readonly { bucket: string; count: number }[];
+}
+
+const HOUR = 3_600_000;
+
+function slaHoursOf(item: { kind: string; status: string }, sla: PendingSla): number {
+  if (item.status === 'pending_manual') return sla.pending_manual;
+  return sla[item.kind as keyof PendingSla] ?? sla.transfer;
+}
+
+async function countsCreatedIn(db: Kysely<Database>, window: { from: string; to: string }) {
+  const count = sql<number>`count(*)`.as('count');
+  const intents = await db
+    .selectFrom('payment_intents')
+    .select(['status', count])
+    .where('created_at', '>=', window.from)
+    .where('created_at', '<', window.to)
+    .groupBy('status')
+    .execute();
+  const transfers = await db
+    .selectFrom('transfers')
+    .select(['status', count])
+    .where('created_at', '>=', window.from)
+    .where('created_at', '<', window.to)
+    .groupBy('status')
+    .execute();
+  const refunds = await db
+    .selectFrom('refunds')
+    .select(['kind', 'status', count])
+    .where('created_at', '>=', window.from)
+    .where('created_at', '<', window.to)
+    .groupBy(['kind', 'status'])
+    .execute();
+  return [
+    ...intents.map((r) => ({ kind: 'payment_intent', status: r.status, count: Number(r.count) })),
+    ...transfers.map((r) => ({ kind: 'transfer', status: r.status, count: Number(r.count) })),
+    ...refunds.map((r) => ({ kind: r.kind as string, status: r.status, count: Number(r.count) })),
+  ].sort((a, b) => a.kind.localeCompare(b.kind) || a.status.localeCompare(b.status));
+}
+
+async function moneyIn(
+  db: Kysely<Database>,
+  window: { from: string; to: string },
+): Promise<MoneySummary[]> {
+  const rows = await db
+    .selectFrom('journal_lines')
+    .innerJoin('journals', 'journals.id', 'journal_lines.journal_id')
+    .select([
+      'journal_lines.account',
+      'journal_lines.currency',
+      'journals.entry_type',
+      (eb) => eb.fn.sum<number>('journal_lines.amount').as('total'),
+    ])
+    .where('journals.effective_at', '>=', window.from)
+    .where('journals.effective_at', '<', window.to)
+    .groupBy(['journal_lines.account', 'journal_lines.currency', 'journals.entry_type'])
+    .execute();
+  const byCurrency = new Map<string, { -readonly [K in keyof MoneySummary]: MoneySummary[K] }>();
+  for (const row of rows) {
+    const total = Number(row.total);
+    const money = byCurrency.get(row.currency) ?? {
+      currency: row.currency,
+      gross: 0,
+      fees: 0,
+      refunds: 0,
+      payouts: 0,
+      net: 0,
+      adjustments: 0,
+    };
+    byCurrency.set(row.currency, money);
+    const manual = row.entry_type === 'opening' || row.entry_type === 'adjustment';
+    if (row.account.startsWith('service:')) {
+      if (manual) money.adjustments += total;
+      else money.net += total;
+    } else if (row.account === 'income:payments') money.gross -= total;
+    else if (row.account === 'expenses:transfer-fees') money.fees += total;
+    else if (row.account === 'refunds:customers') money.refunds += total;
+    else if (row.account === 'payouts:recipients') money.payouts += total;
+  }
+  return [...byCurrency.values()].sort((a, b) => a.currency.localeCompare(b.currency));
+}
+
+async function endOfDayBalances(
+  db: Kysely<Database>,
+  environment: string,
+  instant: string,
+): Promise<EndOfDayBalance[] | null> {
+  const snapshots = await db
+    .selectFrom('balance_snapshots')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('as_of', '=', instant)
+    .orderBy('account_type')
+    .orderBy('currency')
+    .execute();
+  if (snapshots.length === 0) return null;
+  const ledger = await serviceBalancesAsOf(db, instant);
+  const balances: EndOfDayBalance[] = snapshots.map((s) => {
+    const account = SERVICE_ACCOUNTS[s.account_type as ServiceAccountType];
+    const booked =
+      ledger.find((l) => l.account === account && l.currency === s.currency)?.balance ?? 0;
+    return {
+      accountType: s.account_type,
+      currency: s.currency,
+      service: Number(s.amount),
+      ledger: booked,
+      difference: Number(s.amount) - booked,
+    };
+  });
+  for (const line of ledger) {
+    const accountType = Object.entries(SERVICE_ACCOUNTS).find(([, a]) => a === line.account)?.[0];
+    if (!accountType || line.balance === 0) continue;
+    if (balances.some((b) => b.accountType === accountType && b.currency === line.currency))
+      continue;
+    balances.push({
+      accountType,
+      currency: line.currency,
+      service: 0,
+      ledger: line.balance,
+      difference: -line.balance,
+    });
+  }
+  return balances;
+}
+
+async function dayDiscrepancies(
+  db: Kysely<Database>,
+  window: { from: string; to: string },
+  itemsOfDay: ReadonlySet<string>,
+): Promise<DiscrepancySummary[]> {
+  // Open discrepancies are few (each is a break someone must act on): filter them here.
+  const open = await openDiscrepancies(db, { limit: 100_000 });
+  return open
+    .filter(
+      (d) =>
+        (d.createdAt >= window.from && d.createdAt < window.to) ||
+        (d.resourceId !== null && itemsOfDay.has(d.resourceId)),
+    )
+    .sort((a, b) => a.id - b.id);
+}
+
+function ageing(items: readonly OpenItem[], now: number) {
+  const buckets = [
+    { bucket: '<1h', max: HOUR, count: 0 },
+    { bucket: '1-24h', max: 24 * HOUR, count: 0 },
+    { bucket: '1-3d', max: 72 * HOUR, count: 0 },
+    { bucket: '>3d', max: Number.POSITIVE_INFINITY, count: 0 },
+  ];
+  for (const item of items) {
+    const age = now - Date.parse(item.createdAt ?? item.updatedAt);
+    buckets.find((b) => age < b.max)!.count += 1;
+  }
+  return buckets.map(({ bucket, count }) => ({ bucket, count }));
+}
+
+/**
+ * The answer to "are that day's books right?": one verdict, with what it rests on.
+ * - `BREAKS` when anything is known to be wrong (an open discrepancy, a stuck item, an
+ *   end-of-day balance that differs from the ledger); it wins over everything else;
+ * - `INCOMPLETE` when paysync cannot vouch for the day (no end-of-day snapshot, sweeps that did
+ *   not cover it);
+ * - `RECONCILED_WITH_PENDING` when only items still inside their SLA are open;
+ * - `RECONCILED` otherwise.
+ */
+export async function buildDailyReport(request: DailyReportRequest): Promise<DailyReport> {
+  const { db, environment, day, timeZone } = request;
+  const now = request.now ?? new Date();
+  const sla = request.sla ?? DEFAULT_PENDING_SLA;
+  const window = dayWindow(day, timeZone);
+  const open = await openItems(db, 100_000);
+  const ofDay = open.filter(
+    (item) =>
+      item.createdAt !== null && item.createdAt >= window.from && item.createdAt < window.to,
+  );
+  const reported = ofDay.map((item) => ({
+    kind: item.kind,
+    id: item.id,
+    status: item.status,
+    createdAt: item.createdAt,
+    ageHours: Math.floor(((now.getTime() - Date.parse(item.createdAt!)) / HOUR) * 10) / 10,
+    slaHours: slaHoursOf(item, sla),
+  }));
+  const pending = reported.filter((item) => item.ageHours < item.slaHours);
+  const stuck = reported.filter((item) => item.ageHours >= item.slaHours);
+  const itemIds = new Set((await idsCreatedIn(db, window)).map((row) => row));
+  const discrepancies = await dayDiscrepancies(db, window, itemIds);
+  const breaks: (BreakLine & { discrepancyId?: number })[] = discrepancies.map((d) => ({
+    ...describeBreak(d),
+    discrepancyId: d.id,
+  }));
+  const stuckRecorded = new Set(
+    discrepancies.filter((d) => d.kind === 'stuck').map((d) => d.resourceId),
+  );
+  for (const item of stuck) {
+    if (stuckRecorded.has(item.id)) continue;
+    breaks.push({
+      kind: 'stuck',
+      subject: item.id,
+      line: `${item.id} has been ${item.status} for ${item.ageHours} h, past its ${item.slaHours} h SLA`,
+      action: 'ask the service about it; paysync keeps polling it',
+    });
+  }
+  const incomplete: string[] = [];
+  const balances =
+    window.to <= now.toISOString() ? await endOfDayBalances(db, environment, window.to) : null;
+  if (window.to > now.toISOString())
+    incomplete.push(`the day is not over yet (it ends ${window.to})`);
+  else if (balances === null) {
+    incomplete.push(`no end-of-day balance snapshot as of ${window.to}`);
+  }
+  for (const balance of balances ?? []) {
+    if (balance.difference === 0) continue;
+    if (
+      breaks.some(
+        (b) =>
+          b.kind === 'balance_drift' &&
+          b.subject.endsWith(`:${balance.accountType}:${balance.currency}`),
+      )
+    ) {
+      continue;
+    }
+    breaks.push({
+      kind: 'end_of_day_balance',
+      subject: `${balance.accountType}:${balance.currency}`,
+      line: `the end-of-day ${balance.accountType} ${balance.currency} balance differs from the ledger by ${balance.difference} ${balance.currency} (service ${balance.service}, ledger ${balance.ledger}, in minor units)`,
+      action:
+        'run paysync balances --at ' +
+        window.to +
+        ' to see the explanation, then book what is missing with paysync adjust',
+    });
+  }
+  if (!request.coverage) incomplete.push('sweep coverage is unknown (no sweep records)');
+  else {
+    const gap = await request.coverage(window);
+    if (gap) incomplete.push(gap);
+  }
+  const verdict: Verdict =
+    breaks.length > 0
+      ? 'BREAKS'
+      : incomplete.length > 0
+        ? 'INCOMPLETE'
+        : pending.length > 0
+          ? 'RECONCILED_WITH_PENDING'
+          : 'RECONCILED';
+  return {
+    environment,
+    day,
+    timeZone,
+    window,
+    generatedAt: now.toISOString(),
+    verdict,
+    counts: await countsCreatedIn(db, window),
+    money: await moneyIn(db, window),
+    pending,
+    breaks,
+    endOfDayBalances: balances,
+    incomplete,
+    ageing: ageing(open, now.getTime()),
+  };
+}
+
+async function idsCreatedIn(db: Kysely<Database>, window: { from: string; to: string }) {
+  const ids: string[] = [];
+  for (const table of ['payment_intents', 'transfers', 'refunds'] as const) {
+    const rows = await db
+      .selectFrom(table)
+      .select('id')
+      .where('created_at', '>=', window.from)
+      .where('created_at', '<', window.to)
+      .execute();
+    ids.push(...rows.map((r) => r.id));
+  }
+  return ids;
+}
+
+/** Exit codes of `paysync report`: 0 for the reconciled verdicts, 3 breaks, 4 incomplete. */
+export function verdictExitCode(verdict: Verdict): number {
+  if (verdict === 'BREAKS') return 3;
+  if (verdict === 'INCOMPLETE') return 4;
+  return 0;
+}

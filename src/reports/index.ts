@@ -1,0 +1,18 @@
+/**
+ * Reports: the daily verdict ("are yesterday's books right?"), the wording of every break, and
+ * the books' days in `PAYSYNC_BOOKS_TIMEZONE`. Reads the ledger and the snapshots; never calls
+ * the service.
+ */
+export type { DailyVerdictTable, Verdict } from './daily-verdict.table.ts';
+export { dayOf, dayWindow, isCalendarDay, nextDay, previousDay, startOfDay } from './books-day.ts';
+export { BREAK_WORDING, describeBreak, type BreakLine } from './break-wording.ts';
+export {
+  buildDailyReport,
+  DEFAULT_PENDING_SLA,
+  verdictExitCode,
+  type CoverageCheck,
+  type DailyReport,
+  type DailyReportRequest,
+  type PendingSla,
+} from './daily-report.ts';
+export { storedVerdicts, storeVerdict, type StoredVerdict } from './daily-verdict.repository.ts';

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateToLatest } from '../../src/db/index.ts';
+import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts';
+import { runCli } from '../support/run-cli.ts';
+import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
+
+let database: TestDatabase;
+let sim: RunningSimulator;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  await migrateToLatest(database.db);
+  sim = await startSimulator({
+    freezeClock: true,
+    startAt: new Date(Date.now() - 3_600_000),
+    initialBalances: [{ accountType: 'transfer', currency: 'XOF', amount: 2_500_000 }],
+  });
+  env = {
+    PAYSYNC_DATABASE_URL: database.url,
+    PAYSYNC_UPSTREAM_URL: sim.url,
+    PAYSYNC_API_KEY: sim.credentials.apiKey,
+    PAYSYNC_MERCHANT_ID: sim.credentials.merchantId,
+    PAYSYNC_LOG_LEVEL: 'silent',
+  };
+});
+afterAll(async () => {
+  await sim?.stop();
+  await database?.cleanup();
+});
+
+describe('paysync balances, adjust and report', () => {
+  it('takes a snapshot, books the opening balance and shows service against ledger', async () => {
+    const result = await runCli(['balances'], { env });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Balances as of \d{4}-\d{2}-\d{2}T/);
+    expect(result.stdout).toMatch(
+      /transfer\s+XOF\s+2,500,000 XOF\s+2,500,000 XOF\s+0 \(0 XOF\)\s+agrees/,
+    );
+    expect(result.stdout).toContain('Opening balance booked: service:transfer 2,500,000 XOF');
+
+    const json = await runCli(['balances', '--cached', '--json'], { env });
+    expect(json.code).toBe(0);
+    const cached = JSON.parse(json.stdout) as { comparisons: { difference: number }[] };
+    expect(cached.comparisons.map((c) => c.difference)).toEqual([0]);
+  });
+
+  it('books an adjustment, shows it, and the next snapshot explains drift with it gone', async () => {
+    sim.control.fund({ accountType: 'transfer', currency: 'XOF', amount: 300_000 });
+    const drift = await runCli(['balances'], { env });
+    expect(drift.code).toBe(0);
+    expect(drift.stdout).toMatch(/transfer\s+XOF.*DRIFT/);
+    expect(drift.stdout).toContain('unexplained: 300,000 XOF');
+
+    const booked = await runCli(
+      [
+        'adjust',
+        '--account',
+        'service:transfer',
+        '--amount',
+        '300000',
+        '--currency',
+        'XOF',
+        '--reason',
+        'top-up from bank',
+        '--by',
+        'ama',
+        '--at',
+        sim.control.now(),
+      ],
+      { env },
+    );
+    expect(booked.stderr).toBe('');
+    expect(booked.code).toBe(0);
+    const id = /Booked (adj_[0-9a-f]+)/.exec(booked.stdout)?.[1];
+    expect(id).toBeDefined();
+    expect(booked.stdout).toContain('service:transfer +300,000 XOF against adjustments:manual');
+
+    const shown = await runCli(['show', id!], { env });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('Reason: top-up from bank');
+    expect(shown.stdout).toContain('Booked by ama');
+
+    sim.control.advance(1_000);
+    const agrees = await runCli(['balances', '--json'], { env });
+    const outcome = JSON.parse(agrees.stdout) as { comparisons: { verdict: string }[] };
+    expect(outcome.comparisons.map((c) => c.verdict)).toEqual(['agrees']);
+  });
+
+  it.each([
+    [
+      [
+        'adjust',
+        '--account',
+        'service:transfer',
+        '--amount',
+        '12.5',
+        '--currency',
+        'XOF',
+        '--reason',
+        'x y z',
+      ],
+      '--amount "12.5"',
+    ],
+    [
+      ['adjust', '--account', 'bank', '--amount', '5', '--currency', 'XOF', '--reason', 'x y z'],
+      '--account "bank"',
+    ],
+    [
+      [
+        'adjust',
+        '--account',
+        'transfer',
+        '--amount',
+        '5',
+        '--currency',
+        'XOF',
+        '--reason',
+        'top-up',
+        '--counter',
+        'income:x',
+      ],
+      '--counter "income:x"',
+    ],
+    [['report', '--date', '2030-02-30'], '--date "2030-02-30"'],
+    [['balances', '--at', '2030-02-30'], '--at "2030-02-30"'],
+  ])('refuses %j with exit 2 naming the flag, booking nothing', async (args, named) => {
+    const result = await runCli(args, { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(named);
+  });
+
+  it('exits 4 for a day it cannot vouch for, with the reason', async () => {
+    const result = await runCli(['report', '--date', '2020-01-01'], { env });
+    expect(result.code).toBe(4);
+    expect(result.stdout).toMatch(/^2020-01-01 \(UTC, sandbox\): INCOMPLETE/);
+    expect(result.stdout).toContain(
+      'no end-of-day balance snapshot as of 2020-01-02T00:00:00.000Z',
+    );
+  });
+
+  it("says plainly that the service's balance could not be read, and books nothing", async () => {
+    sim.control.setFaults({ balanceShape: 'opaque' });
+    try {
+      const result = await runCli(['balances'], { env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /^paysync balances: the service's balance could not be read: no list of balances was found .*nothing was booked\)\n$/,
+      );
+    } finally {
+      sim.control.setFaults({ balanceShape: 'list' });
+    }
+  });
+});

@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { closedPort, PAYSYNC_BIN } from '../../support/run-cli.ts';
+
+/** A real `paysync serve` child process, started and answering /healthz. */
+export interface ServeChild {
+  readonly port: number;
+  readonly url: string;
+  /** Everything it printed so far, stdout and stderr together. */
+  output(): string;
+  /** True while the process has neither exited nor been killed by a signal. */
+  alive(): boolean;
+  /** SIGTERM, then the exit code (null when a signal ended it). */
+  stop(): Promise<number | null>;
+}
+
+async function waitForHealth(child: ChildProcess, url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(
+        `paysync serve exited (${child.exitCode ?? child.signalCode}) before healthy`,
+      );
+    }
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`paysync serve did not answer ${url}/healthz within ${timeoutMs} ms`);
+}
+
+/**
+ * Spawns `paysync serve` exactly as an operator would (the real CLI, a clean environment with
+ * only the PAYSYNC_* variables given), on a free port, and waits until /healthz answers.
+ */
+export async function spawnServe(
+  env: Record<string, string>,
+  options: { startTimeoutMs?: number } = {},
+): Promise<ServeChild> {
+  const port = await closedPort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [PAYSYNC_BIN, 'serve'], {
+    cwd: mkdtempSync(join(tmpdir(), 'paysync-serve-')),
+    env: { PATH: process.env.PATH, ...env, PAYSYNC_PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  try {
+    await waitForHealth(child, url, options.startTimeoutMs ?? 20_000);
+  } catch (error) {
+    if (alive()) child.kill('SIGKILL');
+    throw new Error(`${(error as Error).message}; it printed:\n${output.slice(-2000)}`);
+  }
+  return {
+    port,
+    url,
+    output: () => output,
+    alive,
+    async stop() {
+      if (alive()) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import {
+  clientOptionsFromConfig,
+  createRequestRateLimiter,
+  createUpstreamClient,
+} from '../../src/upstream/index.ts';
+import { closedPort } from '../support/run-cli.ts';
+import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
+
+const RPS = 4;
+let redisA: Redis;
+let redisB: Redis;
+const prefixes: string[] = [];
+
+beforeAll(async () => {
+  redisA = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  redisB = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  await Promise.all([redisA.ping(), redisB.ping()]);
+});
+afterAll(async () => {
+  for (const prefix of prefixes) await deleteRedisPrefix(prefix);
+  redisA.disconnect();
+  redisB.disconnect();
+});
+
+interface Deployment {
+  readonly merchantId: string;
+  readonly environment: 'live' | 'sandbox';
+  readonly queuePrefix: string;
+}
+
+/**
+ * How long the second deployment waits for one request after the first spent its whole
+ * one-second budget. Each deployment is a separate process: its own limiter and connection.
+ */
+async function waitAfterOtherSpentItsBudget(first: Deployment, second: Deployment) {
+  const limiterOf = (deployment: Deployment, redis: Redis) =>
+    createRequestRateLimiter({
+      rps: RPS,
+      redis,
+      key: `${deployment.queuePrefix}:upstream:rps`,
+      merchantId: deployment.merchantId,
+      environment: deployment.environment,
+    });
+  const a = limiterOf(first, redisA);
+  const b = limiterOf(second, redisB);
+  const spending = Array.from({ length: RPS }, () => a.acquire());
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const started = Date.now();
+  await b.acquire();
+  const waited = Date.now() - started;
+  await Promise.all(spending);
+  return waited;
+}
+
+function prefix(): string {
+  const value = uniqueRedisPrefix('rps-budget');
+  prefixes.push(value);
+  return value;
+}
+
+describe('7.C10: the rate-limit budget is per merchant, environment and queue prefix', () => {
+  it('two merchants on one Redis and one queue prefix each get their own budget', async () => {
+    const queuePrefix = prefix();
+    const waited = await waitAfterOtherSpentItsBudget(
+      { merchantId: 'merchant-a', environment: 'live', queuePrefix },
+      { merchantId: 'merchant-b', environment: 'live', queuePrefix },
+    );
+    expect(waited).toBeLessThan(450);
+  });
+
+  it('live and sandbox of one merchant each get their own budget', async () => {
+    const queuePrefix = prefix();
+    const waited = await waitAfterOtherSpentItsBudget(
+      { merchantId: 'merchant-a', environment: 'live', queuePrefix },
+      { merchantId: 'merchant-a', environment: 'sandbox', queuePrefix },
+    );
+    expect(waited).toBeLessThan(450);
+  });
+
+  it('two processes of one deployment share one budget: the second waits for the next second', async () => {
+    const queuePrefix = prefix();
+    const deployment = { merchantId: 'merchant-a', environment: 'live', queuePrefix } as const;
+    const waited = await waitAfterOtherSpentItsBudget(deployment, deployment);
+    expect(waited).toBeGreaterThanOrEqual(600);
+  });
+
+  it('the config keys the budget by PAYSYNC_QUEUE_PREFIX, PAYSYNC_ENVIRONMENT and PAYSYNC_MERCHANT_ID', async () => {
+    const queuePrefix = prefix();
+    const config = loadConfig({
+      PAYSYNC_UPSTREAM_URL: `http://127.0.0.1:${await closedPort()}`,
+      PAYSYNC_API_KEY: 'test-api-key',
+      PAYSYNC_MERCHANT_ID: 'merchant:42',
+      PAYSYNC_ENVIRONMENT: 'live',
+      PAYSYNC_QUEUE_PREFIX: queuePrefix,
+      PAYSYNC_UPSTREAM_MAX_RETRIES: '0',
+    });
+    const client = createUpstreamClient(clientOptionsFromConfig(config, redisA));
+    // The request fails (nothing listens), but it passed the limiter first.
+    await client.listTransfers({ perPage: 1 }).catch(() => undefined);
+    const keys = await redisA.keys(`${queuePrefix}*`);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys)
+      expect(key.startsWith(`${queuePrefix}:upstream:rps:live:merchant%3A42:`)).toBe(true);
+  });
+});
