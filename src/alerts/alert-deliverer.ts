@@ -33,6 +33,8 @@ export interface AlertDelivererOptions {
   readonly conditionIntervalMs?: number;
   /** The queues whose failed jobs raise `dead_jobs`; without them that check is skipped. */
   readonly queues?: Queues;
+  /** The environment whose daily verdicts raise `day_not_reconciled`; without it that check is skipped. */
+  readonly environment?: string;
 }
 
 export interface AlertDeliverer extends Component {
@@ -335,7 +337,10 @@ export function createAlertDeliverer(
     const now = runtime.now();
     if (now.getTime() - conditionsCheckedAt >= conditionIntervalMs) {
       conditionsCheckedAt = now.getTime();
-      await watchConditions(deps, options.queues);
+      await watchConditions(deps, {
+        ...(options.queues ? { queues: options.queues } : {}),
+        ...(options.environment ? { environment: options.environment } : {}),
+      });
     }
     await closeDueDigests(now);
     await remindAndReopen(now);

@@ -1,4 +1,6 @@
 import { openDiscrepancies } from '../ledger/index.ts';
+import { formatAmount } from '../money/index.ts';
+import { storedVerdicts } from '../reports/index.ts';
 import type { Queues } from '../queues/index.ts';
 import { readCredentialFailure } from '../service-state/index.ts';
 import { listAlerts } from './alert.repository.ts';
@@ -10,13 +12,23 @@ import { raiseAlert, resolveAlertsByKey, type AlertDependencies } from './raise-
  * once, and the alert resolves by itself when the state clears:
  * - `upstream_auth_failed`: the service refused our credentials (the 401 pause);
  * - `dead_jobs`: jobs that failed for good on any queue (needs `queues`);
+ * - `balance_drift`: an open `balance_drift` discrepancy (balances records and resolves them);
+ * - `day_not_reconciled`: a stored daily verdict of `BREAKS` or `INCOMPLETE` (last 7 days);
  * - alerts raised for a discrepancy (a stuck transfer, a drift) resolve when the ledger
  *   resolves that discrepancy (the transfer settled, the drift is gone).
  */
+export interface WatchedState {
+  /** The queues whose failed jobs raise `dead_jobs`. */
+  readonly queues?: Queues;
+  /** The environment whose daily verdicts raise `day_not_reconciled`. */
+  readonly environment?: string;
+}
+
 export async function watchConditions(
   deps: AlertDependencies,
-  queues: Queues | undefined,
+  state: WatchedState = {},
 ): Promise<void> {
+  const { queues } = state;
   const failure = await readCredentialFailure(deps.db);
   if (failure) {
     await raiseAlert(deps, {
@@ -35,6 +47,8 @@ export async function watchConditions(
     await resolveAlertsByKey(deps, 'upstream_auth_failed');
   }
 
+  await raiseBalanceDrift(deps);
+  if (state.environment) await watchVerdicts(deps, state.environment);
   await resolveSettledDiscrepancies(deps);
 
   if (!queues) return;
@@ -81,5 +95,68 @@ async function resolveSettledDiscrepancies(deps: AlertDependencies): Promise<voi
     if (!open.has(alert.detail.discrepancyId as number)) {
       await resolveAlertsByKey(deps, alert.dedupeKey);
     }
+  }
+}
+
+/** One alert per open drift; it resolves with the discrepancy when the drift is explained. */
+async function raiseBalanceDrift(deps: AlertDependencies): Promise<void> {
+  const drifts = (await openDiscrepancies(deps.db, { limit: 1000 })).filter(
+    (d) => d.kind === 'balance_drift',
+  );
+  for (const drift of drifts) {
+    const facts = drift.detail;
+    const currency = typeof facts.currency === 'string' ? facts.currency : '';
+    const money = (value: unknown) =>
+      typeof value === 'number' && currency !== '' ? formatAmount(value, currency) : String(value);
+    const account = String(facts.account ?? facts.accountType ?? drift.resourceId ?? 'an account');
+    await raiseAlert(deps, {
+      kind: 'balance_drift',
+      dedupeKey: `balance_drift:${drift.id}`,
+      title:
+        `Balance drift on ${account} ${currency}: ${money(facts.amount ?? facts.difference)} unexplained`.trim(),
+      body: [
+        `The service says ${money(facts.service)}, the ledger ${money(facts.ledger)} (difference ${money(facts.difference)}) as of ${String(facts.asOf ?? drift.createdAt)}.`,
+        `${money(facts.amount)} of it is not explained by items in flight or recent adjustments.`,
+        'See `paysync balances` for the explanation of every difference.',
+      ].join('\n'),
+      detail: { ...facts, discrepancyId: drift.id, group: account },
+      resolvesWhen: 'when the difference is explained or gone',
+    });
+  }
+}
+
+const NOT_RECONCILED = new Set(['BREAKS', 'INCOMPLETE']);
+
+/** A closed day whose stored verdict is not reconciled alerts once; a later good verdict resolves it. */
+async function watchVerdicts(deps: AlertDependencies, environment: string): Promise<void> {
+  for (const stored of await storedVerdicts(deps.db, environment, { limit: 7 })) {
+    const key = `day_not_reconciled:${environment}:${stored.day}`;
+    if (!NOT_RECONCILED.has(stored.verdict)) {
+      await resolveAlertsByKey(deps, key);
+      continue;
+    }
+    const breaks = stored.report.breaks.length;
+    const reasons =
+      stored.verdict === 'BREAKS'
+        ? `${breaks} ${breaks === 1 ? 'break' : 'breaks'}`
+        : stored.report.incomplete.join('; ');
+    await raiseAlert(deps, {
+      kind: 'day_not_reconciled',
+      dedupeKey: key,
+      title: `${stored.day} is not reconciled: ${stored.verdict} (${reasons})`,
+      body: [
+        `The books of ${stored.day} (${stored.report.timeZone}) came out ${stored.verdict}: ${reasons}.`,
+        ...stored.report.breaks.slice(0, 5).map((line) => `• ${line.line}`),
+        `See \`paysync report --date ${stored.day}\`.`,
+      ].join('\n'),
+      detail: {
+        environment,
+        day: stored.day,
+        verdict: stored.verdict,
+        breaks,
+        group: stored.verdict,
+      },
+      resolvesWhen: 'when the day is computed again and reconciles',
+    });
   }
 }

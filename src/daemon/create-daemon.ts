@@ -173,7 +173,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       components.push(
         createAlertDeliverer(
           { db, alerts },
-          { queues, ...(pollMs !== undefined ? { pollMs } : {}) },
+          {
+            queues,
+            environment: config.environment,
+            ...(pollMs !== undefined ? { pollMs } : {}),
+          },
         ),
       );
     }

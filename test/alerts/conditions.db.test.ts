@@ -3,6 +3,8 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAlertDeliverer, listAlerts } from '../../src/alerts/index.ts';
 import { createQueues, JobName, QueueName, type Queues } from '../../src/queues/index.ts';
+import { recordDiscrepancy, resolveDiscrepancy } from '../../src/ledger/index.ts';
+import { storeVerdict, type DailyReport } from '../../src/reports/index.ts';
 import { clearCredentialFailure, recordCredentialFailure } from '../../src/service-state/index.ts';
 import { testDialect } from '../support/test-database.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
@@ -92,5 +94,81 @@ describe(`conditions watched by the deliverer, on ${testDialect()}`, () => {
     await deliverer.runOnce();
     await deliverer.runOnce();
     expect(headers()).toEqual([':rotating_light: 1 job failed for good (follow-up: 1)']);
+  });
+
+  it('an open balance drift alerts once and resolves when balances resolves the drift', async () => {
+    slack = await startHttpCollector();
+    harness = await alertHarness({ PAYSYNC_ALERT_SLACK_URL: slack.url });
+    const db = harness.database.db;
+    const { discrepancy } = await recordDiscrepancy(db, {
+      kind: 'balance_drift',
+      resourceKind: 'balance',
+      resourceId: 'sandbox:transfer:XOF',
+      detail: {
+        account: 'service:transfer',
+        currency: 'XOF',
+        asOf: '2030-01-10T09:00:00.000Z',
+        service: 900_000,
+        ledger: 1_000_000,
+        difference: -100_000,
+        amount: -100_000,
+      },
+    });
+    await harness.deliverer.runOnce();
+    await harness.deliverer.runOnce();
+    expect(headers()).toEqual([
+      ':rotating_light: Balance drift on service:transfer XOF: -100,000 XOF unexplained',
+    ]);
+    await resolveDiscrepancy(db, discrepancy.id);
+    harness.advance(30_000);
+    await harness.deliverer.runOnce();
+    await harness.deliverer.runOnce();
+    expect(headers()[1]).toBe(
+      ':white_check_mark: Resolved: Balance drift on service:transfer XOF: -100,000 XOF unexplained',
+    );
+  });
+
+  it('a stored BREAKS verdict raises day_not_reconciled; a reconciled recomputation resolves it', async () => {
+    slack = await startHttpCollector();
+    harness = await alertHarness({ PAYSYNC_ALERT_SLACK_URL: slack.url });
+    const deliverer = createAlertDeliverer(harness.deps, {
+      environment: 'sandbox',
+      conditionIntervalMs: 0,
+    });
+    const report = (verdict: DailyReport['verdict']): DailyReport => ({
+      environment: 'sandbox',
+      day: '2030-01-09',
+      timeZone: 'UTC',
+      window: { from: '2030-01-09T00:00:00.000Z', to: '2030-01-10T00:00:00.000Z' },
+      generatedAt: '2030-01-10T00:20:00.000Z',
+      verdict,
+      counts: [],
+      money: [],
+      pending: [],
+      breaks:
+        verdict === 'BREAKS'
+          ? [
+              {
+                kind: 'amount_changed',
+                subject: 'tr_x',
+                line: 'tr_x changed amount',
+                action: 'check it',
+              },
+            ]
+          : [],
+      endOfDayBalances: null,
+      incomplete: [],
+      ageing: [],
+    });
+    await storeVerdict(harness.database.db, report('BREAKS'));
+    await deliverer.runOnce();
+    await deliverer.runOnce();
+    expect(headers()).toEqual([':rotating_light: 2030-01-09 is not reconciled: BREAKS (1 break)']);
+    await storeVerdict(harness.database.db, report('RECONCILED'));
+    await deliverer.runOnce();
+    await deliverer.runOnce();
+    expect(headers()[1]).toBe(
+      ':white_check_mark: Resolved: 2030-01-09 is not reconciled: BREAKS (1 break)',
+    );
   });
 });
