@@ -42,6 +42,9 @@ export interface AlertDeliverer extends Component {
   runOnce(): Promise<void>;
 }
 
+/** Kinds that report something that happened rather than a state that holds. */
+const EVENT_KINDS = ['transfer_failed', 'test'];
+
 /** `5 minutes`, `90 seconds`. */
 function windowPhrase(ms: number): string {
   if (ms % 60_000 === 0) return `${ms / 60_000} ${ms === 60_000 ? 'minute' : 'minutes'}`;
@@ -197,6 +200,8 @@ export function createAlertDeliverer(
           eb.and([
             eb('status', '=', 'open'),
             eb('digested', '=', 0),
+            // A failed transfer is an event, not a condition that may still hold: no reminders.
+            eb('kind', 'not in', EVENT_KINDS),
             eb('notified_at', '<=', remindBefore),
           ]),
           eb.and([eb('status', '=', 'acked'), eb('snoozed_until', '<=', at)]),

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   ackAlert,
   findAlert,
+  transferFailedAlert,
   listAlerts,
   raiseAlert,
   raiseAlertFromFollowUp,
@@ -10,7 +11,12 @@ import {
 } from '../../src/alerts/index.ts';
 import { recordDiscrepancy, resolveDiscrepancy } from '../../src/ledger/index.ts';
 import { testDialect } from '../support/test-database.ts';
-import { alertHarness, stuckTransfer, type AlertHarness } from './support/alert-harness.ts';
+import {
+  alertHarness,
+  failedTransfer,
+  stuckTransfer,
+  type AlertHarness,
+} from './support/alert-harness.ts';
 import { startHttpCollector, type HttpCollector } from './support/sink-servers.ts';
 
 const HOUR = 3_600_000;
@@ -150,5 +156,16 @@ describe(`alert life cycle, on ${testDialect()}`, () => {
       status: 'resolved',
       resolvedBy: 'condition',
     });
+  });
+
+  it('a failed transfer is an event: it notifies once and is never re-notified', async () => {
+    const { harness, headers } = await withSlack();
+    await raiseAlert(harness.deps, transferFailedAlert(failedTransfer()));
+    await harness.deliverer.runOnce();
+    harness.advance(24 * HOUR);
+    await harness.deliverer.runOnce();
+    expect(headers()).toEqual([
+      ':warning: Transfer tr_alert0001 of 250,000 XOF to +22177•••••01 failed: recipient_not_found',
+    ]);
   });
 });

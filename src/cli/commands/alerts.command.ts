@@ -3,6 +3,7 @@ import { loadConfig, type Config } from '../../config.ts';
 import type { Alert, AlertDependencies, SinkName } from '../../alerts/index.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { renderTable } from '../format/render-table.ts';
+import { integerOption } from '../input/parse-integer.ts';
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -76,7 +77,7 @@ export function alertsCommand(): Command {
     .description('alerts, newest first')
     .option('--open', 'only open and acknowledged (not resolved) alerts')
     .option('--json', 'print a JSON array with each alert and its per-sink delivery state')
-    .option('--limit <n>', 'show at most this many', (value) => alertId(value), 100)
+    .option('--limit <n>', 'show at most this many', integerOption('--limit', 1, 10_000), 100)
     .action(async (flags: { open?: boolean; json?: boolean; limit: number }) => {
       await withAlerts('alerts list', async ({ db }) => {
         const { listAlerts, deliveriesOf } = await import('../../alerts/index.ts');
