@@ -84,4 +84,24 @@ describe(`e-mail alerts, on ${testDialect()}`, () => {
     expect(smtp.messages).toHaveLength(1);
     expect(harness.logs.join('')).not.toContain(PASSWORD);
   });
+
+  it.each(['starttls', 'implicit'] as const)(
+    'go over TLS (%s) with auth when the server offers it',
+    async (tls) => {
+      smtp = await startSmtpInbox('alerts@example.com', PASSWORD, tls);
+      // The test server's certificate is self-signed; nodemailer reads TLS options from the URL.
+      harness = await alertHarness({
+        PAYSYNC_ALERT_SMTP_URL: `${smtp.url}?tls.rejectUnauthorized=false`,
+        PAYSYNC_ALERT_EMAIL_FROM: 'paysync@example.com',
+        PAYSYNC_ALERT_EMAIL_TO: 'ops@example.com',
+      });
+      await raiseAlert(harness.deps, transferFailedAlert(failedTransfer()));
+      await harness.deliverer.runOnce();
+      expect((await listDeliveries(harness.database.db, { sink: 'email' }))[0]).toMatchObject({
+        status: 'delivered',
+      });
+      expect(smtp.encrypted).toEqual([true]);
+      expect(smtp.logins).toEqual(['alerts@example.com']);
+    },
+  );
 });

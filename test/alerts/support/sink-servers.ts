@@ -50,17 +50,27 @@ export interface SmtpInbox {
   /** When set, every message is refused at end of DATA with this reply. */
   rejectWith: string | undefined;
   readonly logins: string[];
+  /** Per accepted message: whether the session was encrypted (TLS or STARTTLS). */
+  readonly encrypted: boolean[];
   close(): Promise<void>;
 }
 
-/** A real SMTP server with AUTH PLAIN/LOGIN (no TLS: STARTTLS is not offered on loopback). */
-export async function startSmtpInbox(user: string, password: string): Promise<SmtpInbox> {
+/**
+ * A real SMTP server with AUTH PLAIN/LOGIN. `tls`: `none` offers no STARTTLS, `starttls`
+ * offers it (smtp-server's own self-signed certificate), `implicit` is TLS from the first byte.
+ */
+export async function startSmtpInbox(
+  user: string,
+  password: string,
+  tls: 'none' | 'starttls' | 'implicit' = 'none',
+): Promise<SmtpInbox> {
   const messages: string[] = [];
+  const encrypted: boolean[] = [];
   const logins: string[] = [];
   const inbox = { rejectWith: undefined } as { rejectWith: string | undefined };
   const server = new SMTPServer({
-    secure: false,
-    disabledCommands: ['STARTTLS'],
+    secure: tls === 'implicit',
+    disabledCommands: tls === 'none' ? ['STARTTLS'] : [],
     authOptional: false,
     allowInsecureAuth: true,
     logger: false,
@@ -69,7 +79,7 @@ export async function startSmtpInbox(user: string, password: string): Promise<Sm
       if (auth.username === user && auth.password === password) callback(null, { user });
       else callback(new Error('535 5.7.8 Authentication credentials invalid'));
     },
-    onData(stream, _session, callback) {
+    onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
@@ -80,6 +90,7 @@ export async function startSmtpInbox(user: string, password: string): Promise<Sm
           return;
         }
         messages.push(Buffer.concat(chunks).toString('utf8'));
+        encrypted.push(session.secure);
         callback();
       });
     },
@@ -87,9 +98,10 @@ export async function startSmtpInbox(user: string, password: string): Promise<Sm
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.server.address() as AddressInfo;
   return Object.assign(inbox, {
-    url: `smtp://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}`,
+    url: `${tls === 'implicit' ? 'smtps' : 'smtp'}://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}`,
     messages,
     logins,
+    encrypted,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });
 }
