@@ -197,12 +197,15 @@ export async function raiseAlert(
         sinksOf(runtime, alert.kind, severity, detail),
         at,
       );
+    } else if (outcome === 'deduplicated') {
+      // The people were told within the window; the log still records the recurrence.
+      await insertDeliveries(trx, messageFor(alert, 'firing', at), ['log'], at);
     } else if (outcome === 'digested') {
       await openDigest(trx, input.kind, now, runtime.pacing.digestWindowMs);
     }
     return { alert, outcome };
   });
-  if (result.outcome === 'notified') runtime.wake();
+  if (result.outcome === 'notified' || result.outcome === 'deduplicated') runtime.wake();
   if (result.outcome !== 'already_open') {
     runtime.logger.debug(
       { alertId: result.alert.id, kind: input.kind, outcome: result.outcome },

@@ -29,10 +29,10 @@ describe('paysync alerts list, ack and resolve', () => {
 
     const listed = await runCli(['alerts', 'list', '--open'], { env });
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(/^ID +RAISED +SEVERITY +KIND +STATUS +TITLE$/m);
+    expect(listed.stdout).toMatch(/^ID +RAISED +SEVERITY +KIND +STATUS +SENT +TITLE$/m);
     expect(listed.stdout).toMatch(
       new RegExp(
-        `^ +${second.alert.id} +\\S+Z +critical +transfer_stuck +open +Transfer tr_cli2 has been pending for 3 hours$`,
+        `^ +${second.alert.id} +\\S+Z +critical +transfer_stuck +open +- +Transfer tr_cli2 has been pending for 3 hours$`,
         'm',
       ),
     );

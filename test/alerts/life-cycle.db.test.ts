@@ -168,4 +168,26 @@ describe(`alert life cycle, on ${testDialect()}`, () => {
       ':warning: Transfer tr_alert0001 of 250,000 XOF to +22177•••••01 failed: recipient_not_found',
     ]);
   });
+
+  it('a condition that clears and comes back within the dedupe window is recorded, not re-sent', async () => {
+    const { harness, headers } = await withSlack();
+    await raiseAlert(harness.deps, stuckTransfer('tr_flap'));
+    await harness.deliverer.runOnce();
+    await resolveAlertsByKey(harness.deps, 'transfer_stuck:tr_flap');
+    harness.advance(10 * 60_000);
+    expect((await raiseAlert(harness.deps, stuckTransfer('tr_flap'))).outcome).toBe('deduplicated');
+    await harness.deliverer.runOnce();
+    expect(headers()).toHaveLength(2);
+    expect(harness.logs.filter((line) => line.includes('alert: Transfer tr_flap'))).toHaveLength(2);
+    // Past the window (60 minutes by default) it is news again.
+    await resolveAlertsByKey(harness.deps, 'transfer_stuck:tr_flap');
+    harness.advance(61 * 60_000);
+    expect((await raiseAlert(harness.deps, stuckTransfer('tr_flap'))).outcome).toBe('notified');
+    await harness.deliverer.runOnce();
+    expect(headers()).toEqual([
+      ':rotating_light: Transfer tr_flap has been pending for 3 hours',
+      ':white_check_mark: Resolved: Transfer tr_flap has been pending for 3 hours',
+      ':rotating_light: Transfer tr_flap has been pending for 3 hours',
+    ]);
+  });
 });

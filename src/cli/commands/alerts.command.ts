@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, type Config } from '../../config.ts';
-import type { Alert, AlertDependencies, SinkName } from '../../alerts/index.ts';
+import type { Alert, AlertDelivery, AlertDependencies, SinkName } from '../../alerts/index.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { renderTable } from '../format/render-table.ts';
 import { integerOption } from '../input/parse-integer.ts';
@@ -61,6 +61,23 @@ async function withAlerts<T>(
   }
 }
 
+/** `slack ok, email failed×2` from the latest delivery per sink; the log is left out. */
+function deliverySummary(deliveries: readonly AlertDelivery[]): string {
+  const latest = new Map<string, AlertDelivery>();
+  for (const delivery of deliveries)
+    if (delivery.sink !== 'log') latest.set(delivery.sink, delivery);
+  if (latest.size === 0) return '-';
+  return [...latest.values()]
+    .map((d) =>
+      d.status === 'delivered'
+        ? `${d.sink} ok`
+        : d.status === 'pending'
+          ? `${d.sink} pending`
+          : `${d.sink} failed×${d.attempts}`,
+    )
+    .join(', ');
+}
+
 function statusText(alert: Alert): string {
   if (alert.status === 'acked' && alert.snoozedUntil) return `snoozed until ${alert.snoozedUntil}`;
   return alert.status;
@@ -97,6 +114,10 @@ export function alertsCommand(): Command {
           console.log(flags.open ? 'No open alerts.' : 'No alerts.');
           return;
         }
+        const sent = new Map<number, string>();
+        for (const alert of found) {
+          sent.set(alert.id, deliverySummary(await deliveriesOf(db, alert.id)));
+        }
         console.log(
           renderTable<Alert>(
             [
@@ -105,6 +126,7 @@ export function alertsCommand(): Command {
               { header: 'SEVERITY', value: (a) => a.severity },
               { header: 'KIND', value: (a) => a.kind },
               { header: 'STATUS', value: statusText },
+              { header: 'SENT', value: (a) => sent.get(a.id) ?? '' },
               { header: 'TITLE', value: (a) => a.title },
             ],
             found,
