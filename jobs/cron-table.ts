@@ -5,12 +5,15 @@ import { JobName } from '../src/queues/index.ts';
 export interface CronEntry {
   readonly task: string;
   readonly jobName: string;
-  /** A node-cron expression (five fields, or six with seconds first). */
+  /** A node-cron expression (five fields, or six with seconds first), or `off`. */
   readonly cron: string;
+  /** The variable that sets `cron`, for messages. */
+  readonly variable: string;
 }
 
 /**
- * Everything the scheduler fires. A tick only enqueues a job whose id is the task and its
+ * Everything the scheduler fires; an entry whose cron is `off` is listed but never fires.
+ * Every task's cron comes from `PAYSYNC_<TASK>_CRON`. A tick only enqueues a job whose id is the task and its
  * slot, so two schedulers running at once enqueue each tick once; workers do the work.
  */
 export function cronTable(config: Config): CronEntry[] {
@@ -19,9 +22,19 @@ export function cronTable(config: Config): CronEntry[] {
       task: 'recover-inbox',
       jobName: JobName.recoverInbox,
       cron: config.processing.recoveryCron,
+      variable: 'PAYSYNC_RECOVERY_CRON',
     },
-    ...(config.janitor.cron === 'off'
-      ? []
-      : [{ task: 'janitor', jobName: JobName.janitor, cron: config.janitor.cron }]),
+    {
+      task: 'sweep',
+      jobName: JobName.sweep,
+      cron: config.polling.sweepCron,
+      variable: 'PAYSYNC_SWEEP_CRON',
+    },
+    {
+      task: 'janitor',
+      jobName: JobName.janitor,
+      cron: config.janitor.cron,
+      variable: 'PAYSYNC_JANITOR_CRON',
+    },
   ];
 }

@@ -1,4 +1,4 @@
-import type { JanitorSettings } from '../src/config.ts';
+import type { JanitorSettings, PollingSettings } from '../src/config.ts';
 import type { AlertRuntime } from '../src/alerts/index.ts';
 import type { SyncDependencies } from '../src/reconcile/index.ts';
 
@@ -8,6 +8,14 @@ export interface JobContext extends SyncDependencies {
   readonly recoveryAfterMs: number;
   /** The janitor's schedule, SLAs and batch (config `janitor`). */
   readonly janitor: JanitorSettings;
+  /** `PAYSYNC_RECEIPTS_DIR`: where receipt HTML is archived. */
+  readonly receiptsDir: string;
+  /** Waits between tries of a receipt that answers 409. @defaultValue see src/receipts */
+  readonly receiptRetryDelaysMs?: readonly number[];
+  /** `live` or `sandbox`: sweep checkpoints are kept per environment. */
+  readonly environment: string;
+  /** Sweep window, page size, and when a run with no heartbeat counts as dead. */
+  readonly polling: PollingSettings;
   /** Sinks, routing and pacing of alerts; without it alert follow-ups are only logged. */
   readonly alerts?: AlertRuntime;
 }

@@ -5,6 +5,7 @@ import { ingestEventJob } from './ingest-event.job.ts';
 import { janitorJob } from './janitor.job.ts';
 import type { JobContext } from './job-context.ts';
 import { recoverInboxJob } from './recover-inbox.job.ts';
+import { sweepJob } from './sweep.job.ts';
 import { syncPaymentIntentJob } from './sync-payment-intent.job.ts';
 import { syncPaymentLinkJob } from './sync-payment-link.job.ts';
 import { syncPaymentRefundJob } from './sync-payment-refund.job.ts';
@@ -36,10 +37,12 @@ export function jobProcessors(context: JobContext) {
   return {
     ingest: byName({ [JobName.ingestEvent]: ingestEventJob(context) }),
     sync: byName(sync),
-    followUp: byName({ [JobName.alert]: followUp, [JobName.receipt]: followUp }),
+    // Routed by the outbox row's kind inside: a new kind needs no entry here.
+    followUp,
     scheduled: byName({
       [JobName.recoverInbox]: recoverInboxJob(context),
       [JobName.janitor]: janitorJob(context),
+      [JobName.sweep]: sweepJob(context),
     }),
   };
 }

@@ -2,8 +2,10 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_webhook_inbox.ts';
 import * as m0002 from './0002_inbox_resource_and_service_state.ts';
 import * as m0003 from './0003_ledger.ts';
+import * as m0005 from './0005_polling.ts';
 import * as m0006 from './0006_mirror_polls.ts';
 import * as m0007 from './0007_balances.ts';
+import * as m0008 from './0008_outbox_and_receipts.ts';
 import * as m0009 from './0009_alerts.ts';
 
 /**
@@ -15,7 +17,9 @@ export const migrations: Record<string, Migration> = {
   '0001_webhook_inbox': m0001,
   '0002_inbox_resource_and_service_state': m0002,
   '0003_ledger': m0003,
+  '0005_polling': m0005,
   '0006_mirror_polls': m0006,
   '0007_balances': m0007,
+  '0008_outbox_and_receipts': m0008,
   '0009_alerts': m0009,
 };

@@ -153,13 +153,14 @@ const durationList = z
     return gaps as number[];
   });
 
-const cronOrOff = (fallback: string) =>
+/** A node-cron expression, or `off` to turn the task off. */
+const cronOrOff = (fallback: string, described?: string) =>
   z
     .string()
     .trim()
     .default(fallback)
     .refine((value) => value === 'off' || validateCron(value), {
-      message: 'must be a cron expression, for example "* * * * *" (every minute), or off',
+      message: `must be a cron expression, for example "${fallback}"${described ? ` (${described})` : ''}, or off`,
     });
 
 /**
@@ -276,14 +277,8 @@ const schema = z.object({
   PAYSYNC_SHUTDOWN_TIMEOUT_MS: positiveInt(30_000, 600_000),
   /** Inbox rows not processed this long after arrival are enqueued again. @defaultValue 300 */
   PAYSYNC_RECOVERY_AFTER_SECONDS: positiveInt(300, 86_400),
-  /** When the inbox recovery sweep runs (cron, optional seconds field). @defaultValue every minute */
-  PAYSYNC_RECOVERY_CRON: z
-    .string()
-    .trim()
-    .default('* * * * *')
-    .refine((value) => validateCron(value), {
-      message: 'must be a cron expression, for example "* * * * *" (every minute)',
-    }),
+  /** When the inbox recovery sweep runs (cron, optional seconds field, or `off`). @defaultValue every minute */
+  PAYSYNC_RECOVERY_CRON: cronOrOff('* * * * *', 'every minute'),
   /** How far back a transfer known only by id is searched for. @defaultValue 72 */
   PAYSYNC_TRANSFER_SEARCH_HOURS: positiveInt(72, 24 * 366),
   ...ALERT_VARIABLES,
@@ -327,6 +322,30 @@ const schema = z.object({
       const parsed = parseLowBalanceThresholds(value);
       if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem });
     }),
+  /** Where receipt HTML is archived, one file per sha256. @defaultValue `./data/receipts/` */
+  PAYSYNC_RECEIPTS_DIR: z.string().trim().min(1).default('./data/receipts/'),
+
+  // Polling (docs/processing.md, "Sweeps and backfill"; docs/cli.md `runs`, `sweep`, `backfill`).
+  /** When the list sweep for missed webhooks runs (cron or `off`). @defaultValue every 5 minutes */
+  PAYSYNC_SWEEP_CRON: cronOrOff('*/5 * * * *', 'every 5 minutes'),
+  /** How far before its last checkpoint a sweep starts again, in minutes. @defaultValue 10 */
+  PAYSYNC_SWEEP_OVERLAP_MINUTES: positiveInt(10, 7 * 24 * 60),
+  /** Items asked per list request by sweeps and backfills. @defaultValue 100 */
+  PAYSYNC_LIST_PER_PAGE: positiveInt(100, 1000),
+  /** Length of one backfill window, in hours. @defaultValue 24 */
+  PAYSYNC_BACKFILL_WINDOW_HOURS: positiveInt(24, 24 * 31),
+  /** Requests per second a backfill may take of the shared budget. @defaultValue half of PAYSYNC_UPSTREAM_RPS */
+  PAYSYNC_BACKFILL_RPS: z.preprocess(
+    (value) => (typeof value === 'string' && value.trim() === '' ? undefined : value),
+    z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(10_000, 'must be at most 10000')
+      .optional(),
+  ),
+  /** A running scheduled run with no heartbeat this long is dead; the next run marks it failed. @defaultValue 120 */
+  PAYSYNC_RUN_STALE_SECONDS: positiveInt(120, 86_400),
 });
 
 /** The janitor's default gaps: 1 m, 5 m, 15 m, 1 h, 6 h, then every 24 h. */
@@ -424,6 +443,10 @@ export interface Config {
   /** Re-polling of non-terminal items and stuck detection (see docs/processing.md). */
   readonly janitor: JanitorSettings;
   readonly balances: BalanceSettings;
+  /** Receipt archive (see docs/receipts.md). */
+  readonly receipts: { /** @defaultValue `./data/receipts/` */ readonly dir: string };
+  /** Sweeps, backfills and scheduled-run records (see docs/processing.md). */
+  readonly polling: PollingSettings;
 }
 
 /** Alert sinks and pacing, from `PAYSYNC_ALERT*` (docs/alerts.md). */
@@ -469,6 +492,21 @@ export interface JanitorSettings {
   };
 }
 
+export interface PollingSettings {
+  /** A cron expression or `off`. @defaultValue `*\/5 * * * *` */
+  readonly sweepCron: string;
+  /** @defaultValue 600000 */
+  readonly sweepOverlapMs: number;
+  /** @defaultValue 100 */
+  readonly perPage: number;
+  /** @defaultValue 86400000 */
+  readonly backfillWindowMs: number;
+  /** @defaultValue half of `upstream.rps` (at least 1) */
+  readonly backfillRps: number;
+  /** @defaultValue 120000 */
+  readonly staleRunAfterMs: number;
+}
+
 export interface ProcessingSettings {
   /** @defaultValue `paysync` */
   readonly queuePrefix: string;
@@ -480,7 +518,7 @@ export interface ProcessingSettings {
   readonly shutdownTimeoutMs: number;
   /** @defaultValue 300000 */
   readonly recoveryAfterMs: number;
-  /** @defaultValue `* * * * *` */
+  /** A cron expression or `off`. @defaultValue `* * * * *` */
   readonly recoveryCron: string;
   /** @defaultValue 72 */
   readonly transferSearchHours: number;
@@ -736,6 +774,15 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
         (parseLowBalanceThresholds(e.PAYSYNC_LOW_BALANCE) as { thresholds: LowBalanceThreshold[] })
           .thresholds,
       ),
+    }),
+    receipts: Object.freeze({ dir: e.PAYSYNC_RECEIPTS_DIR }),
+    polling: Object.freeze({
+      sweepCron: e.PAYSYNC_SWEEP_CRON,
+      sweepOverlapMs: e.PAYSYNC_SWEEP_OVERLAP_MINUTES * 60_000,
+      perPage: e.PAYSYNC_LIST_PER_PAGE,
+      backfillWindowMs: e.PAYSYNC_BACKFILL_WINDOW_HOURS * 3_600_000,
+      backfillRps: e.PAYSYNC_BACKFILL_RPS ?? Math.max(1, Math.floor(e.PAYSYNC_UPSTREAM_RPS / 2)),
+      staleRunAfterMs: e.PAYSYNC_RUN_STALE_SECONDS * 1000,
     }),
   };
   return Object.freeze(config);

@@ -29,7 +29,22 @@ export interface GenericAlertFollowUp {
   readonly alert: RaiseAlertInput;
 }
 
-export type AlertFollowUp = LedgerAlertFollowUp | GenericAlertFollowUp;
+/**
+ * The flat form, as an outbox payload: `{ reason: 'low_balance', subject, title, body, detail }`
+ * (the kind is the reason; everything else as in {@link RaiseAlertInput}).
+ */
+export type FlatAlertFollowUp = { readonly type: 'alert'; readonly reason: string } & Partial<
+  Omit<RaiseAlertInput, 'kind'>
+>;
+
+export type AlertFollowUp = LedgerAlertFollowUp | GenericAlertFollowUp | FlatAlertFollowUp;
+
+function isLedgerFollowUp(payload: AlertFollowUp): payload is LedgerAlertFollowUp {
+  return (
+    (payload.reason === 'transfer_failed' || payload.reason === 'discrepancy') &&
+    typeof (payload as { id?: unknown }).id === 'string'
+  );
+}
 
 /** The alert of a failed transfer, from the ledger's mirror row. */
 export function transferFailedAlert(transfer: TransferRecord): RaiseAlertInput {
@@ -72,11 +87,30 @@ export async function raiseAlertFromFollowUp(
   deps: AlertDependencies,
   payload: AlertFollowUp,
 ): Promise<RaisedAlert> {
-  if (payload.reason === 'raise') {
+  if (payload.reason === 'raise' && 'alert' in payload && payload.alert) {
     if (!isAlertKind(payload.alert.kind)) {
       throw new Error(`alert follow-up with unknown kind "${String(payload.alert.kind)}"`);
     }
     return raiseAlert(deps, payload.alert);
+  }
+  if (!isLedgerFollowUp(payload)) {
+    const {
+      type: _type,
+      reason: kind,
+      title,
+      outboxId: _outboxId,
+      ...rest
+    } = payload as FlatAlertFollowUp & { outboxId?: number };
+    if (!isAlertKind(kind)) {
+      throw new Error(
+        `alert follow-up with unknown kind "${kind}": use one of the alert kinds (docs/alerts.md)`,
+      );
+    }
+    return raiseAlert(deps, {
+      ...rest,
+      kind,
+      title: title ?? `${kind.replaceAll('_', ' ')}${rest.subject ? ` on ${rest.subject}` : ''}`,
+    });
   }
   if (payload.reason === 'transfer_failed') {
     const view = await findResource(deps.db, payload.id, { kind: 'transfer' });

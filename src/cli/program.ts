@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { adjustCommand } from './commands/adjust.command.ts';
 import { balancesCommand } from './commands/balances.command.ts';
 import { reportCommand } from './commands/report.command.ts';
+import { backfillCommand } from './commands/backfill.command.ts';
 import { alertsCommand } from './commands/alerts.command.ts';
 import { demoCommand } from './commands/demo.command.ts';
 import { doctorCommand } from './commands/doctor.command.ts';
@@ -13,6 +14,8 @@ import { startCommand } from './commands/start.command.ts';
 import { workCommand } from './commands/work.command.ts';
 import { serveCommand } from './commands/serve.command.ts';
 import { replayCommand } from './commands/replay.command.ts';
+import { runsCommand } from './commands/runs.command.ts';
+import { sweepCommand } from './commands/sweep.command.ts';
 import { showCommand } from './commands/show.command.ts';
 import { simCommand } from './commands/sim.command.ts';
 import { webhooksCommand } from './commands/webhooks.command.ts';
@@ -41,6 +44,9 @@ export function buildProgram(): Command {
     workCommand(),
     scheduleCommand(),
     demoCommand(),
+    sweepCommand(),
+    backfillCommand(),
+    runsCommand(),
     ...plannedCommands(),
     listCommand(),
     showCommand(),

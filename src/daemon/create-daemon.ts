@@ -14,6 +14,7 @@ import type { Config } from '../config.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
 import { collectProcessMetrics } from '../metrics/index.ts';
+import { createOutboxDispatcher, type OutboxDispatcher } from '../outbox/index.ts';
 import { createQueues, type Queues } from '../queues/index.ts';
 import { createReceiverServer, type ReceiverServer } from '../receiver/index.ts';
 import { CredentialGuard, type CredentialCheck } from '../reconcile/index.ts';
@@ -38,6 +39,8 @@ export interface DaemonOptions {
   readonly host?: string;
   /** Tries before a 404 becomes `unknown_upstream_resource`. @defaultValue 3 */
   readonly notFoundAttempts?: number;
+  /** How often the outbox dispatcher polls without a wake-up, in ms. @defaultValue 1000 */
+  readonly outboxPollMs?: number;
   /** Alert pacing and clock overrides (tests). @defaultValue from `config.alerts` */
   readonly alerts?: AlertRuntimeOptions & { readonly pollMs?: number };
 }
@@ -50,6 +53,8 @@ export interface Daemon {
   readonly queues: Queues;
   readonly receiver: ReceiverServer | undefined;
   readonly workers: WorkerPool | undefined;
+  /** The outbox dispatcher of the workers role (hands follow-ups to BullMQ). */
+  readonly outbox: OutboxDispatcher | undefined;
   /** Set once the workers started: what the start-up credential check found. */
   credentialCheck(): CredentialCheck | undefined;
 }
@@ -137,6 +142,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   };
   const components: Component[] = [resources];
   let workers: WorkerPool | undefined;
+  let outbox: OutboxDispatcher | undefined;
   let credentialCheck: CredentialCheck | undefined;
   let receiver: ReceiverServer | undefined;
   try {
@@ -152,6 +158,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         recoveryAfterMs: config.processing.recoveryAfterMs,
         janitor: config.janitor,
         pollPlan: config.janitor.scheduleMs,
+        receiptsDir: config.receipts.dir,
+        environment: config.environment,
+        polling: config.polling,
         alerts,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }
@@ -169,6 +178,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         },
       });
       components.push(workers);
+      // After the workers: it starts once they take jobs and stops before they drain.
+      outbox = createOutboxDispatcher({
+        db,
+        queues,
+        logger,
+        ...(options.outboxPollMs !== undefined ? { pollMs: options.outboxPollMs } : {}),
+      });
+      components.push(outbox);
       const pollMs = options.alerts?.pollMs;
       components.push(
         createAlertDeliverer(
@@ -209,6 +226,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     queues,
     receiver,
     workers,
+    outbox,
     credentialCheck: () => credentialCheck,
   };
 }

@@ -32,6 +32,8 @@ export function createScheduler(options: {
     name: 'scheduler',
     async start() {
       for (const entry of options.entries) {
+        // `off` in PAYSYNC_<TASK>_CRON turns a task off.
+        if (entry.cron === 'off') continue;
         const task = createTask(
           entry.cron,
           async (context) => {
@@ -55,7 +57,12 @@ export function createScheduler(options: {
         tasks.push(task);
       }
       logger.info(
-        { tasks: options.entries.map((e) => `${e.task} (${e.cron})`) },
+        {
+          tasks: options.entries
+            .filter((e) => e.cron !== 'off')
+            .map((e) => `${e.task} (${e.cron})`),
+          off: options.entries.filter((e) => e.cron === 'off').map((e) => e.task),
+        },
         'scheduler running',
       );
     },

@@ -8,9 +8,13 @@ import type { BalanceSnapshotTable } from '../balances/balance-snapshot.table.ts
 import type { LowBalanceStateTable } from '../balances/low-balance-state.table.ts';
 import type { DailyVerdictTable } from '../reports/daily-verdict.table.ts';
 import type { PaymentIntentTable } from '../ledger/payment-intent.table.ts';
+import type { PollingCheckpointTable } from '../polling/checkpoint.table.ts';
+import type { ScheduledRunTable } from '../polling/scheduled-run.table.ts';
 import type { RefundTable } from '../ledger/refund.table.ts';
 import type { StatusHistoryTable } from '../ledger/status-history.table.ts';
 import type { TransferTable } from '../ledger/transfer.table.ts';
+import type { OutboxTable } from '../outbox/outbox.table.ts';
+import type { ReceiptTable } from '../receipts/receipt.table.ts';
 import type { ServiceStateTable } from '../service-state/service-state.table.ts';
 
 /**
@@ -32,6 +36,10 @@ export interface Database {
   balance_snapshots: BalanceSnapshotTable;
   low_balance_state: LowBalanceStateTable;
   daily_verdicts: DailyVerdictTable;
+  outbox: OutboxTable;
+  receipts: ReceiptTable;
+  scheduled_runs: ScheduledRunTable;
+  polling_checkpoints: PollingCheckpointTable;
   alerts: AlertTable;
   alert_deliveries: AlertDeliveryTable;
   alert_digests: AlertDigestTable;

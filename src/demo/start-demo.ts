@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config.ts';
 import { startDaemon, type RunningDaemon } from '../daemon/index.ts';
@@ -61,6 +62,8 @@ function demoConfig(
     PAYSYNC_RECOVERY_AFTER_SECONDS: '30',
     PAYSYNC_SHUTDOWN_TIMEOUT_MS: '5000',
     PAYSYNC_LOG_LEVEL: options.logger.level,
+    // Beside the demo's books, never in a real deployment's receipt archive.
+    PAYSYNC_RECEIPTS_DIR: join(dirname(options.databaseFile), 'demo-receipts'),
   });
 }
 

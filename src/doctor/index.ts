@@ -2,11 +2,12 @@ import type { Config } from '../config.ts';
 import { checkCredentialRecord } from './check-credential-record.ts';
 import { checkDatabase } from './check-database.ts';
 import { checkRedis } from './check-redis.ts';
+import { checkRuns } from './check-runs.ts';
 import { checkService } from './check-service.ts';
 import type { CheckResult } from './check-result.ts';
 
 export type { CheckResult } from './check-result.ts';
-export { checkCredentialRecord, checkDatabase, checkRedis, checkService };
+export { checkCredentialRecord, checkDatabase, checkRedis, checkRuns, checkService };
 
 /** Every check, run side by side; one failing never stops the others. */
 export async function runDoctorChecks(config: Config): Promise<CheckResult[]> {
@@ -15,6 +16,7 @@ export async function runDoctorChecks(config: Config): Promise<CheckResult[]> {
     checkRedis(config.redisUrl),
     checkService(config, Math.min(config.upstream.timeoutMs, 5000)),
     checkCredentialRecord(config.databaseUrl),
+    checkRuns(config),
   ]);
   return results.filter((result): result is CheckResult => result !== undefined);
 }

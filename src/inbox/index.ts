@@ -19,4 +19,5 @@ export {
 export type { InboxStatus, WebhookInboxRow } from './inbox.table.ts';
 export { splitBatch, type BatchElement } from './split-batch.ts';
 export { probeInboxWrite } from './probe-inbox-write.ts';
+export { inboxMentionsResource } from './inbox-mentions.repository.ts';
 export { STORED_HEADERS, storedHeaders } from './stored-headers.ts';

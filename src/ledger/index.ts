@@ -112,3 +112,4 @@ export {
   paymentRefundSettlementLines,
 } from './settlement-lines.ts';
 export { earliestKnownInstant, openItems, type OpenItem } from './open-items.ts';
+export { firstSightingVia } from './status-history.repository.ts';

@@ -244,4 +244,3 @@ export async function markStuck(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
-

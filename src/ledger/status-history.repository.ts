@@ -53,3 +53,21 @@ export async function statusHistoryFor(
     serviceUpdatedAt: row.service_updated_at,
   }));
 }
+
+/** How paysync first learned of a resource (its first status history row), if it has. */
+export async function firstSightingVia(
+  db: Executor,
+  kind: LedgerResourceKind,
+  id: string,
+): Promise<StatusChange['via'] | undefined> {
+  const row = await db
+    .selectFrom('status_history')
+    .select('via')
+    .where('resource_kind', '=', kind)
+    .where('resource_id', '=', id)
+    .where('from_status', 'is', null)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.via;
+}

@@ -6,8 +6,10 @@ import {
   type StuckCandidate,
   type StuckRule,
 } from '../ledger/index.ts';
-import { enqueueFollowUp } from '../queues/index.ts';
-import type { JanitorDependencies } from './janitor.ts';
+import { notifyOutbox } from '../outbox/index.ts';
+import { addFollowUps } from '../reconcile/index.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.ts';
 
 /** Items flagged per rule per run; the rest wait for the next run. */
 const STUCK_BATCH = 1000;
@@ -32,12 +34,18 @@ export function formatAge(ms: number): string {
   return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
 }
 
+/** What flagging stuck items needs (a part of the janitor's dependencies). */
+export interface StuckDependencies {
+  readonly db: Kysely<Database>;
+  readonly settings: JanitorSettings;
+}
+
 /**
  * Records one `stuck` discrepancy per item past its SLA (the dedupe key and the link on the
- * item make a second run a no-op), and raises the alert follow-up after the commit. The
- * ledger resolves it when the item settles. Returns how many items were newly flagged.
+ * item make a second run a no-op), and writes the alert follow-up to the outbox in the
+ * same transaction. The ledger resolves it when the item settles. Returns how many items were newly flagged.
  */
-export async function flagStuckItems(deps: JanitorDependencies, now: Date): Promise<number> {
+export async function flagStuckItems(deps: StuckDependencies, now: Date): Promise<number> {
   let flagged = 0;
   for (const rule of stuckRules(deps.settings, now)) {
     const candidates = await stuckCandidates(deps.db, rule, STUCK_BATCH);
@@ -63,29 +71,23 @@ export async function flagStuckItems(deps: JanitorDependencies, now: Date): Prom
         });
         if (await markStuck(trx, item, discrepancy.id)) {
           alerts.push({ item, discrepancyId: discrepancy.id });
+          // The alert commits with the discrepancy (outbox): never lost to a Redis outage.
+          await addFollowUps(trx, [
+            {
+              type: 'alert',
+              reason: 'discrepancy',
+              kind: item.kind,
+              id: item.id,
+              status: item.status,
+              discrepancyId: discrepancy.id,
+              discrepancyKind: 'stuck',
+            },
+          ]);
         }
       }
       return alerts;
     });
-    for (const { item, discrepancyId } of recorded) {
-      try {
-        await enqueueFollowUp(deps.queues, {
-          type: 'alert',
-          reason: 'discrepancy',
-          kind: item.kind,
-          id: item.id,
-          status: item.status,
-          discrepancyId,
-          discrepancyKind: 'stuck',
-        });
-      } catch (error) {
-        // As with every follow-up: the discrepancy is committed, the alert is best effort.
-        deps.logger.warn(
-          { kind: item.kind, id: item.id, reason: error instanceof Error ? error.message : error },
-          'could not queue the stuck alert',
-        );
-      }
-    }
+    if (recorded.length > 0) notifyOutbox();
     flagged += recorded.length;
   }
   return flagged;

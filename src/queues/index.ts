@@ -2,11 +2,9 @@ export * from './job-types.ts';
 export {
   createQueues,
   DEFAULT_QUEUE_PREFIX,
-  enqueueFollowUp,
   enqueueIngest,
   enqueueScheduledTick,
   enqueueSync,
-  followUpJobId,
   ingestJobId,
   syncKey,
   type Queues,

@@ -2,8 +2,11 @@
 export type ResourceKind =
   'payment_intent' | 'transfer' | 'refund' | 'payment_refund' | 'payment_link';
 
-/** How paysync learned about a change: a webhook, a scheduled poll or sweep, or a replay. */
-export type ObservedVia = 'webhook' | 'poll' | 'replay';
+/**
+ * How paysync learned about a change: a webhook, a poll by id (janitor), a list sweep or
+ * backfill, or a replay.
+ */
+export type ObservedVia = 'webhook' | 'poll' | 'replay' | 'sweep';
 
 export const QueueName = {
   /** One job per inbox row: classify the event, enqueue the sync it calls for. */
@@ -28,6 +31,7 @@ export const JobName = {
   receipt: 'receipt',
   recoverInbox: 'recover-inbox',
   janitor: 'janitor',
+  sweep: 'sweep',
 } as const;
 
 export const syncJobNameFor: Record<ResourceKind, (typeof JobName)[keyof typeof JobName]> = {
@@ -59,8 +63,11 @@ export interface SyncJobData {
 /** Why an alert is raised after a committed change. */
 export type AlertReason = 'transfer_failed' | 'discrepancy';
 
-/** Work enqueued only after the ledger transaction committed. */
-export type FollowUpJobData =
+/**
+ * Work that follows a committed change, handed out from the outbox (src/outbox): the row's
+ * payload, its kind as `type`, and `outboxId`, by which every consumer is idempotent.
+ */
+export type FollowUpJobData = (
   | {
       readonly type: 'alert';
       readonly reason: AlertReason;
@@ -76,7 +83,8 @@ export type FollowUpJobData =
       readonly kind: ResourceKind;
       readonly id: string;
       readonly status: string;
-    };
+    }
+) & { readonly outboxId?: number };
 
 /** A scheduler tick: which task, and the slot (UTC ISO 8601) it stands for. */
 export interface ScheduledJobData {

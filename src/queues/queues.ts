@@ -109,21 +109,6 @@ export async function enqueueSync(queues: Queues, data: SyncJobData): Promise<vo
   });
 }
 
-/** One id per alert or receipt, so a replayed sync never raises it twice in a row. */
-export function followUpJobId(data: FollowUpJobData): string {
-  const subject = `${data.kind}-${data.id}`.replaceAll(':', '_');
-  if (data.type === 'receipt') return `receipt-${subject}-${data.status}`;
-  return data.reason === 'discrepancy'
-    ? `alert-discrepancy-${data.discrepancyId ?? subject}`
-    : `alert-${data.reason}-${subject}`;
-}
-
-/** Enqueues work that follows a committed ledger change. Call only after the commit. */
-export async function enqueueFollowUp(queues: Queues, data: FollowUpJobData): Promise<void> {
-  const name = data.type === 'alert' ? JobName.alert : JobName.receipt;
-  await queues.followUp.add(name, data, { jobId: followUpJobId(data) });
-}
-
 /**
  * Enqueues one scheduler tick. The job id is the task and its slot, so two schedulers firing
  * for the same slot enqueue one job.

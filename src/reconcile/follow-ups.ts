@@ -1,14 +1,12 @@
-import type { Logger } from 'pino';
-import type { ApplyOutcome, DiscrepancySummary } from '../ledger/index.ts';
-import {
-  enqueueFollowUp,
-  type FollowUpJobData,
-  type Queues,
-  type ResourceKind,
-} from '../queues/index.ts';
+import type { ApplyOutcome, DiscrepancySummary, Executor } from '../ledger/index.ts';
+import { addToOutbox } from '../outbox/index.ts';
+import type { FollowUpJobData, ResourceKind } from '../queues/index.ts';
 
 /** Kinds the service issues receipts for (`GET /receipts/html/{id}`). */
 const RECEIPT_KINDS: ReadonlySet<ResourceKind> = new Set(['payment_intent', 'transfer']);
+
+/** Statuses the service has a receipt for: a settled item, successful or failed. */
+const RECEIPT_STATUSES: ReadonlySet<string> = new Set(['successful', 'failed']);
 
 function discrepancyAlert(discrepancy: DiscrepancySummary): FollowUpJobData {
   return {
@@ -22,8 +20,8 @@ function discrepancyAlert(discrepancy: DiscrepancySummary): FollowUpJobData {
 }
 
 /**
- * What a committed change calls for: an alert when a transfer has just failed or something
- * did not reconcile, a receipt when an item has just settled.
+ * What a change calls for: an alert when a transfer has just failed or something did not
+ * reconcile, a receipt when a payment intent or transfer has just settled (successful or failed).
  */
 export function followUpsFor(
   outcomes: readonly ApplyOutcome[],
@@ -42,8 +40,10 @@ export function followUpsFor(
         status: 'failed',
       });
     }
-    if (RECEIPT_KINDS.has(outcome.kind) && becameNow('successful')) {
-      jobs.push({ type: 'receipt', kind: outcome.kind, id: outcome.id, status: 'successful' });
+    if (RECEIPT_KINDS.has(outcome.kind) && RECEIPT_STATUSES.has(outcome.status)) {
+      if (becameNow(outcome.status)) {
+        jobs.push({ type: 'receipt', kind: outcome.kind, id: outcome.id, status: outcome.status });
+      }
     }
     for (const discrepancy of outcome.discrepancies) jobs.push(discrepancyAlert(discrepancy));
   }
@@ -51,23 +51,32 @@ export function followUpsFor(
   return jobs;
 }
 
+/** One key per follow-up, so a replayed change never raises it twice. */
+export function followUpDedupeKey(data: FollowUpJobData): string {
+  const subject = `${data.kind}:${data.id}`;
+  if (data.type === 'receipt') return `receipt:${subject}:${data.status}`;
+  return data.reason === 'discrepancy'
+    ? `alert:discrepancy:${data.discrepancyId ?? subject}`
+    : `alert:${data.reason}:${subject}`;
+}
+
 /**
- * Enqueues follow-ups after the commit. A failure is logged, not thrown: the ledger change is
- * committed, and retrying the sync would find nothing new to follow up on.
+ * Writes the follow-ups to the outbox inside the caller's transaction (the one that made the
+ * change), so they commit with it; the outbox dispatcher hands them to the workers afterwards.
  */
-export async function enqueueFollowUps(
-  queues: Queues,
+export async function addFollowUps(
+  trx: Executor,
   jobs: readonly FollowUpJobData[],
-  logger: Logger,
-): Promise<void> {
+): Promise<number> {
+  let added = 0;
   for (const job of jobs) {
-    try {
-      await enqueueFollowUp(queues, job);
-    } catch (error) {
-      logger.warn(
-        { followUp: job, reason: error instanceof Error ? error.message : String(error) },
-        'could not enqueue a follow-up after the commit; it is lost (the ledger change is kept)',
-      );
-    }
+    const { type, ...payload } = job;
+    const result = await addToOutbox(trx, {
+      kind: type,
+      dedupeKey: followUpDedupeKey(job),
+      payload,
+    });
+    if (result.isNew) added += 1;
   }
+  return added;
 }

@@ -7,7 +7,8 @@ import {
   UpstreamError,
   WrongCredentialsError,
 } from '../upstream/index.ts';
-import { enqueueFollowUps, followUpsFor } from './follow-ups.ts';
+import { notifyOutbox } from '../outbox/index.ts';
+import { addFollowUps, followUpsFor } from './follow-ups.ts';
 import type { SyncDependencies } from './sync-dependencies.ts';
 import type { SyncAttempt, SyncResult } from './sync-result.ts';
 import { UnknownResourceError } from './unknown-resource-error.ts';
@@ -20,7 +21,7 @@ function reasonOf(error: unknown): string {
 
 /**
  * Records what the service's answer means and closes the rows it covered as `failed`, in one
- * transaction, then alerts about the discrepancy after the commit.
+ * transaction with the outbox row of its alert.
  */
 async function giveUp(
   deps: SyncDependencies,
@@ -39,6 +40,8 @@ async function giveUp(
       ...(discrepancy.rawBody !== undefined ? { rawBody: discrepancy.rawBody } : {}),
       ...(data.inboxId !== undefined ? { inboxId: data.inboxId } : {}),
     });
+    const fresh: DiscrepancySummary[] = result.isNew ? [result.discrepancy] : [];
+    await addFollowUps(trx, followUpsFor([], fresh));
     const handle = { kind: data.kind, id: data.id, reference: data.reference };
     await closeCoveredInboxRows(trx, handle, {
       upToId,
@@ -48,8 +51,7 @@ async function giveUp(
     });
     return result;
   });
-  const fresh: DiscrepancySummary[] = recorded.isNew ? [recorded.discrepancy] : [];
-  await enqueueFollowUps(deps.queues, followUpsFor([], fresh), deps.logger);
+  if (recorded.isNew) notifyOutbox();
   deps.logger.warn(
     {
       kind: data.kind,

@@ -2,9 +2,10 @@
  * Reconciling the ledger with the service: one resource at a time (sync), and the inbox
  * recovery sweep. Jobs call these; the ledger below never calls the service.
  */
+export { applyFetchedState } from './apply-fetched-state.ts';
 export { CredentialGuard, type CredentialCheck } from './credential-guard.ts';
 export { fetchResourceState, type FetchedState, type FetchResult } from './fetch-resource-state.ts';
-export { followUpsFor } from './follow-ups.ts';
+export { addFollowUps, followUpsFor } from './follow-ups.ts';
 export {
   runRecoverySweep,
   type RecoverySweepOptions,

@@ -3,7 +3,8 @@ import { recordFetchCoverage, type ApplyOutcome } from '../ledger/index.ts';
 import type { SyncJobData } from '../queues/index.ts';
 import { applyFetchedState } from './apply-fetched-state.ts';
 import { fetchResourceState, type FetchedState } from './fetch-resource-state.ts';
-import { enqueueFollowUps, followUpsFor } from './follow-ups.ts';
+import { notifyOutbox } from '../outbox/index.ts';
+import { addFollowUps, followUpsFor } from './follow-ups.ts';
 import { handleSyncFailure } from './handle-sync-failure.ts';
 import { skipCoveredFetch } from './skip-covered-fetch.ts';
 import { syncAttemptsTotal } from './reconcile-metrics.ts';
@@ -13,7 +14,7 @@ import type { SyncAttempt, SyncResult } from './sync-result.ts';
 
 /**
  * One sync: fetch the resource's authoritative state, then in ONE transaction apply it to the
- * ledger and close the inbox rows it covers; only after the commit, enqueue follow-ups.
+ * ledger, write the follow-ups it calls for to the outbox and close the inbox rows it covers.
  *
  * "Covers" means received before the fetch began: the highest inbox id is read first, and
  * only rows at or below it are closed. An event that lands mid-fetch stays open, and its own
@@ -69,6 +70,7 @@ async function runSync(
         outcomes.push(await applyFetchedState(trx, state, observation));
         await recordFetchCoverage(trx, itemOf(state), { upToInboxId: upToId, fetchStartedAt });
       }
+      await addFollowUps(trx, followUpsFor(outcomes));
       const closedRows = await closeCoveredInboxRows(trx, fetched.handle, {
         upToId,
         status: 'processed',
@@ -79,7 +81,7 @@ async function runSync(
   } catch (error) {
     return handleSyncFailure(deps, data, attempt, upToId, error);
   }
-  await enqueueFollowUps(deps.queues, followUpsFor(committed.outcomes), deps.logger);
+  notifyOutbox();
   return { outcome: 'synced', ...committed };
 }
 

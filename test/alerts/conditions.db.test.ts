@@ -1,7 +1,11 @@
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAlertDeliverer, listAlerts } from '../../src/alerts/index.ts';
+import {
+  createAlertDeliverer,
+  listAlerts,
+  raiseAlertFromFollowUp,
+} from '../../src/alerts/index.ts';
 import { createQueues, JobName, QueueName, type Queues } from '../../src/queues/index.ts';
 import { recordDiscrepancy, resolveDiscrepancy } from '../../src/ledger/index.ts';
 import { storeVerdict, type DailyReport } from '../../src/reports/index.ts';
@@ -170,5 +174,34 @@ describe(`conditions watched by the deliverer, on ${testDialect()}`, () => {
     expect(headers()[1]).toBe(
       ':white_check_mark: Resolved: 2030-01-09 is not reconciled: BREAKS (1 break)',
     );
+  });
+
+  it('another component raises its own kind through a flat outbox payload', async () => {
+    slack = await startHttpCollector();
+    harness = await alertHarness({ PAYSYNC_ALERT_SLACK_URL: slack.url });
+    const payload = {
+      type: 'alert' as const,
+      reason: 'low_balance',
+      severity: 'critical' as const,
+      dedupeKey: 'low_balance:transfer:XOF',
+      title: 'The transfer account holds 400,000 XOF, under its 1,000,000 XOF minimum',
+      detail: { account: 'transfer', currency: 'XOF', amount: 400_000, minimum: 1_000_000 },
+      outboxId: 7,
+    };
+    const first = await raiseAlertFromFollowUp(harness.deps, payload);
+    // The outbox may hand the same row out twice: the second is absorbed.
+    expect((await raiseAlertFromFollowUp(harness.deps, payload)).outcome).toBe('already_open');
+    await harness.deliverer.runOnce();
+    expect(first.alert).toMatchObject({
+      kind: 'low_balance',
+      severity: 'critical',
+      occurrences: 1,
+    });
+    expect(headers()).toEqual([
+      ':rotating_light: The transfer account holds 400,000 XOF, under its 1,000,000 XOF minimum',
+    ]);
+    await expect(
+      raiseAlertFromFollowUp(harness.deps, { type: 'alert', reason: 'low_balanse', title: 'x' }),
+    ).rejects.toThrow(/unknown kind "low_balanse"/);
   });
 });

@@ -13,6 +13,7 @@ const DESIGN_COMMANDS = [
   'demo',
   'sweep',
   'backfill',
+  'runs',
   'export',
   'list',
   'show',
@@ -57,9 +58,9 @@ describe('paysync CLI', () => {
   });
 
   it('a command that is not built yet says so and exits 2', async () => {
-    const result = await runCli(['sweep']);
+    const result = await runCli(['export', '--from', '2030-01-01', '--to', '2030-01-02']);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe('paysync sweep: not implemented yet');
+    expect(result.stderr.trim()).toBe('paysync export: not implemented yet');
   });
 
   it('doctor with an invalid PAYSYNC_ENVIRONMENT exits non-zero with one line naming it', async () => {

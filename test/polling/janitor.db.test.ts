@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { followUpJobId } from '../../src/queues/index.ts';
+import { openOutboxEntries } from '../../src/outbox/index.ts';
 import { runJanitor } from '../../src/polling/index.ts';
 import { syncResource } from '../../src/reconcile/index.ts';
 import { createJanitorContext, type JanitorContext } from './support/janitor-context.ts';
@@ -97,16 +97,13 @@ describe('janitor: a transfer to the "stays pending 48 h" recipient', () => {
       since: new Date(createdAt).toISOString(),
       age: '31h 21m',
     });
-    const alert = await ctx.queues.followUp.getJob(
-      followUpJobId({
-        type: 'alert',
-        reason: 'discrepancy',
-        kind: 'transfer',
-        id: transfer.id,
-        discrepancyId: stuck!.id,
-      }),
+    // The alert is written to the outbox with the discrepancy, for the dispatcher to hand out.
+    const alerts = (await openOutboxEntries(ctx.database.db, { kind: 'alert' })).filter(
+      (entry) => entry.payload.discrepancyId === stuck!.id,
     );
-    expect(alert?.data).toMatchObject({ discrepancyKind: 'stuck', status: 'pending' });
+    expect(alerts.map((entry) => entry.payload)).toEqual([
+      expect.objectContaining({ discrepancyKind: 'stuck', status: 'pending', id: transfer.id }),
+    ]);
 
     // The simulator settled it at 48 h; the 55 h 21 m poll saw it and resolved the break.
     expect(await mirrorTransfer(transfer.id)).toMatchObject({ status: 'successful' });

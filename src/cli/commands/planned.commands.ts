@@ -1,6 +1,8 @@
 import { Command, Option } from 'commander';
 import { CliError, ExitCode } from '../errors.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
+import { receiptCommand } from './receipt.command.ts';
+import { receiptsCommand } from './receipts.command.ts';
 
 function notImplementedYet(name: string): () => never {
   return () => {
@@ -20,19 +22,11 @@ function windowEdge(flag: '--from' | '--to', what: string): Option {
  * shows the whole shape; each moves to a file of its own when it is built.
  */
 export function plannedCommands(): Command[] {
-  const sweep = new Command('sweep')
-    .description('look for events the service sent but paysync missed, now')
-    .action(notImplementedYet('sweep'));
-  const backfill = new Command('backfill')
-    .description('fetch every payment intent and transfer in a time window into the ledger')
-    .addOption(windowEdge('--from', 'start'))
-    .addOption(windowEdge('--to', 'end'))
-    .action(notImplementedYet('backfill'));
   const exportCommand = new Command('export')
     .description('write the books for a period in an accounting format')
     .addOption(windowEdge('--from', 'start'))
     .addOption(windowEdge('--to', 'end'))
     .option('--format <format>', 'output format', 'csv')
     .action(notImplementedYet('export'));
-  return [sweep, backfill, exportCommand];
+  return [exportCommand, receiptCommand(), receiptsCommand()];
 }

@@ -1,0 +1,66 @@
+import { Command, Option } from 'commander';
+import { loadConfig } from '../../config.ts';
+import { CliError } from '../errors.ts';
+import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
+
+/** `paysync receipts backfill`: fetch the receipts missing for settled items. */
+export function receiptsCommand(): Command {
+  const backfill = new Command('backfill')
+    .description(
+      'fetch the receipts missing for settled payment intents and transfers (settled before receipts were archived, or whose fetch failed)',
+    )
+    .addOption(
+      new Option('--since <time>', `only items last changed since: ${TIME_FORMS}`).argParser(
+        timeOption('--since'),
+      ),
+    )
+    .option('--json', 'print the counts as JSON')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ paysync receipts backfill                  every settled item without a receipt
+  $ paysync receipts backfill --since 7d
+
+Uses the service credentials and PAYSYNC_RECEIPTS_DIR. A receipt the service is not ready to
+give (409) is left in the outbox for the workers to retry; one it does not know (404) is
+recorded as a discrepancy. Exit codes: 0 every fetch answered, 1 some failed (counted), 2 bad usage.`,
+    )
+    .action(async (flags: { since?: Date; json?: boolean }) => {
+      const config = loadConfig();
+      const { openLedgerDatabase } = await import('../open-ledger-database.ts');
+      const { serviceClientFor } = await import('../service-client.ts');
+      const { createLogger } = await import('../../logger.ts');
+      const { backfillReceipts } = await import('../../receipts/index.ts');
+      const upstream = await serviceClientFor(config);
+      const handle = await openLedgerDatabase(config, 'receipts backfill');
+      let result;
+      try {
+        result = await backfillReceipts(
+          {
+            db: handle.db,
+            upstream,
+            dir: config.receipts.dir,
+            logger: createLogger({ level: 'silent', pretty: false }),
+          },
+          flags.since ? { since: flags.since.toISOString() } : {},
+        );
+      } finally {
+        await handle.close().catch(() => undefined);
+      }
+      if (flags.json) console.log(JSON.stringify(result, null, 2));
+      else {
+        console.log(
+          `receipts backfill: ${result.candidates} settled item(s) without a receipt: ${result.archived} archived, ${result.retryLater} not ready yet (left for the workers to retry), ${result.discrepancies} recorded as discrepancies, ${result.errors} failed`,
+        );
+      }
+      if (result.errors > 0) {
+        throw new CliError(
+          `receipts backfill: ${result.errors} fetch(es) failed (service unreachable or refusing); run it again later`,
+        );
+      }
+    });
+  return new Command('receipts')
+    .description('the receipt archive: backfill missing receipts')
+    .addCommand(backfill);
+}

@@ -1,0 +1,48 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { cronTable } from '../../jobs/cron-table.ts';
+import type { Config } from '../config.ts';
+import { createDatabase, dialectOf } from '../db/index.ts';
+import { missedWebhooksSince, taskHealth } from '../polling/index.ts';
+import { failed, passed, type CheckResult } from './check-result.ts';
+
+/**
+ * Whether every scheduled task succeeded within three of its intervals, and how many items
+ * sweeps found that webhooks missed in the last day. Undefined when the database cannot be
+ * read (the database check says why) or has no runs table yet (migrations pending).
+ */
+export async function checkRuns(
+  config: Config,
+  now: Date = new Date(),
+): Promise<CheckResult | undefined> {
+  if (dialectOf(config.databaseUrl) === 'sqlite') {
+    const file = config.databaseUrl.slice('sqlite:'.length);
+    if (file !== ':memory:' && !existsSync(resolve(file))) return undefined;
+  }
+  const handle = createDatabase(config.databaseUrl, { poolSize: 1 });
+  try {
+    const health = await taskHealth(handle.db, cronTable(config), now);
+    const missed = await missedWebhooksSince(
+      handle.db,
+      new Date(now.getTime() - 24 * 3_600_000).toISOString(),
+    );
+    const missedText = `${missed} item${missed === 1 ? '' : 's'} found only by sweeps in the last 24 h`;
+    const late = health.filter((task) => !task.ok);
+    if (late.length === 0) {
+      const running = health.length;
+      return passed(
+        'runs',
+        `${running} scheduled task${running === 1 ? '' : 's'} on time; ${missedText}`,
+      );
+    }
+    return failed(
+      'runs',
+      `${late.map((task) => task.detail).join('; ')}; ${missedText}`,
+      'see `paysync runs --task <task>` for the errors; check that `paysync schedule` (or start) and `paysync work` are running',
+    );
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}

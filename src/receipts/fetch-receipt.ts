@@ -1,0 +1,209 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.ts';
+import { recordDiscrepancy, type DiscrepancySummary } from '../ledger/index.ts';
+import { addToOutbox, isOutboxConsumed, markOutboxConsumed } from '../outbox/index.ts';
+import { NotFoundError, UnsupportedActionError, type UpstreamClient } from '../upstream/index.ts';
+import { RECEIPT_KINDS, type ReceiptKind } from './receipt-kind.ts';
+import { receiptFetchesTotal } from './receipt-metrics.ts';
+import { archiveReceipt, type ArchivedReceipt } from './receipt-store.ts';
+
+/** One receipt to fetch: what the outbox row of kind `receipt` carries. */
+export interface ReceiptRequest {
+  readonly kind: ReceiptKind;
+  /** The transaction id (`pi_…`, `tr_…`): the service answers for a transaction id too. */
+  readonly id: string;
+  readonly status?: string;
+  /** 1 on the first fetch; a 409 schedules the next with `attempt + 1`. @defaultValue 1 */
+  readonly attempt?: number;
+  /** When the first fetch answered 409 (UTC ISO 8601); the day of retries counts from it. */
+  readonly firstAttemptAt?: string;
+}
+
+export interface ReceiptDependencies {
+  readonly db: Kysely<Database>;
+  readonly upstream: UpstreamClient;
+  /** `PAYSYNC_RECEIPTS_DIR`. */
+  readonly dir: string;
+  readonly logger: Logger;
+  /**
+   * Waits after the 1st, 2nd… 409 before the next try; the last one repeats.
+   * @defaultValue 1 m, 5 m, 15 m, 30 m, 1 h, 2 h, then every 4 h
+   */
+  readonly retryDelaysMs?: readonly number[];
+  /** How long after the first 409 the receipt is declared unavailable. @defaultValue 1 day */
+  readonly giveUpAfterMs?: number;
+  /** @defaultValue `() => new Date()` */
+  readonly now?: () => Date;
+}
+
+export type ReceiptOutcome =
+  | { readonly outcome: 'archived'; readonly receipt: ArchivedReceipt }
+  /** This outbox row was done before (handed out twice): nothing fetched. */
+  | { readonly outcome: 'already_done' }
+  | { readonly outcome: 'retry_later'; readonly nextAttemptAt: string; readonly attempt: number }
+  | { readonly outcome: 'discrepancy'; readonly discrepancy: DiscrepancySummary };
+
+const MINUTE = 60_000;
+export const DEFAULT_RECEIPT_RETRY_DELAYS_MS: readonly number[] = [
+  MINUTE,
+  5 * MINUTE,
+  15 * MINUTE,
+  30 * MINUTE,
+  60 * MINUTE,
+  120 * MINUTE,
+  240 * MINUTE,
+];
+export const DEFAULT_RECEIPT_GIVE_UP_AFTER_MS = 24 * 60 * MINUTE;
+
+/**
+ * Fetches and archives the receipt of one settled payment intent or transfer.
+ * - 200: archived (content-addressed; an identical refetch adds nothing);
+ * - 409 (not ready yet): a new outbox row retries it later with back-off; a day after the first
+ *   409, a `receipt_unavailable` discrepancy instead;
+ * - 404: a `receipt_not_found` discrepancy at once (the service does not know the item);
+ * - anything else is thrown, for the job's own retries.
+ * Idempotent by the outbox row's id: a row already consumed is not fetched again. Each settled
+ * status asks once (an intent that failed, then succeeded on a new attempt, asks twice): an
+ * unchanged receipt adds nothing, a changed one is archived beside the first.
+ */
+export async function fetchReceipt(
+  deps: ReceiptDependencies,
+  request: ReceiptRequest,
+  outboxId?: number,
+): Promise<ReceiptOutcome> {
+  const { db } = deps;
+  const now = deps.now ?? (() => new Date());
+  if (!RECEIPT_KINDS.includes(request.kind) || typeof request.id !== 'string' || !request.id) {
+    throw new Error(
+      `receipt follow-up${outboxId !== undefined ? ` (outbox row ${outboxId})` : ''} names no payment intent or transfer: ${JSON.stringify({ kind: request.kind, id: request.id })}`,
+    );
+  }
+  if (outboxId !== undefined && (await isOutboxConsumed(db, outboxId))) {
+    return { outcome: 'already_done' };
+  }
+  let html: string;
+  try {
+    // The path takes a transaction id; the flag saying so has no documented name, so none is sent.
+    const answer = await deps.upstream.getReceiptHtml(request.id);
+    html = answer.view;
+  } catch (error) {
+    if (error instanceof UnsupportedActionError) return notReadyYet(deps, request, outboxId);
+    if (error instanceof NotFoundError) {
+      return giveUp(
+        deps,
+        request,
+        outboxId,
+        'receipt_not_found',
+        {
+          status: 404,
+          message: error.message,
+        },
+        error.body,
+      );
+    }
+    throw error;
+  }
+  const receipt = await archiveReceipt(db, deps.dir, {
+    resourceKind: request.kind,
+    resourceId: request.id,
+    html,
+    fetchedAt: now().toISOString(),
+    ...(outboxId !== undefined ? { outboxId } : {}),
+  });
+  receiptFetchesTotal.inc({ outcome: receipt.isNew ? 'archived' : 'unchanged' });
+  deps.logger.info(
+    {
+      kind: request.kind,
+      id: request.id,
+      sha256: receipt.sha256,
+      size: receipt.size,
+      new: receipt.isNew,
+    },
+    receipt.isNew
+      ? `receipt archived: ${request.kind} ${request.id}`
+      : `receipt unchanged: ${request.kind} ${request.id}`,
+  );
+  return { outcome: 'archived', receipt };
+}
+
+async function notReadyYet(
+  deps: ReceiptDependencies,
+  request: ReceiptRequest,
+  outboxId: number | undefined,
+): Promise<ReceiptOutcome> {
+  const now = (deps.now ?? (() => new Date()))();
+  const attempt = request.attempt ?? 1;
+  const firstAttemptAt = request.firstAttemptAt ?? now.toISOString();
+  const giveUpAfterMs = deps.giveUpAfterMs ?? DEFAULT_RECEIPT_GIVE_UP_AFTER_MS;
+  const delays = deps.retryDelaysMs ?? DEFAULT_RECEIPT_RETRY_DELAYS_MS;
+  const delay = delays[Math.min(attempt - 1, delays.length - 1)] ?? MINUTE;
+  const nextAt = new Date(now.getTime() + delay);
+  if (nextAt.getTime() - Date.parse(firstAttemptAt) > giveUpAfterMs) {
+    return giveUp(deps, request, outboxId, 'receipt_unavailable', {
+      status: 409,
+      attempts: attempt,
+      firstAttemptAt,
+      message: `the service still had no receipt ${Math.round(giveUpAfterMs / 3_600_000)} h after the first try`,
+    });
+  }
+  const nextAttemptAt = nextAt.toISOString();
+  receiptFetchesTotal.inc({ outcome: 'retry_later' });
+  await deps.db.transaction().execute(async (trx) => {
+    await addToOutbox(trx, {
+      kind: 'receipt',
+      // One retry row per attempt: this row handed out twice schedules one retry.
+      dedupeKey: `receipt:${request.kind}:${request.id}:${request.status ?? '-'}:try-${attempt + 1}`,
+      payload: { ...request, attempt: attempt + 1, firstAttemptAt },
+      availableAt: nextAttemptAt,
+    });
+    if (outboxId !== undefined) await markOutboxConsumed(trx, outboxId);
+  });
+  deps.logger.info(
+    { kind: request.kind, id: request.id, attempt, nextAttemptAt },
+    `receipt not ready (409): ${request.kind} ${request.id}, next try at ${nextAttemptAt}`,
+  );
+  return { outcome: 'retry_later', nextAttemptAt, attempt: attempt + 1 };
+}
+
+/** Records the discrepancy and its alert (through the outbox) with the row's stamp, at once. */
+async function giveUp(
+  deps: ReceiptDependencies,
+  request: ReceiptRequest,
+  outboxId: number | undefined,
+  kind: 'receipt_not_found' | 'receipt_unavailable',
+  detail: Record<string, unknown>,
+  rawBody?: unknown,
+): Promise<ReceiptOutcome> {
+  receiptFetchesTotal.inc({ outcome: kind === 'receipt_not_found' ? 'not_found' : 'unavailable' });
+  const discrepancy = await deps.db.transaction().execute(async (trx) => {
+    const recorded = await recordDiscrepancy(trx, {
+      kind,
+      resourceKind: request.kind,
+      resourceId: request.id,
+      detail: { operation: 'getReceiptHtml', ...detail },
+      ...(rawBody !== undefined ? { rawBody } : {}),
+      dedupeKey: `${kind}:${request.kind}:${request.id}`,
+    });
+    if (recorded.isNew) {
+      await addToOutbox(trx, {
+        kind: 'alert',
+        dedupeKey: `alert:discrepancy:${recorded.discrepancy.id}`,
+        payload: {
+          reason: 'discrepancy',
+          kind: request.kind,
+          id: request.id,
+          discrepancyId: recorded.discrepancy.id,
+          discrepancyKind: kind,
+        },
+      });
+    }
+    if (outboxId !== undefined) await markOutboxConsumed(trx, outboxId);
+    return recorded.discrepancy;
+  });
+  deps.logger.warn(
+    { kind: request.kind, id: request.id, discrepancy: kind },
+    `receipt given up: ${kind} for ${request.kind} ${request.id}`,
+  );
+  return { outcome: 'discrepancy', discrepancy };
+}

@@ -1,0 +1,100 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Executor } from '../ledger/index.ts';
+import { markOutboxConsumed } from '../outbox/index.ts';
+import type { ReceiptKind } from './receipt-kind.ts';
+
+export interface ArchivedReceipt {
+  readonly sha256: string;
+  readonly size: number;
+  /** Absolute path of the HTML file. */
+  readonly path: string;
+  /** False when this exact receipt was already on file for the resource (nothing was added). */
+  readonly isNew: boolean;
+}
+
+export interface ReceiptToArchive {
+  readonly resourceKind: ReceiptKind;
+  readonly resourceId: string;
+  readonly html: string;
+  /** UTC ISO 8601. */
+  readonly fetchedAt: string;
+  /** The outbox row this fetch answers; stamped consumed with the receipt row. */
+  readonly outboxId?: number;
+}
+
+/** Where the HTML of a receipt with this hash lives. */
+export function receiptFilePath(dir: string, sha256: string): string {
+  return resolve(join(dir, `${sha256}.html`));
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes the HTML under its sha256, atomically (a temporary file in the same directory, then a
+ * rename), unless that file is already there: content-addressed files never change, so an
+ * existing one already holds these bytes and is never rewritten.
+ */
+async function writeContentAddressed(dir: string, sha256: string, bytes: Buffer): Promise<string> {
+  const path = receiptFilePath(dir, sha256);
+  if (await exists(path)) return path;
+  await mkdir(resolve(dir), { recursive: true, mode: 0o750 });
+  const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    // Receipts name customers and amounts: readable by the owner and its group only. Synced
+    // before the rename, so a crash never leaves a short file under the final name.
+    const file = await open(temporary, 'wx', 0o640);
+    try {
+      await file.writeFile(bytes);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw error;
+  }
+  return path;
+}
+
+/**
+ * Archives one fetched receipt: the file first (so a row never names a missing file), then
+ * the `receipts` row and the outbox stamp in one transaction. An identical refetch adds
+ * nothing; a changed receipt is a new file and a new row beside the old ones.
+ */
+export async function archiveReceipt(
+  db: Executor,
+  dir: string,
+  receipt: ReceiptToArchive,
+): Promise<ArchivedReceipt> {
+  const bytes = Buffer.from(receipt.html, 'utf8');
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const path = await writeContentAddressed(dir, sha256, bytes);
+  const write = async (trx: Executor) => {
+    const inserted = await trx
+      .insertInto('receipts')
+      .values({
+        resource_kind: receipt.resourceKind,
+        resource_id: receipt.resourceId,
+        sha256,
+        size: bytes.length,
+        fetched_at: receipt.fetchedAt,
+      })
+      .onConflict((oc) => oc.columns(['resource_kind', 'resource_id', 'sha256']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (receipt.outboxId !== undefined) await markOutboxConsumed(trx, receipt.outboxId);
+    return inserted !== undefined;
+  };
+  const isNew = db.isTransaction ? await write(db) : await db.transaction().execute(write);
+  return { sha256, size: bytes.length, path, isNew };
+}

@@ -1,0 +1,82 @@
+import type { Executor } from '../ledger/index.ts';
+import type { ReceiptKind } from './receipt-kind.ts';
+import type { ReceiptRow } from './receipt.table.ts';
+
+/** Every archived version of one resource's receipt, oldest first. */
+export async function receiptsFor(
+  db: Executor,
+  resourceKind: ReceiptKind,
+  resourceId: string,
+): Promise<ReceiptRow[]> {
+  const rows = await db
+    .selectFrom('receipts')
+    .selectAll()
+    .where('resource_kind', '=', resourceKind)
+    .where('resource_id', '=', resourceId)
+    .orderBy('fetched_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({ ...row, id: Number(row.id), size: Number(row.size) }));
+}
+
+/** True when at least one receipt of the resource is archived. */
+export async function hasReceipt(
+  db: Executor,
+  resourceKind: ReceiptKind,
+  resourceId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('receipts')
+    .select('id')
+    .where('resource_kind', '=', resourceKind)
+    .where('resource_id', '=', resourceId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface SettledItem {
+  readonly kind: ReceiptKind;
+  readonly id: string;
+  readonly status: string;
+  readonly updatedAt: string;
+}
+
+/**
+ * Payment intents and transfers that are successful or failed and have no archived receipt,
+ * oldest first; `since` limits them to those last changed at or after that time.
+ */
+export async function settledWithoutReceipt(
+  db: Executor,
+  options: { since?: string; limit?: number } = {},
+): Promise<SettledItem[]> {
+  const items: SettledItem[] = [];
+  for (const [kind, table] of [
+    ['payment_intent', 'payment_intents'],
+    ['transfer', 'transfers'],
+  ] as const) {
+    let query = db
+      .selectFrom(table)
+      .select(['id', 'status', 'updated_at'])
+      .where('status', 'in', ['successful', 'failed'])
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('receipts')
+              .select('receipts.id')
+              .where('receipts.resource_kind', '=', kind)
+              .whereRef('receipts.resource_id', '=', `${table}.id`),
+          ),
+        ),
+      );
+    if (options.since !== undefined) query = query.where('updated_at', '>=', options.since);
+    const rows = await query
+      .orderBy('updated_at')
+      .limit(options.limit ?? 1_000_000)
+      .execute();
+    for (const row of rows) {
+      items.push({ kind, id: row.id, status: row.status, updatedAt: row.updated_at });
+    }
+  }
+  return items.sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0));
+}

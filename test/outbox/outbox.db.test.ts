@@ -1,0 +1,173 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  addToOutbox,
+  dispatchOutbox,
+  markOutboxConsumed,
+  openOutboxEntries,
+} from '../../src/outbox/index.ts';
+import { createQueues, createRedisConnection } from '../../src/queues/index.ts';
+import { syncResource } from '../../src/reconcile/index.ts';
+import { closedPort } from '../support/run-cli.ts';
+import { testDialect } from '../support/test-database.ts';
+import { createSyncContext, type SyncContext } from '../processing/support/sync-context.ts';
+
+let context: SyncContext;
+beforeEach(async () => {
+  context = await createSyncContext();
+});
+afterEach(async () => {
+  await context.cleanup();
+});
+
+function failedTransfer(): string {
+  const transfer = context.sim.control.createTransfer({
+    amount: 7300,
+    destination: { number: '+221770009901' },
+  });
+  context.sim.control.settle(transfer.id, 'failed');
+  return transfer.id;
+}
+
+async function outboxRows() {
+  return context.database.db.selectFrom('outbox').selectAll().orderBy('id').execute();
+}
+
+describe(`the transactional outbox on ${testDialect()}`, () => {
+  it('a failed transfer writes its alert and receipt to the outbox in the sync transaction, and nothing to Redis', async () => {
+    const id = failedTransfer();
+    const result = await syncResource(
+      context.deps,
+      { kind: 'transfer', id, via: 'poll' },
+      { attempt: 1 },
+    );
+    expect(result.outcome).toBe('synced');
+    const rows = await outboxRows();
+    expect(rows.map((row) => [row.kind, row.dedupe_key, row.dispatched_at])).toEqual([
+      ['alert', `alert:transfer_failed:transfer:${id}`, null],
+      ['receipt', `receipt:transfer:${id}:failed`, null],
+    ]);
+    expect(JSON.parse(rows[0]!.payload)).toMatchObject({ reason: 'transfer_failed', id });
+    // No post-commit enqueue any more: the queue is empty until the dispatcher runs.
+    expect(await context.queues.followUp.count()).toBe(0);
+
+    // A replayed sync of the same state adds nothing.
+    await syncResource(context.deps, { kind: 'transfer', id, via: 'replay' }, { attempt: 1 });
+    expect(await outboxRows()).toHaveLength(2);
+  });
+
+  it('the dispatcher hands each row to the follow-up queue once, under the job id outbox-<id>', async () => {
+    const id = failedTransfer();
+    await syncResource(context.deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
+    const first = await dispatchOutbox({ db: context.database.db, queues: context.queues });
+    expect(first).toEqual({ dispatched: 2, more: false });
+    const rows = await outboxRows();
+    expect(rows.every((row) => row.dispatched_at !== null)).toBe(true);
+    const jobs = await context.queues.followUp.getJobs(['waiting', 'prioritized']);
+    expect(jobs.map((job) => [job.id, job.name]).sort()).toEqual(
+      rows.map((row) => [`outbox-${row.id}`, row.kind]).sort(),
+    );
+    const alert = jobs.find((job) => job.name === 'alert')!;
+    expect(alert.data).toMatchObject({
+      type: 'alert',
+      reason: 'transfer_failed',
+      id,
+      outboxId: Number(rows[0]!.id),
+    });
+
+    // Nothing left to hand out; a row handed out twice (its stamp lost) is still one job.
+    expect(await dispatchOutbox({ db: context.database.db, queues: context.queues })).toEqual({
+      dispatched: 0,
+      more: false,
+    });
+    await context.database.db.updateTable('outbox').set({ dispatched_at: null }).execute();
+    expect(
+      (await dispatchOutbox({ db: context.database.db, queues: context.queues })).dispatched,
+    ).toBe(2);
+    expect(await context.queues.followUp.count()).toBe(2);
+  });
+
+  it('a row handed out but never consumed goes out again once Redis lost its job', async () => {
+    const id = failedTransfer();
+    await syncResource(context.deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
+    const db = context.database.db;
+    expect((await dispatchOutbox({ db, queues: context.queues })).dispatched).toBe(2);
+    // The alert was consumed; the receipt's job is lost with Redis (as in a FLUSHALL).
+    const [alertRow] = await openOutboxEntries(db, { kind: 'alert' });
+    await markOutboxConsumed(db, alertRow!.id);
+    await context.queues.followUp.obliterate({ force: true });
+    expect(await context.queues.followUp.count()).toBe(0);
+    // Not before redispatchAfterMs…
+    expect((await dispatchOutbox({ db, queues: context.queues })).dispatched).toBe(0);
+    // …then the unconsumed receipt, and only it, goes out again under its own job id.
+    const later = await dispatchOutbox({
+      db,
+      queues: context.queues,
+      now: () => new Date(Date.now() + 6 * 60_000),
+    });
+    expect(later.dispatched).toBe(1);
+    const jobs = await context.queues.followUp.getJobs(['waiting', 'prioritized']);
+    const [receiptRow] = await openOutboxEntries(db, { kind: 'receipt' });
+    expect(jobs.map((job) => job.id)).toEqual([`outbox-${receiptRow!.id}`]);
+  });
+
+  it('a transaction that rolls back leaves no outbox row', async () => {
+    await expect(
+      context.database.db.transaction().execute(async (trx) => {
+        await addToOutbox(trx, { kind: 'alert', dedupeKey: 'k1', payload: { reason: 'x' } });
+        throw new Error('the ledger change failed');
+      }),
+    ).rejects.toThrow('the ledger change failed');
+    expect(await outboxRows()).toEqual([]);
+  });
+
+  it('a row not yet due waits; a same-key add is a no-op', async () => {
+    const later = new Date(Date.now() + 60_000).toISOString();
+    const first = await addToOutbox(context.database.db, {
+      kind: 'receipt',
+      dedupeKey: 'receipt:transfer:tr_1:successful:try-2',
+      payload: { kind: 'transfer', id: 'tr_1' },
+      availableAt: later,
+    });
+    const again = await addToOutbox(context.database.db, {
+      kind: 'receipt',
+      dedupeKey: 'receipt:transfer:tr_1:successful:try-2',
+      payload: { kind: 'transfer', id: 'tr_1' },
+    });
+    expect(again).toEqual({ id: first.id, isNew: false });
+    expect(
+      (await dispatchOutbox({ db: context.database.db, queues: context.queues })).dispatched,
+    ).toBe(0);
+    const due = await dispatchOutbox({
+      db: context.database.db,
+      queues: context.queues,
+      now: () => new Date(Date.now() + 120_000),
+    });
+    expect(due.dispatched).toBe(1);
+  });
+
+  it('when Redis refuses, the rows stay in the outbox with the reason, and go out once it answers', async () => {
+    const id = failedTransfer();
+    await syncResource(context.deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
+    const deadRedis = createRedisConnection(`redis://127.0.0.1:${await closedPort()}`, 'producer');
+    const deadQueues = createQueues({ connection: deadRedis, prefix: 'paysync-test:dead' });
+    try {
+      await expect(
+        dispatchOutbox({ db: context.database.db, queues: deadQueues }),
+      ).rejects.toThrow();
+    } finally {
+      await deadQueues.close();
+      deadRedis.disconnect();
+    }
+    const waiting = await openOutboxEntries(context.database.db, { kind: 'alert' });
+    expect(waiting).toHaveLength(1);
+    const rows = await outboxRows();
+    expect(rows.map((row) => [row.dispatched_at, Number(row.dispatch_attempts)])).toEqual([
+      [null, 1],
+      [null, 1],
+    ]);
+    expect(rows[0]!.last_error).toBeTruthy();
+    expect(
+      (await dispatchOutbox({ db: context.database.db, queues: context.queues })).dispatched,
+    ).toBe(2);
+  });
+});
