@@ -36,5 +36,17 @@ export function cronTable(config: Config): CronEntry[] {
       cron: config.janitor.cron,
       variable: 'PAYSYNC_JANITOR_CRON',
     },
+    {
+      task: 'balances',
+      jobName: JobName.balances,
+      cron: config.balances.cron,
+      variable: 'PAYSYNC_BALANCE_CRON',
+    },
+    {
+      task: 'verdicts',
+      jobName: JobName.verdicts,
+      cron: config.balances.verdictCron,
+      variable: 'PAYSYNC_VERDICT_CRON',
+    },
   ];
 }

@@ -1,15 +1,29 @@
 import type { Job } from 'bullmq';
-import { runJanitor } from '../src/polling/index.ts';
+import { recordScheduledRun, runJanitor } from '../src/polling/index.ts';
 import type { ScheduledJobData } from '../src/queues/index.ts';
 import type { JobContext } from './job-context.ts';
 
 /** `janitor` (a scheduler tick): queue the polls that have come, flag stuck items. */
 export function janitorJob(context: JobContext) {
-  return async (_job: Job<ScheduledJobData>): Promise<string> => {
-    const counts = await runJanitor(
-      { db: context.db, queues: context.queues, logger: context.logger, settings: context.janitor },
-      (context.now ?? (() => new Date()))(),
+  return async (job: Job<ScheduledJobData>): Promise<string> => {
+    const recorded = await recordScheduledRun(
+      { db: context.db, logger: context.logger, staleRunAfterMs: context.polling.staleRunAfterMs },
+      job.data,
+      async (run) => {
+        const counts = await runJanitor(
+          {
+            db: context.db,
+            queues: context.queues,
+            logger: context.logger,
+            settings: context.janitor,
+          },
+          (context.now ?? (() => new Date()))(),
+        );
+        run.count({ itemsSeen: counts.due, itemsChanged: counts.stuck });
+        run.checkpoint(`due ${counts.due}, polled ${counts.polled}, stuck ${counts.stuck}`);
+        return counts;
+      },
     );
-    return `due ${counts.due}, polled ${counts.polled}, stuck ${counts.stuck}`;
+    return `${recorded.outcome}${recorded.error ? ` (${recorded.error})` : ''}`;
   };
 }

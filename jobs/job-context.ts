@@ -1,4 +1,4 @@
-import type { JanitorSettings, PollingSettings } from '../src/config.ts';
+import type { BalanceSettings, JanitorSettings, PollingSettings } from '../src/config.ts';
 import type { AlertRuntime } from '../src/alerts/index.ts';
 import type { SyncDependencies } from '../src/reconcile/index.ts';
 
@@ -16,6 +16,8 @@ export interface JobContext extends SyncDependencies {
   readonly environment: string;
   /** Sweep window, page size, and when a run with no heartbeat counts as dead. */
   readonly polling: PollingSettings;
+  /** Snapshots, low-balance thresholds and the books' time zone (config `balances`). */
+  readonly balances: BalanceSettings;
   /** Sinks, routing and pacing of alerts; without it alert follow-ups are only logged. */
   readonly alerts?: AlertRuntime;
 }

@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import { JobName, type SyncJobData } from '../src/queues/index.ts';
+import { balancesJob } from './balances.job.ts';
 import { followUpJob } from './follow-up.job.ts';
 import { ingestEventJob } from './ingest-event.job.ts';
 import { janitorJob } from './janitor.job.ts';
@@ -11,6 +12,7 @@ import { syncPaymentLinkJob } from './sync-payment-link.job.ts';
 import { syncPaymentRefundJob } from './sync-payment-refund.job.ts';
 import { syncRefundJob } from './sync-refund.job.ts';
 import { syncTransferJob } from './sync-transfer.job.ts';
+import { verdictsJob } from './verdicts.job.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each queue carries its own data type
 type Processor = (job: Job<any>) => Promise<unknown>;
@@ -43,6 +45,8 @@ export function jobProcessors(context: JobContext) {
       [JobName.recoverInbox]: recoverInboxJob(context),
       [JobName.janitor]: janitorJob(context),
       [JobName.sweep]: sweepJob(context),
+      [JobName.balances]: balancesJob(context),
+      [JobName.verdicts]: verdictsJob(context),
     }),
   };
 }

@@ -34,3 +34,4 @@ export {
   SERVICE_ACCOUNT_TYPES,
   type BalanceReading,
 } from './read-balance-response.ts';
+export { MAX_END_OF_DAY_FILLS, runBalanceTask, type BalanceTaskResult } from './balance-task.ts';

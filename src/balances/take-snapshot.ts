@@ -12,6 +12,7 @@ import {
   type DiscrepancySummary,
   type ServiceAccountType,
 } from '../ledger/index.ts';
+import { addToOutbox, notifyOutbox } from '../outbox/index.ts';
 import { fetchResourceState } from '../reconcile/index.ts';
 import { readStateValue, setStateValueOnce } from '../service-state/index.ts';
 import { ContractError } from '../upstream/index.ts';
@@ -270,9 +271,25 @@ async function settleDrift(
           candidates: comparison.candidates,
         },
       });
-      if (isNew) recorded.push(discrepancy);
+      if (isNew) {
+        recorded.push(discrepancy);
+        // The alert commits with the discrepancy: never lost to a Redis outage.
+        await addToOutbox(trx, {
+          kind: 'alert',
+          dedupeKey: `alert:balance_drift:${discrepancy.id}`,
+          payload: {
+            reason: 'discrepancy',
+            kind: DRIFT_RESOURCE,
+            id: resourceId,
+            discrepancyId: discrepancy.id,
+            discrepancyKind: 'balance_drift',
+            detail: { amount: comparison.unexplained, currency: comparison.currency },
+          },
+        });
+      }
     }
   });
+  if (recorded.length > 0) notifyOutbox();
   return recorded;
 }
 
@@ -318,7 +335,33 @@ export async function takeBalanceSnapshot(
   const lowBalance =
     kind === 'end_of_day'
       ? []
-      : await checkLowBalances(deps.db, deps.environment, deps.lowBalance, reading.balances);
+      : await deps.db.transaction().execute(async (trx) => {
+          const crossings = await checkLowBalances(
+            trx,
+            deps.environment,
+            deps.lowBalance,
+            reading.balances,
+          );
+          for (const crossing of crossings) {
+            const subject = balanceAccountKey(
+              crossing.environment,
+              crossing.accountType,
+              crossing.currency,
+            );
+            await addToOutbox(trx, {
+              kind: 'alert',
+              dedupeKey: `alert:low_balance:${subject}:${crossing.crossings}`,
+              payload: {
+                reason: 'low_balance',
+                kind: DRIFT_RESOURCE,
+                id: subject,
+                detail: crossing,
+              },
+            });
+          }
+          return crossings;
+        });
+  if (lowBalance.length > 0) notifyOutbox();
   for (const crossing of lowBalance) {
     deps.logger.warn(
       { lowBalance: crossing },

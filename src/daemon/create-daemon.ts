@@ -161,6 +161,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         receiptsDir: config.receipts.dir,
         environment: config.environment,
         polling: config.polling,
+        balances: config.balances,
         alerts,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }

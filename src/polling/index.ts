@@ -54,3 +54,4 @@ export {
 } from './task-health.ts';
 export { pollPlanOf, runJanitor, type JanitorCounts, type JanitorDependencies } from './janitor.ts';
 export { formatAge, stuckRules } from './stuck-items.ts';
+export { sweepCoverage } from './sweep-coverage.ts';

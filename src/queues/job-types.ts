@@ -32,6 +32,8 @@ export const JobName = {
   recoverInbox: 'recover-inbox',
   janitor: 'janitor',
   sweep: 'sweep',
+  balances: 'balances',
+  verdicts: 'verdicts',
 } as const;
 
 export const syncJobNameFor: Record<ResourceKind, (typeof JobName)[keyof typeof JobName]> = {

@@ -32,6 +32,23 @@ export const DEFAULT_PENDING_SLA: PendingSla = {
   pending_manual: 7 * 24,
 };
 
+/** The janitor's stuck thresholds (`PAYSYNC_STUCK_*_AFTER`, in ms) as the report's SLAs. */
+export function pendingSlaOf(stuckAfterMs: {
+  readonly payment_intent: number;
+  readonly transfer: number;
+  readonly refund: number;
+  readonly pending_manual: number;
+}): PendingSla {
+  const hours = (ms: number) => ms / 3_600_000;
+  return {
+    payment_intent: hours(stuckAfterMs.payment_intent),
+    transfer: hours(stuckAfterMs.transfer),
+    refund: hours(stuckAfterMs.refund),
+    payment_refund: hours(stuckAfterMs.refund),
+    pending_manual: hours(stuckAfterMs.pending_manual),
+  };
+}
+
 /**
  * Whether the sweeps covered a window, so items whose webhooks were lost are in the ledger.
  * Returns undefined when covered, or why not, in one line.

@@ -9,6 +9,7 @@ export { BREAK_WORDING, describeBreak, type BreakLine } from './break-wording.ts
 export {
   buildDailyReport,
   DEFAULT_PENDING_SLA,
+  pendingSlaOf,
   verdictExitCode,
   type CoverageCheck,
   type DailyReport,
@@ -16,3 +17,8 @@ export {
   type PendingSla,
 } from './daily-report.ts';
 export { storedVerdicts, storeVerdict, type StoredVerdict } from './daily-verdict.repository.ts';
+export {
+  judgeClosedDays,
+  VERDICT_LOOKBACK_DAYS,
+  type ClosedDayDependencies,
+} from './closed-day-verdicts.ts';

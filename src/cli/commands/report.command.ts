@@ -145,11 +145,14 @@ Examples:
       const handle = await openLedgerDatabase(config, 'report');
       let report: DailyReport;
       try {
+        const { sweepCoverage } = await import('../../polling/index.ts');
         report = await reports.buildDailyReport({
           db: handle.db,
           environment: config.environment,
           day,
           timeZone: config.balances.timeZone,
+          sla: reports.pendingSlaOf(config.janitor.stuckAfterMs),
+          coverage: sweepCoverage(handle.db, config.environment),
         });
       } finally {
         await handle.close().catch(() => undefined);

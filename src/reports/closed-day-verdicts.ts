@@ -1,0 +1,87 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.ts';
+import { addToOutbox, notifyOutbox } from '../outbox/index.ts';
+import { dayOf, dayWindow, nextDay, previousDay } from './books-day.ts';
+import { buildDailyReport, type CoverageCheck, type PendingSla } from './daily-report.ts';
+import { storeVerdict } from './daily-verdict.repository.ts';
+import type { Verdict } from './daily-verdict.table.ts';
+
+export interface ClosedDayDependencies {
+  readonly db: Kysely<Database>;
+  readonly environment: string;
+  readonly timeZone: string;
+  readonly sla?: PendingSla;
+  readonly coverage?: CoverageCheck;
+  /** @defaultValue `() => new Date()` */
+  readonly now?: () => Date;
+}
+
+/** How far back the task looks for days to (re)judge. */
+export const VERDICT_LOOKBACK_DAYS = 31;
+
+/**
+ * The scheduled verdict task: each closed day whose end-of-day snapshot is in gets its verdict
+ * stored; a day not yet `RECONCILED` is judged again on later runs (a break resolved, a sweep
+ * caught up). A day that becomes `BREAKS` or `INCOMPLETE` raises one `day_not_reconciled`
+ * follow-up per verdict, written to the outbox with the stored verdict.
+ */
+export async function judgeClosedDays(
+  deps: ClosedDayDependencies,
+): Promise<{ day: string; verdict: Verdict; previous: Verdict | undefined }[]> {
+  const now = (deps.now ?? (() => new Date()))();
+  const lastClosed = previousDay(dayOf(now, deps.timeZone));
+  let day = lastClosed;
+  for (let i = 1; i < VERDICT_LOOKBACK_DAYS; i += 1) day = previousDay(day);
+  const judged: { day: string; verdict: Verdict; previous: Verdict | undefined }[] = [];
+  for (; day <= lastClosed; day = nextDay(day)) {
+    const end = dayWindow(day, deps.timeZone).to;
+    const stored = await deps.db
+      .selectFrom('daily_verdicts')
+      .select('verdict')
+      .where('environment', '=', deps.environment)
+      .where('day', '=', day)
+      .executeTakeFirst();
+    if (stored?.verdict === 'RECONCILED') continue;
+    const snapshot = await deps.db
+      .selectFrom('balance_snapshots')
+      .select('id')
+      .where('environment', '=', deps.environment)
+      .where('as_of', '=', end)
+      .limit(1)
+      .executeTakeFirst();
+    if (!snapshot) continue;
+    const report = await buildDailyReport({
+      db: deps.db,
+      environment: deps.environment,
+      day,
+      timeZone: deps.timeZone,
+      now,
+      ...(deps.sla ? { sla: deps.sla } : {}),
+      ...(deps.coverage ? { coverage: deps.coverage } : {}),
+    });
+    const previous = await deps.db.transaction().execute(async (trx) => {
+      const before = await storeVerdict(trx, report);
+      const bad = report.verdict === 'BREAKS' || report.verdict === 'INCOMPLETE';
+      if (bad && before !== report.verdict) {
+        await addToOutbox(trx, {
+          kind: 'alert',
+          dedupeKey: `alert:day_not_reconciled:${deps.environment}:${day}:${report.verdict}`,
+          payload: {
+            reason: 'day_not_reconciled',
+            kind: 'day',
+            id: `${deps.environment}:${day}`,
+            detail: {
+              verdict: report.verdict,
+              breaks: report.breaks.map((b) => b.line),
+              incomplete: report.incomplete,
+            },
+          },
+        });
+      }
+      return before;
+    });
+    judged.push({ day, verdict: report.verdict, previous });
+  }
+  if (judged.some((j) => j.verdict === 'BREAKS' || j.verdict === 'INCOMPLETE')) notifyOutbox();
+  return judged;
+}
