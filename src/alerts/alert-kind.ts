@@ -27,7 +27,7 @@ export const DEFAULT_SEVERITY: Readonly<Record<AlertKind, Severity>> = {
   transfer_failed: 'warning',
   transfer_stuck: 'critical',
   balance_drift: 'critical',
-  low_balance: 'warning',
+  low_balance: 'critical',
   upstream_auth_failed: 'critical',
   signature_failures: 'critical',
   unclassified_events: 'warning',

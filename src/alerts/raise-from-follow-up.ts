@@ -15,6 +15,7 @@ import {
   type RaiseAlertInput,
   type RaisedAlert,
 } from './raise-alert.ts';
+import { balanceDriftAlert, dayNotReconciledAlert, lowBalanceAlert } from './state-alerts.ts';
 
 /** The alert follow-ups the sync path writes today (`transfer_failed`, `discrepancy`). */
 export type LedgerAlertFollowUp = Extract<FollowUpJobData, { type: 'alert' }>;
@@ -106,6 +107,8 @@ export async function raiseAlertFromFollowUp(
         `alert follow-up with unknown kind "${kind}": use one of the alert kinds (docs/alerts.md)`,
       );
     }
+    const rendered = title === undefined ? stateAlertOf(kind, rest) : undefined;
+    if (rendered) return raiseAlert(deps, rendered);
     return raiseAlert(deps, {
       ...rest,
       kind,
@@ -186,6 +189,13 @@ async function discrepancyAlert(
       resolvesWhen: 'when the transfer settles',
     };
   }
+  if (what === 'balance_drift' && payload.discrepancyId !== undefined) {
+    return balanceDriftAlert(
+      payload.discrepancyId,
+      { ...((payload as { detail?: Record<string, unknown> }).detail ?? {}), ...facts },
+      payload.id,
+    );
+  }
   const kind = DISCREPANCY_ALERT_KINDS[what] ?? 'discrepancy';
   const resource = discrepancy?.resourceId
     ? ` on ${payload.kind.replace('_', ' ')} ${payload.id}`
@@ -207,6 +217,35 @@ async function discrepancyAlert(
     detail: { ...common, resourceKind: payload.kind, resourceId: payload.id, group: what },
     resolvesWhen: 'when the discrepancy is resolved',
   };
+}
+
+/**
+ * Balances and reports put `{ reason, kind, id, detail }` in the outbox for the conditions
+ * they record; these are written as the deliverer writes them from state.
+ */
+function stateAlertOf(
+  kind: AlertKind,
+  fields: Readonly<Record<string, unknown>>,
+): RaiseAlertInput | undefined {
+  const detail = (fields.detail ?? {}) as Readonly<Record<string, unknown>>;
+  if (kind === 'low_balance' && typeof detail.accountType === 'string') {
+    return lowBalanceAlert(detail);
+  }
+  if (kind === 'day_not_reconciled' && typeof fields.id === 'string') {
+    const at = fields.id.lastIndexOf(':');
+    const environment = fields.id.slice(0, at);
+    const day = fields.id.slice(at + 1);
+    const list = (value: unknown) =>
+      Array.isArray(value) ? value.map((item) => String(item)) : [];
+    return dayNotReconciledAlert(
+      environment,
+      day,
+      String(detail.verdict ?? 'INCOMPLETE'),
+      list(detail.breaks),
+      list(detail.incomplete),
+    );
+  }
+  return undefined;
 }
 
 function recipientOf(transfer: TransferRecord): string {

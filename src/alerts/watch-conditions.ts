@@ -1,10 +1,11 @@
 import { openDiscrepancies } from '../ledger/index.ts';
-import { formatAmount } from '../money/index.ts';
+import { latestSnapshots } from '../balances/index.ts';
 import { storedVerdicts } from '../reports/index.ts';
 import type { Queues } from '../queues/index.ts';
 import { readCredentialFailure } from '../service-state/index.ts';
 import { listAlerts } from './alert.repository.ts';
 import { raiseAlert, resolveAlertsByKey, type AlertDependencies } from './raise-alert.ts';
+import { balanceDriftAlert, dayNotReconciledAlert } from './state-alerts.ts';
 
 /**
  * Conditions read from durable state rather than raised by the code that saw them, so any
@@ -13,6 +14,8 @@ import { raiseAlert, resolveAlertsByKey, type AlertDependencies } from './raise-
  * - `upstream_auth_failed`: the service refused our credentials (the 401 pause);
  * - `dead_jobs`: jobs that failed for good on any queue (needs `queues`);
  * - `balance_drift`: an open `balance_drift` discrepancy (balances records and resolves them);
+ * - `low_balance` (raised by balances through the outbox) resolves when a newer snapshot of
+ *   the account is back at or above its minimum;
  * - `day_not_reconciled`: a stored daily verdict of `BREAKS` or `INCOMPLETE` (last 7 days);
  * - alerts raised for a discrepancy (a stuck transfer, a drift) resolve when the ledger
  *   resolves that discrepancy (the transfer settled, the drift is gone).
@@ -48,6 +51,7 @@ export async function watchConditions(
   }
 
   await raiseBalanceDrift(deps);
+  await resolveRecoveredBalances(deps);
   if (state.environment) await watchVerdicts(deps, state.environment);
   await resolveSettledDiscrepancies(deps);
 
@@ -104,24 +108,10 @@ async function raiseBalanceDrift(deps: AlertDependencies): Promise<void> {
     (d) => d.kind === 'balance_drift',
   );
   for (const drift of drifts) {
-    const facts = drift.detail;
-    const currency = typeof facts.currency === 'string' ? facts.currency : '';
-    const money = (value: unknown) =>
-      typeof value === 'number' && currency !== '' ? formatAmount(value, currency) : String(value);
-    const account = String(facts.account ?? facts.accountType ?? drift.resourceId ?? 'an account');
-    await raiseAlert(deps, {
-      kind: 'balance_drift',
-      dedupeKey: `balance_drift:${drift.id}`,
-      title:
-        `Balance drift on ${account} ${currency}: ${money(facts.amount ?? facts.difference)} unexplained`.trim(),
-      body: [
-        `The service says ${money(facts.service)}, the ledger ${money(facts.ledger)} (difference ${money(facts.difference)}) as of ${String(facts.asOf ?? drift.createdAt)}.`,
-        `${money(facts.amount)} of it is not explained by items in flight or recent adjustments.`,
-        'See `paysync balances` for the explanation of every difference.',
-      ].join('\n'),
-      detail: { ...facts, discrepancyId: drift.id, group: account },
-      resolvesWhen: 'when the difference is explained or gone',
-    });
+    await raiseAlert(
+      deps,
+      balanceDriftAlert(drift.id, drift.detail, drift.resourceId ?? 'an account'),
+    );
   }
 }
 
@@ -130,33 +120,37 @@ const NOT_RECONCILED = new Set(['BREAKS', 'INCOMPLETE']);
 /** A closed day whose stored verdict is not reconciled alerts once; a later good verdict resolves it. */
 async function watchVerdicts(deps: AlertDependencies, environment: string): Promise<void> {
   for (const stored of await storedVerdicts(deps.db, environment, { limit: 7 })) {
-    const key = `day_not_reconciled:${environment}:${stored.day}`;
     if (!NOT_RECONCILED.has(stored.verdict)) {
-      await resolveAlertsByKey(deps, key);
+      await resolveAlertsByKey(deps, `day_not_reconciled:${environment}:${stored.day}`);
       continue;
     }
-    const breaks = stored.report.breaks.length;
-    const reasons =
-      stored.verdict === 'BREAKS'
-        ? `${breaks} ${breaks === 1 ? 'break' : 'breaks'}`
-        : stored.report.incomplete.join('; ');
-    await raiseAlert(deps, {
-      kind: 'day_not_reconciled',
-      dedupeKey: key,
-      title: `${stored.day} is not reconciled: ${stored.verdict} (${reasons})`,
-      body: [
-        `The books of ${stored.day} (${stored.report.timeZone}) came out ${stored.verdict}: ${reasons}.`,
-        ...stored.report.breaks.slice(0, 5).map((line) => `• ${line.line}`),
-        `See \`paysync report --date ${stored.day}\`.`,
-      ].join('\n'),
-      detail: {
+    await raiseAlert(
+      deps,
+      dayNotReconciledAlert(
         environment,
-        day: stored.day,
-        verdict: stored.verdict,
-        breaks,
-        group: stored.verdict,
-      },
-      resolvesWhen: 'when the day is computed again and reconciles',
-    });
+        stored.day,
+        stored.verdict,
+        stored.report.breaks.map((line) => line.line),
+        stored.report.incomplete,
+      ),
+    );
+  }
+}
+
+/** A low-balance alert resolves once the newest snapshot of its account is back up. */
+async function resolveRecoveredBalances(deps: AlertDependencies): Promise<void> {
+  const live = (await listAlerts(deps.db, { open: true, limit: 1000 })).filter(
+    (alert) => alert.kind === 'low_balance',
+  );
+  for (const alert of live) {
+    const { environment, accountType, currency, minimum } = alert.detail;
+    if (typeof environment !== 'string' || typeof minimum !== 'number') continue;
+    const latest = (await latestSnapshots(deps.db, environment)).find(
+      (b) => b.accountType === accountType && b.currency === currency,
+    );
+    // Only a snapshot taken after the crossing can say it is over.
+    if (latest && latest.amount >= minimum && latest.asOf > String(alert.detail.asOf ?? '')) {
+      await resolveAlertsByKey(deps, alert.dedupeKey);
+    }
   }
 }

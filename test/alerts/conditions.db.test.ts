@@ -165,6 +165,15 @@ describe(`conditions watched by the deliverer, on ${testDialect()}`, () => {
       ageing: [],
     });
     await storeVerdict(harness.database.db, report('BREAKS'));
+    // The verdict task also writes the alert to the outbox: both roads meet on one alert.
+    const viaOutbox = await raiseAlertFromFollowUp(harness.deps, {
+      type: 'alert',
+      reason: 'day_not_reconciled',
+      kind: 'day',
+      id: 'sandbox:2030-01-09',
+      detail: { verdict: 'BREAKS', breaks: ['tr_x changed amount'], incomplete: [] },
+    } as never);
+    expect(viaOutbox.outcome).toBe('notified');
     await deliverer.runOnce();
     await deliverer.runOnce();
     expect(headers()).toEqual([':rotating_light: 2030-01-09 is not reconciled: BREAKS (1 break)']);
@@ -203,5 +212,76 @@ describe(`conditions watched by the deliverer, on ${testDialect()}`, () => {
     await expect(
       raiseAlertFromFollowUp(harness.deps, { type: 'alert', reason: 'low_balanse', title: 'x' }),
     ).rejects.toThrow(/unknown kind "low_balanse"/);
+  });
+
+  it("balances' outbox alerts: a drift meets the state watcher on one alert; a low balance resolves when a newer snapshot is back up", async () => {
+    slack = await startHttpCollector();
+    harness = await alertHarness({ PAYSYNC_ALERT_SLACK_URL: slack.url });
+    const db = harness.database.db;
+    const { discrepancy } = await recordDiscrepancy(db, {
+      kind: 'balance_drift',
+      resourceKind: 'balance',
+      resourceId: 'sandbox:transfer:XOF',
+      detail: {
+        account: 'service:transfer',
+        currency: 'XOF',
+        amount: -100_000,
+        difference: -100_000,
+      },
+    });
+    // What balances writes to the outbox with the drift, as the follow-up job hands it over.
+    await raiseAlertFromFollowUp(harness.deps, {
+      type: 'alert',
+      reason: 'discrepancy',
+      kind: 'balance' as never,
+      id: 'sandbox:transfer:XOF',
+      discrepancyId: discrepancy.id,
+      discrepancyKind: 'balance_drift',
+    });
+    const crossing = {
+      environment: 'sandbox',
+      accountType: 'transfer',
+      currency: 'XOF',
+      amount: 400_000,
+      minimum: 1_000_000,
+      asOf: '2030-01-10T09:00:00.000Z',
+      crossings: 1,
+    };
+    await raiseAlertFromFollowUp(harness.deps, {
+      type: 'alert',
+      reason: 'low_balance',
+      kind: 'balance',
+      id: 'sandbox:transfer:XOF',
+      detail: crossing,
+    } as never);
+    await harness.deliverer.runOnce();
+    await harness.deliverer.runOnce();
+    expect(headers().sort()).toEqual([
+      ':rotating_light: Balance drift on service:transfer XOF: -100,000 XOF unexplained',
+      ':rotating_light: Low balance: the transfer account holds 400,000 XOF, under its 1,000,000 XOF minimum',
+    ]);
+    expect((await listAlerts(db)).map((a) => a.kind).sort()).toEqual([
+      'balance_drift',
+      'low_balance',
+    ]);
+
+    await db
+      .insertInto('balance_snapshots')
+      .values({
+        environment: 'sandbox',
+        account_type: 'transfer',
+        currency: 'XOF',
+        amount: 1_500_000,
+        as_of: '2030-01-10T10:00:00.000Z',
+        taken_at: '2030-01-10T10:00:01.000Z',
+        kind: 'scheduled',
+        raw: '{}',
+      })
+      .execute();
+    harness.advance(30_000);
+    await harness.deliverer.runOnce();
+    await harness.deliverer.runOnce();
+    const low = (await listAlerts(db)).find((a) => a.kind === 'low_balance')!;
+    expect(low).toMatchObject({ status: 'resolved', resolvedBy: 'condition' });
   });
 });
