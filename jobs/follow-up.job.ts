@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Kysely } from 'kysely';
 import type { Database } from '../src/db/index.ts';
+import { raiseAlertFromFollowUp, type AlertRuntime } from '../src/alerts/index.ts';
 import { isOutboxConsumed, markOutboxConsumed } from '../src/outbox/index.ts';
 import type { FollowUpJobData } from '../src/queues/index.ts';
 import { fetchReceipt, type ReceiptRequest } from '../src/receipts/index.ts';
@@ -11,22 +12,30 @@ import type { JobContext } from './job-context.ts';
 type FollowUpJob = Job<FollowUpJobData & { readonly outboxId?: number }>;
 
 /**
- * `alert`: logged, until the alerts component takes over this branch. Idempotent by the
- * outbox row's id, like every consumer.
+ * `alert`: handed to src/alerts, which records the alert and queues its deliveries (without
+ * an alert runtime, as in some tests, it is only logged). Idempotent by the outbox row's id,
+ * like every consumer; raising twice is harmless anyway (the live alert counts one more
+ * occurrence).
  */
-function alertFollowUp(db: Kysely<Database>, logger: Logger) {
+function alertFollowUp(db: Kysely<Database>, logger: Logger, alerts: AlertRuntime | undefined) {
   return async (job: FollowUpJob): Promise<string> => {
     const data = job.data;
     if (data.type !== 'alert') throw new Error(`alert job ${job.id} carries type ${data.type}`);
     if (data.outboxId !== undefined && (await isOutboxConsumed(db, data.outboxId))) {
       return 'already done';
     }
-    logger.warn(
-      { alert: data },
-      `alert: ${data.reason.replace('_', ' ')} (${data.kind} ${data.id})`,
-    );
+    let outcome = 'logged';
+    if (alerts) {
+      const raised = await raiseAlertFromFollowUp({ db, alerts }, data);
+      outcome = `alert ${raised.alert.id} ${raised.outcome}`;
+    } else {
+      logger.warn(
+        { alert: data },
+        `alert: ${data.reason.replace('_', ' ')} (${data.kind} ${data.id})`,
+      );
+    }
     if (data.outboxId !== undefined) await markOutboxConsumed(db, data.outboxId);
-    return 'logged';
+    return outcome;
   };
 }
 
@@ -55,7 +64,7 @@ function receiptFollowUp(context: JobContext) {
  */
 export function followUpJob(context: JobContext) {
   const consumers: Record<string, (job: FollowUpJob) => Promise<string>> = {
-    alert: alertFollowUp(context.db, context.logger),
+    alert: alertFollowUp(context.db, context.logger, context.alerts),
     receipt: receiptFollowUp(context),
   };
   return async (job: FollowUpJob): Promise<string> => {

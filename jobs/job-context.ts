@@ -1,4 +1,5 @@
 import type { BalanceSettings, JanitorSettings, PollingSettings } from '../src/config.ts';
+import type { AlertRuntime } from '../src/alerts/index.ts';
 import type { SyncDependencies } from '../src/reconcile/index.ts';
 
 /** What every processor of one worker process shares. */
@@ -17,4 +18,6 @@ export interface JobContext extends SyncDependencies {
   readonly polling: PollingSettings;
   /** Snapshots, low-balance thresholds and the books' time zone (config `balances`). */
   readonly balances: BalanceSettings;
+  /** Sinks, routing and pacing of alerts; without it alert follow-ups are only logged. */
+  readonly alerts?: AlertRuntime;
 }

@@ -21,6 +21,9 @@ export const SECRET_VARIABLES = [
   'PAYSYNC_API_KEY',
   'PAYSYNC_WEBHOOK_SECRET',
   'PAYSYNC_ADMIN_TOKEN',
+  'PAYSYNC_ALERT_SMTP_URL',
+  'PAYSYNC_ALERT_WEBHOOK_SECRET',
+  'PAYSYNC_ALERT_SLACK_URL',
 ] as const;
 
 /** Variables whose values may hold a password inside a URL. */
@@ -58,6 +61,50 @@ const httpUrl = z
     message: 'must be an http:// or https:// URL, for example https://api.example.com',
   })
   .transform((value) => value.replace(/\/+$/, ''));
+
+// ── Alerts (docs/alerts.md) ─────────────────────────────────────────────────────────────
+/** The Slack incoming-webhook URL carries its token in the path: a secret too. */
+const ALERT_VARIABLES = {
+  /** Slack-compatible incoming webhook (Slack, Mattermost, Rocket.Chat) (secret: the URL holds a token). */
+  PAYSYNC_ALERT_SLACK_URL: httpUrl.optional(),
+  /** `smtp://user:pass@host:port` (STARTTLS when offered) or `smtps://…` (TLS) (secret: the password). */
+  PAYSYNC_ALERT_SMTP_URL: z
+    .string()
+    .trim()
+    .transform((value) => (value === '' ? undefined : value))
+    .optional()
+    .refine(
+      (value) => value === undefined || (/^smtps?:\/\/[^\s]+$/.test(value) && URL.canParse(value)),
+      {
+        message: 'must be smtp://user:password@host:port or smtps://user:password@host:port',
+      },
+    ),
+  /** Sender of alert e-mails, for example `paysync <ops@example.com>`. */
+  PAYSYNC_ALERT_EMAIL_FROM: optionalText,
+  /** Recipients of alert e-mails, comma-separated. */
+  PAYSYNC_ALERT_EMAIL_TO: optionalText,
+  /** Generic JSON webhook, signed with Standard Webhooks. */
+  PAYSYNC_ALERT_WEBHOOK_URL: httpUrl.optional(),
+  /** Standard Webhooks secret for the alert webhook, `whsec_<base64>` (secret). */
+  PAYSYNC_ALERT_WEBHOOK_SECRET: z
+    .string()
+    .trim()
+    .transform((value) => (value === '' ? undefined : value))
+    .optional()
+    .refine((value) => value === undefined || /^(whsec_)?[A-Za-z0-9+/]{16,}={0,2}$/.test(value), {
+      message: 'must be a Standard Webhooks secret: whsec_ followed by base64 (at least 12 bytes)',
+    }),
+  /** Routing rules, YAML or JSON (see docs/alerts.md). Without it: transfer_failed and critical alerts go everywhere. */
+  PAYSYNC_ALERTS_FILE: optionalText,
+  /** The same dedupe key notifies once within this many minutes. @defaultValue 60 */
+  PAYSYNC_ALERT_DEDUPE_MINUTES: positiveInt(60, 7 * 24 * 60),
+  /** More than this many alerts of one kind within the digest window become one digest. @defaultValue 5 */
+  PAYSYNC_ALERT_DIGEST_THRESHOLD: positiveInt(5, 10_000),
+  /** The digest window, in minutes. @defaultValue 5 */
+  PAYSYNC_ALERT_DIGEST_MINUTES: positiveInt(5, 24 * 60),
+  /** An open alert nobody acknowledged notifies again after this many minutes. @defaultValue 240 */
+  PAYSYNC_ALERT_RENOTIFY_MINUTES: positiveInt(240, 7 * 24 * 60),
+};
 
 const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
   s: 1000,
@@ -234,6 +281,7 @@ const schema = z.object({
   PAYSYNC_RECOVERY_CRON: cronOrOff('* * * * *', 'every minute'),
   /** How far back a transfer known only by id is searched for. @defaultValue 72 */
   PAYSYNC_TRANSFER_SEARCH_HOURS: positiveInt(72, 24 * 366),
+  ...ALERT_VARIABLES,
   /** When the janitor queues due polls (cron), or `off`. @defaultValue every minute */
   PAYSYNC_JANITOR_CRON: cronOrOff('* * * * *'),
   /** Most polls one janitor run queues. @defaultValue 5000 */
@@ -390,6 +438,8 @@ export interface Config {
   readonly webhook: WebhookSettings;
   /** How workers and the scheduler process events (see docs/processing.md). */
   readonly processing: ProcessingSettings;
+  /** Where alerts go and how often (see docs/alerts.md). */
+  readonly alerts: AlertSettings;
   /** Re-polling of non-terminal items and stuck detection (see docs/processing.md). */
   readonly janitor: JanitorSettings;
   readonly balances: BalanceSettings;
@@ -397,6 +447,25 @@ export interface Config {
   readonly receipts: { /** @defaultValue `./data/receipts/` */ readonly dir: string };
   /** Sweeps, backfills and scheduled-run records (see docs/processing.md). */
   readonly polling: PollingSettings;
+}
+
+/** Alert sinks and pacing, from `PAYSYNC_ALERT*` (docs/alerts.md). */
+export interface AlertSettings {
+  readonly slackUrl: string | undefined;
+  readonly smtpUrl: string | undefined;
+  readonly emailFrom: string | undefined;
+  readonly emailTo: readonly string[];
+  readonly webhookUrl: string | undefined;
+  readonly webhookSecret: string | undefined;
+  readonly rulesFile: string | undefined;
+  /** @defaultValue 3600000 (60 minutes) */
+  readonly dedupeWindowMs: number;
+  /** @defaultValue 5 */
+  readonly digestThreshold: number;
+  /** @defaultValue 300000 (5 minutes) */
+  readonly digestWindowMs: number;
+  /** @defaultValue 14400000 (240 minutes) */
+  readonly renotifyAfterMs: number;
 }
 
 export interface JanitorSettings {
@@ -498,8 +567,8 @@ export function readEnvironment(
 }
 
 function describeValue(variable: string, value: unknown): string {
-  if (value === undefined) return 'is not set';
-  if ((SECRET_VARIABLES as readonly string[]).includes(variable)) return 'is invalid';
+  if (value === undefined) return ' is not set';
+  if ((SECRET_VARIABLES as readonly string[]).includes(variable)) return ' is invalid';
   let shown = String(value);
   if ((URL_VARIABLES_WITH_PASSWORDS as readonly string[]).includes(variable)) {
     shown = hidePasswordInUrl(shown);
@@ -672,6 +741,7 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
       recoveryCron: e.PAYSYNC_RECOVERY_CRON,
       transferSearchHours: e.PAYSYNC_TRANSFER_SEARCH_HOURS,
     }),
+    alerts: alertSettings(e),
     janitor: Object.freeze({
       cron: e.PAYSYNC_JANITOR_CRON,
       batchSize: e.PAYSYNC_JANITOR_BATCH,
@@ -718,6 +788,54 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
   return Object.freeze(config);
 }
 
+function alertSettings(e: ParsedEnv): AlertSettings {
+  const emailTo = (e.PAYSYNC_ALERT_EMAIL_TO ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (e.PAYSYNC_ALERT_SMTP_URL) {
+    // The e-mail sink needs all three; say which is missing rather than fail at the first alert.
+    if (!e.PAYSYNC_ALERT_EMAIL_FROM) {
+      throw new ConfigError(
+        'PAYSYNC_ALERT_EMAIL_FROM',
+        'PAYSYNC_ALERT_EMAIL_FROM is not set: PAYSYNC_ALERT_SMTP_URL is, so alert e-mails need a sender address',
+      );
+    }
+    if (emailTo.length === 0) {
+      throw new ConfigError(
+        'PAYSYNC_ALERT_EMAIL_TO',
+        'PAYSYNC_ALERT_EMAIL_TO is not set: PAYSYNC_ALERT_SMTP_URL is, so alert e-mails need recipients (comma-separated)',
+      );
+    }
+  }
+  if (e.PAYSYNC_ALERT_WEBHOOK_URL && !e.PAYSYNC_ALERT_WEBHOOK_SECRET) {
+    throw new ConfigError(
+      'PAYSYNC_ALERT_WEBHOOK_SECRET',
+      'PAYSYNC_ALERT_WEBHOOK_SECRET is not set: PAYSYNC_ALERT_WEBHOOK_URL is, and alert webhooks are always signed (whsec_<base64>)',
+    );
+  }
+  return Object.freeze({
+    slackUrl: e.PAYSYNC_ALERT_SLACK_URL,
+    smtpUrl: e.PAYSYNC_ALERT_SMTP_URL,
+    emailFrom: e.PAYSYNC_ALERT_EMAIL_FROM,
+    emailTo: Object.freeze(emailTo),
+    webhookUrl: e.PAYSYNC_ALERT_WEBHOOK_URL,
+    webhookSecret: e.PAYSYNC_ALERT_WEBHOOK_SECRET,
+    rulesFile: e.PAYSYNC_ALERTS_FILE,
+    dedupeWindowMs: e.PAYSYNC_ALERT_DEDUPE_MINUTES * 60_000,
+    digestThreshold: e.PAYSYNC_ALERT_DIGEST_THRESHOLD,
+    digestWindowMs: e.PAYSYNC_ALERT_DIGEST_MINUTES * 60_000,
+    renotifyAfterMs: e.PAYSYNC_ALERT_RENOTIFY_MINUTES * 60_000,
+  });
+}
+
+/** The password inside a URL, decoded, when there is one. */
+function urlPassword(url: string | undefined): string | undefined {
+  if (!url || !URL.canParse(url)) return undefined;
+  const password = new URL(url).password;
+  return password === '' ? undefined : decodeURIComponent(password);
+}
+
 /**
  * The credentials a service-calling command needs. Throws {@link ConfigError} naming every
  * missing variable, so the operator fixes them in one go.
@@ -743,10 +861,16 @@ export function requireServiceCredentials(config: Config): ServiceCredentials {
 
 /** Every secret value in the config, so the logger can scrub them wherever they show up. */
 export function secretValues(config: Config): string[] {
+  const alerts = config.alerts;
+  const slackPath = alerts.slackUrl ? new URL(alerts.slackUrl).pathname : undefined;
   return [
     config.apiKey,
     config.adminToken,
     ...config.webhookSecrets,
+    alerts.webhookSecret,
+    urlPassword(alerts.smtpUrl),
+    // The token of an incoming-webhook URL is its path.
+    slackPath && slackPath.length > 1 ? slackPath : undefined,
     ...urlPasswords(config),
   ].filter((value): value is string => typeof value === 'string' && value.length >= 4);
 }

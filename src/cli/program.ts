@@ -4,6 +4,7 @@ import { auditCommand } from './commands/audit.command.ts';
 import { balancesCommand } from './commands/balances.command.ts';
 import { reportCommand } from './commands/report.command.ts';
 import { backfillCommand } from './commands/backfill.command.ts';
+import { alertsCommand } from './commands/alerts.command.ts';
 import { demoCommand } from './commands/demo.command.ts';
 import { doctorCommand } from './commands/doctor.command.ts';
 import { listCommand } from './commands/list.command.ts';
@@ -56,6 +57,7 @@ export function buildProgram(): Command {
     adjustCommand(),
     reportCommand(),
     auditCommand(),
+    alertsCommand(),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

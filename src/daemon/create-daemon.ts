@@ -3,6 +3,13 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { cronTable } from '../../jobs/cron-table.ts';
 import { jobProcessors } from '../../jobs/job-table.ts';
+import {
+  AlertRulesError,
+  createAlertDeliverer,
+  createAlertRuntime,
+  type AlertRuntime,
+  type AlertRuntimeOptions,
+} from '../alerts/index.ts';
 import type { Config } from '../config.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
@@ -14,6 +21,7 @@ import { CredentialGuard, type CredentialCheck } from '../reconcile/index.ts';
 import { clientOptionsFromConfig, createUpstreamClient } from '../upstream/index.ts';
 import { openCheckedRedis, openMigratedDatabase } from './preflight.ts';
 import { createScheduler } from './scheduler.ts';
+import { StartupError } from '../lifecycle/index.ts';
 import { createWorkerPool, type WorkerPool } from './worker-pool.ts';
 
 /** The roles of paysync: `start` runs all three, `serve`/`work`/`schedule` one each. */
@@ -33,6 +41,8 @@ export interface DaemonOptions {
   readonly notFoundAttempts?: number;
   /** How often the outbox dispatcher polls without a wake-up, in ms. @defaultValue 1000 */
   readonly outboxPollMs?: number;
+  /** Alert pacing and clock overrides (tests). @defaultValue from `config.alerts` */
+  readonly alerts?: AlertRuntimeOptions & { readonly pollMs?: number };
 }
 
 export interface Daemon {
@@ -61,6 +71,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const prefix = options.queuePrefix ?? config.processing.queuePrefix;
   // Fail on missing service credentials before opening anything.
   const clientOptions = roles.has('workers') ? clientOptionsFromConfig(config) : undefined;
+  // A bad alert rule file stops every role: an operator must not believe alerts are routed.
+  let alerts: AlertRuntime;
+  try {
+    alerts = createAlertRuntime(config.alerts, logger, options.alerts);
+  } catch (error) {
+    if (error instanceof AlertRulesError) throw new StartupError(error.message);
+    throw error;
+  }
 
   const opened: { close(): Promise<void> }[] = [];
   const closeOpened = async () => {
@@ -119,6 +137,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       await redis.quit().catch(() => redis.disconnect());
       await receiverDatabase?.close();
       await database.close();
+      await alerts.close();
     },
   };
   const components: Component[] = [resources];
@@ -143,6 +162,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         environment: config.environment,
         polling: config.polling,
         balances: config.balances,
+        alerts,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }
           : {}),
@@ -167,6 +187,17 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         ...(options.outboxPollMs !== undefined ? { pollMs: options.outboxPollMs } : {}),
       });
       components.push(outbox);
+      const pollMs = options.alerts?.pollMs;
+      components.push(
+        createAlertDeliverer(
+          { db, alerts },
+          {
+            queues,
+            environment: config.environment,
+            ...(pollMs !== undefined ? { pollMs } : {}),
+          },
+        ),
+      );
     }
     if (roles.has('scheduler')) {
       components.push(createScheduler({ queues, entries: cronTable(config), logger }));

@@ -1,3 +1,4 @@
+import type { AlertDeliveryTable, AlertDigestTable, AlertTable } from '../alerts/alert.table.ts';
 import type { InboxTables } from '../inbox/inbox.table.ts';
 import type { DiscrepancyTable } from '../ledger/discrepancy.table.ts';
 import type { JournalLineTable, JournalTable } from '../ledger/journal.table.ts';
@@ -39,4 +40,7 @@ export interface Database extends InboxTables {
   receipts: ReceiptTable;
   scheduled_runs: ScheduledRunTable;
   polling_checkpoints: PollingCheckpointTable;
+  alerts: AlertTable;
+  alert_deliveries: AlertDeliveryTable;
+  alert_digests: AlertDigestTable;
 }

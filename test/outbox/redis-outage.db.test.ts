@@ -150,7 +150,7 @@ describe(`follow-ups survive a Redis outage after the commit, on ${testDialect()
 
   it('delivered the transfer_failed alert to the follow-up consumer exactly once', () => {
     const lines = fixture.logs.filter((line) =>
-      line.includes(`"msg":"alert: transfer failed (transfer ${transferId})"`),
+      line.includes(`"msg":"alert: Transfer ${transferId} of `),
     );
     expect(lines).toHaveLength(1);
   });
@@ -229,7 +229,7 @@ describe(`follow-ups survive a Redis refusing writes at the commit, on ${testDia
       'the alert and the receipt',
       async () => {
         const alerted = fixture.logs.some((line) =>
-          line.includes(`"msg":"alert: transfer failed (transfer ${transferId})"`),
+          line.includes(`"msg":"alert: Transfer ${transferId} of `),
         );
         const receipts = await receiptsFor(db, 'transfer', transferId);
         return alerted && receipts.length > 0 ? true : undefined;
@@ -251,7 +251,7 @@ describe(`follow-ups survive a Redis refusing writes at the commit, on ${testDia
 
   it('delivered the transfer_failed alert exactly once and fetched the receipt exactly once', async () => {
     const lines = fixture.logs.filter((line) =>
-      line.includes(`"msg":"alert: transfer failed (transfer ${transferId})"`),
+      line.includes(`"msg":"alert: Transfer ${transferId} of `),
     );
     expect(lines).toHaveLength(1);
     expect((await receiptFetches()) - fetchesBefore).toBe(1);

@@ -1,0 +1,52 @@
+/** Every kind of alert paysync raises. Other components raise theirs through `raiseAlert`. */
+export const ALERT_KINDS = [
+  'transfer_failed',
+  'transfer_stuck',
+  'balance_drift',
+  'low_balance',
+  'upstream_auth_failed',
+  'signature_failures',
+  'unclassified_events',
+  'dead_jobs',
+  'day_not_reconciled',
+  'webhooks_silent',
+  /** Something did not reconcile (a ledger discrepancy). */
+  'discrepancy',
+  /** An alert sink keeps failing; goes to the other sinks. */
+  'sink_failing',
+  /** `paysync alerts test`. */
+  'test',
+] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
+export const SEVERITIES = ['info', 'warning', 'critical'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** The severity a kind gets when its raiser does not say. */
+export const DEFAULT_SEVERITY: Readonly<Record<AlertKind, Severity>> = {
+  transfer_failed: 'warning',
+  transfer_stuck: 'critical',
+  balance_drift: 'critical',
+  low_balance: 'critical',
+  upstream_auth_failed: 'critical',
+  signature_failures: 'critical',
+  unclassified_events: 'warning',
+  dead_jobs: 'critical',
+  day_not_reconciled: 'critical',
+  webhooks_silent: 'critical',
+  discrepancy: 'warning',
+  sink_failing: 'critical',
+  test: 'info',
+};
+
+/** How a digest names a burst: `37 transfers failed`, `12 transfer_stuck alerts`. */
+export function burstPhrase(kind: string, count: number): string {
+  if (kind === 'transfer_failed')
+    return `${count} ${count === 1 ? 'transfer' : 'transfers'} failed`;
+  if (kind === 'transfer_stuck') return `${count} ${count === 1 ? 'transfer' : 'transfers'} stuck`;
+  return `${count} ${kind} ${count === 1 ? 'alert' : 'alerts'}`;
+}
+
+export function isAlertKind(value: string): value is AlertKind {
+  return (ALERT_KINDS as readonly string[]).includes(value);
+}

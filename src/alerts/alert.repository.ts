@@ -1,0 +1,179 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/index.ts';
+import type { AlertKind, Severity } from './alert-kind.ts';
+import type { AlertEvent, AlertMessage } from './alert-message.ts';
+import type { AlertDeliveryRow, AlertRow } from './alert.table.ts';
+
+export type AlertExecutor = Kysely<Database> | Transaction<Database>;
+
+export type AlertStatus = 'open' | 'acked' | 'resolved';
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** An alert as the rest of paysync sees it. Times are UTC ISO 8601 with milliseconds. */
+export interface Alert {
+  readonly id: number;
+  readonly kind: AlertKind;
+  readonly severity: Severity;
+  readonly dedupeKey: string;
+  readonly subject: string | null;
+  readonly title: string;
+  readonly body: string;
+  readonly detail: Readonly<Record<string, unknown>>;
+  readonly status: AlertStatus;
+  readonly digested: boolean;
+  readonly occurrences: number;
+  readonly createdAt: string;
+  readonly lastSeenAt: string;
+  readonly notifiedAt: string | null;
+  readonly ackedAt: string | null;
+  readonly ackNote: string | null;
+  readonly snoozedUntil: string | null;
+  readonly resolvedAt: string | null;
+  readonly resolvedBy: string | null;
+}
+
+/** One message to one sink and how far it got. */
+export interface AlertDelivery {
+  readonly id: number;
+  readonly alertId: number | null;
+  readonly digestId: number | null;
+  readonly sink: string;
+  readonly event: AlertEvent;
+  readonly status: DeliveryStatus;
+  readonly attempts: number;
+  readonly lastError: string | null;
+  readonly nextAttemptAt: string | null;
+  readonly deliveredAt: string | null;
+  readonly message: AlertMessage;
+}
+
+export function toAlert(row: AlertRow): Alert {
+  return {
+    id: Number(row.id),
+    kind: row.kind as AlertKind,
+    severity: row.severity as Severity,
+    dedupeKey: row.dedupe_key,
+    subject: row.subject,
+    title: row.title,
+    body: row.body,
+    detail: JSON.parse(row.detail) as Record<string, unknown>,
+    status: row.status as AlertStatus,
+    digested: Number(row.digested) === 1,
+    occurrences: Number(row.occurrences),
+    createdAt: row.created_at,
+    lastSeenAt: row.last_seen_at,
+    notifiedAt: row.notified_at,
+    ackedAt: row.acked_at,
+    ackNote: row.ack_note,
+    snoozedUntil: row.snoozed_until,
+    resolvedAt: row.resolved_at,
+    resolvedBy: row.resolved_by,
+  };
+}
+
+export function toDelivery(row: AlertDeliveryRow): AlertDelivery {
+  return {
+    id: Number(row.id),
+    alertId: row.alert_id === null ? null : Number(row.alert_id),
+    digestId: row.digest_id === null ? null : Number(row.digest_id),
+    sink: row.sink,
+    event: row.event as AlertEvent,
+    status: row.status as DeliveryStatus,
+    attempts: Number(row.attempts),
+    lastError: row.last_error,
+    nextAttemptAt: row.next_attempt_at,
+    deliveredAt: row.delivered_at,
+    message: JSON.parse(row.message) as AlertMessage,
+  };
+}
+
+export async function findAlert(db: AlertExecutor, id: number): Promise<Alert | undefined> {
+  const row = await db.selectFrom('alerts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toAlert(row) : undefined;
+}
+
+/** The live (open or acknowledged) alert for a dedupe key. */
+export async function findLiveAlert(
+  db: AlertExecutor,
+  dedupeKey: string,
+): Promise<Alert | undefined> {
+  const row = await db
+    .selectFrom('alerts')
+    .selectAll()
+    .where('open_key', '=', dedupeKey)
+    .executeTakeFirst();
+  return row ? toAlert(row) : undefined;
+}
+
+export interface ListAlertsOptions {
+  /** Only open and acknowledged alerts. @defaultValue false */
+  readonly open?: boolean;
+  /** @defaultValue 100 */
+  readonly limit?: number;
+}
+
+/** Newest first. */
+export async function listAlerts(
+  db: AlertExecutor,
+  options: ListAlertsOptions = {},
+): Promise<Alert[]> {
+  let query = db.selectFrom('alerts').selectAll();
+  if (options.open) query = query.where('status', '!=', 'resolved');
+  const rows = await query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(options.limit ?? 100)
+    .execute();
+  return rows.map(toAlert);
+}
+
+export async function deliveriesOf(db: AlertExecutor, alertId: number): Promise<AlertDelivery[]> {
+  const rows = await db
+    .selectFrom('alert_deliveries')
+    .selectAll()
+    .where('alert_id', '=', alertId)
+    .orderBy('id')
+    .execute();
+  return rows.map(toDelivery);
+}
+
+/** Every delivery, oldest first (tests and `alerts list --json`). */
+export async function listDeliveries(
+  db: AlertExecutor,
+  filter: { readonly sink?: string; readonly event?: AlertEvent } = {},
+): Promise<AlertDelivery[]> {
+  let query = db.selectFrom('alert_deliveries').selectAll();
+  if (filter.sink) query = query.where('sink', '=', filter.sink);
+  if (filter.event) query = query.where('event', '=', filter.event);
+  const rows = await query.orderBy('id').execute();
+  return rows.map(toDelivery);
+}
+
+/** Queues one message per sink; the deliverer sends them. */
+export async function insertDeliveries(
+  db: AlertExecutor,
+  message: AlertMessage,
+  sinks: readonly string[],
+  now: string,
+): Promise<void> {
+  if (sinks.length === 0) return;
+  await db
+    .insertInto('alert_deliveries')
+    .values(
+      sinks.map((sink) => ({
+        alert_id: message.alertId ?? null,
+        digest_id: message.digestId ?? null,
+        sink,
+        event: message.event,
+        message: JSON.stringify(message),
+        status: 'pending',
+        attempts: 0,
+        last_error: null,
+        next_attempt_at: now,
+        claimed_until: null,
+        created_at: now,
+        delivered_at: null,
+      })),
+    )
+    .execute();
+}

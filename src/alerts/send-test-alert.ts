@@ -1,0 +1,49 @@
+import { reasonOf } from '../error-reason.ts';
+import type { AlertMessage } from './alert-message.ts';
+import { maskNumbersInText } from './mask-number.ts';
+import type { AlertRuntime } from './alert-runtime.ts';
+import type { SinkName } from './sinks/alert-sink.ts';
+
+export interface SinkTestResult {
+  readonly sink: SinkName;
+  readonly delivered: boolean;
+  /** The sink's own words when it failed. */
+  readonly error?: string;
+}
+
+/**
+ * Sends one test message through each configured sink (or only `only`), once, without
+ * retries, and says per sink whether it was delivered. Needs no database: it checks the
+ * sinks, not the daemon.
+ */
+export async function sendTestAlert(
+  runtime: AlertRuntime,
+  only?: SinkName,
+): Promise<SinkTestResult[]> {
+  const at = runtime.now().toISOString();
+  const message: AlertMessage = {
+    event: 'test',
+    alertId: undefined,
+    kind: 'test',
+    severity: 'info',
+    title: 'paysync can reach this channel',
+    body: `This is a test alert sent by \`paysync alerts test\` at ${at}. Real alerts arrive here as routed (docs/alerts.md).`,
+    hint: 'paysync alerts test',
+    subject: null,
+    detail: {},
+    at,
+  };
+  const sinks = [...runtime.sinks.values()].filter(
+    (sink) => only === undefined || sink.name === only,
+  );
+  return Promise.all(
+    sinks.map(async (sink, index): Promise<SinkTestResult> => {
+      try {
+        await sink.send(message, Date.now() * 10 + index);
+        return { sink: sink.name, delivered: true };
+      } catch (error) {
+        return { sink: sink.name, delivered: false, error: maskNumbersInText(reasonOf(error)) };
+      }
+    }),
+  );
+}
