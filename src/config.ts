@@ -160,8 +160,25 @@ const schema = z.object({
   PAYSYNC_PORT: positiveInt(8080, 65535),
   /** Webhook signing secret(s), comma-separated for rotation (secret). */
   PAYSYNC_WEBHOOK_SECRET: optionalText,
-  /** Bearer token for the ops API (secret). */
+  /**
+   * Bearer token(s) for the ops API and dashboard, comma-separated for rotation (secret).
+   * Unset: the ops API and dashboard are off (their routes answer 404).
+   */
   PAYSYNC_ADMIN_TOKEN: optionalText,
+  /** Port of the ops API and dashboard. @defaultValue the receiver's port (`PAYSYNC_PORT`) */
+  PAYSYNC_OPS_PORT: z
+    .string()
+    .trim()
+    .transform((value) => (value === '' ? undefined : value))
+    .optional()
+    .pipe(
+      z.coerce
+        .number<string | undefined>({ error: 'must be a whole number' })
+        .int('must be a whole number')
+        .min(1, 'must be at least 1')
+        .max(65535, 'must be at most 65535')
+        .optional(),
+    ),
   /** pino level. @defaultValue `info` */
   PAYSYNC_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -360,6 +377,8 @@ export interface Config {
   /** Every accepted signing secret; the first one signs, all of them verify. */
   readonly webhookSecrets: readonly string[];
   readonly adminToken: string | undefined;
+  /** The ops API and dashboard (see docs/ops.md). */
+  readonly ops: OpsSettings;
   readonly logLevel: ParsedEnv['PAYSYNC_LOG_LEVEL'];
   readonly upstream: {
     readonly rps: number;
@@ -374,6 +393,13 @@ export interface Config {
   /** Re-polling of non-terminal items and stuck detection (see docs/processing.md). */
   readonly janitor: JanitorSettings;
   readonly balances: BalanceSettings;
+}
+
+export interface OpsSettings {
+  /** Every accepted admin token; empty turns the ops API and dashboard off. */
+  readonly adminTokens: readonly string[];
+  /** Their own port, or undefined to share the receiver's. */
+  readonly port: number | undefined;
 }
 
 export interface JanitorSettings {
@@ -609,6 +635,15 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
         .filter((s) => s !== ''),
     ),
     adminToken: e.PAYSYNC_ADMIN_TOKEN,
+    ops: Object.freeze({
+      adminTokens: Object.freeze(
+        (e.PAYSYNC_ADMIN_TOKEN ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== ''),
+      ),
+      port: e.PAYSYNC_OPS_PORT,
+    }),
     logLevel: e.PAYSYNC_LOG_LEVEL,
     upstream: Object.freeze({
       rps: e.PAYSYNC_UPSTREAM_RPS,
@@ -699,6 +734,7 @@ export function secretValues(config: Config): string[] {
   return [
     config.apiKey,
     config.adminToken,
+    ...config.ops.adminTokens,
     ...config.webhookSecrets,
     ...urlPasswords(config),
   ].filter((value): value is string => typeof value === 'string' && value.length >= 4);

@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
 import { collectProcessMetrics } from '../metrics/index.ts';
+import { createOpsRouter, createOpsServer, opsStartupLine } from '../ops/index.ts';
 import { createQueues, type Queues } from '../queues/index.ts';
 import { createReceiverServer, type ReceiverServer } from '../receiver/index.ts';
 import { CredentialGuard, type CredentialCheck } from '../reconcile/index.ts';
@@ -154,6 +155,37 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       components.push(createScheduler({ queues, entries: cronTable(config), logger }));
     }
     if (producerRedis && producerQueues) {
+      const receiverPort = options.port ?? config.port;
+      const tokens = config.ops.adminTokens;
+      const opsRoutes =
+        tokens.length === 0
+          ? undefined
+          : createOpsRouter({
+              db: receiverDatabase?.db ?? db,
+              logger,
+              tokens,
+              environment: config.environment,
+              timeZone: config.balances.timeZone,
+              queues,
+            });
+      const ownOpsPort =
+        opsRoutes && config.ops.port !== undefined && config.ops.port !== receiverPort;
+      logger.info(
+        opsStartupLine(
+          tokens,
+          ownOpsPort ? `port ${config.ops.port}` : `the receiver port ${receiverPort}`,
+        ),
+      );
+      if (opsRoutes && ownOpsPort) {
+        components.push(
+          createOpsServer({
+            routes: opsRoutes,
+            port: config.ops.port!,
+            logger,
+            ...(options.host !== undefined ? { host: options.host } : {}),
+          }),
+        );
+      }
       // Last to start, first to stop: intake stops before the workers drain.
       receiver = createReceiverServer({
         db: receiverDatabase?.db ?? db,
@@ -161,8 +193,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         redis: producerRedis,
         config,
         logger,
-        port: options.port ?? config.port,
+        port: receiverPort,
         ...(options.host !== undefined ? { host: options.host } : {}),
+        ...(opsRoutes && !ownOpsPort ? { extraRoutes: opsRoutes } : {}),
       });
       components.push(receiver);
     }
