@@ -226,7 +226,7 @@ export function createApiRouter(deps: ResolvedOpsDependencies, ctx: OpsReadConte
         return sendOpsError(response, 503, 'queues_unavailable', 'this process has no queues');
       }
       const selection =
-        'inboxId' in body ? { inboxId: body.inboxId } : { since: new Date(body.since) };
+        body.inboxId !== undefined ? { inboxId: body.inboxId } : { since: new Date(body.since!) };
       const result = await replayInboxEvents({ db: deps.db, queues: deps.queues }, selection);
       response.json({ data: { ...result } });
     }),

@@ -74,13 +74,21 @@ export const dateParam = z.object({
 });
 
 export const replayBody = z
-  .union([
-    z.strictObject({ inboxId: z.number().int().positive() }),
-    z.strictObject({ since: isoDateTime }),
-  ])
+  .strictObject({
+    inboxId: z
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .positive('must be positive')
+      .optional()
+      .meta({ description: 'One inbox event' }),
+    since: isoDateTime.optional().meta({ description: 'Every event received since this instant' }),
+  })
+  .refine((body) => (body.inboxId === undefined) !== (body.since === undefined), {
+    message: 'give exactly one of inboxId or since',
+  })
   .meta({
     id: 'ReplayRequest',
-    description: 'One inbox event by id, or every event received since an instant',
+    description: 'One inbox event by id, or every event received since an instant; idempotent',
   });
 
 const openRecord = z.record(z.string(), z.unknown());
