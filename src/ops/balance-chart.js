@@ -19,7 +19,24 @@
   );
   var width = Math.max(280, Math.min(holder.clientWidth || 800, 1060));
   var plot = new uPlot(
-    { width: width, height: 300, series: series, scales: { x: { time: true } } },
+    {
+      width: width,
+      height: 300,
+      series: series,
+      scales: { x: { time: true } },
+      // Minor units, whole numbers: room for a balance in the millions.
+      axes: [
+        {},
+        {
+          size: 90,
+          values: function (_u, values) {
+            return values.map(function (v) {
+              return Math.round(v).toLocaleString('en-US');
+            });
+          },
+        },
+      ],
+    },
     [data.times].concat(data.values),
     holder,
   );

@@ -18,7 +18,7 @@ h1{font-size:1.3rem;margin:.2rem 0 1rem}h2{font-size:1.05rem;margin:.2rem 0 .6re
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #eef0f3;vertical-align:top}
 th{font-weight:600;color:#4a5568}.num{text-align:right;font-variant-numeric:tabular-nums}
 .verdict{display:inline-block;padding:.1rem .5rem;border-radius:4px;font-weight:600}
-.verdict-reconciled,.verdict-agrees{background:#d9f2e3;color:#17603a}.verdict-incomplete,.verdict-pending{background:#fff1cc;color:#7a5600}
+.verdict-reconciled,.verdict-agrees{background:#d9f2e3;color:#17603a}.verdict-incomplete,.verdict-pending,.verdict-reconciled_with_pending{background:#fff1cc;color:#7a5600}
 .verdict-breaks,.verdict-drift{background:#fde0e0;color:#8a1c1c}.muted{color:#6b7280}.na{color:#6b7280;font-style:italic}
 button{font:inherit;padding:.2rem .6rem;border-radius:4px;border:1px solid #9aa5b1;background:#fff;cursor:pointer}
 input{font:inherit;padding:.3rem}iframe{width:100%;min-height:320px;border:1px solid #dde1e7;background:#fff}
@@ -71,7 +71,7 @@ export function page(options: {
 
 export function verdictBadge(verdict: string | undefined): SafeHtml {
   if (!verdict) return html`<span class="na">no verdict stored</span>`;
-  return html`<span class="verdict verdict-${verdict}">${verdict}</span>`;
+  return html`<span class="verdict verdict-${verdict.toLowerCase()}">${verdict}</span>`;
 }
 
 export function notAvailable(message: string): SafeHtml {
