@@ -34,10 +34,28 @@ export interface ResourceFilter {
   readonly since?: string | undefined;
 }
 
-/** A mirrored record without its raw JSON (which the item view shows). */
+const NUMBER_FIELDS = /^(number|phone|phoneNumber|accountNumber|iban|msisdn)$/i;
+
+/** `+221770009901` → `••••9901`: the ops surfaces leave the network, full numbers do not. */
+export function maskNumber(value: unknown): unknown {
+  if (typeof value !== 'string' || value.length <= 4) return value;
+  return `••••${value.slice(-4)}`;
+}
+
+/**
+ * A mirrored record as the ops surfaces show it: without the service's raw JSON, and with the
+ * destination's account or phone number cut to its last four digits.
+ */
 export function publicRecord(record: MirrorRecord): Record<string, unknown> {
   const { raw: _raw, ...rest } = record;
-  return rest;
+  if (rest.kind !== 'transfer') return rest;
+  const destination = Object.fromEntries(
+    Object.entries(rest.destination).map(([key, value]) => [
+      key,
+      NUMBER_FIELDS.test(key) ? maskNumber(value) : value,
+    ]),
+  );
+  return { ...rest, destination };
 }
 
 export async function readResources(

@@ -151,7 +151,11 @@ describe('the dashboard in a real browser', () => {
     await page.goto(`${server.url}/`);
     await page.click(`#failed-transfers a[href="/items/${day.failedTransferId}"]`);
     await page.waitForSelector('#record');
-    expect(await page.locator('#record').textContent()).toContain('failed');
+    const record = await page.locator('#record').textContent();
+    expect(record).toContain('failed');
+    // The recipient's number shows only its last four digits.
+    expect(record).toContain('••••9901');
+    expect(record).not.toContain('770009901');
     expect(await page.locator('#history tr').count()).toBeGreaterThan(1);
     const title = await page.title();
     const frameResponse = await page.request.get(`${server.url}/receipts/${day.failedTransferId}`);
@@ -162,6 +166,7 @@ describe('the dashboard in a real browser', () => {
     expect(await frame.locator('body').getAttribute('data-ran')).toBeNull();
     expect(await page.title()).toBe(title);
     expect(await page.locator('#record').count()).toBe(1);
+    await page.locator('#receipt').scrollIntoViewIfNeeded();
     await shoot('item');
   });
 
