@@ -201,5 +201,10 @@ describe('the dashboard in a real browser', () => {
     await shoot('exports');
     const board = await page.goto(`${server.url}/admin/queues`);
     expect(board?.status()).toBe(200);
+    // bull-board's own page, from its package: it lists our four queues.
+    await expect.poll(() => page.textContent('body'), { timeout: 15_000 }).toContain('ingest');
+    await page.click('text=follow-up');
+    await expect.poll(() => page.textContent('body'), { timeout: 15_000 }).not.toContain('Loading');
+    await shoot('queues');
   });
 });
