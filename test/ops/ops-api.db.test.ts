@@ -3,6 +3,7 @@ import type { RunningDaemon } from '../../src/daemon/index.ts';
 import { metricsRegistry } from '../../src/metrics/index.ts';
 import { OPS_ROUTES } from '../../src/ops/index.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
+import { closedPort } from '../support/run-cli.ts';
 import { validateAnswer } from './support/openapi-validator.ts';
 import { DAY_SIM_OPTIONS, simulateDay, type SimulatedDay } from './support/ops-day.ts';
 
@@ -221,5 +222,27 @@ describe('the ops API with no token configured', () => {
     const lines = fixture.logs.filter((line) => line.includes('ops API and dashboard'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('ops API and dashboard are off: set PAYSYNC_ADMIN_TOKEN');
+  }, 30_000);
+});
+
+describe('the ops API on PAYSYNC_OPS_PORT', () => {
+  let fixture: DaemonFixture;
+  afterAll(async () => fixture?.cleanup());
+
+  it('answers on its own port and not on the receiver port', async () => {
+    fixture = await createDaemonFixture();
+    const port = await closedPort();
+    const daemon = await fixture.startDaemon(['receiver'], {
+      PAYSYNC_ADMIN_TOKEN: OLD_TOKEN,
+      PAYSYNC_OPS_PORT: String(port),
+      PAYSYNC_LOG_LEVEL: 'info',
+    });
+    const headers = { authorization: `Bearer ${OLD_TOKEN}` };
+    const own = await fetch(`http://127.0.0.1:${port}/api/v1/transfers`, { headers });
+    expect(own.status).toBe(200);
+    expect(await json(own)).toEqual({ data: [], nextCursor: null });
+    const receiver = await fetch(`${daemon.receiver!.url}/api/v1/transfers`, { headers });
+    expect(receiver.status).toBe(404);
+    expect(fixture.logs.join('')).toContain(`ops API and dashboard on at port ${port}`);
   }, 30_000);
 });
