@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
 import { collectProcessMetrics } from '../metrics/index.ts';
-import { createOpsRouter, createOpsServer, opsStartupLine } from '../ops/index.ts';
+import { mountOps } from '../ops/index.ts';
 import { createQueues, type Queues } from '../queues/index.ts';
 import { createReceiverServer, type ReceiverServer } from '../receiver/index.ts';
 import { CredentialGuard, type CredentialCheck } from '../reconcile/index.ts';
@@ -156,36 +156,15 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     }
     if (producerRedis && producerQueues) {
       const receiverPort = options.port ?? config.port;
-      const tokens = config.ops.adminTokens;
-      const opsRoutes =
-        tokens.length === 0
-          ? undefined
-          : createOpsRouter({
-              db: receiverDatabase?.db ?? db,
-              logger,
-              tokens,
-              environment: config.environment,
-              timeZone: config.balances.timeZone,
-              queues,
-            });
-      const ownOpsPort =
-        opsRoutes && config.ops.port !== undefined && config.ops.port !== receiverPort;
-      logger.info(
-        opsStartupLine(
-          tokens,
-          ownOpsPort ? `port ${config.ops.port}` : `the receiver port ${receiverPort}`,
-        ),
-      );
-      if (opsRoutes && ownOpsPort) {
-        components.push(
-          createOpsServer({
-            routes: opsRoutes,
-            port: config.ops.port!,
-            logger,
-            ...(options.host !== undefined ? { host: options.host } : {}),
-          }),
-        );
-      }
+      const ops = mountOps({
+        config,
+        db: receiverDatabase?.db ?? db,
+        queues,
+        logger,
+        receiverPort,
+        ...(options.host !== undefined ? { host: options.host } : {}),
+      });
+      components.push(...ops.components);
       // Last to start, first to stop: intake stops before the workers drain.
       receiver = createReceiverServer({
         db: receiverDatabase?.db ?? db,
@@ -195,7 +174,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         logger,
         port: receiverPort,
         ...(options.host !== undefined ? { host: options.host } : {}),
-        ...(opsRoutes && !ownOpsPort ? { extraRoutes: opsRoutes } : {}),
+        ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),
       });
       components.push(receiver);
     }

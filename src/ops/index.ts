@@ -9,3 +9,4 @@ export { errorBody } from './ops-api.schema.ts';
 export { NOT_AVAILABLE, pendingFeatures, type PendingFeatures } from './pending-features.ts';
 export { RECEIPT_CSP, serveReceiptHtml } from './serve-receipt.ts';
 export { createOpsServer, type OpsServer } from './ops-server.ts';
+export { mountOps, type OpsMount } from './mount-ops.ts';
