@@ -199,6 +199,15 @@ describe('the dashboard in a real browser', () => {
     await page.goto(`${server.url}/exports`);
     expect(await page.locator('#exports-list').textContent()).toContain('Not available');
     await shoot('exports');
+    // Readable on a phone: the page fits the screen's width (wide tables scroll inside
+    // their panel).
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}/`);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      390,
+    );
+    await shoot('today-phone');
+    await page.setViewportSize({ width: 1200, height: 900 });
     const board = await page.goto(`${server.url}/admin/queues`);
     expect(board?.status()).toBe(200);
     // bull-board's own page, from its package: it lists our four queues.
