@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningDaemon } from '../../src/daemon/index.ts';
+import { insertInboxEvent, markInboxStatus } from '../../src/inbox/index.ts';
 import { metricsRegistry } from '../../src/metrics/index.ts';
 import { OPS_ROUTES } from '../../src/ops/index.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
@@ -205,6 +206,37 @@ describe('the ops API', () => {
       token: NEW_TOKEN,
     });
     expect(missing.status).toBe(404);
+  });
+
+  it('replays an inbox event: reopened and queued once, a second call changes nothing', async () => {
+    const { inboxId } = await insertInboxEvent(fixture.database.db, {
+      dedupeKey: 'event:evt_ops_replay',
+      eventId: 'evt_ops_replay',
+      eventType: 'transfer.updated',
+      rawBody: Buffer.from('{"id":"evt_ops_replay"}'),
+      headers: {},
+    });
+    await markInboxStatus(fixture.database.db, inboxId, 'processed');
+    const replay = () =>
+      call('/api/v1/replay', {
+        method: 'POST',
+        token: NEW_TOKEN,
+        body: JSON.stringify({ inboxId }),
+      });
+    const first = await replay();
+    expect(first.status).toBe(200);
+    const firstBody = await json(first);
+    expect(firstBody).toEqual({ data: { matched: 1, queued: 1, alreadyQueued: 0, reopened: 1 } });
+    expect(validateAnswer('/api/v1/replay', 'post', 200, firstBody)).toEqual([]);
+    const row = await fixture.database.db
+      .selectFrom('webhook_inbox')
+      .select('status')
+      .where('id', '=', inboxId)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('received');
+    expect(await json(await replay())).toEqual({
+      data: { matched: 1, queued: 0, alreadyQueued: 1, reopened: 0 },
+    });
   });
 });
 
