@@ -203,7 +203,7 @@ describe('the dashboard in a real browser', () => {
     // their panel).
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${server.url}/`);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
       390,
     );
     await shoot('today-phone');
