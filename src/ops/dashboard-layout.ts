@@ -15,7 +15,7 @@ header a{color:#cfe0ff;text-decoration:none}header a.current{color:#fff;font-wei
 header .brand{font-weight:700;margin-right:1rem}header form{margin-left:auto}
 main{padding:1rem;max-width:1100px;margin:auto}section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:.8rem 1rem;margin-bottom:1rem;overflow-x:auto}
 h1{font-size:1.3rem;margin:.2rem 0 1rem}h2{font-size:1.05rem;margin:.2rem 0 .6rem}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #eef0f3;vertical-align:top}td{overflow-wrap:anywhere}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #eef0f3;vertical-align:top}td{overflow-wrap:break-word}.verdict,button{white-space:nowrap}
 th{font-weight:600;color:#4a5568}.num{text-align:right;font-variant-numeric:tabular-nums}
 .verdict{display:inline-block;padding:.1rem .5rem;border-radius:4px;font-weight:600}
 .verdict-reconciled,.verdict-agrees{background:#d9f2e3;color:#17603a}.verdict-incomplete,.verdict-pending,.verdict-reconciled_with_pending{background:#fff1cc;color:#7a5600}

@@ -164,7 +164,7 @@ export function createDashboardRouter(
         since: dayBefore,
         limit: 5,
       });
-      const verdictOf = (day: string) => verdicts.find((v) => v.day === day)?.verdict;
+      const verdictOf = (day: string) => verdicts.find((v) => v.day === day);
       const since = startOfDay(today, ctx.timeZone).toISOString();
       const failed = await readResources(ctx, 'transfer', { status: 'failed', since }, 200);
       const breaks = await readOpenDiscrepancies(ctx, 100);
@@ -175,14 +175,27 @@ export function createDashboardRouter(
             <tr>
               <th>Day</th>
               <th>Verdict</th>
+              <th>Why</th>
             </tr>
-            ${[yesterday, dayBefore].map(
-              (day) =>
-                html`<tr data-day="${day}">
-                  <td><a href="/api/v1/reports/${day}">${day}</a></td>
-                  <td>${verdictBadge(verdictOf(day))}</td>
-                </tr>`,
-            )}
+            ${[yesterday, dayBefore].map((day) => {
+              const stored = verdictOf(day);
+              const why = stored
+                ? [
+                    ...stored.report.breaks.map((b) => b.line),
+                    ...stored.report.incomplete,
+                    ...(stored.report.pending.length > 0
+                      ? [`${stored.report.pending.length} item(s) still pending`]
+                      : []),
+                  ]
+                : ['the verdict is computed after the day ends (paysync report)'];
+              return html`<tr data-day="${day}">
+                <td>${day}</td>
+                <td>${verdictBadge(stored?.verdict)}</td>
+                <td>
+                  ${why.length === 0 ? 'all items final and booked; balances agree' : why.join('; ')}
+                </td>
+              </tr>`;
+            })}
           </table>
         </section>
         <section id="failed-transfers">
