@@ -352,7 +352,7 @@ export function createDashboardRouter(
                   </tr>
                   ${item.inboxEvents.map(
                     (e) =>
-                      html`<tr>
+                      html`<tr data-inbox-id="${e.inboxId}">
                         <td>${e.inboxId}</td>
                         <td>${e.eventType}</td>
                         <td>${e.status}</td>

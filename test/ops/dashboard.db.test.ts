@@ -11,6 +11,7 @@ import {
   type OpsServer,
 } from '../../src/ops/index.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
+import { ingestJobId } from '../../src/queues/index.ts';
 import { testDialect } from '../support/test-database.ts';
 import {
   DAY_SIM_OPTIONS,
@@ -168,6 +169,24 @@ describe('the dashboard in a real browser', () => {
     expect(await page.locator('#record').count()).toBe(1);
     await page.locator('#receipt').scrollIntoViewIfNeeded();
     await shoot('item');
+  });
+
+  it('replays the inbox event of the item by clicking, and the database shows it reopened', async () => {
+    const status = async () =>
+      (
+        await fixture.database.db
+          .selectFrom('webhook_inbox')
+          .select('status')
+          .where('id', '=', day.failedInboxId)
+          .executeTakeFirstOrThrow()
+      ).status;
+    expect(await status()).toBe('processed');
+    await page.goto(`${server.url}/items/${day.failedTransferId}`);
+    await page.click(`#inbox tr[data-inbox-id="${day.failedInboxId}"] button`);
+    await page.waitForSelector('#record');
+    expect(await status()).toBe('received');
+    const job = await fixture.daemon!.queues.ingest.getJob(ingestJobId(day.failedInboxId));
+    expect(await job?.getState()).toBe('waiting');
   });
 
   it('Balances compares with the ledger and draws one series per account', async () => {

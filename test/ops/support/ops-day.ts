@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import { pino } from 'pino';
 import { takeBalanceSnapshot } from '../../../src/balances/index.ts';
 import type { Database } from '../../../src/db/index.ts';
+import { insertInboxEvent, markInboxStatus } from '../../../src/inbox/index.ts';
+import { recordInboxResource } from '../../../src/ingest/index.ts';
 import { recordDiscrepancy } from '../../../src/ledger/index.ts';
 import type { Queues } from '../../../src/queues/index.ts';
 import {
@@ -37,6 +39,8 @@ export interface SimulatedDay {
   readonly failedTransferId: string;
   readonly okTransferId: string;
   readonly discrepancyId: number;
+  /** The processed webhook that announced the failed transfer. */
+  readonly failedInboxId: number;
   readonly yesterday: string;
   readonly dayBefore: string;
 }
@@ -95,6 +99,21 @@ export async function simulateDay(input: {
   for (const id of [failed, ok]) {
     await syncResource(deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
   }
+  // The failure also arrived as a webhook, processed: the item page lists it, with Replay.
+  const eventBody = {
+    id: `evt_${failed}`,
+    type: 'transfer.failed',
+    data: { object: { id: failed } },
+  };
+  const { inboxId: failedInboxId } = await insertInboxEvent(db, {
+    dedupeKey: `event:${eventBody.id}`,
+    eventId: eventBody.id,
+    eventType: eventBody.type,
+    rawBody: Buffer.from(JSON.stringify(eventBody)),
+    headers: { 'content-type': 'application/json' },
+  });
+  await recordInboxResource(db, failedInboxId, { kind: 'transfer', id: failed });
+  await markInboxStatus(db, failedInboxId, 'processed');
   sim.control.advance(60_000);
   await snapshot();
   const { discrepancy } = await recordDiscrepancy(db, {
@@ -116,6 +135,7 @@ export async function simulateDay(input: {
     failedTransferId: failed,
     okTransferId: ok,
     discrepancyId: discrepancy.id,
+    failedInboxId,
     yesterday,
     dayBefore,
   };
