@@ -208,8 +208,25 @@ const schema = z.object({
   PAYSYNC_PORT: positiveInt(8080, 65535),
   /** Webhook signing secret(s), comma-separated for rotation (secret). */
   PAYSYNC_WEBHOOK_SECRET: optionalText,
-  /** Bearer token for the ops API (secret). */
+  /**
+   * Bearer token(s) for the ops API and dashboard, comma-separated for rotation (secret).
+   * Unset: the ops API and dashboard are off (their routes answer 404).
+   */
   PAYSYNC_ADMIN_TOKEN: optionalText,
+  /** Port of the ops API and dashboard. @defaultValue the receiver's port (`PAYSYNC_PORT`) */
+  PAYSYNC_OPS_PORT: z
+    .string()
+    .trim()
+    .transform((value) => (value === '' ? undefined : value))
+    .optional()
+    .pipe(
+      z.coerce
+        .number<string | undefined>({ error: 'must be a whole number' })
+        .int('must be a whole number')
+        .min(1, 'must be at least 1')
+        .max(65535, 'must be at most 65535')
+        .optional(),
+    ),
   /** pino level. @defaultValue `info` */
   PAYSYNC_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -427,6 +444,8 @@ export interface Config {
   /** Every accepted signing secret; the first one signs, all of them verify. */
   readonly webhookSecrets: readonly string[];
   readonly adminToken: string | undefined;
+  /** The ops API and dashboard (see docs/ops.md). */
+  readonly ops: OpsSettings;
   readonly logLevel: ParsedEnv['PAYSYNC_LOG_LEVEL'];
   readonly upstream: {
     readonly rps: number;
@@ -466,6 +485,13 @@ export interface AlertSettings {
   readonly digestWindowMs: number;
   /** @defaultValue 14400000 (240 minutes) */
   readonly renotifyAfterMs: number;
+}
+
+export interface OpsSettings {
+  /** Every accepted admin token; empty turns the ops API and dashboard off. */
+  readonly adminTokens: readonly string[];
+  /** Their own port, or undefined to share the receiver's. */
+  readonly port: number | undefined;
 }
 
 export interface JanitorSettings {
@@ -716,6 +742,15 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
         .filter((s) => s !== ''),
     ),
     adminToken: e.PAYSYNC_ADMIN_TOKEN,
+    ops: Object.freeze({
+      adminTokens: Object.freeze(
+        (e.PAYSYNC_ADMIN_TOKEN ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== ''),
+      ),
+      port: e.PAYSYNC_OPS_PORT,
+    }),
     logLevel: e.PAYSYNC_LOG_LEVEL,
     upstream: Object.freeze({
       rps: e.PAYSYNC_UPSTREAM_RPS,
@@ -866,6 +901,7 @@ export function secretValues(config: Config): string[] {
   return [
     config.apiKey,
     config.adminToken,
+    ...config.ops.adminTokens,
     ...config.webhookSecrets,
     alerts.webhookSecret,
     urlPassword(alerts.smtpUrl),

@@ -15,6 +15,7 @@ import type { Database, DatabaseHandle } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
 import { collectProcessMetrics } from '../metrics/index.ts';
 import { createOutboxDispatcher, type OutboxDispatcher } from '../outbox/index.ts';
+import { mountOps } from '../ops/index.ts';
 import { createQueues, type Queues } from '../queues/index.ts';
 import { createReceiverServer, type ReceiverServer } from '../receiver/index.ts';
 import { CredentialGuard, type CredentialCheck } from '../reconcile/index.ts';
@@ -203,6 +204,16 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       components.push(createScheduler({ queues, entries: cronTable(config), logger }));
     }
     if (producerRedis && producerQueues) {
+      const receiverPort = options.port ?? config.port;
+      const ops = mountOps({
+        config,
+        db: receiverDatabase?.db ?? db,
+        queues,
+        logger,
+        receiverPort,
+        ...(options.host !== undefined ? { host: options.host } : {}),
+      });
+      components.push(...ops.components);
       // Last to start, first to stop: intake stops before the workers drain.
       receiver = createReceiverServer({
         db: receiverDatabase?.db ?? db,
@@ -210,8 +221,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         redis: producerRedis,
         config,
         logger,
-        port: options.port ?? config.port,
+        port: receiverPort,
         ...(options.host !== undefined ? { host: options.host } : {}),
+        ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),
       });
       components.push(receiver);
     }

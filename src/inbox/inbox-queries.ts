@@ -116,3 +116,20 @@ export async function inboxStatusCounts(db: Executor): Promise<Map<InboxStatus, 
     .execute();
   return new Map(rows.map((row) => [row.status, Number(row.count)]));
 }
+
+/**
+ * How many events arrived since an instant (`received`), or were processed since it
+ * (`processed`): the dashboard's pipeline panel.
+ */
+export async function inboxCountSince(
+  db: Executor,
+  what: 'received' | 'processed',
+  since: string,
+): Promise<number> {
+  let query = db
+    .selectFrom('webhook_inbox')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(what === 'received' ? 'received_at' : 'processed_at', '>=', since);
+  if (what === 'processed') query = query.where('status', '=', 'processed');
+  return Number((await query.executeTakeFirst())?.n ?? 0);
+}

@@ -28,6 +28,7 @@ export {
 } from './inbox-progress.repository.ts';
 export {
   countInboxEvents,
+  inboxCountSince,
   inboxEventsAbout,
   inboxEventsAfter,
   inboxStatusCounts,

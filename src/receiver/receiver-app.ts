@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type Express } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
@@ -28,6 +28,8 @@ export interface ReceiverDependencies {
   readonly verifier?: SignatureVerifier;
   /** True once shutdown began: new requests get 503 so the sender retries elsewhere or later. */
   readonly draining?: () => boolean;
+  /** More routes on this port (the ops API and dashboard), mounted before the 404. */
+  readonly extraRoutes?: RequestHandler;
 }
 
 /**
@@ -77,6 +79,7 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
       }),
     ),
   );
+  if (deps.extraRoutes) app.use(deps.extraRoutes);
   app.use((_request, response) => sendError(response, 404, 'not_found', 'no such route'));
   const onError: ErrorRequestHandler = (error, _request, response, next) => {
     if (response.headersSent) return next(error);

@@ -21,6 +21,7 @@ export function serveCommand(): Command {
       const { createQueues } = await import('../../queues/index.ts');
       const { runUntilSignal } = await import('../../lifecycle/index.ts');
       const { collectProcessMetrics } = await import('../../metrics/index.ts');
+      const { mountOps } = await import('../../ops/index.ts');
 
       // Signing first: a refused set-up should not need a database to say so.
       const verifier = createSignatureVerifier(config, logger);
@@ -44,6 +45,7 @@ export function serveCommand(): Command {
         },
       };
       collectProcessMetrics();
+      const ops = mountOps({ config, db: database.db, queues, logger, receiverPort: config.port });
       const receiver = createReceiverServer({
         db: database.db,
         queues,
@@ -52,7 +54,8 @@ export function serveCommand(): Command {
         logger,
         verifier,
         port: config.port,
+        ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),
       });
-      await runUntilSignal([connections, receiver], { logger });
+      await runUntilSignal([connections, ...ops.components, receiver], { logger });
     });
 }

@@ -1,0 +1,137 @@
+/**
+ * Generates docs/ops-api.openapi.json (OpenAPI 3.1) from the zod schemas the ops API
+ * validates with (src/ops). `--check` fails instead of writing when the checked-in file is stale.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  OpenAPIRegistry,
+  OpenApiGeneratorV31,
+  type ResponseConfig,
+  type RouteConfig,
+} from '@asteasolutions/zod-to-openapi';
+import { OPS_ROUTES, errorBody, type OpsRouteDefinition } from '../src/ops/index.ts';
+
+const OUTPUT = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/ops-api.openapi.json');
+
+const TAGS: Record<string, string> = {
+  items: 'Payment intents, transfers and refunds as the ledger mirrors them',
+  discrepancies: 'Breaks paysync could not reconcile',
+  alerts: 'Alerts, with ack and resolve',
+  balances: 'Service balances against the ledger, and their history',
+  reports: 'Daily verdicts and the report of a day',
+  runs: 'Runs of the scheduled tasks',
+  exports: 'Closed periods and export files',
+  receipts: 'Receipts as sandboxed HTML',
+  replay: 'Running inbox events through the workers again',
+};
+
+const error = (description: string): ResponseConfig => ({
+  description,
+  content: { 'application/json': { schema: errorBody } },
+});
+
+function route(definition: OpsRouteDefinition): RouteConfig {
+  const success: ResponseConfig =
+    definition.response === 'html'
+      ? {
+          description:
+            "The receipt HTML, with `Content-Security-Policy: sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:`",
+          content: { 'text/html': { schema: { type: 'string' } } },
+        }
+      : definition.response === 'stream'
+        ? {
+            description: 'Success (shape defined by the component once merged)',
+            content: { 'application/json': { schema: { type: 'object' } } },
+          }
+        : {
+            description: 'Success',
+            content: { 'application/json': { schema: definition.response } },
+          };
+  const responses: Record<number, ResponseConfig> = {
+    200: success,
+    401: error('No token, or a wrong one (no detail is given)'),
+  };
+  if (definition.params || definition.query || definition.body) {
+    responses[400] = error('A bad parameter, named in the message');
+  }
+  if (definition.notFound) responses[404] = error('Unknown id');
+  if (definition.pending) {
+    responses[501] = error('`not_available`: the component is not part of this build yet');
+  }
+  return {
+    method: definition.method,
+    path: definition.path,
+    operationId: definition.operationId,
+    tags: [definition.tag],
+    summary: definition.summary,
+    request: {
+      ...(definition.params ? { params: definition.params } : {}),
+      ...(definition.query ? { query: definition.query } : {}),
+      ...(definition.body
+        ? {
+            body: {
+              required: true,
+              content: { 'application/json': { schema: definition.body } },
+            },
+          }
+        : {}),
+    },
+    responses,
+  };
+}
+
+export function generateOpsDocument(): string {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'AdminToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'One of the tokens in PAYSYNC_ADMIN_TOKEN (comma-separated for rotation)',
+  });
+  for (const definition of OPS_ROUTES) registry.registerPath(route(definition));
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'paysync ops API',
+      version: '1.0.0',
+      description:
+        'The ops API of paysync (see docs/ops.md). Generated from the zod schemas in src/ops that the handlers validate with. Lists answer `{ data, nextCursor }`; pass `nextCursor` back as `cursor` for the next page.',
+      license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
+    },
+    servers: [
+      {
+        url: '{base_url}',
+        description: 'The receiver, or PAYSYNC_OPS_PORT',
+        variables: { base_url: { default: 'http://127.0.0.1:8080' } },
+      },
+    ],
+    security: [{ AdminToken: [] }],
+    tags: [...new Set(OPS_ROUTES.map((r) => r.tag))].map((name) => ({
+      name,
+      description: TAGS[name] ?? name,
+    })),
+  });
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+const check = process.argv.includes('--check');
+const generated = generateOpsDocument();
+if (check) {
+  let current = '';
+  try {
+    current = readFileSync(OUTPUT, 'utf8');
+  } catch {
+    // A missing file is stale too.
+  }
+  if (current !== generated) {
+    console.error(
+      'docs/ops-api.openapi.json is stale: run `npm run openapi:ops` and commit the result',
+    );
+    process.exit(1);
+  }
+  console.log('docs/ops-api.openapi.json is up to date');
+} else {
+  writeFileSync(OUTPUT, generated);
+  console.log(`wrote ${OUTPUT}`);
+}

@@ -1,0 +1,252 @@
+import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
+import type { z } from 'zod';
+import { replayInboxEvents } from '../replay/index.ts';
+import { resolveDiscrepancy } from '../ledger/index.ts';
+import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
+import {
+  dateParam,
+  historyQuery,
+  idParam,
+  numericIdParam,
+  pageQuery,
+  replayBody,
+  resourceQuery,
+} from './ops-api.schema.ts';
+import {
+  BadParameterError,
+  parseParameters,
+  refuseUnknownQuery,
+  sendOpsError,
+} from './ops-errors.ts';
+import {
+  readBalances,
+  readItem,
+  readOpenDiscrepancies,
+  readReport,
+  readResources,
+  readSnapshotHistory,
+  readVerdicts,
+  publicRecord,
+  type OpsReadContext,
+} from './ops-queries.ts';
+import { decodeCursor, pageOf } from './page-cursor.ts';
+import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES, type PendingFeature } from './pending-features.ts';
+import { serveReceiptHtml } from './serve-receipt.ts';
+
+function query<T extends z.ZodObject>(schema: T, request: Request): z.output<T> {
+  const raw = request.query as Record<string, unknown>;
+  refuseUnknownQuery(raw, Object.keys(schema.shape));
+  return parseParameters(schema, raw, 'query');
+}
+
+function offsetOf(cursor: string | undefined): number {
+  const offset = decodeCursor(cursor);
+  if (offset === undefined)
+    throw new BadParameterError('cursor', 'must be a nextCursor of an earlier answer');
+  return offset;
+}
+
+function notAvailable(response: Response, feature: PendingFeature): void {
+  sendOpsError(response, 501, 'not_available', NOT_AVAILABLE_MESSAGES[feature]);
+}
+
+type Handler = (request: Request, response: Response) => Promise<void>;
+
+/** The `/api/v1` routes (authentication is the caller's, see createOpsRouter). */
+export function createApiRouter(deps: ResolvedOpsDependencies, ctx: OpsReadContext): Router {
+  const router = Router();
+  const features = deps.features;
+  const route = (handler: Handler) => async (request: Request, response: Response) => {
+    try {
+      await handler(request, response);
+    } catch (error) {
+      if (error instanceof BadParameterError) {
+        sendOpsError(response, 400, 'bad_parameter', error.message);
+        return;
+      }
+      deps.logger.error({ err: error, path: request.path }, 'ops API request failed');
+      if (!response.headersSent) {
+        sendOpsError(response, 500, 'internal_error', 'unexpected error; it was logged');
+      }
+    }
+  };
+  router.use(express.json({ limit: '16kb' }));
+
+  router.get(
+    '/items/:id',
+    route(async (request, response) => {
+      const { id } = parseParameters(idParam, request.params, 'path');
+      const item = await readItem(ctx, id);
+      if (!item) return sendOpsError(response, 404, 'not_found', `no item with id ${id}`);
+      response.json(item);
+    }),
+  );
+  const lists = [
+    ['/payment-intents', 'payment_intent'],
+    ['/transfers', 'transfer'],
+    ['/refunds', 'refunds'],
+  ] as const;
+  for (const [path, kind] of lists) {
+    router.get(
+      path,
+      route(async (request, response) => {
+        const q = query(resourceQuery, request);
+        const offset = offsetOf(q.cursor);
+        const rows = await readResources(ctx, kind, q, offset + q.limit + 1);
+        const page = pageOf(rows, offset, q.limit);
+        response.json({ data: page.data.map(publicRecord), nextCursor: page.nextCursor });
+      }),
+    );
+  }
+  router.get(
+    '/discrepancies',
+    route(async (request, response) => {
+      const q = query(pageQuery, request);
+      const offset = offsetOf(q.cursor);
+      response.json(
+        pageOf(await readOpenDiscrepancies(ctx, offset + q.limit + 1), offset, q.limit),
+      );
+    }),
+  );
+  router.post(
+    '/discrepancies/:id/resolve',
+    route(async (request, response) => {
+      const { id } = parseParameters(numericIdParam, request.params, 'path');
+      const exists = await deps.db
+        .selectFrom('discrepancies')
+        .select('id')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (!exists) return sendOpsError(response, 404, 'not_found', `no discrepancy with id ${id}`);
+      const resolved = await resolveDiscrepancy(deps.db, id);
+      response.json({ data: { id, resolved } });
+    }),
+  );
+  router.get(
+    '/alerts',
+    route(async (request, response) => {
+      const q = query(pageQuery, request);
+      const offset = offsetOf(q.cursor);
+      const rows = await features.listAlerts(deps.db, { limit: q.limit + 1, offset });
+      if (rows === NOT_AVAILABLE) return notAvailable(response, 'alerts');
+      response.json(pageOf(rows, 0, q.limit));
+    }),
+  );
+  for (const action of ['ack', 'resolve'] as const) {
+    router.post(
+      `/alerts/:id/${action}`,
+      route(async (request, response) => {
+        const { id } = parseParameters(numericIdParam, request.params, 'path');
+        const apply = action === 'ack' ? features.ackAlert : features.resolveAlert;
+        const done = await apply(deps.db, id, 'ops-api');
+        if (done === NOT_AVAILABLE) return notAvailable(response, 'alerts');
+        if (!done) return sendOpsError(response, 404, 'not_found', `no open alert with id ${id}`);
+        response.json({ data: { id, [action === 'ack' ? 'acked' : 'resolved']: true } });
+      }),
+    );
+  }
+  router.get(
+    '/balances',
+    route(async (_request, response) => {
+      response.json(await readBalances(ctx));
+    }),
+  );
+  router.get(
+    '/balances/history',
+    route(async (request, response) => {
+      const q = query(historyQuery, request);
+      const offset = offsetOf(q.cursor);
+      response.json(
+        pageOf(await readSnapshotHistory(ctx, q, offset + q.limit + 1), offset, q.limit),
+      );
+    }),
+  );
+  router.get(
+    '/verdicts',
+    route(async (request, response) => {
+      const q = query(pageQuery, request);
+      const offset = offsetOf(q.cursor);
+      response.json(pageOf(await readVerdicts(ctx, offset + q.limit + 1), offset, q.limit));
+    }),
+  );
+  router.get(
+    '/reports/:date',
+    route(async (request, response) => {
+      const { date } = parseParameters(dateParam, request.params, 'path');
+      response.json(await readReport(ctx, date));
+    }),
+  );
+  router.get(
+    '/runs',
+    route(async (request, response) => {
+      const q = query(pageQuery, request);
+      const runs = await features.lastRuns(deps.db);
+      if (runs === NOT_AVAILABLE) return notAvailable(response, 'runs');
+      const offset = offsetOf(q.cursor);
+      response.json(pageOf(runs, offset, q.limit));
+    }),
+  );
+  router.get(
+    '/exports',
+    route(async (request, response) => {
+      const q = query(pageQuery, request);
+      const offset = offsetOf(q.cursor);
+      const rows = await features.listExports(deps.db, { limit: q.limit + 1, offset });
+      if (rows === NOT_AVAILABLE) return notAvailable(response, 'exports');
+      response.json(pageOf(rows, 0, q.limit));
+    }),
+  );
+  router.get(
+    '/exports/:id',
+    route(async (request, response) => {
+      const { id } = parseParameters(idParam, request.params, 'path');
+      const file = await features.openExport(deps.db, id);
+      if (file === NOT_AVAILABLE) return notAvailable(response, 'exports');
+      if (!file) return sendOpsError(response, 404, 'not_found', `no export with id ${id}`);
+      response.attachment(file.name);
+      file.stream.pipe(response);
+    }),
+  );
+  router.get(
+    '/receipts/:id',
+    route(async (request, response) => {
+      const { id } = parseParameters(idParam, request.params, 'path');
+      const html = await features.receiptHtml(deps.db, id);
+      if (html === NOT_AVAILABLE) return notAvailable(response, 'receipts');
+      if (html === undefined)
+        return sendOpsError(response, 404, 'not_found', `no receipt for ${id}`);
+      serveReceiptHtml(response, html);
+    }),
+  );
+  router.post(
+    '/replay',
+    route(async (request, response) => {
+      const body = parseParameters(replayBody, request.body ?? {}, 'body');
+      if (!deps.queues) {
+        return sendOpsError(response, 503, 'queues_unavailable', 'this process has no queues');
+      }
+      const selection =
+        body.inboxId !== undefined ? { inboxId: body.inboxId } : { since: new Date(body.since!) };
+      const result = await replayInboxEvents({ db: deps.db, queues: deps.queues }, selection);
+      response.json({ data: { ...result } });
+    }),
+  );
+  router.use((_request, response) => sendOpsError(response, 404, 'not_found', 'no such route'));
+  const onError: ErrorRequestHandler = (error, _request, response, next) => {
+    if (response.headersSent) return next(error);
+    // express.json refusals (malformed JSON, too large) carry a `type` and a status.
+    const status = (error as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return sendOpsError(
+        response,
+        status,
+        'bad_parameter',
+        'body: must be a JSON object of at most 16 kB',
+      );
+    }
+    deps.logger.error({ err: error }, 'ops API request failed');
+    sendOpsError(response, 500, 'internal_error', 'unexpected error; it was logged');
+  };
+  router.use(onError);
+  return router;
+}

@@ -1,0 +1,63 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import { createApiRouter } from './api-router.ts';
+import { createDashboardRouter } from './dashboard-router.ts';
+import { AdminTokens, bearerToken, opsRefusals } from './ops-auth.ts';
+import type { OpsDependencies, ResolvedOpsDependencies } from './ops-dependencies.ts';
+import { sendOpsError } from './ops-errors.ts';
+import { pendingFeatures } from './pending-features.ts';
+
+export const QUEUE_BOARD_PATH = '/admin/queues';
+
+/**
+ * The ops surfaces as one Express router: `/api/v1` (bearer token), the dashboard at `/`
+ * and bull-board at `/admin/queues` (session cookie from the login form). Mount it after
+ * the receiver's own routes. Throws when no token is given: with none, the caller mounts
+ * nothing (see opsStartupLine).
+ */
+export function createOpsRouter(options: OpsDependencies): Router {
+  const deps: ResolvedOpsDependencies = {
+    ...options,
+    features: options.features ?? pendingFeatures,
+  };
+  const tokens = new AdminTokens(deps.tokens);
+  const ctx = {
+    db: deps.db,
+    environment: deps.environment,
+    timeZone: deps.timeZone,
+    logger: deps.logger,
+  };
+  const router = Router();
+  router.use('/api/v1', (request: Request, response: Response, next: NextFunction) => {
+    const presented = bearerToken(request);
+    if (tokens.accepts(presented)) return next();
+    opsRefusals.inc({ surface: 'api', reason: presented ? 'wrong' : 'missing' });
+    response.setHeader('WWW-Authenticate', 'Bearer realm="paysync"');
+    sendOpsError(response, 401, 'unauthorized', 'authentication required');
+  });
+  router.use('/api/v1', createApiRouter(deps, ctx));
+
+  const dashboard = createDashboardRouter(deps, ctx, tokens);
+  if (deps.queues) {
+    const board = new ExpressAdapter();
+    board.setBasePath(QUEUE_BOARD_PATH);
+    createBullBoard({
+      queues: (['ingest', 'sync', 'followUp', 'scheduled'] as const).map(
+        (name) => new BullMQAdapter(deps.queues![name]),
+      ),
+      serverAdapter: board,
+    });
+    router.use(QUEUE_BOARD_PATH, dashboard.requireSession('queues'), board.getRouter() as Router);
+  }
+  router.use(dashboard.router);
+  return router;
+}
+
+/** The one start-up line that says whether the ops surfaces are on, and where. */
+export function opsStartupLine(tokens: readonly string[], url: string | undefined): string {
+  return tokens.length === 0
+    ? 'ops API and dashboard are off: set PAYSYNC_ADMIN_TOKEN to turn them on'
+    : `ops API and dashboard on at ${url ?? 'the receiver port'} (${tokens.length} admin token${tokens.length === 1 ? '' : 's'})`;
+}

@@ -1,0 +1,79 @@
+import { html, SafeHtml } from './html.ts';
+
+export const PANELS = [
+  ['/', 'Today'],
+  ['/balances', 'Balances'],
+  ['/pipeline', 'Pipeline'],
+  ['/exports', 'Exports'],
+  ['/admin/queues', 'Queues'],
+] as const;
+
+const STYLE = `
+*{box-sizing:border-box}body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2430;background:#f6f7f9}
+header{background:#1d2430;color:#fff;padding:.6rem 1rem;display:flex;flex-wrap:wrap;gap:.8rem;align-items:center}
+header a{color:#cfe0ff;text-decoration:none}header a.current{color:#fff;font-weight:600;text-decoration:underline}
+header .brand{font-weight:700;margin-right:1rem}header form{margin-left:auto}
+main{padding:1rem;max-width:1100px;margin:auto}section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:.8rem 1rem;margin-bottom:1rem;overflow-x:auto}
+h1{font-size:1.3rem;margin:.2rem 0 1rem}h2{font-size:1.05rem;margin:.2rem 0 .6rem}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #eef0f3;vertical-align:top}td{overflow-wrap:break-word}.verdict,button{white-space:nowrap}
+th{font-weight:600;color:#4a5568}.num{text-align:right;font-variant-numeric:tabular-nums}
+.verdict{display:inline-block;padding:.1rem .5rem;border-radius:4px;font-weight:600}
+.verdict-reconciled,.verdict-agrees{background:#d9f2e3;color:#17603a}.verdict-incomplete,.verdict-pending,.verdict-reconciled_with_pending{background:#fff1cc;color:#7a5600}
+.verdict-breaks,.verdict-drift{background:#fde0e0;color:#8a1c1c}.muted{color:#6b7280}.na{color:#6b7280;font-style:italic}
+button{font:inherit;padding:.2rem .6rem;border-radius:4px;border:1px solid #9aa5b1;background:#fff;cursor:pointer}
+input{font:inherit;padding:.3rem}iframe{width:100%;min-height:320px;border:1px solid #dde1e7;background:#fff}
+pre{white-space:pre-wrap;word-break:break-all;font-size:12px;background:#f3f4f6;padding:.4rem}
+@media (max-width:640px){body{font-size:14px}main{padding:.5rem}th,td{padding:.25rem}}
+`;
+
+export function page(options: {
+  title: string;
+  current?: string;
+  csrf?: string;
+  body: SafeHtml;
+  scripts?: readonly string[];
+  head?: SafeHtml;
+}): string {
+  const nav = options.csrf
+    ? html`<nav>
+          ${PANELS.map(
+            ([href, label]) =>
+              html`<a href="${href}" class="${href === options.current ? 'current' : ''}"
+                >${label}</a
+              > `,
+          )}
+        </nav>
+        <form method="post" action="/logout">
+          <input type="hidden" name="csrf" value="${options.csrf}" /><button>Log out</button>
+        </form>`
+    : html``;
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${options.title} · paysync</title>
+        <style>
+          ${new SafeHtml(STYLE)}
+        </style>
+        ${options.head ?? html``}
+      </head>
+      <body>
+        <header><span class="brand">paysync</span>${nav}</header>
+        <main>
+          <h1>${options.title}</h1>
+          ${options.body}
+        </main>
+        ${(options.scripts ?? []).map((src) => html`<script src="${src}"></script>`)}
+      </body>
+    </html>`.text;
+}
+
+export function verdictBadge(verdict: string | undefined): SafeHtml {
+  if (!verdict) return html`<span class="na">no verdict stored</span>`;
+  return html`<span class="verdict verdict-${verdict.toLowerCase()}">${verdict}</span>`;
+}
+
+export function notAvailable(message: string): SafeHtml {
+  return html`<p class="na">Not available: ${message}</p>`;
+}

@@ -1,0 +1,12 @@
+/**
+ * Ops surfaces: the authenticated ops API (`/api/v1`), the server-rendered dashboard and
+ * bull-board. A door: it reads and acts through the domain components' index.ts.
+ */
+export { createOpsRouter, opsStartupLine, QUEUE_BOARD_PATH } from './create-ops-router.ts';
+export type { OpsDependencies } from './ops-dependencies.ts';
+export { OPS_ROUTES, type OpsRouteDefinition } from './ops-routes.ts';
+export { errorBody } from './ops-api.schema.ts';
+export { NOT_AVAILABLE, pendingFeatures, type PendingFeatures } from './pending-features.ts';
+export { RECEIPT_CSP, serveReceiptHtml } from './serve-receipt.ts';
+export { createOpsServer, type OpsServer } from './ops-server.ts';
+export { mountOps, type OpsMount } from './mount-ops.ts';

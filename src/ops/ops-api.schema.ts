@@ -1,0 +1,247 @@
+import { z } from 'zod';
+
+/**
+ * The zod schemas of the ops API. The handlers validate requests with them and
+ * scripts/generate-ops-openapi.ts turns the same objects into docs/ops-api.openapi.json, so
+ * the document cannot drift from what the server checks.
+ */
+
+const isoDateTime = z.iso
+  .datetime()
+  .meta({ description: 'ISO 8601 UTC datetime', example: '2026-11-23T09:30:00.000Z' });
+
+export const errorBody = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ example: 'bad_parameter' }),
+      message: z.string().meta({ example: 'limit: must be at most 200' }),
+    }),
+  })
+  .meta({ id: 'Error', description: 'Every error answer has this one shape' });
+
+export const pageQuery = z.object({
+  limit: z.coerce
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(200, 'must be at most 200')
+    .default(50)
+    .meta({ description: 'Rows per page', example: 50 }),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a nextCursor of an earlier answer')
+    .optional()
+    .meta({ description: 'The `nextCursor` of the previous page; opaque' }),
+});
+
+export const resourceQuery = pageQuery.extend({
+  status: z
+    .string()
+    .regex(/^[a-z_]+(,[a-z_]+)*$/, 'must be one status or several, comma-separated')
+    .optional()
+    .meta({ description: 'Only these statuses, comma-separated (as `paysync list --status`)' }),
+  since: isoDateTime
+    .optional()
+    .meta({ description: 'Only resources the service updated at or after this instant' }),
+});
+
+export const historyQuery = pageQuery.extend({
+  account: z
+    .string()
+    .regex(/^[a-z_]+$/, 'must be an account type such as transfer')
+    .optional()
+    .meta({ description: 'One service account type; all when absent' }),
+  since: isoDateTime.optional().meta({ description: 'Only snapshots at or after this instant' }),
+});
+
+export const idParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(200)
+    .meta({ description: 'pi_…, tr_…, or a refund id (refund:12 / payment_refund:12)' }),
+});
+
+export const numericIdParam = z.object({
+  id: z.coerce
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .positive('must be positive'),
+});
+
+export const dateParam = z.object({
+  date: z.iso.date('must be a date YYYY-MM-DD').meta({ example: '2026-11-22' }),
+});
+
+export const replayBody = z
+  .strictObject({
+    inboxId: z
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .positive('must be positive')
+      .optional()
+      .meta({ description: 'One inbox event' }),
+    since: isoDateTime.optional().meta({ description: 'Every event received since this instant' }),
+  })
+  .refine((body) => (body.inboxId === undefined) !== (body.since === undefined), {
+    message: 'give exactly one of inboxId or since',
+  })
+  .meta({
+    id: 'ReplayRequest',
+    description: 'One inbox event by id, or every event received since an instant; idempotent',
+  });
+
+const openRecord = z.record(z.string(), z.unknown());
+
+export const mirrorRecord = z
+  .looseObject({
+    kind: z.enum(['payment_intent', 'transfer', 'refund', 'payment_refund']),
+    id: z.string(),
+    status: z.string(),
+    upstreamStatus: z.string(),
+    amount: z.number().int(),
+    currency: z.string(),
+    failureCode: z.string().nullable(),
+    failureMessage: z.string().nullable(),
+    createdAt: z.string().nullable(),
+    updatedAt: z.string(),
+    firstSeenAt: z.string(),
+    lastSyncedAt: z.string(),
+  })
+  .meta({ id: 'MirrorRecord', description: 'A mirrored resource; kind-specific fields follow' });
+
+export const discrepancy = z
+  .object({
+    id: z.number().int(),
+    kind: z.string(),
+    resourceKind: z.string().nullable(),
+    resourceId: z.string().nullable(),
+    detail: openRecord,
+    inboxId: z.number().int().nullable(),
+    createdAt: z.string(),
+    resolvedAt: z.string().nullable(),
+    line: z.string().meta({ description: 'One-line explanation' }),
+    action: z.string().meta({ description: 'Suggested action' }),
+  })
+  .meta({ id: 'Discrepancy' });
+
+export const itemView = z
+  .object({
+    record: mirrorRecord,
+    history: z.array(openRecord),
+    journals: z.array(openRecord),
+    discrepancies: z.array(discrepancy),
+    inboxEvents: z.array(
+      z.object({
+        inboxId: z.number().int(),
+        eventId: z.string().nullable(),
+        eventType: z.string().nullable(),
+        status: z.string(),
+        receivedAt: z.string(),
+        processedAt: z.string().nullable(),
+        attempts: z.number().int(),
+        lastError: z.string().nullable(),
+        body: z.string(),
+      }),
+    ),
+  })
+  .meta({ id: 'ItemView', description: 'The `paysync show` view of one item' });
+
+export const accountComparison = z
+  .object({
+    accountType: z.string(),
+    account: z.string(),
+    currency: z.string(),
+    asOf: z.string(),
+    service: z.number().int(),
+    ledger: z.number().int(),
+    difference: z.number().int(),
+    explained: z.number().int(),
+    unexplained: z.number().int(),
+    verdict: z.enum(['agrees', 'pending', 'drift']),
+    candidates: z.array(openRecord),
+  })
+  .meta({ id: 'AccountComparison' });
+
+export const balancesBody = z
+  .object({
+    data: z.array(accountComparison),
+    ledger: z.array(
+      z.object({ account: z.string(), currency: z.string(), balance: z.number().int() }),
+    ),
+  })
+  .meta({ id: 'Balances' });
+
+export const snapshot = z
+  .object({
+    accountType: z.string(),
+    currency: z.string(),
+    amount: z.number().int(),
+    asOf: z.string(),
+    takenAt: z.string(),
+    kind: z.string(),
+  })
+  .meta({ id: 'BalanceSnapshot' });
+
+export const verdictSummary = z
+  .object({
+    day: z.string(),
+    verdict: z.string(),
+    computedAt: z.string(),
+    breaks: z.number().int(),
+  })
+  .meta({ id: 'VerdictSummary' });
+
+export const dailyReport = z
+  .looseObject({
+    environment: z.string(),
+    day: z.string(),
+    timeZone: z.string(),
+    window: z.object({ from: z.string(), to: z.string() }),
+    generatedAt: z.string(),
+    verdict: z.string(),
+    counts: z.array(openRecord),
+    money: z.array(openRecord),
+    pending: z.array(openRecord),
+    breaks: z.array(openRecord),
+    endOfDayBalances: z.array(openRecord).nullable(),
+    incomplete: z.array(z.string()),
+  })
+  .meta({ id: 'DailyReport' });
+
+export const reportBody = z
+  .object({
+    data: dailyReport,
+    stored: z.boolean().meta({ description: 'True when this is the stored verdict of the day' }),
+  })
+  .meta({ id: 'ReportAnswer' });
+
+export const replayResult = z
+  .object({
+    data: z.object({
+      matched: z.number().int(),
+      queued: z.number().int(),
+      alreadyQueued: z.number().int(),
+      reopened: z.number().int(),
+    }),
+  })
+  .meta({ id: 'ReplayResult' });
+
+export const resolvedBody = z
+  .object({ data: z.object({ id: z.number().int(), resolved: z.boolean() }) })
+  .meta({ id: 'Resolved' });
+
+/** `{ data, nextCursor }`: the answer of every list route. */
+export function page<T extends z.ZodType>(item: T, id: string) {
+  return z
+    .object({
+      data: z.array(item),
+      nextCursor: z.string().nullable().meta({ description: 'Null on the last page' }),
+    })
+    .meta({ id });
+}
+
+export const recordPage = page(mirrorRecord, 'MirrorRecordPage');
+export const discrepancyPage = page(discrepancy, 'DiscrepancyPage');
+export const snapshotPage = page(snapshot, 'BalanceSnapshotPage');
+export const verdictPage = page(verdictSummary, 'VerdictPage');

@@ -1,0 +1,26 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.ts';
+import type { Logger } from '../logger.ts';
+import type { Queues } from '../queues/index.ts';
+import type { PendingFeatures } from './pending-features.ts';
+
+/** What the ops API and dashboard need; the daemon builds it. */
+export interface OpsDependencies {
+  readonly db: Kysely<Database>;
+  readonly logger: Logger;
+  /** Accepted admin tokens (at least one: with none, nothing is mounted). */
+  readonly tokens: readonly string[];
+  /** `live` or `sandbox`: snapshots and verdicts are kept per environment. */
+  readonly environment: string;
+  /** The books' time zone (`PAYSYNC_BOOKS_TIMEZONE`). */
+  readonly timeZone: string;
+  /** For replay, queue depths and bull-board; without them those parts say so. */
+  readonly queues?: Queues;
+  /** @defaultValue {@link pendingFeatures} (everything not merged answers "not available") */
+  readonly features?: PendingFeatures;
+  /** Set the cookie's Secure flag (behind HTTPS). @defaultValue false */
+  readonly secureCookie?: boolean;
+}
+
+/** {@link OpsDependencies} with the defaults merged (see createOpsRouter). */
+export type ResolvedOpsDependencies = OpsDependencies & { readonly features: PendingFeatures };

@@ -1,0 +1,178 @@
+import type { Kysely } from 'kysely';
+import {
+  compareWithLedger,
+  latestSnapshots,
+  resolveLedgerComparison,
+  snapshotHistory,
+} from '../balances/index.ts';
+import type { Database } from '../db/index.ts';
+import {
+  accountBalances,
+  findResource,
+  listResources,
+  openDiscrepancies,
+  type DiscrepancySummary,
+  type LedgerResourceKind,
+  type MirrorRecord,
+} from '../ledger/index.ts';
+import type { Logger } from '../logger.ts';
+import { buildDailyReport, describeBreak, storedVerdicts } from '../reports/index.ts';
+
+/**
+ * The reads behind the API and the dashboard, all through the domain components' index.ts.
+ * List readers take `offset + limit + 1` rows so the caller can tell whether a next page exists.
+ */
+export interface OpsReadContext {
+  readonly db: Kysely<Database>;
+  readonly environment: string;
+  readonly timeZone: string;
+  readonly logger: Logger;
+}
+
+export interface ResourceFilter {
+  readonly status?: string | undefined;
+  readonly since?: string | undefined;
+}
+
+const NUMBER_FIELDS = /^(number|phone|phoneNumber|accountNumber|iban|msisdn)$/i;
+
+/** `+221770009901` → `••••9901`: the ops surfaces leave the network, full numbers do not. */
+export function maskNumber(value: unknown): unknown {
+  if (typeof value !== 'string' || value.length <= 4) return value;
+  return `••••${value.slice(-4)}`;
+}
+
+/**
+ * A mirrored record as the ops surfaces show it: without the service's raw JSON, and with the
+ * destination's account or phone number cut to its last four digits.
+ */
+export function publicRecord(record: MirrorRecord): Record<string, unknown> {
+  const { raw: _raw, ...rest } = record;
+  if (rest.kind !== 'transfer') return rest;
+  const destination = Object.fromEntries(
+    Object.entries(rest.destination).map(([key, value]) => [
+      key,
+      NUMBER_FIELDS.test(key) ? maskNumber(value) : value,
+    ]),
+  );
+  return { ...rest, destination };
+}
+
+export async function readResources(
+  ctx: OpsReadContext,
+  kind: 'payment_intent' | 'transfer' | 'refunds',
+  filter: ResourceFilter,
+  rows: number,
+): Promise<MirrorRecord[]> {
+  const options = {
+    ...(filter.status ? { status: filter.status.split(',') } : {}),
+    ...(filter.since ? { since: filter.since } : {}),
+    limit: rows,
+  };
+  if (kind !== 'refunds') return listResources(ctx.db, kind, options);
+  const kinds: LedgerResourceKind[] = ['refund', 'payment_refund'];
+  const both: MirrorRecord[] = [];
+  for (const k of kinds) both.push(...(await listResources(ctx.db, k, options)));
+  return both
+    .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id))
+    .slice(0, rows);
+}
+
+export function discrepancyView(d: DiscrepancySummary) {
+  const { line, action } = describeBreak(d);
+  return {
+    id: d.id,
+    kind: d.kind,
+    resourceKind: d.resourceKind,
+    resourceId: d.resourceId,
+    detail: { ...d.detail },
+    inboxId: d.inboxId,
+    createdAt: d.createdAt,
+    resolvedAt: d.resolvedAt,
+    line,
+    action,
+  };
+}
+
+export async function readOpenDiscrepancies(ctx: OpsReadContext, rows: number) {
+  return (await openDiscrepancies(ctx.db, { limit: rows })).map(discrepancyView);
+}
+
+export async function readItem(ctx: OpsReadContext, id: string) {
+  const view = await findResource(ctx.db, id);
+  if (!view) return undefined;
+  return {
+    record: publicRecord(view.record),
+    history: view.history.map((h) => ({ ...h })),
+    journals: view.journals.map((j) => ({ ...j })),
+    discrepancies: view.discrepancies.map(discrepancyView),
+    inboxEvents: view.inboxEvents.map((e) => ({ ...e })),
+  };
+}
+
+/** The latest snapshot of each account against the ledger at its instant. */
+export async function readBalances(ctx: OpsReadContext) {
+  const snapshots = await latestSnapshots(ctx.db, ctx.environment);
+  const comparison = resolveLedgerComparison({
+    db: ctx.db,
+    logger: ctx.logger,
+    environment: ctx.environment,
+  });
+  const data = [];
+  // Snapshots of one account may have different instants: compare each at its own.
+  for (const asOf of [...new Set(snapshots.map((s) => s.asOf))]) {
+    const at = snapshots.filter((s) => s.asOf === asOf);
+    for (const c of await compareWithLedger(comparison, at, asOf)) {
+      if (at.some((s) => s.accountType === c.accountType && s.currency === c.currency)) {
+        data.push({ ...c, candidates: c.candidates.map((x) => ({ ...x })) });
+      }
+    }
+  }
+  const ledger = (await accountBalances(ctx.db)).map((b) => ({ ...b }));
+  return { data, ledger };
+}
+
+export async function readSnapshotHistory(
+  ctx: OpsReadContext,
+  filter: { account?: string | undefined; since?: string | undefined },
+  rows: number,
+) {
+  const history = await snapshotHistory(ctx.db, {
+    environment: ctx.environment,
+    ...(filter.account ? { accountType: filter.account } : {}),
+    ...(filter.since ? { since: filter.since } : {}),
+    limit: rows,
+  });
+  return history.map((s) => ({
+    accountType: s.accountType,
+    currency: s.currency,
+    amount: s.amount,
+    asOf: s.asOf,
+    takenAt: s.takenAt,
+    kind: s.kind,
+  }));
+}
+
+export async function readVerdicts(ctx: OpsReadContext, rows: number) {
+  return (await storedVerdicts(ctx.db, ctx.environment, { limit: rows })).map((v) => ({
+    day: v.day,
+    verdict: v.verdict,
+    computedAt: v.computedAt,
+    breaks: v.report.breaks.length,
+  }));
+}
+
+/** The stored report of a day, else one computed now (not stored: reading changes nothing). */
+export async function readReport(ctx: OpsReadContext, day: string) {
+  const stored = (await storedVerdicts(ctx.db, ctx.environment, { since: day, limit: 400 })).find(
+    (v) => v.day === day,
+  );
+  if (stored) return { data: stored.report, stored: true };
+  const report = await buildDailyReport({
+    db: ctx.db,
+    environment: ctx.environment,
+    day,
+    timeZone: ctx.timeZone,
+  });
+  return { data: report, stored: false };
+}

@@ -1,0 +1,213 @@
+import type { z } from 'zod';
+import {
+  balancesBody,
+  dateParam,
+  discrepancyPage,
+  historyQuery,
+  idParam,
+  itemView,
+  numericIdParam,
+  pageQuery,
+  recordPage,
+  replayBody,
+  replayResult,
+  reportBody,
+  resolvedBody,
+  resourceQuery,
+  snapshotPage,
+  verdictPage,
+} from './ops-api.schema.ts';
+
+/** One route of the ops API as the OpenAPI document describes it. */
+export interface OpsRouteDefinition {
+  readonly method: 'get' | 'post';
+  /** OpenAPI template (`{id}`). */
+  readonly path: string;
+  readonly operationId: string;
+  readonly tag: string;
+  readonly summary: string;
+  readonly params?: z.ZodObject;
+  readonly query?: z.ZodObject;
+  readonly body?: z.ZodType;
+  /** JSON answer; `html` for a receipt, `stream` for a download. */
+  readonly response: z.ZodType | 'html' | 'stream';
+  /** Whether 404 (unknown id) is a documented answer. */
+  readonly notFound?: boolean;
+  /** Served by a part not merged yet: answers 501 `not_available` until it is. */
+  readonly pending?: boolean;
+}
+
+/** Every route of `/api/v1`, in the order of the document. */
+export const OPS_ROUTES: readonly OpsRouteDefinition[] = [
+  {
+    method: 'get',
+    path: '/api/v1/items/{id}',
+    operationId: 'getItem',
+    tag: 'items',
+    summary: 'One item (intent, transfer, refund) with history, journals and inbox events',
+    params: idParam,
+    response: itemView,
+    notFound: true,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/payment-intents',
+    operationId: 'listPaymentIntents',
+    tag: 'items',
+    summary: 'Payment intents, most recently updated first',
+    query: resourceQuery,
+    response: recordPage,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/transfers',
+    operationId: 'listTransfers',
+    tag: 'items',
+    summary: 'Transfers, most recently updated first',
+    query: resourceQuery,
+    response: recordPage,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/refunds',
+    operationId: 'listRefunds',
+    tag: 'items',
+    summary: 'Refunds of transfers and of payments, most recently updated first',
+    query: resourceQuery,
+    response: recordPage,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/discrepancies',
+    operationId: 'listDiscrepancies',
+    tag: 'discrepancies',
+    summary: 'Open discrepancies (breaks), newest first, with their explanation',
+    query: pageQuery,
+    response: discrepancyPage,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/discrepancies/{id}/resolve',
+    operationId: 'resolveDiscrepancy',
+    tag: 'discrepancies',
+    summary: 'Mark a discrepancy resolved (idempotent: resolved stays resolved)',
+    params: numericIdParam,
+    response: resolvedBody,
+    notFound: true,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/alerts',
+    operationId: 'listAlerts',
+    tag: 'alerts',
+    summary: 'Alerts (not available until the alerts component is merged)',
+    query: pageQuery,
+    response: 'stream',
+    pending: true,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/alerts/{id}/ack',
+    operationId: 'ackAlert',
+    tag: 'alerts',
+    summary: 'Acknowledge an alert (not available until the alerts component is merged)',
+    params: numericIdParam,
+    response: 'stream',
+    pending: true,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/alerts/{id}/resolve',
+    operationId: 'resolveAlert',
+    tag: 'alerts',
+    summary: 'Resolve an alert (not available until the alerts component is merged)',
+    params: numericIdParam,
+    response: 'stream',
+    pending: true,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/balances',
+    operationId: 'getBalances',
+    tag: 'balances',
+    summary: 'Latest service balance of each account against the ledger, and ledger totals',
+    response: balancesBody,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/balances/history',
+    operationId: 'listBalanceHistory',
+    tag: 'balances',
+    summary: 'Balance snapshots over time, oldest first',
+    query: historyQuery,
+    response: snapshotPage,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/verdicts',
+    operationId: 'listVerdicts',
+    tag: 'reports',
+    summary: 'Stored daily verdicts, newest day first',
+    query: pageQuery,
+    response: verdictPage,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/reports/{date}',
+    operationId: 'getReport',
+    tag: 'reports',
+    summary: 'The report of a day: the stored one, else computed now (not stored)',
+    params: dateParam,
+    response: reportBody,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/runs',
+    operationId: 'listRuns',
+    tag: 'runs',
+    summary: 'Last runs of the scheduled tasks (not available until polling runs are merged)',
+    query: pageQuery,
+    response: 'stream',
+    pending: true,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/exports',
+    operationId: 'listExports',
+    tag: 'exports',
+    summary: 'Closed periods and the export manifest (not available until exports are merged)',
+    query: pageQuery,
+    response: 'stream',
+    pending: true,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/exports/{id}',
+    operationId: 'downloadExport',
+    tag: 'exports',
+    summary: 'Download one export file, streamed (not available until exports are merged)',
+    params: idParam,
+    response: 'stream',
+    pending: true,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/receipts/{id}',
+    operationId: 'getReceipt',
+    tag: 'receipts',
+    summary: 'The receipt HTML of an item, sandboxed by its Content-Security-Policy',
+    params: idParam,
+    response: 'html',
+    notFound: true,
+    pending: true,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/replay',
+    operationId: 'replay',
+    tag: 'replay',
+    summary: 'Run an inbox event, or every event since an instant, through the workers again',
+    body: replayBody,
+    response: replayResult,
+  },
+];

@@ -1,0 +1,280 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningDaemon } from '../../src/daemon/index.ts';
+import { insertInboxEvent, markInboxStatus } from '../../src/inbox/index.ts';
+import { metricsRegistry } from '../../src/metrics/index.ts';
+import { OPS_ROUTES } from '../../src/ops/index.ts';
+import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
+import { closedPort } from '../support/run-cli.ts';
+import { validateAnswer } from './support/openapi-validator.ts';
+import { DAY_SIM_OPTIONS, simulateDay, type SimulatedDay } from './support/ops-day.ts';
+
+const OLD_TOKEN = 'ops-token-old-6f1c2a9e';
+const NEW_TOKEN = 'ops-token-new-b83d07c4';
+
+/** The JSON answers these tests read: a loose view, since the OpenAPI check does the typing. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+async function json(response: Response): Promise<Json> {
+  return (await response.json()) as Json;
+}
+
+async function refusals(): Promise<number> {
+  const metric = await metricsRegistry.getSingleMetric('paysync_ops_refused_total')?.get();
+  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+}
+
+describe('the ops API', () => {
+  let fixture: DaemonFixture;
+  let daemon: RunningDaemon;
+  let day: SimulatedDay;
+  let base: string;
+
+  /** A concrete URL for each documented route. */
+  function concrete(template: string): string {
+    return template
+      .replace('/items/{id}', `/items/${day.failedTransferId}`)
+      .replace('/discrepancies/{id}', `/discrepancies/${day.discrepancyId}`)
+      .replace('/reports/{date}', `/reports/${day.yesterday}`)
+      .replace('{id}', '1');
+  }
+
+  const call = (path: string, init: RequestInit & { token?: string } = {}) =>
+    fetch(`${base}${path}`, {
+      ...init,
+      headers: {
+        ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+        ...(init.body ? { 'content-type': 'application/json' } : {}),
+      },
+    });
+
+  beforeAll(async () => {
+    fixture = await createDaemonFixture({ sim: DAY_SIM_OPTIONS });
+    daemon = await fixture.startDaemon(['receiver'], {
+      PAYSYNC_ADMIN_TOKEN: `${OLD_TOKEN}, ${NEW_TOKEN}`,
+      PAYSYNC_BOOKS_TIMEZONE: 'UTC',
+      PAYSYNC_LOG_LEVEL: 'info',
+    });
+    base = daemon.receiver!.url;
+    day = await simulateDay({ db: fixture.database.db, sim: fixture.sim, queues: daemon.queues });
+  }, 60_000);
+  afterAll(async () => fixture?.cleanup());
+
+  it('says at start-up, in one line, that it is on', () => {
+    const lines = fixture.logs.filter((line) => line.includes('ops API and dashboard'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('on at the receiver port');
+    expect(fixture.logs.join('')).not.toContain(OLD_TOKEN);
+  });
+
+  it('shows an item with its history and inbox events, and the break with its explanation', async () => {
+    const item = await json(
+      await call(`/api/v1/items/${day.failedTransferId}`, { token: NEW_TOKEN }),
+    );
+    expect(item.record).toMatchObject({ id: day.failedTransferId, status: 'failed' });
+    expect(item.history.length).toBeGreaterThan(0);
+    const breaks = await json(await call('/api/v1/discrepancies', { token: NEW_TOKEN }));
+    expect(breaks.data).toEqual([
+      expect.objectContaining({
+        id: day.discrepancyId,
+        kind: 'amount_changed',
+        line: expect.any(String),
+      }),
+    ]);
+    const balances = await json(await call('/api/v1/balances', { token: NEW_TOKEN }));
+    expect(balances.data.map((b: { accountType: string }) => b.accountType).sort()).toEqual([
+      'collection',
+      'transfer',
+    ]);
+    const report = await json(await call(`/api/v1/reports/${day.yesterday}`, { token: NEW_TOKEN }));
+    expect(report).toMatchObject({ stored: true, data: { day: day.yesterday } });
+  });
+
+  it('refuses every route and the dashboard without a token, or with a wrong one: 401, no detail, counted', async () => {
+    const before = await refusals();
+    let refused = 0;
+    for (const route of OPS_ROUTES) {
+      for (const token of [undefined, 'not-the-token', `${NEW_TOKEN}x`]) {
+        const response = await call(concrete(route.path), {
+          method: route.method.toUpperCase(),
+          ...(token ? { token } : {}),
+          ...(route.body ? { body: JSON.stringify({ inboxId: 1 }) } : {}),
+        });
+        expect(response.status, `${route.method} ${route.path}`).toBe(401);
+        const body = await json(response);
+        expect(body).toEqual({
+          error: { code: 'unauthorized', message: 'authentication required' },
+        });
+        expect(validateAnswer(route.path, route.method, 401, body)).toEqual([]);
+        refused += 1;
+      }
+    }
+    const page = await call('/');
+    expect(page.status).toBe(401);
+    expect(await page.text()).toContain('Log in');
+    const board = await call('/admin/queues');
+    expect(board.status).toBe(401);
+    expect(await refusals()).toBe(before + refused + 2);
+  });
+
+  it('answers every documented route with a right token (either one), matching the OpenAPI document', async () => {
+    for (const route of OPS_ROUTES) {
+      for (const token of [OLD_TOKEN, NEW_TOKEN]) {
+        const response = await call(concrete(route.path), {
+          method: route.method.toUpperCase(),
+          token,
+          ...(route.body ? { body: JSON.stringify({ inboxId: 999_999 }) } : {}),
+        });
+        const expected = route.pending ? 501 : 200;
+        expect(response.status, `${route.method} ${route.path}`).toBe(expected);
+        const body = await json(response);
+        expect(validateAnswer(route.path, route.method, expected, body), route.path).toEqual([]);
+        if (route.pending) expect(body.error.code).toBe('not_available');
+      }
+    }
+  });
+
+  it('lists the failed transfer with a status filter and pages by cursor', async () => {
+    const failed = await call('/api/v1/transfers?status=failed', { token: NEW_TOKEN });
+    const failedBody = await json(failed);
+    expect(failedBody.data.map((t: { id: string }) => t.id)).toEqual([day.failedTransferId]);
+    expect(failedBody.nextCursor).toBeNull();
+
+    const first = await json(await call('/api/v1/transfers?limit=1', { token: NEW_TOKEN }));
+    expect(first.data).toHaveLength(1);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await json(
+      await call(`/api/v1/transfers?limit=1&cursor=${first.nextCursor}`, { token: NEW_TOKEN }),
+    );
+    expect(second.data).toHaveLength(1);
+    expect(second.nextCursor).toBeNull();
+    expect(new Set([first.data[0].id, second.data[0].id])).toEqual(
+      new Set([day.failedTransferId, day.okTransferId]),
+    );
+    const since = await json(
+      await call('/api/v1/transfers?since=2999-01-01T00:00:00.000Z', { token: NEW_TOKEN }),
+    );
+    expect(since.data).toEqual([]);
+  });
+
+  it('answers 400 naming the parameter, and 404 for an unknown id, in the one error shape', async () => {
+    const cases: [string, string][] = [
+      ['/api/v1/transfers?limit=0', 'limit'],
+      ['/api/v1/transfers?limit=abc', 'limit'],
+      ['/api/v1/transfers?since=yesterday', 'since'],
+      ['/api/v1/transfers?cursor=bm9wZQ', 'cursor'],
+      ['/api/v1/transfers?colour=red', 'colour'],
+      ['/api/v1/transfers?status=Failed!', 'status'],
+      ['/api/v1/reports/2026-13-45', 'date'],
+    ];
+    for (const [path, parameter] of cases) {
+      const response = await call(path, { token: NEW_TOKEN });
+      expect(response.status, path).toBe(400);
+      const body = await json(response);
+      expect(body.error.code).toBe('bad_parameter');
+      expect(body.error.message.startsWith(`${parameter}:`), body.error.message).toBe(true);
+    }
+    const replay = await call('/api/v1/replay', {
+      method: 'POST',
+      token: NEW_TOKEN,
+      body: JSON.stringify({ inboxId: 'x' }),
+    });
+    expect(replay.status).toBe(400);
+    expect((await json(replay)).error.message).toMatch(/^inboxId:/);
+    const unknown = await call('/api/v1/items/tr_nope', { token: NEW_TOKEN });
+    expect(unknown.status).toBe(404);
+    const unknownBody = await json(unknown);
+    expect(unknownBody).toEqual({
+      error: { code: 'not_found', message: 'no item with id tr_nope' },
+    });
+    expect(validateAnswer('/api/v1/items/{id}', 'get', 404, unknownBody)).toEqual([]);
+  });
+
+  it('resolves a break (idempotent) and replays an inbox event', async () => {
+    const path = `/api/v1/discrepancies/${day.discrepancyId}/resolve`;
+    const first = await json(await call(path, { method: 'POST', token: NEW_TOKEN }));
+    // The contract test above resolved it already; resolving again changes nothing.
+    expect(first).toEqual({ data: { id: day.discrepancyId, resolved: false } });
+    const row = await fixture.database.db
+      .selectFrom('discrepancies')
+      .select('resolved_at')
+      .where('id', '=', day.discrepancyId)
+      .executeTakeFirstOrThrow();
+    expect(row.resolved_at).not.toBeNull();
+    const missing = await call('/api/v1/discrepancies/987654/resolve', {
+      method: 'POST',
+      token: NEW_TOKEN,
+    });
+    expect(missing.status).toBe(404);
+  });
+
+  it('replays an inbox event: reopened and queued once, a second call changes nothing', async () => {
+    const { inboxId } = await insertInboxEvent(fixture.database.db, {
+      dedupeKey: 'event:evt_ops_replay',
+      eventId: 'evt_ops_replay',
+      eventType: 'transfer.updated',
+      rawBody: Buffer.from('{"id":"evt_ops_replay"}'),
+      headers: {},
+    });
+    await markInboxStatus(fixture.database.db, inboxId, 'processed');
+    const replay = () =>
+      call('/api/v1/replay', {
+        method: 'POST',
+        token: NEW_TOKEN,
+        body: JSON.stringify({ inboxId }),
+      });
+    const first = await replay();
+    expect(first.status).toBe(200);
+    const firstBody = await json(first);
+    expect(firstBody).toEqual({ data: { matched: 1, queued: 1, alreadyQueued: 0, reopened: 1 } });
+    expect(validateAnswer('/api/v1/replay', 'post', 200, firstBody)).toEqual([]);
+    const row = await fixture.database.db
+      .selectFrom('webhook_inbox')
+      .select('status')
+      .where('id', '=', inboxId)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('received');
+    expect(await json(await replay())).toEqual({
+      data: { matched: 1, queued: 0, alreadyQueued: 1, reopened: 0 },
+    });
+  });
+});
+
+describe('the ops API with no token configured', () => {
+  let fixture: DaemonFixture;
+  afterAll(async () => fixture?.cleanup());
+
+  it('does not exist (404) and start-up says so in one line', async () => {
+    fixture = await createDaemonFixture();
+    const daemon = await fixture.startDaemon(['receiver'], { PAYSYNC_LOG_LEVEL: 'info' });
+    for (const path of ['/api/v1/transfers', '/', '/admin/queues', '/balances', '/login']) {
+      const response = await fetch(`${daemon.receiver!.url}${path}`);
+      expect(response.status, path).toBe(404);
+    }
+    const lines = fixture.logs.filter((line) => line.includes('ops API and dashboard'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('ops API and dashboard are off: set PAYSYNC_ADMIN_TOKEN');
+  }, 30_000);
+});
+
+describe('the ops API on PAYSYNC_OPS_PORT', () => {
+  let fixture: DaemonFixture;
+  afterAll(async () => fixture?.cleanup());
+
+  it('answers on its own port and not on the receiver port', async () => {
+    fixture = await createDaemonFixture();
+    const port = await closedPort();
+    const daemon = await fixture.startDaemon(['receiver'], {
+      PAYSYNC_ADMIN_TOKEN: OLD_TOKEN,
+      PAYSYNC_OPS_PORT: String(port),
+      PAYSYNC_LOG_LEVEL: 'info',
+    });
+    const headers = { authorization: `Bearer ${OLD_TOKEN}` };
+    const own = await fetch(`http://127.0.0.1:${port}/api/v1/transfers`, { headers });
+    expect(own.status).toBe(200);
+    expect(await json(own)).toEqual({ data: [], nextCursor: null });
+    const receiver = await fetch(`${daemon.receiver!.url}/api/v1/transfers`, { headers });
+    expect(receiver.status).toBe(404);
+    expect(fixture.logs.join('')).toContain(`ops API and dashboard on at port ${port}`);
+  }, 30_000);
+});

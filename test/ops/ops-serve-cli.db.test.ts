@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closedPort, PAYSYNC_BIN } from '../support/run-cli.ts';
+import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
+import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
+
+let database: TestDatabase | undefined;
+let prefix: string | undefined;
+afterEach(async () => {
+  await database?.cleanup();
+  if (prefix) await deleteRedisPrefix(prefix);
+  database = undefined;
+  prefix = undefined;
+});
+
+async function waitForHealth(url: string, deadline = Date.now() + 20_000): Promise<void> {
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('paysync serve did not become healthy');
+}
+
+/** Runs `paysync serve`, hands its URL to `check`, stops it; returns its output. */
+async function serve(
+  env: Record<string, string>,
+  check: (url: string) => Promise<void>,
+): Promise<string> {
+  database = await freshDatabase();
+  prefix = uniqueRedisPrefix('ops-serve');
+  const port = await closedPort();
+  const child = spawn(process.execPath, [PAYSYNC_BIN, 'serve'], {
+    cwd: mkdtempSync(join(tmpdir(), 'paysync-ops-serve-')),
+    env: {
+      PATH: process.env.PATH,
+      PAYSYNC_DATABASE_URL: database.url,
+      PAYSYNC_REDIS_URL: TEST_REDIS_URL,
+      PAYSYNC_QUEUE_PREFIX: prefix,
+      PAYSYNC_WEBHOOK_SCHEME: 'none',
+      PAYSYNC_PORT: String(port),
+      PAYSYNC_LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    await waitForHealth(url);
+    await check(url);
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited).toBe(0);
+  return output;
+}
+
+describe('paysync serve and the ops surfaces', () => {
+  it('serves the ops API with a token, and says so in one line without leaking it', async () => {
+    const token = 'serve-admin-token-51c0';
+    const output = await serve({ PAYSYNC_ADMIN_TOKEN: token }, async (url) => {
+      const ok = await fetch(`${url}/api/v1/transfers`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toEqual({ data: [], nextCursor: null });
+      expect((await fetch(`${url}/api/v1/transfers`)).status).toBe(401);
+      expect((await fetch(`${url}/`)).status).toBe(401);
+    });
+    const lines = output.split('\n').filter((line) => line.includes('ops API and dashboard'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('ops API and dashboard on at the receiver port');
+    expect(output).not.toContain(token);
+  }, 40_000);
+
+  it('without a token the routes do not exist, and start-up says so in one line', async () => {
+    const output = await serve({}, async (url) => {
+      for (const path of ['/api/v1/transfers', '/', '/admin/queues']) {
+        expect((await fetch(`${url}${path}`)).status, path).toBe(404);
+      }
+    });
+    const lines = output.split('\n').filter((line) => line.includes('ops API and dashboard'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('ops API and dashboard are off: set PAYSYNC_ADMIN_TOKEN');
+  }, 40_000);
+});

@@ -1,0 +1,142 @@
+import type { Kysely } from 'kysely';
+import { pino } from 'pino';
+import { takeBalanceSnapshot } from '../../../src/balances/index.ts';
+import type { Database } from '../../../src/db/index.ts';
+import { insertInboxEvent, markInboxStatus } from '../../../src/inbox/index.ts';
+import { recordInboxResource } from '../../../src/inbox/index.ts';
+import { recordDiscrepancy } from '../../../src/ledger/index.ts';
+import type { Queues } from '../../../src/queues/index.ts';
+import {
+  CredentialGuard,
+  syncResource,
+  type SyncDependencies,
+} from '../../../src/reconcile/index.ts';
+import { buildDailyReport, dayOf, previousDay, storeVerdict } from '../../../src/reports/index.ts';
+import type { RunningSimulator, SimulatorOptions } from '../../../src/sim/index.ts';
+import { createUpstreamClient } from '../../../src/upstream/index.ts';
+
+/** The description of the failed transfer: a script that must only ever show as text. */
+export const HOSTILE_DESCRIPTION = '<script>document.title="pwned"</script><b>bold?</b>';
+
+/** Two funded accounts, so the balance chart has two series. */
+export const DAY_SIM_OPTIONS: SimulatorOptions = {
+  freezeClock: true,
+  // Inside today (UTC, the books' zone in these tests) and behind real time, so what the
+  // service stamps counts as "today" and never lies in the future.
+  startAt: new Date(Math.max(Date.now() - 3_600_000, Date.UTC(...todayUtc()) + 1_000)),
+  initialBalances: [
+    { accountType: 'transfer', currency: 'XOF', amount: 1_000_000 },
+    { accountType: 'collection', currency: 'XOF', amount: 400_000 },
+  ],
+};
+
+function todayUtc(): [number, number, number] {
+  const now = new Date();
+  return [now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()];
+}
+
+export interface SimulatedDay {
+  readonly failedTransferId: string;
+  readonly okTransferId: string;
+  readonly discrepancyId: number;
+  /** The processed webhook that announced the failed transfer. */
+  readonly failedInboxId: number;
+  readonly yesterday: string;
+  readonly dayBefore: string;
+}
+
+/**
+ * A day of the business through the real sync path against the simulator: a transfer that
+ * fails (with a hostile description), one that succeeds, balance snapshots before and after,
+ * an open break, and the stored verdicts of yesterday and the day before.
+ */
+export async function simulateDay(input: {
+  db: Kysely<Database>;
+  sim: RunningSimulator;
+  queues: Queues;
+}): Promise<SimulatedDay> {
+  const { db, sim, queues } = input;
+  const logger = pino({ level: 'silent' });
+  const upstream = createUpstreamClient({
+    baseUrl: sim.url,
+    ...sim.credentials,
+    rps: 1000,
+    maxRetries: 0,
+  });
+  const deps: SyncDependencies = {
+    db,
+    queues,
+    upstream,
+    logger,
+    credentials: new CredentialGuard(db, queues, logger),
+    transferSearchHours: 2,
+  };
+  const snapshot = async () => {
+    const outcome = await takeBalanceSnapshot(
+      { db, upstream, logger, environment: 'sandbox' },
+      { at: sim.control.now() },
+    );
+    if (!outcome.ok) throw new Error(outcome.problem);
+  };
+  await snapshot();
+  const create = async (amount: number, number: string, description: string) => {
+    const created = sim.control.createTransfer({ amount, description, destination: { number } });
+    await syncResource(
+      deps,
+      {
+        kind: 'transfer',
+        id: created.id,
+        reference: String(created.resource.reference),
+        via: 'poll',
+      },
+      { attempt: 1 },
+    );
+    return created.id;
+  };
+  const failed = await create(150_000, '+221770009901', HOSTILE_DESCRIPTION);
+  const ok = await create(250_000, '+221770001234', 'supplier payout');
+  sim.control.advance(10_000);
+  for (const id of [failed, ok]) {
+    await syncResource(deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
+  }
+  // The failure also arrived as a webhook, processed: the item page lists it, with Replay.
+  const eventBody = {
+    id: `evt_${failed}`,
+    type: 'transfer.failed',
+    data: { object: { id: failed } },
+  };
+  const { inboxId: failedInboxId } = await insertInboxEvent(db, {
+    dedupeKey: `event:${eventBody.id}`,
+    eventId: eventBody.id,
+    eventType: eventBody.type,
+    rawBody: Buffer.from(JSON.stringify(eventBody)),
+    headers: { 'content-type': 'application/json' },
+  });
+  await recordInboxResource(db, failedInboxId, { kind: 'transfer', id: failed });
+  await markInboxStatus(db, failedInboxId, 'processed');
+  sim.control.advance(60_000);
+  await snapshot();
+  const { discrepancy } = await recordDiscrepancy(db, {
+    kind: 'amount_changed',
+    resourceKind: 'transfer',
+    resourceId: ok,
+    detail: { before: 250_000, after: 250_100, currency: 'XOF' },
+  });
+  const today = dayOf(new Date(), 'UTC');
+  const yesterday = previousDay(today);
+  const dayBefore = previousDay(yesterday);
+  for (const day of [dayBefore, yesterday]) {
+    await storeVerdict(
+      db,
+      await buildDailyReport({ db, environment: 'sandbox', day, timeZone: 'UTC' }),
+    );
+  }
+  return {
+    failedTransferId: failed,
+    okTransferId: ok,
+    discrepancyId: discrepancy.id,
+    failedInboxId,
+    yesterday,
+    dayBefore,
+  };
+}
