@@ -158,6 +158,17 @@ const schema = z.object({
     }),
   /** Receiver and ops HTTP port. @defaultValue 8080 */
   PAYSYNC_PORT: positiveInt(8080, 65535),
+  /**
+   * Port of the small `/metrics`, `/healthz`, `/readyz` server of a process without a receiver
+   * (`paysync work`, `paysync schedule`); `start` and `serve` answer them on `PAYSYNC_PORT`.
+   * 0 picks a free port (logged). @defaultValue 9464
+   */
+  PAYSYNC_METRICS_PORT: z.coerce
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(0, 'must be at least 0')
+    .max(65535, 'must be at most 65535')
+    .default(9464),
   /** Webhook signing secret(s), comma-separated for rotation (secret). */
   PAYSYNC_WEBHOOK_SECRET: optionalText,
   /** Bearer token for the ops API (secret). */
@@ -357,6 +368,8 @@ export interface Config {
   readonly databaseUrl: string;
   readonly redisUrl: string;
   readonly port: number;
+  /** Metrics and health port of a process without a receiver (see docs/metrics.md). */
+  readonly metricsPort: number;
   /** Every accepted signing secret; the first one signs, all of them verify. */
   readonly webhookSecrets: readonly string[];
   readonly adminToken: string | undefined;
@@ -602,6 +615,7 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
     databaseUrl: e.PAYSYNC_DATABASE_URL,
     redisUrl: e.PAYSYNC_REDIS_URL,
     port: e.PAYSYNC_PORT,
+    metricsPort: e.PAYSYNC_METRICS_PORT,
     webhookSecrets: Object.freeze(
       (e.PAYSYNC_WEBHOOK_SECRET ?? '')
         .split(',')

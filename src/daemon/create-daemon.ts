@@ -6,13 +6,20 @@ import { jobProcessors } from '../../jobs/job-table.ts';
 import type { Config } from '../config.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
-import { collectProcessMetrics } from '../metrics/index.ts';
+import {
+  addScrapeSource,
+  collectProcessMetrics,
+  createMetricsServer,
+  type MetricReader,
+  type MetricsServer,
+} from '../metrics/index.ts';
 import { createQueues, type Queues } from '../queues/index.ts';
-import { createReceiverServer, type ReceiverServer } from '../receiver/index.ts';
+import { checkReadiness, createReceiverServer, type ReceiverServer } from '../receiver/index.ts';
 import { CredentialGuard, type CredentialCheck } from '../reconcile/index.ts';
 import { clientOptionsFromConfig, createUpstreamClient } from '../upstream/index.ts';
 import { openCheckedRedis, openMigratedDatabase } from './preflight.ts';
 import { createScheduler } from './scheduler.ts';
+import { StartupError, startupErrorFrom } from './startup-error.ts';
 import { createWorkerPool, type WorkerPool } from './worker-pool.ts';
 
 /** The roles of paysync: `start` runs all three, `serve`/`work`/`schedule` one each. */
@@ -30,6 +37,11 @@ export interface DaemonOptions {
   readonly host?: string;
   /** Tries before a 404 becomes `unknown_upstream_resource`. @defaultValue 3 */
   readonly notFoundAttempts?: number;
+  /**
+   * Port of the metrics and health server of a process without the receiver role; 0 picks a
+   * free one. @defaultValue `config.metricsPort`
+   */
+  readonly metricsPort?: number;
 }
 
 export interface Daemon {
@@ -40,6 +52,8 @@ export interface Daemon {
   readonly queues: Queues;
   readonly receiver: ReceiverServer | undefined;
   readonly workers: WorkerPool | undefined;
+  /** The `/metrics`, `/healthz`, `/readyz` server of a process without the receiver role. */
+  readonly metricsServer: MetricsServer | undefined;
   /** Set once the workers started: what the start-up credential check found. */
   credentialCheck(): CredentialCheck | undefined;
 }
@@ -103,11 +117,21 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     throw error;
   }
   const credentials = new CredentialGuard(db, queues, logger);
+  // Seams for gauges other components own (alerts by state, last successful run per task):
+  // add their readers here (docs/metrics.md).
+  const metricReaders: MetricReader[] = [];
+  const stopScraping = addScrapeSource({
+    queues: [queues.ingest, queues.sync, queues.followUp, queues.scheduled],
+    db,
+    environment: config.environment,
+    readers: metricReaders,
+  });
 
   const resources: Component = {
     name: 'connections',
     async start() {},
     async stop() {
+      stopScraping();
       await producerQueues?.close();
       await queues.close();
       await producerRedis?.quit().catch(() => producerRedis?.disconnect());
@@ -120,7 +144,35 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   let workers: WorkerPool | undefined;
   let credentialCheck: CredentialCheck | undefined;
   let receiver: ReceiverServer | undefined;
+  let metricsServer: MetricsServer | undefined;
   try {
+    if (!roles.has('receiver')) {
+      // `start` and `serve` answer these on the receiver's port; the other roles need their own.
+      const server = createMetricsServer({
+        port: options.metricsPort ?? config.metricsPort,
+        ...(options.host !== undefined ? { host: options.host } : {}),
+        role: roles.has('workers') ? 'work' : 'schedule',
+        logger,
+        readiness: () => checkReadiness({ db, redis }),
+      });
+      metricsServer = server;
+      components.push({
+        name: server.name,
+        async start() {
+          try {
+            await server.start();
+          } catch (error) {
+            const refusal = startupErrorFrom(error);
+            if (!refusal) throw error;
+            // The generic refusal names PAYSYNC_PORT; this server's port is another variable.
+            throw new StartupError(
+              refusal.message.replace('PAYSYNC_PORT', 'PAYSYNC_METRICS_PORT (0 = any free port)'),
+            );
+          }
+        },
+        stop: () => server.stop(),
+      });
+    }
     if (clientOptions) {
       const upstream = createUpstreamClient({ ...clientOptions, redis, logger });
       const processors = jobProcessors({
@@ -178,6 +230,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     queues,
     receiver,
     workers,
+    metricsServer,
     credentialCheck: () => credentialCheck,
   };
 }
