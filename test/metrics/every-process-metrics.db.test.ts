@@ -1,0 +1,72 @@
+import { createServer, type Server } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
+
+let fixture: DaemonFixture | undefined;
+let blocker: Server | undefined;
+afterEach(async () => {
+  await fixture?.cleanup();
+  fixture = undefined;
+  await new Promise<void>((done) => (blocker ? blocker.close(() => done()) : done()));
+  blocker = undefined;
+});
+
+describe('/metrics, /healthz and /readyz from every process role', () => {
+  it('a scheduler alone serves them on PAYSYNC_METRICS_PORT, with the queue and database gauges', async () => {
+    fixture = await createDaemonFixture();
+    await fixture.database.db
+      .insertInto('discrepancies')
+      .values({
+        kind: 'stuck',
+        resource_kind: 'transfer',
+        resource_id: 'tr_sched_1',
+        detail: '{}',
+        raw_body: null,
+        inbox_id: null,
+        dedupe_key: 'sched-metrics-1',
+        created_at: new Date().toISOString(),
+        resolved_at: null,
+      })
+      .execute();
+    const daemon = await fixture.startDaemon(['scheduler'], {
+      PAYSYNC_METRICS_PORT: '0',
+      PAYSYNC_LOG_LEVEL: 'info',
+    });
+    expect(daemon.receiver).toBeUndefined();
+    const base = daemon.metricsServer!.url!;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(text).toContain('paysync_queue_jobs{queue="scheduled",state="waiting"} 0');
+    expect(text).toContain('paysync_queue_oldest_waiting_age_seconds{queue="sync"} 0');
+    expect(text).toContain('paysync_discrepancies_open{kind="stuck"} 1');
+    expect(fixture.logs.join('')).toContain('schedule: metrics and health on port');
+  }, 60_000);
+
+  it('start (all roles) answers them on the receiver port and opens no second port', async () => {
+    fixture = await createDaemonFixture();
+    const daemon = await fixture.startDaemon(['receiver', 'workers', 'scheduler']);
+    expect(daemon.metricsServer).toBeUndefined();
+    const base = daemon.receiver!.url;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(text).toContain('paysync_queue_jobs{queue="ingest",state="waiting"} 0');
+    expect(text).toContain('# TYPE paysync_job_duration_seconds histogram');
+    expect(text).toContain('# TYPE paysync_upstream_throttles_total counter');
+  }, 60_000);
+
+  it('a taken PAYSYNC_METRICS_PORT refuses the start in one line naming the variable', async () => {
+    fixture = await createDaemonFixture();
+    blocker = createServer();
+    const taken = await new Promise<number>((done) =>
+      blocker!.listen(0, '127.0.0.1', () => done((blocker!.address() as { port: number }).port)),
+    );
+    await expect(
+      fixture.startDaemon(['scheduler'], { PAYSYNC_METRICS_PORT: String(taken) }),
+    ).rejects.toThrow(
+      `port ${taken} on 127.0.0.1 is already in use → stop what holds it, or set PAYSYNC_METRICS_PORT (0 = any free port) to a free port`,
+    );
+  }, 60_000);
+});
