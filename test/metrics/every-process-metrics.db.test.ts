@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 
@@ -55,6 +57,27 @@ describe('/metrics, /healthz and /readyz from every process role', () => {
     expect(text).toContain('paysync_queue_jobs{queue="ingest",state="waiting"} 0');
     expect(text).toContain('# TYPE paysync_job_duration_seconds histogram');
     expect(text).toContain('# TYPE paysync_upstream_throttles_total counter');
+
+    // Every series the shipped rules and dashboard query exists, except the ones other
+    // components add (docs/metrics.md, "Seams").
+    const exported = new Set([...text.matchAll(/^# TYPE (\w+) /gm)].map((m) => m[1]));
+    const later = [
+      'paysync_alerts',
+      'paysync_scheduled_task_last_success_timestamp_seconds',
+      'paysync_missed_webhooks_total',
+    ];
+    for (const file of ['prometheus-rules.yml', 'grafana-dashboard.json']) {
+      const content = readFileSync(resolve(import.meta.dirname, '../../docs', file), 'utf8');
+      const queried = new Set(
+        [...content.matchAll(/\b(paysync_\w+)/g)].map((m) =>
+          m[1]!.replace(/_(bucket|count|sum)$/, ''),
+        ),
+      );
+      for (const name of queried) {
+        if (later.includes(name)) continue;
+        expect(exported.has(name), `${file} queries ${name}`).toBe(true);
+      }
+    }
   }, 60_000);
 
   it('a taken PAYSYNC_METRICS_PORT refuses the start in one line naming the variable', async () => {
