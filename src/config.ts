@@ -161,14 +161,16 @@ const schema = z.object({
   /**
    * Port of the small `/metrics`, `/healthz`, `/readyz` server of a process without a receiver
    * (`paysync work`, `paysync schedule`); `start` and `serve` answer them on `PAYSYNC_PORT`.
-   * 0 picks a free port (logged). @defaultValue 9464
+   * 0 picks a free port (logged). Set, a taken port refuses the start; unset, the default port
+   * taken (a second process on the host) is a warning and the process runs without it.
+   * @defaultValue {@link DEFAULT_METRICS_PORT}
    */
   PAYSYNC_METRICS_PORT: z.coerce
     .number({ error: 'must be a whole number' })
     .int('must be a whole number')
     .min(0, 'must be at least 0')
     .max(65535, 'must be at most 65535')
-    .default(9464),
+    .optional(),
   /** Webhook signing secret(s), comma-separated for rotation (secret). */
   PAYSYNC_WEBHOOK_SECRET: optionalText,
   /** Bearer token for the ops API (secret). */
@@ -292,6 +294,9 @@ const schema = z.object({
     }),
 });
 
+/** Where `work` and `schedule` serve `/metrics` when `PAYSYNC_METRICS_PORT` is not set. */
+export const DEFAULT_METRICS_PORT = 9464;
+
 /** The janitor's default gaps: 1 m, 5 m, 15 m, 1 h, 6 h, then every 24 h. */
 const DEFAULT_JANITOR_GAPS_MS: readonly number[] = [
   60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000,
@@ -368,8 +373,11 @@ export interface Config {
   readonly databaseUrl: string;
   readonly redisUrl: string;
   readonly port: number;
-  /** Metrics and health port of a process without a receiver (see docs/metrics.md). */
-  readonly metricsPort: number;
+  /**
+   * Metrics and health port of a process without a receiver (see docs/metrics.md); undefined
+   * when `PAYSYNC_METRICS_PORT` is not set ({@link DEFAULT_METRICS_PORT}, best effort).
+   */
+  readonly metricsPort: number | undefined;
   /** Every accepted signing secret; the first one signs, all of them verify. */
   readonly webhookSecrets: readonly string[];
   readonly adminToken: string | undefined;

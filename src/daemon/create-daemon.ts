@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { cronTable } from '../../jobs/cron-table.ts';
 import { jobProcessors } from '../../jobs/job-table.ts';
-import type { Config } from '../config.ts';
+import { DEFAULT_METRICS_PORT, type Config } from '../config.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
 import {
@@ -39,7 +39,7 @@ export interface DaemonOptions {
   readonly notFoundAttempts?: number;
   /**
    * Port of the metrics and health server of a process without the receiver role; 0 picks a
-   * free one. @defaultValue `config.metricsPort`
+   * free one. @defaultValue `config.metricsPort` (`startDaemon`: 0)
    */
   readonly metricsPort?: number;
 }
@@ -148,8 +148,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   try {
     if (!roles.has('receiver')) {
       // `start` and `serve` answer these on the receiver's port; the other roles need their own.
+      // Set by the caller or PAYSYNC_METRICS_PORT: a taken port refuses the start. The default
+      // port taken (a second worker on the host) only costs this process its metrics.
+      const chosenPort = options.metricsPort ?? config.metricsPort;
       const server = createMetricsServer({
-        port: options.metricsPort ?? config.metricsPort,
+        port: chosenPort ?? DEFAULT_METRICS_PORT,
         ...(options.host !== undefined ? { host: options.host } : {}),
         role: roles.has('workers') ? 'work' : 'schedule',
         logger,
@@ -164,6 +167,13 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
           } catch (error) {
             const refusal = startupErrorFrom(error);
             if (!refusal) throw error;
+            if (chosenPort === undefined) {
+              logger.warn(
+                { port: DEFAULT_METRICS_PORT, reason: refusal.message },
+                `metrics: port ${DEFAULT_METRICS_PORT} cannot be used; running without /metrics, /healthz, /readyz → set PAYSYNC_METRICS_PORT to a free port`,
+              );
+              return;
+            }
             // The generic refusal names PAYSYNC_PORT; this server's port is another variable.
             throw new StartupError(
               refusal.message.replace('PAYSYNC_PORT', 'PAYSYNC_METRICS_PORT (0 = any free port)'),

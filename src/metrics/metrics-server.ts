@@ -82,13 +82,18 @@ export function createMetricsServer(options: MetricsServerOptions): MetricsServe
         }
       });
       const listening = server;
-      await new Promise<void>((resolve, reject) => {
-        listening.once('error', reject);
-        listening.listen(options.port, host, () => {
-          listening.off('error', reject);
-          resolve();
+      try {
+        await new Promise<void>((resolve, reject) => {
+          listening.once('error', reject);
+          listening.listen(options.port, host, () => {
+            listening.off('error', reject);
+            resolve();
+          });
         });
-      });
+      } catch (error) {
+        server = undefined;
+        throw error;
+      }
       const address = listening.address() as AddressInfo;
       const shownHost = host === '0.0.0.0' ? '127.0.0.1' : host;
       url = `http://${shownHost}:${address.port}`;

@@ -3,18 +3,56 @@ import { createServer, type Server } from 'node:net';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
+import { DEFAULT_METRICS_PORT, loadConfig } from '../../src/config.ts';
+import { createDaemon } from '../../src/daemon/index.ts';
+import { stopAll } from '../../src/lifecycle/index.ts';
+import { createLogger } from '../../src/logger.ts';
+import { runCli } from '../support/run-cli.ts';
 
 let fixture: DaemonFixture | undefined;
 let blocker: Server | undefined;
 afterEach(async () => {
   await fixture?.cleanup();
   fixture = undefined;
-  await new Promise<void>((done) => (blocker ? blocker.close(() => done()) : done()));
+  await new Promise<void>((done) => (blocker?.listening ? blocker.close(() => done()) : done()));
   blocker = undefined;
 });
 
 describe('/metrics, /healthz and /readyz from every process role', () => {
-  it('a scheduler alone serves them on PAYSYNC_METRICS_PORT, with the queue and database gauges', async () => {
+  it('with PAYSYNC_METRICS_PORT unset and the default port taken, a scheduler warns and runs without them', async () => {
+    fixture = await createDaemonFixture();
+    blocker = createServer();
+    // Taken by us, or already by something else: either way taken.
+    await new Promise<void>((done) => {
+      blocker!.once('error', () => done());
+      blocker!.listen(DEFAULT_METRICS_PORT, '127.0.0.1', () => done());
+    });
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'info',
+      pretty: false,
+      destination: { write: (line: string) => lines.push(line) },
+    });
+    const daemon = await createDaemon({
+      config: loadConfig({ ...fixture.env, PAYSYNC_LOG_LEVEL: 'info' }),
+      logger,
+      roles: ['scheduler'],
+      queuePrefix: fixture.prefix,
+      host: '127.0.0.1',
+    });
+    try {
+      for (const component of daemon.components) await component.start();
+      expect(daemon.metricsServer?.url).toBeUndefined();
+      expect(lines.join('')).toContain(
+        `metrics: port ${DEFAULT_METRICS_PORT} cannot be used; running without /metrics, /healthz, /readyz → set PAYSYNC_METRICS_PORT to a free port`,
+      );
+      expect(lines.join('')).toContain('scheduler running');
+    } finally {
+      await stopAll(daemon.components);
+    }
+  }, 60_000);
+
+  it('a scheduler alone serves them on a port of its own, with the queue and database gauges', async () => {
     fixture = await createDaemonFixture();
     await fixture.database.db
       .insertInto('discrepancies')
@@ -30,10 +68,7 @@ describe('/metrics, /healthz and /readyz from every process role', () => {
         resolved_at: null,
       })
       .execute();
-    const daemon = await fixture.startDaemon(['scheduler'], {
-      PAYSYNC_METRICS_PORT: '0',
-      PAYSYNC_LOG_LEVEL: 'info',
-    });
+    const daemon = await fixture.startDaemon(['scheduler'], { PAYSYNC_LOG_LEVEL: 'info' });
     expect(daemon.receiver).toBeUndefined();
     const base = daemon.metricsServer!.url!;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
@@ -80,16 +115,21 @@ describe('/metrics, /healthz and /readyz from every process role', () => {
     }
   }, 60_000);
 
-  it('a taken PAYSYNC_METRICS_PORT refuses the start in one line naming the variable', async () => {
+  it('paysync schedule with its PAYSYNC_METRICS_PORT taken refuses to start in one line naming it, exit 1', async () => {
     fixture = await createDaemonFixture();
     blocker = createServer();
     const taken = await new Promise<number>((done) =>
-      blocker!.listen(0, '127.0.0.1', () => done((blocker!.address() as { port: number }).port)),
+      blocker!.listen(0, () => done((blocker!.address() as { port: number }).port)),
     );
-    await expect(
-      fixture.startDaemon(['scheduler'], { PAYSYNC_METRICS_PORT: String(taken) }),
-    ).rejects.toThrow(
-      `port ${taken} on 127.0.0.1 is already in use → stop what holds it, or set PAYSYNC_METRICS_PORT (0 = any free port) to a free port`,
+    const result = await runCli(['schedule'], {
+      env: { ...fixture.env, PAYSYNC_METRICS_PORT: String(taken) },
+      timeoutMs: 30_000,
+    });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(
+      `port ${taken} on 0.0.0.0 is already in use → stop what holds it, or set PAYSYNC_METRICS_PORT (0 = any free port) to a free port`,
     );
   }, 60_000);
 });
