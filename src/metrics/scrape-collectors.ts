@@ -76,6 +76,10 @@ const collectErrors =
     help: 'Scrape-time reads that failed or took too long (their series are left out), by collector',
     labelNames: ['collector'] as const,
     registers: [metricsRegistry],
+    // The errors of this very scrape are counted before the counter is written out.
+    async collect() {
+      await fillGauges();
+    },
   });
 
 const gauges = {
