@@ -116,7 +116,7 @@ module.exports = {
       severity: 'error',
       comment: '`paysync demo` loads src/demo (and so the simulator) only when run.',
       from: { path: '^src/cli/commands/demo\\.command\\.ts$' },
-      to: { path: '^src/demo/', dependencyTypesNot: ['dynamic-import'] },
+      to: { path: '^src/demo/', dependencyTypesNot: ['dynamic-import', 'type-only'] },
     },
     {
       name: 'migrations-stand-alone',

@@ -206,6 +206,19 @@ const schema = z.object({
     }),
   /** Receiver and ops HTTP port. @defaultValue 8080 */
   PAYSYNC_PORT: positiveInt(8080, 65535),
+  /**
+   * Port of the small `/metrics`, `/healthz`, `/readyz` server of a process without a receiver
+   * (`paysync work`, `paysync schedule`); `start` and `serve` answer them on `PAYSYNC_PORT`.
+   * 0 picks a free port (logged). Set, a taken port refuses the start; unset, the default port
+   * taken (a second process on the host) is a warning and the process runs without it.
+   * @defaultValue {@link DEFAULT_METRICS_PORT}
+   */
+  PAYSYNC_METRICS_PORT: z.coerce
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(0, 'must be at least 0')
+    .max(65535, 'must be at most 65535')
+    .optional(),
   /** Webhook signing secret(s), comma-separated for rotation (secret). */
   PAYSYNC_WEBHOOK_SECRET: optionalText,
   /**
@@ -365,6 +378,9 @@ const schema = z.object({
   PAYSYNC_RUN_STALE_SECONDS: positiveInt(120, 86_400),
 });
 
+/** Where `work` and `schedule` serve `/metrics` when `PAYSYNC_METRICS_PORT` is not set. */
+export const DEFAULT_METRICS_PORT = 9464;
+
 /** The janitor's default gaps: 1 m, 5 m, 15 m, 1 h, 6 h, then every 24 h. */
 const DEFAULT_JANITOR_GAPS_MS: readonly number[] = [
   60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000,
@@ -441,6 +457,11 @@ export interface Config {
   readonly databaseUrl: string;
   readonly redisUrl: string;
   readonly port: number;
+  /**
+   * Metrics and health port of a process without a receiver (see docs/metrics.md); undefined
+   * when `PAYSYNC_METRICS_PORT` is not set ({@link DEFAULT_METRICS_PORT}, best effort).
+   */
+  readonly metricsPort: number | undefined;
   /** Every accepted signing secret; the first one signs, all of them verify. */
   readonly webhookSecrets: readonly string[];
   readonly adminToken: string | undefined;
@@ -735,6 +756,7 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
     databaseUrl: e.PAYSYNC_DATABASE_URL,
     redisUrl: e.PAYSYNC_REDIS_URL,
     port: e.PAYSYNC_PORT,
+    metricsPort: e.PAYSYNC_METRICS_PORT,
     webhookSecrets: Object.freeze(
       (e.PAYSYNC_WEBHOOK_SECRET ?? '')
         .split(',')

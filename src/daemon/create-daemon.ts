@@ -10,19 +10,25 @@ import {
   type AlertRuntime,
   type AlertRuntimeOptions,
 } from '../alerts/index.ts';
-import type { Config } from '../config.ts';
+import { DEFAULT_METRICS_PORT, type Config } from '../config.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
-import { collectProcessMetrics } from '../metrics/index.ts';
+import {
+  addScrapeSource,
+  collectProcessMetrics,
+  createMetricsServer,
+  type MetricReader,
+  type MetricsServer,
+} from '../metrics/index.ts';
 import { createOutboxDispatcher, type OutboxDispatcher } from '../outbox/index.ts';
 import { mountOps } from '../ops/index.ts';
 import { createQueues, type Queues } from '../queues/index.ts';
-import { createReceiverServer, type ReceiverServer } from '../receiver/index.ts';
+import { checkReadiness, createReceiverServer, type ReceiverServer } from '../receiver/index.ts';
 import { CredentialGuard, type CredentialCheck } from '../reconcile/index.ts';
 import { clientOptionsFromConfig, createUpstreamClient } from '../upstream/index.ts';
 import { openCheckedRedis, openMigratedDatabase } from './preflight.ts';
 import { createScheduler } from './scheduler.ts';
-import { StartupError } from '../lifecycle/index.ts';
+import { StartupError, startupErrorFrom } from '../lifecycle/index.ts';
 import { createWorkerPool, type WorkerPool } from './worker-pool.ts';
 
 /** The roles of paysync: `start` runs all three, `serve`/`work`/`schedule` one each. */
@@ -44,6 +50,11 @@ export interface DaemonOptions {
   readonly outboxPollMs?: number;
   /** Alert pacing and clock overrides (tests). @defaultValue from `config.alerts` */
   readonly alerts?: AlertRuntimeOptions & { readonly pollMs?: number };
+  /**
+   * Port of the metrics and health server of a process without the receiver role; 0 picks a
+   * free one. @defaultValue `config.metricsPort` (`startDaemon`: 0)
+   */
+  readonly metricsPort?: number;
 }
 
 export interface Daemon {
@@ -56,6 +67,8 @@ export interface Daemon {
   readonly workers: WorkerPool | undefined;
   /** The outbox dispatcher of the workers role (hands follow-ups to BullMQ). */
   readonly outbox: OutboxDispatcher | undefined;
+  /** The `/metrics`, `/healthz`, `/readyz` server of a process without the receiver role. */
+  readonly metricsServer: MetricsServer | undefined;
   /** Set once the workers started: what the start-up credential check found. */
   credentialCheck(): CredentialCheck | undefined;
 }
@@ -127,11 +140,21 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     throw error;
   }
   const credentials = new CredentialGuard(db, queues, logger);
+  // Seams for gauges other components own (alerts by state, last successful run per task):
+  // add their readers here (docs/metrics.md).
+  const metricReaders: MetricReader[] = [];
+  const stopScraping = addScrapeSource({
+    queues: [queues.ingest, queues.sync, queues.followUp, queues.scheduled],
+    db,
+    environment: config.environment,
+    readers: metricReaders,
+  });
 
   const resources: Component = {
     name: 'connections',
     async start() {},
     async stop() {
+      stopScraping();
       await producerQueues?.close();
       await queues.close();
       await producerRedis?.quit().catch(() => producerRedis?.disconnect());
@@ -146,7 +169,45 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   let outbox: OutboxDispatcher | undefined;
   let credentialCheck: CredentialCheck | undefined;
   let receiver: ReceiverServer | undefined;
+  let metricsServer: MetricsServer | undefined;
   try {
+    if (!roles.has('receiver')) {
+      // `start` and `serve` answer these on the receiver's port; the other roles need their own.
+      // Set by the caller or PAYSYNC_METRICS_PORT: a taken port refuses the start. The default
+      // port taken (a second worker on the host) only costs this process its metrics.
+      const chosenPort = options.metricsPort ?? config.metricsPort;
+      const server = createMetricsServer({
+        port: chosenPort ?? DEFAULT_METRICS_PORT,
+        ...(options.host !== undefined ? { host: options.host } : {}),
+        role: roles.has('workers') ? 'work' : 'schedule',
+        logger,
+        readiness: () => checkReadiness({ db, redis }),
+      });
+      metricsServer = server;
+      components.push({
+        name: server.name,
+        async start() {
+          try {
+            await server.start();
+          } catch (error) {
+            const refusal = startupErrorFrom(error);
+            if (!refusal) throw error;
+            if (chosenPort === undefined) {
+              logger.warn(
+                { port: DEFAULT_METRICS_PORT, reason: refusal.message },
+                `metrics: port ${DEFAULT_METRICS_PORT} cannot be used; running without /metrics, /healthz, /readyz → set PAYSYNC_METRICS_PORT to a free port`,
+              );
+              return;
+            }
+            // The generic refusal names PAYSYNC_PORT; this server's port is another variable.
+            throw new StartupError(
+              refusal.message.replace('PAYSYNC_PORT', 'PAYSYNC_METRICS_PORT (0 = any free port)'),
+            );
+          }
+        },
+        stop: () => server.stop(),
+      });
+    }
     if (clientOptions) {
       const upstream = createUpstreamClient({ ...clientOptions, redis, logger });
       const processors = jobProcessors({
@@ -240,6 +301,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     receiver,
     workers,
     outbox,
+    metricsServer,
     credentialCheck: () => credentialCheck,
   };
 }

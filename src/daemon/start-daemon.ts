@@ -8,10 +8,12 @@ export interface RunningDaemon extends Daemon {
 
 /**
  * Builds and starts the daemon in this process, for tests and `paysync demo`: no signal
- * handlers, the caller stops it. A start failure stops what had started and rethrows.
+ * handlers, the caller stops it. A start failure stops what had started and rethrows. The
+ * metrics server of a role without the receiver takes a free port unless `metricsPort` says
+ * otherwise: many in-process daemons run side by side, `PAYSYNC_METRICS_PORT` is for processes.
  */
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
-  const daemon = await createDaemon(options);
+  const daemon = await createDaemon({ ...options, metricsPort: options.metricsPort ?? 0 });
   const started: Component[] = [];
   for (const component of daemon.components) {
     try {

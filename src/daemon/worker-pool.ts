@@ -2,6 +2,7 @@ import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Component } from '../lifecycle/index.ts';
+import { observeJobs } from '../metrics/index.ts';
 import { QueueName } from '../queues/index.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each queue carries its own data type
@@ -46,6 +47,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       stalledInterval: options.lockMs,
     });
     worker.on('error', (error) => logger.error({ queue, err: error }, 'worker error'));
+    observeJobs(worker, queue);
     worker.on('stalled', (jobId) =>
       logger.warn({ queue, jobId }, 'job stalled (its worker died or hung); handed out again'),
     );

@@ -9,6 +9,8 @@ import {
   type AccountBalance,
   type StatusCount,
 } from '../ledger/index.ts';
+import { latestSnapshots } from '../balances/index.ts';
+import { buildDailyReport, dayOf, type Verdict } from '../reports/index.ts';
 import type { RunningSimulator } from '../sim/index.ts';
 import type { TrafficCounts } from './demo-traffic.ts';
 
@@ -27,6 +29,25 @@ export interface WebhookFlow {
   readonly failed: number;
 }
 
+/** One account's balance at its latest snapshot, against the ledger. */
+export interface DriftLine {
+  readonly accountType: string;
+  readonly currency: string;
+  readonly asOf: string;
+  /** Service minus ledger while a `balance_drift` discrepancy is open, in minor units; else 0. */
+  readonly drift: number;
+}
+
+/** What the demo's ops lines show (`undefined` fields are not available on this build). */
+export interface OpsSummary {
+  /** Latest snapshot of each account with its drift; empty before the first snapshot. */
+  readonly drift: readonly DriftLine[];
+  /** Open alerts; undefined while paysync has no alerts component. */
+  readonly openAlerts: number | undefined;
+  /** The verdict of today's books so far (in the books' time zone). */
+  readonly verdict: { readonly day: string; readonly timeZone: string; readonly verdict: Verdict };
+}
+
 /** One refresh of `paysync demo`'s screen. */
 export interface DemoSummary {
   readonly elapsedMs: number;
@@ -39,6 +60,51 @@ export interface DemoSummary {
   readonly unbalancedJournals: number;
   readonly openDiscrepancies: number;
   readonly webhooks: WebhookFlow;
+  /** Drift, alerts and today's verdict; only when asked for (they cost a few reads). */
+  readonly ops?: OpsSummary;
+}
+
+/** The books' environment and time zone, for the ops part of the summary. */
+export interface OpsContext {
+  readonly environment: string;
+  readonly timeZone: string;
+}
+
+async function collectOps(db: Kysely<Database>, context: OpsContext): Promise<OpsSummary> {
+  const snapshots = await latestSnapshots(db, context.environment);
+  const drifts = await db
+    .selectFrom('discrepancies')
+    .select('detail')
+    .where('kind', '=', 'balance_drift')
+    .where('resolved_at', 'is', null)
+    .execute();
+  const open = new Map<string, number>();
+  for (const row of drifts) {
+    const detail = JSON.parse(row.detail) as {
+      accountType?: string;
+      currency?: string;
+      difference?: number;
+    };
+    open.set(`${detail.accountType}|${detail.currency}`, Number(detail.difference ?? 0));
+  }
+  const day = dayOf(new Date(), context.timeZone);
+  const report = await buildDailyReport({
+    db,
+    environment: context.environment,
+    day,
+    timeZone: context.timeZone,
+  });
+  return {
+    drift: snapshots.map((s) => ({
+      accountType: s.accountType,
+      currency: s.currency,
+      asOf: s.asOf,
+      drift: open.get(`${s.accountType}|${s.currency}`) ?? 0,
+    })),
+    // Seam: the alerts component (another issue) counts its open alerts here once it exists.
+    openAlerts: undefined,
+    verdict: { day, timeZone: context.timeZone, verdict: report.verdict },
+  };
 }
 
 /** Reads the summary from the demo's database and simulator. */
@@ -47,6 +113,7 @@ export async function collectDemoSummary(
   sim: RunningSimulator,
   generated: Readonly<TrafficCounts>,
   elapsedMs: number,
+  ops?: OpsContext,
 ): Promise<DemoSummary> {
   const balances = await accountBalances(db);
   const totals = new Map<string, number>();
@@ -80,5 +147,6 @@ export async function collectDemoSummary(
       unclassified: inbox.get('unclassified') ?? 0,
       failed: inbox.get('failed') ?? 0,
     },
+    ...(ops ? { ops: await collectOps(db, ops) } : {}),
   };
 }

@@ -9,13 +9,20 @@ import { createRedisConnection } from '../queues/index.ts';
 import { generateWebhookSecret, startSimulator, type RunningSimulator } from '../sim/index.ts';
 import { createUpstreamClient } from '../upstream/index.ts';
 import { collectDemoSummary, type DemoSummary } from './demo-summary.ts';
+import { demoRedis, type DemoRedis } from './private-redis.ts';
 import { createDemoTraffic, type DemoTraffic } from './demo-traffic.ts';
 
 export interface DemoOptions {
   /** SQLite file of the demo's books; replaced at start. */
   readonly databaseFile: string;
-  /** @defaultValue `redis://127.0.0.1:6379` */
+  /**
+   * Where Redis runs. When nothing answers there and `redis-server` is on the PATH, the demo
+   * starts a private one on a free port, with nothing on disk, and stops it with the demo.
+   * @defaultValue `redis://127.0.0.1:6379`
+   */
   readonly redisUrl?: string;
+  /** One-line notices for the user (the private Redis). @defaultValue none shown */
+  readonly say?: (line: string) => void;
   /** Receiver port; 0 picks a free one. @defaultValue 0 */
   readonly port?: number;
   /** Where the daemon's and simulator's log lines go (never the summary's terminal). */
@@ -31,6 +38,12 @@ export interface RunningDemo {
   /** `sqlite:<absolute path>`, for `PAYSYNC_DATABASE_URL`. */
   readonly databaseUrl: string;
   readonly queuePrefix: string;
+  /** The Redis in use; `private` when the demo started it. */
+  readonly redis: { readonly url: string; readonly private: boolean };
+  /** The dashboard and ops API, on the receiver's port: `http://127.0.0.1:<port>/`. */
+  readonly dashboardUrl: string;
+  /** The `PAYSYNC_ADMIN_TOKEN` made for this run (the dashboard's and API's bearer token). */
+  readonly adminToken: string;
   summary(): Promise<DemoSummary>;
   /** A failed transfer's id, once the ledger holds one: the thing to `paysync show`. */
   failedTransferId(): Promise<string | undefined>;
@@ -45,6 +58,8 @@ function demoConfig(
   sim: RunningSimulator,
   secret: string,
   prefix: string,
+  redisUrl: string,
+  adminToken: string,
 ): Config {
   return loadConfig({
     PAYSYNC_UPSTREAM_URL: sim.url,
@@ -52,7 +67,8 @@ function demoConfig(
     PAYSYNC_MERCHANT_ID: sim.credentials.merchantId,
     PAYSYNC_ENVIRONMENT: 'sandbox',
     PAYSYNC_DATABASE_URL: `sqlite:${options.databaseFile}`,
-    PAYSYNC_REDIS_URL: options.redisUrl ?? 'redis://127.0.0.1:6379',
+    PAYSYNC_REDIS_URL: redisUrl,
+    PAYSYNC_ADMIN_TOKEN: adminToken,
     PAYSYNC_PORT: String(options.port || 8080),
     PAYSYNC_WEBHOOK_SECRET: secret,
     PAYSYNC_QUEUE_PREFIX: prefix,
@@ -84,10 +100,10 @@ async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
 /**
  * `paysync demo` in-process: the simulator, a freshly migrated SQLite file, the daemon (receiver,
  * workers and scheduler) on its own queue prefix, the webhook registered, and generated traffic.
- * Needs only Redis; the credentials are the simulator's.
+ * Needs only Redis (started privately when none answers but `redis-server` is installed); the
+ * credentials are the simulator's, the admin token is made for the run.
  */
 export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
-  const { logger } = options;
   const started = Date.now();
   for (const suffix of ['', '-wal', '-shm'])
     rmSync(`${options.databaseFile}${suffix}`, { force: true });
@@ -98,7 +114,27 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     await migration.close();
   }
 
+  const redis: DemoRedis = await demoRedis(
+    options.redisUrl ?? 'redis://127.0.0.1:6379',
+    options.say ?? (() => undefined),
+  );
+  try {
+    return await startDemoOn(options, redis, started);
+  } catch (error) {
+    await redis.stop();
+    throw error;
+  }
+}
+
+async function startDemoOn(
+  options: DemoOptions,
+  redis: DemoRedis,
+  started: number,
+): Promise<RunningDemo> {
+  const { logger } = options;
   const secret = generateWebhookSecret();
+  // A token of this run only: the dashboard and the ops API are on for it.
+  const adminToken = randomBytes(24).toString('base64url');
   // Ten minutes behind real time, so moving its clock forward never dates anything in our future.
   const sim = await startSimulator({
     port: 0,
@@ -108,7 +144,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     logger: logger.child({ role: 'sim' }),
   });
   const prefix = `paysync-demo-${randomBytes(4).toString('hex')}`;
-  const config = demoConfig(options, sim, secret, prefix);
+  const config = demoConfig(options, sim, secret, prefix, redis.url, adminToken);
   const redisUrl = config.redisUrl;
   let daemon: RunningDaemon;
   try {
@@ -149,12 +185,17 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   traffic.start();
 
   let stopping: Promise<void> | undefined;
+  const context = { environment: config.environment, timeZone: config.balances.timeZone };
   return {
     simUrl: sim.url,
     webhookUrl,
     databaseUrl: `sqlite:${options.databaseFile}`,
     queuePrefix: prefix,
-    summary: () => collectDemoSummary(daemon.db, sim, traffic.counts, Date.now() - started),
+    redis: { url: redis.url, private: redis.private },
+    dashboardUrl: `${daemon.receiver!.url}/`,
+    adminToken,
+    summary: () =>
+      collectDemoSummary(daemon.db, sim, traffic.counts, Date.now() - started, context),
     async failedTransferId() {
       const row = await daemon.db
         .selectFrom('transfers')
@@ -185,9 +226,13 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
           );
         }
         await sim.stop();
-        await deleteKeys(redisUrl, prefix).catch((error: unknown) =>
-          logger.warn({ err: error }, 'demo: could not remove its queue keys from Redis'),
-        );
+        // A private Redis goes away with everything in it; a shared one keeps nothing of ours.
+        if (!redis.private) {
+          await deleteKeys(redisUrl, prefix).catch((error: unknown) =>
+            logger.warn({ err: error }, 'demo: could not remove its queue keys from Redis'),
+          );
+        }
+        await redis.stop();
       })();
       return stopping;
     },

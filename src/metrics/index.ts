@@ -1,16 +1,19 @@
-import { Registry, collectDefaultMetrics } from 'prom-client';
-
 /**
- * The one metrics registry of a paysync process. Components declare their own counters and
- * histograms beside their code with `registers: [metricsRegistry]`; `/metrics` serves it.
+ * Metrics: the process's Prometheus registry, the job and scrape-time collectors, and the small
+ * `/metrics`, `/healthz`, `/readyz` server of processes without a receiver. See docs/metrics.md.
  */
-export const metricsRegistry = new Registry();
-
-let defaultsCollected = false;
-
-/** Process metrics (CPU, memory, event loop); called once by long-running roles. */
-export function collectProcessMetrics(): void {
-  if (defaultsCollected) return;
-  defaultsCollected = true;
-  collectDefaultMetrics({ register: metricsRegistry, prefix: 'paysync_' });
-}
+export { collectProcessMetrics, metricsRegistry } from './metrics-registry.ts';
+export { observeJobs, type ObservableWorker } from './job-metrics.ts';
+export {
+  addScrapeSource,
+  type MetricReader,
+  type MetricSample,
+  type ObservedQueue,
+  type ScrapeSource,
+} from './scrape-collectors.ts';
+export {
+  createMetricsServer,
+  type MetricsServer,
+  type MetricsServerOptions,
+  type ProcessReadiness,
+} from './metrics-server.ts';

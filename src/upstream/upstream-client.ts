@@ -34,6 +34,7 @@ import {
   upstreamRequestDuration,
   upstreamRequestsTotal,
   upstreamRetriesTotal,
+  upstreamThrottlesTotal,
 } from './upstream-metrics.ts';
 
 type DateKeys =
@@ -433,7 +434,10 @@ export class UpstreamClient {
     const body = parseBody(text);
     if (status < 200 || status >= 300) {
       const error = errorFromResponse({ operationId, status, body: body.value, retryAfter });
-      if (error instanceof ThrottledError) this.counters.throttled += 1;
+      if (error instanceof ThrottledError) {
+        this.counters.throttled += 1;
+        upstreamThrottlesTotal.inc({ operation: operationId });
+      }
       upstreamRequestsTotal.inc({ operation: operationId, outcome: error.code });
       throw error;
     }

@@ -17,6 +17,17 @@ export const upstreamRetriesTotal = new Counter({
   registers: [metricsRegistry],
 });
 
+/**
+ * 429 answers, by operation: the service asking us to slow down. A steady rate means
+ * `PAYSYNC_UPSTREAM_RPS` is above what the service grants.
+ */
+export const upstreamThrottlesTotal = new Counter({
+  name: 'paysync_upstream_throttles_total',
+  help: 'Requests the payment service refused with 429 (throttled), by operation',
+  labelNames: ['operation'] as const,
+  registers: [metricsRegistry],
+});
+
 export const upstreamRequestDuration = new Histogram({
   name: 'paysync_upstream_request_duration_seconds',
   help: 'Duration of one HTTP attempt to the payment service',

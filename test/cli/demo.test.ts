@@ -41,6 +41,9 @@ describe('paysync demo (child process)', () => {
       /^Books balance: yes, each currency sums to zero over [1-9]\d* journals/m,
     );
     expect(summary).toContain('Discrepancies open: 0');
+    expect(summary).toMatch(/^Today's verdict \(\d{4}-\d{2}-\d{2}, UTC\): [A-Z_]+$/m);
+    expect(summary).toContain('Alerts open: not available');
+    expect(result.stdout).toMatch(/dashboard http:\/\/127\.0\.0\.1:\d+\/ · token \S{32}/);
     const webhooks =
       /Webhooks: (\d+) delivered by the service · (\d+) received · (\d+) processed/.exec(summary);
     expect(Number(webhooks?.[1])).toBeGreaterThan(0);
@@ -72,17 +75,19 @@ describe('paysync demo (child process)', () => {
     }
   }, 120_000);
 
-  it('without Redis it stops in one line saying so, exit 1', async () => {
+  it('without Redis, and no redis-server on the PATH, it stops in one line saying so, exit 1', async () => {
     const port = await closedPort();
+    const emptyPath = mkdtempSync(join(tmpdir(), 'paysync-no-redis-'));
     const result = await runCli(['demo', '--duration', '2'], {
       cwd: dir,
-      env: { PAYSYNC_REDIS_URL: `redis://127.0.0.1:${port}` },
+      env: { PAYSYNC_REDIS_URL: `redis://127.0.0.1:${port}`, PATH: emptyPath },
       timeoutMs: 30_000,
     });
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`cannot reach Redis at redis://127.0.0.1:${port}`);
+    rmSync(emptyPath, { recursive: true, force: true });
   });
 
   it('a bad --duration exits 2 naming the flag', async () => {

@@ -6,6 +6,7 @@ import { readEnvironment } from '../../config.ts';
 import { CliError } from '../errors.ts';
 import { integerOption } from '../input/parse-integer.ts';
 import { reasonOf } from '../../error-reason.ts';
+import type { DemoSummary } from '../../demo/index.ts';
 
 interface DemoFlags {
   duration?: number;
@@ -26,6 +27,27 @@ function blockWriter(stream: NodeJS.WriteStream): (text: string) => void {
       stream.write(`${text}\n\n`);
     }
   };
+}
+
+/** The demo's ops lines: balance drift, open alerts and today's verdict. */
+function renderOps(summary: DemoSummary): string {
+  const ops = summary.ops;
+  if (!ops) return '';
+  const drifting = ops.drift.filter((line) => line.drift !== 0);
+  const drift =
+    ops.drift.length === 0
+      ? 'no balance snapshot yet'
+      : drifting.length === 0
+        ? `none (${ops.drift.map((l) => `${l.accountType} ${l.currency}`).join(', ')} as of ${ops.drift[0]!.asOf})`
+        : drifting
+            .map((l) => `${l.accountType} ${l.currency} ${l.drift} as of ${l.asOf}`)
+            .join('; ');
+  const alerts = ops.openAlerts === undefined ? 'not available' : String(ops.openAlerts);
+  return [
+    `Balance drift: ${drift}`,
+    `Alerts open: ${alerts}`,
+    `Today's verdict (${ops.verdict.day}, ${ops.verdict.timeZone}): ${ops.verdict.verdict}`,
+  ].join('\n');
 }
 
 /** `paysync demo`: simulator + daemon + traffic, with a refreshing summary. */
@@ -65,10 +87,13 @@ Starts the payment service simulator in this process, a fresh SQLite ledger (--d
 the daemon (receiver, workers, scheduler) on a queue prefix of its own, registers the webhook,
 and generates payments, transfers (one in five to a sandbox recipient that fails) and refunds,
 moving the simulator's clock so they settle in seconds. Every --interval it shows counts by
-status, ledger balances per account, open discrepancies and the webhook flow. Logs go to a
-file beside --db. Needs only Redis (PAYSYNC_REDIS_URL, default redis://127.0.0.1:6379): no
-credentials, it uses the simulator's. Exit codes: 0 ran and stopped cleanly, 1 Redis or the
-database could not be used, 2 bad options.`,
+status, ledger balances per account, open discrepancies, the webhook flow, the latest balance
+drift, open alerts and today's verdict. It prints the dashboard's URL (the receiver's port) and
+an admin token made for the run. Logs go to a file beside --db. Needs only Redis
+(PAYSYNC_REDIS_URL, default redis://127.0.0.1:6379): when none answers there but redis-server
+is installed, it starts a private one on a free port, with nothing on disk, and stops it on
+exit. No credentials: it uses the simulator's. Exit codes: 0 ran and stopped cleanly, 1 Redis
+or the database could not be used, 2 bad options.`,
     )
     .action(async (flags: DemoFlags) => {
       const env = readEnvironment();
@@ -96,6 +121,7 @@ database could not be used, 2 bad options.`,
           ...(env.PAYSYNC_REDIS_URL ? { redisUrl: env.PAYSYNC_REDIS_URL } : {}),
           port: flags.port,
           logger,
+          say: (line) => console.log(line),
         });
       } catch (error) {
         logStream.end();
@@ -105,6 +131,9 @@ database could not be used, 2 bad options.`,
         throw new CliError(`demo: cannot start: ${message}`);
       }
       const running = demo;
+      console.log(
+        `paysync demo: dashboard ${running.dashboardUrl} · token ${running.adminToken} (this run only; also the ops API's bearer token; metrics at ${running.dashboardUrl}metrics)`,
+      );
       const where = {
         simUrl: running.simUrl,
         webhookUrl: running.webhookUrl,
@@ -120,7 +149,8 @@ database could not be used, 2 bad options.`,
             const state = flags.duration
               ? `running for ${flags.duration} s · Ctrl-C stops it`
               : 'Ctrl-C stops it';
-            draw(renderDemoSummary(await running.summary(), { ...where, state }));
+            const summary = await running.summary();
+            draw(`${renderDemoSummary(summary, { ...where, state })}\n${renderOps(summary)}`);
           } catch (error) {
             logger.warn({ err: error }, 'demo: summary failed');
           } finally {
@@ -158,6 +188,7 @@ database could not be used, 2 bad options.`,
         await new Promise<void>((done) => logStream.end(done));
       }
       console.log(renderDemoSummary(summary, { ...where, state: `stopped (${stopReason})` }));
+      console.log(renderOps(summary));
       const dbEnv = `PAYSYNC_DATABASE_URL=${running.databaseUrl}`;
       console.log(
         `\nTry next: ${dbEnv} npx paysync show ${failedTransfer ?? '<a transfer id>'}${failedTransfer ? '   (a failed transfer, explained)' : ''}\n      or: ${dbEnv} npx paysync list transfers --status failed`,
