@@ -4,6 +4,7 @@ import { balancesCommand } from './commands/balances.command.ts';
 import { reportCommand } from './commands/report.command.ts';
 import { demoCommand } from './commands/demo.command.ts';
 import { doctorCommand } from './commands/doctor.command.ts';
+import { exportCommand } from './commands/export.command.ts';
 import { listCommand } from './commands/list.command.ts';
 import { migrateCommand } from './commands/migrate.command.ts';
 import { plannedCommands } from './commands/planned.commands.ts';
@@ -48,6 +49,7 @@ export function buildProgram(): Command {
     balancesCommand(),
     adjustCommand(),
     reportCommand(),
+    exportCommand(),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

@@ -28,11 +28,5 @@ export function plannedCommands(): Command[] {
     .addOption(windowEdge('--from', 'start'))
     .addOption(windowEdge('--to', 'end'))
     .action(notImplementedYet('backfill'));
-  const exportCommand = new Command('export')
-    .description('write the books for a period in an accounting format')
-    .addOption(windowEdge('--from', 'start'))
-    .addOption(windowEdge('--to', 'end'))
-    .option('--format <format>', 'output format', 'csv')
-    .action(notImplementedYet('export'));
-  return [sweep, backfill, exportCommand];
+  return [sweep, backfill];
 }
