@@ -17,6 +17,7 @@ import { runCli } from '../support/run-cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 import { AWKWARD_REFERENCE, bookWeek, skewOneSnapshot, WEEK } from './support/week-of-books.ts';
 
+type Row = Record<(typeof EXPORT_COLUMNS)[number], string>;
 let database: TestDatabase;
 const dir = mkdtempSync(join(tmpdir(), 'paysync-export-'));
 
@@ -41,7 +42,7 @@ afterAll(async () => database.cleanup());
 describe('11: accounting exports of a simulated week', () => {
   it('acceptance 1: the CSV sums to the ledger per account and currency, and every field round-trips', async () => {
     const text = await exported('csv');
-    const records = parse(text, { columns: true }) as Record<string, string>[];
+    const records = parse(text, { columns: true }) as Row[];
     expect(Object.keys(records[0]!)).toEqual([...EXPORT_COLUMNS]);
     const sums = new Map<string, number>();
     for (const r of records) {
@@ -73,7 +74,7 @@ describe('11: accounting exports of a simulated week', () => {
   });
 
   it('acceptance 4: XOF has no decimals, EUR two, TND three', async () => {
-    const records = parse(await exported('csv'), { columns: true }) as Record<string, string>[];
+    const records = parse(await exported('csv'), { columns: true }) as Row[];
     const of = (currency: string) => records.filter((r) => r.currency === currency);
     expect(of('XOF').every((r) => /^-?\d+$/.test(r.amount) && r.amount === r.amount_minor)).toBe(
       true,
@@ -93,7 +94,7 @@ describe('11: accounting exports of a simulated week', () => {
       .trimEnd()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-    const csv = parse(await exported('csv'), { columns: true }) as Record<string, string>[];
+    const csv = parse(await exported('csv'), { columns: true }) as Row[];
     expect(lines).toHaveLength(csv.length);
     expect(lines.map((l) => l.amount_minor)).toEqual(csv.map((r) => Number(r.amount_minor)));
   });
