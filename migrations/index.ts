@@ -4,6 +4,7 @@ import * as m0002 from './0002_inbox_resource_and_service_state.ts';
 import * as m0003 from './0003_ledger.ts';
 import * as m0006 from './0006_mirror_polls.ts';
 import * as m0007 from './0007_balances.ts';
+import * as m0010 from './0010_exports.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the folder at run time) so
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0003_ledger': m0003,
   '0006_mirror_polls': m0006,
   '0007_balances': m0007,
+  '0010_exports': m0010,
 };

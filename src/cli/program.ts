@@ -5,6 +5,8 @@ import { reportCommand } from './commands/report.command.ts';
 import { demoCommand } from './commands/demo.command.ts';
 import { doctorCommand } from './commands/doctor.command.ts';
 import { exportCommand } from './commands/export.command.ts';
+import { closeCommand } from './commands/close.command.ts';
+import { reopenCommand } from './commands/reopen.command.ts';
 import { listCommand } from './commands/list.command.ts';
 import { migrateCommand } from './commands/migrate.command.ts';
 import { plannedCommands } from './commands/planned.commands.ts';
@@ -50,6 +52,8 @@ export function buildProgram(): Command {
     adjustCommand(),
     reportCommand(),
     exportCommand(),
+    closeCommand(),
+    reopenCommand(),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

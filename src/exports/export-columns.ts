@@ -21,6 +21,8 @@ export const EXPORT_COLUMNS = [
   'currency',
   'environment',
   'receipt_sha256',
+  'late_change_period',
+  'original_effective_at',
 ] as const;
 
 export type ExportRecord = Record<(typeof EXPORT_COLUMNS)[number], string | number | null>;
@@ -46,5 +48,7 @@ export function exportRecord(line: ExportLine, environment: string): ExportRecor
     currency: line.currency,
     environment,
     receipt_sha256: line.receiptSha256,
+    late_change_period: line.lateChangeOf,
+    original_effective_at: line.originalEffectiveAt,
   };
 }

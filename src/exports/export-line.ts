@@ -19,6 +19,10 @@ export interface ExportLine {
   readonly currency: string;
   /** Signed: debit positive, credit negative. */
   readonly amount: number;
+  /** For a late change: the closed period it touched (`YYYY-MM`); else null. */
+  readonly lateChangeOf: string | null;
+  /** For a late change: when it really happened; `effectiveAt` is where it was booked. */
+  readonly originalEffectiveAt: string | null;
   /** The latest receipt's sha256 of the resource, when the receipts table has one. */
   readonly receiptSha256: string | null;
 }

@@ -17,3 +17,14 @@ export {
   type ExportRequest,
   type ExportResult,
 } from './write-export.ts';
+export {
+  closePeriod,
+  frozenExport,
+  periodWindow,
+  PeriodError,
+  reopenPeriod,
+  type ClosedPeriod,
+  type ClosePeriodRequest,
+  type FrozenExport,
+} from './close-period.ts';
+export { writeExportFile } from './write-export-file.ts';

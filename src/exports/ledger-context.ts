@@ -24,6 +24,21 @@ export interface LedgerContext {
   readonly days: readonly string[];
   /** Per books day, the service's balances at its end (`service:*` accounts) where snapshotted. */
   readonly endOfDay: ReadonlyMap<string, readonly AccountAmount[]>;
+  /** Journals of the window that are late changes to a closed period. */
+  readonly lateChanges: readonly LateChange[];
+}
+
+export interface LateChange {
+  readonly journalId: number;
+  readonly period: string;
+  readonly originalEffectiveAt: string;
+  readonly reverses: number | null;
+  readonly description: string;
+}
+
+/** One line of the "late changes to closed periods" list. */
+export function lateChangeText(c: LateChange): string {
+  return `journal ${c.journalId} touches closed period ${c.period}: effective ${c.originalEffectiveAt}${c.reverses === null ? '' : `, reverses journal ${c.reverses}`}`;
 }
 
 export async function loadLedgerContext(
@@ -81,6 +96,27 @@ export async function loadLedgerContext(
     endOfDay.set(day, list);
   }
 
+  const late = await db
+    .selectFrom('late_changes as lc')
+    .innerJoin('journals as j', 'j.id', 'lc.journal_id')
+    .select([
+      'j.id',
+      'lc.closed_period',
+      'lc.original_effective_at',
+      'j.reverses_journal_id',
+      'j.description',
+    ])
+    .where('j.effective_at', '>=', window.from)
+    .where('j.effective_at', '<', window.to)
+    .orderBy('j.id')
+    .execute();
+  const lateChanges = late.map((r) => ({
+    journalId: Number(r.id),
+    period: r.closed_period,
+    originalEffectiveAt: r.original_effective_at,
+    reverses: r.reverses_journal_id === null ? null : Number(r.reverses_journal_id),
+    description: r.description,
+  }));
   const accounts = new Set<string>();
   const currencies = new Set<string>();
   for (const r of [...carriedForward, ...inside, ...[...endOfDay.values()].flat()]) {
@@ -93,5 +129,6 @@ export async function loadLedgerContext(
     carriedForward,
     days,
     endOfDay,
+    lateChanges,
   };
 }

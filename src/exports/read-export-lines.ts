@@ -48,7 +48,10 @@ export async function* readExportLines(
       .leftJoin('payment_intents as p', (join) =>
         join.onRef('p.id', '=', 'j.resource_id').on('j.resource_kind', '=', 'payment_intent'),
       )
+      .leftJoin('late_changes as lc', 'lc.journal_id', 'j.id')
       .select([
+        'lc.closed_period',
+        'lc.original_effective_at',
         'j.id as journal_id',
         'l.line_no',
         'j.effective_at',
@@ -100,6 +103,8 @@ export async function* readExportLines(
         account: row.account,
         currency: row.currency,
         amount: Number(row.amount),
+        lateChangeOf: row.closed_period ?? null,
+        originalEffectiveAt: row.original_effective_at ?? null,
         receiptSha256: shas.get(`${row.resource_kind}:${row.resource_id}`) ?? null,
       };
     }

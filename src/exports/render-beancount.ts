@@ -1,9 +1,10 @@
-import { dayOf, nextDay } from '../reports/index.ts';
+import { nextDay } from '../reports/index.ts';
+import { booksDayCache } from './books-day-cache.ts';
 import { beancountAccount } from './account-names.ts';
 import { decimalAmount } from './currency-exponent.ts';
 import type { ExportLine } from './export-line.ts';
 import { groupJournals } from './group-journals.ts';
-import type { LedgerContext } from './ledger-context.ts';
+import { lateChangeText, type LedgerContext } from './ledger-context.ts';
 import type { RenderMeta } from './render-meta.ts';
 
 function quoted(text: string): string {
@@ -43,11 +44,18 @@ export async function* renderBeancount(
       head += '\n';
     }
   }
+  if (context.lateChanges.length > 0) {
+    head +=
+      '; late changes to closed periods (booked here, at the start of the first open period):\n';
+    for (const c of context.lateChanges) head += `;   ${lateChangeText(c)}\n`;
+    head += '\n';
+  }
   yield head;
+  const dayOfInstant = booksDayCache(meta.timeZone);
 
   for await (const journal of groupJournals(lines)) {
     const first = journal[0]!;
-    const day = dayOf(new Date(first.effectiveAt), meta.timeZone);
+    const day = dayOfInstant(first.effectiveAt);
     let text = `${day} * ${quoted(first.description)}\n`;
     text += `  resource: ${quoted(first.resourceId)}\n`;
     text += `  resource-kind: ${quoted(first.resourceKind)}\n`;
@@ -59,6 +67,7 @@ export async function* renderBeancount(
     if (first.reference) text += `  reference: ${quoted(first.reference)}\n`;
     if (first.reverses !== null) text += `  reverses: ${quoted(String(first.reverses))}\n`;
     if (first.receiptSha256) text += `  receipt: ${quoted(first.receiptSha256)}\n`;
+    if (first.lateChangeOf) text += `  late-change: ${quoted(first.lateChangeOf)}\n`;
     for (const line of journal) text += posting(line.account, line.amount, line.currency);
     yield `${text}\n`;
   }

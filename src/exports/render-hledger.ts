@@ -1,8 +1,8 @@
-import { dayOf } from '../reports/index.ts';
+import { booksDayCache } from './books-day-cache.ts';
 import { currencyExponent, decimalAmount } from './currency-exponent.ts';
 import type { ExportLine } from './export-line.ts';
 import { groupJournals } from './group-journals.ts';
-import type { AccountAmount, LedgerContext } from './ledger-context.ts';
+import { lateChangeText, type AccountAmount, type LedgerContext } from './ledger-context.ts';
 import type { RenderMeta } from './render-meta.ts';
 
 /** hledger reads `;` as a comment and a line break as the end of a description. */
@@ -52,7 +52,14 @@ export async function* renderHledger(
       head += posting(b.account, amount(b.amount, b.currency));
     head += '\n';
   }
+  if (context.lateChanges.length > 0) {
+    head +=
+      '; late changes to closed periods (booked here, at the start of the first open period):\n';
+    for (const c of context.lateChanges) head += `;   ${lateChangeText(c)}\n`;
+    head += '\n';
+  }
   yield head;
+  const dayOfInstant = booksDayCache(meta.timeZone);
 
   let dayIndex = 0;
   const closeDaysBefore = function* (day: string | undefined): Generator<string> {
@@ -66,12 +73,13 @@ export async function* renderHledger(
 
   for await (const journal of groupJournals(lines)) {
     const first = journal[0]!;
-    const day = dayOf(new Date(first.effectiveAt), meta.timeZone);
+    const day = dayOfInstant(first.effectiveAt);
     yield* closeDaysBefore(day);
     const tags = [`resource:${first.resourceId}`, `journal:${first.journalId}`];
     if (first.reference) tags.push(`reference:${oneLine(first.reference).replace(/,/g, ' ')}`);
     if (first.reverses !== null) tags.push(`reverses:${first.reverses}`);
     if (first.receiptSha256) tags.push(`receipt:${first.receiptSha256}`);
+    if (first.lateChangeOf) tags.push(`late-change:${first.lateChangeOf}`);
     let text = `${day} (${oneLine(first.resourceId)}) ${oneLine(first.description)}  ; ${tags.join(', ')}\n`;
     text += `    ; effective:${first.effectiveAt}, posted:${first.postedAt}, kind:${first.resourceKind}, entry:${first.entryType}, settlement:${first.settlementKey}\n`;
     for (const line of journal) text += posting(line.account, amount(line.amount, line.currency));

@@ -112,8 +112,10 @@ export async function writeExport(request: ExportRequest, output: Writable): Pro
   });
 
   if (format === 'csv') {
+    // Arrays, not objects: csv-stringify maps an object to its columns at about a third of
+    // the speed (bench/export.ts).
     const records = async function* () {
-      for await (const line of counted()) yield exportRecord(line, environment);
+      for await (const line of counted()) yield Object.values(exportRecord(line, environment));
     };
     await pipeline(
       Readable.from(records()),

@@ -1,6 +1,8 @@
 import { createWriteStream } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config.ts';
 import type { ExportFormat } from '../../exports/index.ts';
@@ -117,7 +119,8 @@ Examples:
           ExitCode.usage,
         );
       }
-      const { writeExport } = await import('../../exports/index.ts');
+      const exportsModule = await import('../../exports/index.ts');
+      const { writeExport } = exportsModule;
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const handle = await openLedgerDatabase(config, 'export');
       const toFile = flags.out !== undefined && flags.out !== '-';
@@ -125,12 +128,29 @@ Examples:
       const temporary = target ? `${target}.partial-${process.pid}` : undefined;
       try {
         const output = temporary ? createWriteStream(temporary) : process.stdout;
+        const environment = flags.environment ?? config.environment;
+        // A closed month is frozen: its recorded file, byte for byte.
+        const frozen = flags.kind
+          ? undefined
+          : await exportsModule.frozenExport(handle.db, {
+              environment,
+              window,
+              format: flags.format,
+            });
+        if (frozen) {
+          await pipeline(Readable.from([frozen.content]), output);
+          if (temporary && target) await rename(temporary, target);
+          console.error(
+            `export: closed period, frozen file ${frozen.frozen.file} (${frozen.frozen.rows} lines, sha256 ${frozen.frozen.sha256})${target ? ` copied to ${target}` : ''}`,
+          );
+          return;
+        }
         const result = await writeExport(
           {
             db: handle.db,
             format: flags.format,
             window,
-            environment: flags.environment ?? config.environment,
+            environment,
             timeZone,
             ...(flags.kind ? { kinds: flags.kind } : {}),
           },
