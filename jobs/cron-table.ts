@@ -7,6 +7,8 @@ export interface CronEntry {
   readonly jobName: string;
   /** A node-cron expression (five fields, or six with seconds first). */
   readonly cron: string;
+  /** IANA zone the expression is read in. @defaultValue the machine's zone */
+  readonly timeZone?: string;
 }
 
 /**
@@ -23,5 +25,16 @@ export function cronTable(config: Config): CronEntry[] {
     ...(config.janitor.cron === 'off'
       ? []
       : [{ task: 'janitor', jobName: JobName.janitor, cron: config.janitor.cron }]),
+    // Daily at 02:00 in the books' zone by default: yesterday there is over.
+    ...(config.exports.cron === 'off'
+      ? []
+      : [
+          {
+            task: 'export',
+            jobName: JobName.export,
+            cron: config.exports.cron,
+            timeZone: config.balances.timeZone,
+          },
+        ]),
   ];
 }

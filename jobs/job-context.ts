@@ -1,4 +1,4 @@
-import type { JanitorSettings } from '../src/config.ts';
+import type { ExportSettings, JanitorSettings } from '../src/config.ts';
 import type { SyncDependencies } from '../src/reconcile/index.ts';
 
 /** What every processor of one worker process shares. */
@@ -7,4 +7,6 @@ export interface JobContext extends SyncDependencies {
   readonly recoveryAfterMs: number;
   /** The janitor's schedule, SLAs and batch (config `janitor`). */
   readonly janitor: JanitorSettings;
+  /** The daily export (config `exports`, plus the books' zone and environment); absent: off. */
+  readonly exports?: ExportSettings & { readonly timeZone: string; readonly environment: string };
 }

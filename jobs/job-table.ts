@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import { JobName, type SyncJobData } from '../src/queues/index.ts';
 import { followUpJob } from './follow-up.job.ts';
 import { ingestEventJob } from './ingest-event.job.ts';
+import { exportJob } from './export.job.ts';
 import { janitorJob } from './janitor.job.ts';
 import type { JobContext } from './job-context.ts';
 import { recoverInboxJob } from './recover-inbox.job.ts';
@@ -40,6 +41,7 @@ export function jobProcessors(context: JobContext) {
     scheduled: byName({
       [JobName.recoverInbox]: recoverInboxJob(context),
       [JobName.janitor]: janitorJob(context),
+      [JobName.export]: exportJob(context),
     }),
   };
 }

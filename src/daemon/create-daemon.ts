@@ -132,6 +132,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         transferSearchHours: config.processing.transferSearchHours,
         recoveryAfterMs: config.processing.recoveryAfterMs,
         janitor: config.janitor,
+        exports: {
+          ...config.exports,
+          timeZone: config.balances.timeZone,
+          environment: config.environment,
+        },
         pollPlan: config.janitor.scheduleMs,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }

@@ -7,6 +7,8 @@ export interface ScheduleEntry {
   readonly task: string;
   readonly jobName: string;
   readonly cron: string;
+  /** IANA zone of `cron`. @defaultValue the machine's zone */
+  readonly timeZone?: string;
 }
 
 /**
@@ -49,7 +51,11 @@ export function createScheduler(options: {
               );
             }
           },
-          { name: entry.task, noOverlap: true },
+          {
+            name: entry.task,
+            noOverlap: true,
+            ...(entry.timeZone ? { timezone: entry.timeZone } : {}),
+          },
         );
         await task.start();
         tasks.push(task);

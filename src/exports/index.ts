@@ -28,3 +28,9 @@ export {
   type FrozenExport,
 } from './close-period.ts';
 export { writeExportFile } from './write-export-file.ts';
+export {
+  runDailyExport,
+  type DailyExportRequest,
+  type ManifestDay,
+  type ManifestFile,
+} from './daily-export.ts';

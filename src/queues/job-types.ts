@@ -28,6 +28,7 @@ export const JobName = {
   receipt: 'receipt',
   recoverInbox: 'recover-inbox',
   janitor: 'janitor',
+  export: 'export',
 } as const;
 
 export const syncJobNameFor: Record<ResourceKind, (typeof JobName)[keyof typeof JobName]> = {
