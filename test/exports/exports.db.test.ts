@@ -186,4 +186,24 @@ describe('11: accounting exports of a simulated week', () => {
     expect(stdout.code).toBe(0);
     expect((parse(stdout.stdout, { columns: true }) as unknown[]).length).toBeGreaterThan(10);
   });
+
+  it('fills receipt_sha256 from the receipts table when it exists (the latest receipt of the resource)', async () => {
+    const { sql } = await import('kysely');
+    // The receipts table belongs to another component's migration (0008); shaped as there.
+    await sql`create table if not exists receipts (id integer primary key, resource_kind text not null, resource_id text not null, sha256 text not null, size bigint not null, fetched_at text not null)`.execute(
+      database.db,
+    );
+    await sql`insert into receipts (id, resource_kind, resource_id, sha256, size, fetched_at) values
+      (9001, 'transfer', 'tr_0_0', ${'a'.repeat(64)}, 10, '2026-11-16T10:00:00.000Z'),
+      (9002, 'transfer', 'tr_0_0', ${'b'.repeat(64)}, 10, '2026-11-16T11:00:00.000Z')`.execute(
+      database.db,
+    );
+    const records = parse(await exported('csv'), { columns: true }) as Row[];
+    const receipt = records.filter((r) => r.resource_id === 'tr_0_0').map((r) => r.receipt_sha256);
+    expect(new Set(receipt)).toEqual(new Set(['b'.repeat(64)]));
+    expect(
+      records.filter((r) => r.resource_id === 'tr_0_1').every((r) => r.receipt_sha256 === ''),
+    ).toBe(true);
+    expect(await exported('hledger')).toContain(`receipt:${'b'.repeat(64)}`);
+  });
 });
