@@ -9,6 +9,8 @@ export interface CronEntry {
   readonly cron: string;
   /** The variable that sets `cron`, for messages. */
   readonly variable: string;
+  /** IANA zone the expression is read in. @defaultValue the machine's zone */
+  readonly timeZone?: string;
 }
 
 /**
@@ -47,6 +49,14 @@ export function cronTable(config: Config): CronEntry[] {
       jobName: JobName.verdicts,
       cron: config.balances.verdictCron,
       variable: 'PAYSYNC_VERDICT_CRON',
+    },
+    {
+      task: 'export',
+      jobName: JobName.export,
+      cron: config.exports.cron,
+      variable: 'PAYSYNC_EXPORT_CRON',
+      // Daily at 02:00 in the books' zone by default: yesterday there is over.
+      timeZone: config.balances.timeZone,
     },
   ];
 }

@@ -1,4 +1,9 @@
-import type { BalanceSettings, JanitorSettings, PollingSettings } from '../src/config.ts';
+import type {
+  BalanceSettings,
+  ExportSettings,
+  JanitorSettings,
+  PollingSettings,
+} from '../src/config.ts';
 import type { AlertRuntime } from '../src/alerts/index.ts';
 import type { SyncDependencies } from '../src/reconcile/index.ts';
 
@@ -20,4 +25,6 @@ export interface JobContext extends SyncDependencies {
   readonly balances: BalanceSettings;
   /** Sinks, routing and pacing of alerts; without it alert follow-ups are only logged. */
   readonly alerts?: AlertRuntime;
+  /** The daily export (config `exports`, plus the books' zone and environment); absent: off. */
+  readonly exports?: ExportSettings & { readonly timeZone: string; readonly environment: string };
 }

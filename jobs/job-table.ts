@@ -3,6 +3,7 @@ import { JobName, type SyncJobData } from '../src/queues/index.ts';
 import { balancesJob } from './balances.job.ts';
 import { followUpJob } from './follow-up.job.ts';
 import { ingestEventJob } from './ingest-event.job.ts';
+import { exportJob } from './export.job.ts';
 import { janitorJob } from './janitor.job.ts';
 import type { JobContext } from './job-context.ts';
 import { recoverInboxJob } from './recover-inbox.job.ts';
@@ -47,6 +48,7 @@ export function jobProcessors(context: JobContext) {
       [JobName.sweep]: sweepJob(context),
       [JobName.balances]: balancesJob(context),
       [JobName.verdicts]: verdictsJob(context),
+      [JobName.export]: exportJob(context),
     }),
   };
 }

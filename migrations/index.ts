@@ -7,6 +7,7 @@ import * as m0006 from './0006_mirror_polls.ts';
 import * as m0007 from './0007_balances.ts';
 import * as m0008 from './0008_outbox_and_receipts.ts';
 import * as m0009 from './0009_alerts.ts';
+import * as m0010 from './0010_exports.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the folder at run time) so
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0007_balances': m0007,
   '0008_outbox_and_receipts': m0008,
   '0009_alerts': m0009,
+  '0010_exports': m0010,
 };

@@ -344,6 +344,27 @@ const schema = z.object({
   PAYSYNC_BALANCE_CRON: cronOrOff('0 * * * *'),
   /** When closed days get their verdict. @defaultValue 20 past every hour */
   PAYSYNC_VERDICT_CRON: cronOrOff('20 * * * *'),
+  /** When yesterday's books are exported to PAYSYNC_EXPORT_DIR, in PAYSYNC_BOOKS_TIMEZONE. @defaultValue `0 2 * * *` */
+  PAYSYNC_EXPORT_CRON: cronOrOff('0 2 * * *'),
+  /** Formats of the scheduled and close-time exports, comma-separated. @defaultValue `csv` */
+  PAYSYNC_EXPORT_FORMATS: z
+    .string()
+    .trim()
+    .default('csv')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((f) => f.trim())
+        .filter((f) => f !== ''),
+    )
+    .refine(
+      (formats) =>
+        formats.length > 0 &&
+        formats.every((f) => ['csv', 'jsonl', 'hledger', 'beancount'].includes(f)),
+      { message: 'must be a comma-separated list of csv, jsonl, hledger, beancount' },
+    ),
+  /** The export folder: daily files and closed periods' frozen files. @defaultValue `./data/exports/` */
+  PAYSYNC_EXPORT_DIR: z.string().trim().min(1).default('./data/exports/'),
   /** Low-balance thresholds: `transfer:XOF:1000000,transfer-irt:EUR:50000`. @defaultValue none */
   PAYSYNC_LOW_BALANCE: z
     .string()
@@ -487,6 +508,8 @@ export interface Config {
   readonly receipts: { /** @defaultValue `./data/receipts/` */ readonly dir: string };
   /** Sweeps, backfills and scheduled-run records (see docs/processing.md). */
   readonly polling: PollingSettings;
+  /** Scheduled exports and closed periods' files (see docs/exports.md). */
+  readonly exports: ExportSettings;
 }
 
 /** Alert sinks and pacing, from `PAYSYNC_ALERT*` (docs/alerts.md). */
@@ -513,6 +536,15 @@ export interface OpsSettings {
   readonly adminTokens: readonly string[];
   /** Their own port, or undefined to share the receiver's. */
   readonly port: number | undefined;
+}
+
+export interface ExportSettings {
+  /** Cron of the daily export, in the books' zone, or `off`. @defaultValue `0 2 * * *` */
+  readonly cron: string;
+  /** @defaultValue `['csv']` */
+  readonly formats: readonly ('csv' | 'jsonl' | 'hledger' | 'beancount')[];
+  /** @defaultValue `./data/exports/` */
+  readonly dir: string;
 }
 
 export interface JanitorSettings {
@@ -840,6 +872,11 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
       backfillWindowMs: e.PAYSYNC_BACKFILL_WINDOW_HOURS * 3_600_000,
       backfillRps: e.PAYSYNC_BACKFILL_RPS ?? Math.max(1, Math.floor(e.PAYSYNC_UPSTREAM_RPS / 2)),
       staleRunAfterMs: e.PAYSYNC_RUN_STALE_SECONDS * 1000,
+    }),
+    exports: Object.freeze({
+      cron: e.PAYSYNC_EXPORT_CRON,
+      formats: Object.freeze(e.PAYSYNC_EXPORT_FORMATS as ExportSettings['formats'][number][]),
+      dir: e.PAYSYNC_EXPORT_DIR,
     }),
   };
   return Object.freeze(config);

@@ -7,9 +7,13 @@ import { backfillCommand } from './commands/backfill.command.ts';
 import { alertsCommand } from './commands/alerts.command.ts';
 import { demoCommand } from './commands/demo.command.ts';
 import { doctorCommand } from './commands/doctor.command.ts';
+import { exportCommand } from './commands/export.command.ts';
+import { closeCommand } from './commands/close.command.ts';
+import { reopenCommand } from './commands/reopen.command.ts';
 import { listCommand } from './commands/list.command.ts';
 import { migrateCommand } from './commands/migrate.command.ts';
-import { plannedCommands } from './commands/planned.commands.ts';
+import { receiptCommand } from './commands/receipt.command.ts';
+import { receiptsCommand } from './commands/receipts.command.ts';
 import { scheduleCommand } from './commands/schedule.command.ts';
 import { startCommand } from './commands/start.command.ts';
 import { workCommand } from './commands/work.command.ts';
@@ -48,7 +52,8 @@ export function buildProgram(): Command {
     sweepCommand(),
     backfillCommand(),
     runsCommand(),
-    ...plannedCommands(),
+    receiptCommand(),
+    receiptsCommand(),
     listCommand(),
     showCommand(),
     webhooksCommand(),
@@ -58,6 +63,9 @@ export function buildProgram(): Command {
     reportCommand(),
     auditCommand(),
     alertsCommand(),
+    exportCommand(),
+    closeCommand(),
+    reopenCommand(),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

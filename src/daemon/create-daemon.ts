@@ -219,6 +219,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         transferSearchHours: config.processing.transferSearchHours,
         recoveryAfterMs: config.processing.recoveryAfterMs,
         janitor: config.janitor,
+        exports: {
+          ...config.exports,
+          timeZone: config.balances.timeZone,
+          environment: config.environment,
+        },
         pollPlan: config.janitor.scheduleMs,
         receiptsDir: config.receipts.dir,
         environment: config.environment,

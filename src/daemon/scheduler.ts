@@ -8,6 +8,8 @@ export interface ScheduleEntry {
   readonly task: string;
   readonly jobName: string;
   readonly cron: string;
+  /** IANA zone of `cron`. @defaultValue the machine's zone */
+  readonly timeZone?: string;
 }
 
 /**
@@ -52,7 +54,11 @@ export function createScheduler(options: {
               );
             }
           },
-          { name: entry.task, noOverlap: true },
+          {
+            name: entry.task,
+            noOverlap: true,
+            ...(entry.timeZone ? { timezone: entry.timeZone } : {}),
+          },
         );
         await task.start();
         tasks.push(task);

@@ -4,6 +4,11 @@ import type { DiscrepancyTable } from '../ledger/discrepancy.table.ts';
 import type { JournalLineTable, JournalTable } from '../ledger/journal.table.ts';
 import type { MirrorPollTable } from '../ledger/mirror-poll.table.ts';
 import type { LedgerAdjustmentTable } from '../ledger/ledger-adjustment.table.ts';
+import type {
+  ClosedPeriodTable,
+  LateChangeTable,
+  PeriodEventTable,
+} from '../ledger/closed-period.table.ts';
 import type { BalanceSnapshotTable } from '../balances/balance-snapshot.table.ts';
 import type { LowBalanceStateTable } from '../balances/low-balance-state.table.ts';
 import type { DailyVerdictTable } from '../reports/daily-verdict.table.ts';
@@ -43,4 +48,7 @@ export interface Database extends InboxTables {
   alerts: AlertTable;
   alert_deliveries: AlertDeliveryTable;
   alert_digests: AlertDigestTable;
+  closed_periods: ClosedPeriodTable;
+  period_events: PeriodEventTable;
+  late_changes: LateChangeTable;
 }

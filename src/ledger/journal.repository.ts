@@ -2,6 +2,7 @@ import type { Executor } from '../db/index.ts';
 import type { JournalEntryType, JournalLineRow, JournalRow, JournalVia } from './journal.table.ts';
 import type { JournalResourceKind, LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { JournalLine, JournalSummary } from './ledger-types.ts';
+import { lateChangeTarget } from './late-change.ts';
 import { assertBalanced } from './settlement-lines.ts';
 
 export interface NewJournal {
@@ -25,12 +26,19 @@ export interface NewJournal {
  */
 export async function postJournal(
   db: Executor,
-  journal: NewJournal,
+  given: NewJournal,
 ): Promise<JournalSummary | undefined> {
-  assertBalanced(
-    journal.lines,
-    `${journal.resourceKind} ${journal.resourceId} ${journal.settlementKey}`,
-  );
+  assertBalanced(given.lines, `${given.resourceKind} ${given.resourceId} ${given.settlementKey}`);
+  // A closed month stays closed (docs/exports.md): a change that touches one is booked at the
+  // start of the first open period, and remembered as a late change with its real time.
+  const late = await lateChangeTarget(db, given.effectiveAt);
+  const journal = late
+    ? {
+        ...given,
+        effectiveAt: late.bookedAt,
+        description: `late change to closed period ${late.period} (effective ${given.effectiveAt}): ${given.description}`,
+      }
+    : given;
   const inserted = await db
     .insertInto('journals')
     .values({
@@ -49,6 +57,17 @@ export async function postJournal(
     .returningAll()
     .executeTakeFirst();
   if (!inserted) return undefined;
+  if (late) {
+    await db
+      .insertInto('late_changes')
+      .values({
+        journal_id: inserted.id,
+        closed_period: late.period,
+        original_effective_at: given.effectiveAt,
+        booked_effective_at: late.bookedAt,
+      })
+      .execute();
+  }
   await db
     .insertInto('journal_lines')
     .values(

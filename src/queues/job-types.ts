@@ -29,6 +29,7 @@ export const JobName = {
   sweep: 'sweep',
   balances: 'balances',
   verdicts: 'verdicts',
+  export: 'export',
 } as const;
 
 export const syncJobNameFor: Record<ResourceKind, (typeof JobName)[keyof typeof JobName]> = {

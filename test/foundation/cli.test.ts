@@ -57,12 +57,6 @@ describe('paysync CLI', () => {
     expect(result.stderr).toContain("unknown command 'frobnicate'");
   });
 
-  it('a command that is not built yet says so and exits 2', async () => {
-    const result = await runCli(['export', '--from', '2030-01-01', '--to', '2030-01-02']);
-    expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe('paysync export: not implemented yet');
-  });
-
   it('doctor with an invalid PAYSYNC_ENVIRONMENT exits non-zero with one line naming it', async () => {
     const result = await runCli(['doctor'], { env: { PAYSYNC_ENVIRONMENT: 'prod' } });
     expect(result.code).toBe(2);

@@ -1,0 +1,169 @@
+import { createWriteStream } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { loadConfig } from '../../config.ts';
+import type { ExportFormat } from '../../exports/index.ts';
+import { CliError, ExitCode } from '../errors.ts';
+import { parseTime, TIME_FORMS } from '../input/parse-time.ts';
+
+const FORMATS = ['csv', 'jsonl', 'hledger', 'beancount'] as const;
+const KINDS = [
+  'payment_intent',
+  'transfer',
+  'refund',
+  'payment_refund',
+  'opening_balance',
+  'adjustment',
+] as const;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A window edge as typed: checked now (so commander names the flag on a bad value), turned into
+ * an instant in the action, where the books' zone is known: a date is that day's midnight there.
+ */
+function edge(flag: '--from' | '--to'): (value: string) => string {
+  return (value) => {
+    parseTime(value, flag);
+    return value.trim();
+  };
+}
+
+function choice<T extends string>(flag: string, values: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!(values as readonly string[]).includes(value)) {
+      throw new InvalidArgumentError(`${flag} "${value}" is not one of ${values.join(', ')}`);
+    }
+    return value as T;
+  };
+}
+
+interface ExportFlags {
+  from: string;
+  to: string;
+  format: ExportFormat;
+  out?: string;
+  environment?: 'live' | 'sandbox';
+  kind?: string[];
+}
+
+/** `paysync export`: the books of a window in an accounting format, streamed. */
+export function exportCommand(): Command {
+  return new Command('export')
+    .description(
+      'write the books of a window as CSV, JSONL, an hledger journal or a beancount file',
+    )
+    .addOption(
+      new Option(
+        '--from <time>',
+        `start, inclusive: ${TIME_FORMS}; a date is midnight in PAYSYNC_BOOKS_TIMEZONE`,
+      )
+        .makeOptionMandatory()
+        .argParser(edge('--from')),
+    )
+    .addOption(
+      new Option('--to <time>', 'end, exclusive: same forms as --from')
+        .makeOptionMandatory()
+        .argParser(edge('--to')),
+    )
+    .addOption(
+      new Option('--format <format>', `one of ${FORMATS.join(', ')}`)
+        .default('csv')
+        .argParser(choice('--format', FORMATS)),
+    )
+    .option('--out <file>', 'where to write; - for standard output (default)')
+    .addOption(
+      new Option('--environment <env>', 'live or sandbox (default: PAYSYNC_ENVIRONMENT)').argParser(
+        choice('--environment', ['live', 'sandbox'] as const),
+      ),
+    )
+    .addOption(
+      new Option(
+        '--kind <kind...>',
+        `csv and jsonl only: journals of these kinds (${KINDS.join(', ')})`,
+      ).argParser((value: string, previous: string[] | undefined) => [
+        ...(previous ?? []),
+        choice('--kind', KINDS)(value),
+      ]),
+    )
+    .addHelpText(
+      'after',
+      `
+The window is [from, to) on each journal's effective time. Columns and mappings: docs/exports.md.
+
+Examples:
+  $ paysync export --from 2026-11-01 --to 2026-12-01 > november.csv
+  $ paysync export --from 2026-11-01 --to 2026-12-01 --format hledger --out nov.journal
+  $ paysync export --from 2026-11-20 --to 2026-11-21 --format jsonl --kind transfer | jq .`,
+    )
+    .action(async (flags: ExportFlags) => {
+      const config = loadConfig();
+      const { startOfDay } = await import('../../reports/index.ts');
+      const timeZone = config.balances.timeZone;
+      const instant = (value: string, flag: string) =>
+        DATE_ONLY.test(value)
+          ? startOfDay(value, timeZone).toISOString()
+          : parseTime(value, flag).toISOString();
+      const window = { from: instant(flags.from, '--from'), to: instant(flags.to, '--to') };
+      if (window.from >= window.to) {
+        throw new CliError(
+          `export: --to ${flags.to} (${window.to}) is not after --from ${flags.from} (${window.from}): the window [from, to) is empty; give a later --to`,
+          ExitCode.usage,
+        );
+      }
+      if (flags.kind && (flags.format === 'hledger' || flags.format === 'beancount')) {
+        throw new CliError(
+          `export: --kind works with --format csv or jsonl only: an ${flags.format} file needs every journal for its balances to hold`,
+          ExitCode.usage,
+        );
+      }
+      const exportsModule = await import('../../exports/index.ts');
+      const { writeExport } = exportsModule;
+      const { openLedgerDatabase } = await import('../open-ledger-database.ts');
+      const handle = await openLedgerDatabase(config, 'export');
+      const toFile = flags.out !== undefined && flags.out !== '-';
+      const target = toFile ? resolve(flags.out!) : undefined;
+      const temporary = target ? `${target}.partial-${process.pid}` : undefined;
+      try {
+        const output = temporary ? createWriteStream(temporary) : process.stdout;
+        const environment = flags.environment ?? config.environment;
+        // A closed month is frozen: its recorded file, byte for byte.
+        const frozen = flags.kind
+          ? undefined
+          : await exportsModule.frozenExport(handle.db, {
+              environment,
+              window,
+              format: flags.format,
+            });
+        if (frozen) {
+          await pipeline(Readable.from([frozen.content]), output);
+          if (temporary && target) await rename(temporary, target);
+          console.error(
+            `export: closed period, frozen file ${frozen.frozen.file} (${frozen.frozen.rows} lines, sha256 ${frozen.frozen.sha256})${target ? ` copied to ${target}` : ''}`,
+          );
+          return;
+        }
+        const result = await writeExport(
+          {
+            db: handle.db,
+            format: flags.format,
+            window,
+            environment,
+            timeZone,
+            ...(flags.kind ? { kinds: flags.kind } : {}),
+          },
+          output,
+        );
+        if (temporary && target) await rename(temporary, target);
+        if (target) {
+          console.error(
+            `export: ${result.rows} lines of ${result.journals} journals written to ${target} (sha256 ${result.sha256})`,
+          );
+        }
+      } finally {
+        await handle.close().catch(() => undefined);
+      }
+    });
+}

@@ -1,0 +1,52 @@
+import { userInfo } from 'node:os';
+import { Command, Option } from 'commander';
+import { loadConfig } from '../../config.ts';
+import { CliError, ExitCode } from '../errors.ts';
+import { periodOption } from '../input/parse-period.ts';
+
+/** `paysync reopen --period YYYY-MM --reason …`: undoes a close, with a logged reason. */
+export function reopenCommand(): Command {
+  return new Command('reopen')
+    .description('reopen a closed month (logged; a reason is required)')
+    .addOption(
+      new Option('--period <YYYY-MM>', 'the month').makeOptionMandatory().argParser(periodOption),
+    )
+    .addOption(
+      new Option('--reason <text>', 'why the closed month must change').makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--environment <env>', 'live or sandbox (default: PAYSYNC_ENVIRONMENT)').choices([
+        'live',
+        'sandbox',
+      ]),
+    )
+    .action(async (flags: { period: string; reason: string; environment?: string }) => {
+      if (!flags.reason.trim()) {
+        throw new CliError(
+          'reopen: --reason is empty: say why the closed month must change',
+          ExitCode.usage,
+        );
+      }
+      const config = loadConfig();
+      const exportsModule = await import('../../exports/index.ts');
+      const { openLedgerDatabase } = await import('../open-ledger-database.ts');
+      const handle = await openLedgerDatabase(config, 'reopen');
+      const environment = flags.environment ?? config.environment;
+      try {
+        await exportsModule.reopenPeriod({
+          db: handle.db,
+          environment,
+          period: flags.period,
+          reason: flags.reason,
+          by: userInfo().username,
+        });
+        console.log(`reopened ${flags.period} (${environment}): ${flags.reason.trim()}`);
+      } catch (error) {
+        if (error instanceof exportsModule.PeriodError)
+          throw new CliError(`reopen: ${error.message}`);
+        throw error;
+      } finally {
+        await handle.close().catch(() => undefined);
+      }
+    });
+}

@@ -1,0 +1,228 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.ts';
+import { nextDay, startOfDay, storedVerdicts } from '../reports/index.ts';
+import type { ExportWindow } from './export-line.ts';
+import { writeExportFile } from './write-export-file.ts';
+import { EXPORT_EXTENSIONS, type ExportFormat } from './write-export.ts';
+
+/** A refused close or reopen; `code` says why. */
+export class PeriodError extends Error {
+  override readonly name = 'PeriodError';
+  constructor(
+    readonly code: 'not_reconciled' | 'already_closed' | 'not_closed' | 'reason_required',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface FrozenExport {
+  readonly format: ExportFormat;
+  readonly file: string;
+  readonly sha256: string;
+  readonly rows: number;
+}
+
+export interface ClosedPeriod {
+  readonly environment: string;
+  readonly period: string;
+  readonly window: ExportWindow;
+  readonly closedAt: string;
+  readonly forced: boolean;
+  readonly exports: readonly FrozenExport[];
+}
+
+/** `2026-11` → its `[from, to)` in the books' zone. */
+export function periodWindow(period: string, timeZone: string): ExportWindow {
+  const [year, month] = period.split('-').map(Number) as [number, number];
+  const next = month === 12 ? `${year + 1}-01` : `${year}-${String(month + 1).padStart(2, '0')}`;
+  return {
+    from: startOfDay(`${period}-01`, timeZone).toISOString(),
+    to: startOfDay(`${next}-01`, timeZone).toISOString(),
+  };
+}
+
+export interface ClosePeriodRequest {
+  readonly db: Kysely<Database>;
+  readonly environment: string;
+  /** `YYYY-MM`. */
+  readonly period: string;
+  readonly timeZone: string;
+  readonly formats: readonly ExportFormat[];
+  /** The export folder; frozen files go to `YYYY/MM/paysync-YYYY-MM.<ext>` below it. */
+  readonly dir: string;
+  /** Close although some day is not RECONCILED; needs `reason`. @defaultValue false */
+  readonly force?: boolean;
+  readonly reason?: string;
+  readonly by: string;
+  /** @defaultValue now */
+  readonly now?: Date;
+}
+
+/**
+ * Closes a month: refused unless every day of it has a stored `RECONCILED` verdict (or `force`
+ * with a reason). Writes the month's export once per format to the export folder, and records
+ * the files' sha256 in `closed_periods`; from then on the ledger books a change touching the
+ * month at the start of the first open period instead (src/ledger/late-change.ts).
+ */
+export async function closePeriod(request: ClosePeriodRequest): Promise<ClosedPeriod> {
+  const { db, environment, period, timeZone } = request;
+  const now = (request.now ?? new Date()).toISOString();
+  if (request.force && !request.reason?.trim()) {
+    throw new PeriodError(
+      'reason_required',
+      '--force needs --reason "…": say why the month closes with days not RECONCILED',
+    );
+  }
+  const existing = await db
+    .selectFrom('closed_periods')
+    .select('closed_at')
+    .where('environment', '=', environment)
+    .where('period', '=', period)
+    .executeTakeFirst();
+  if (existing) {
+    throw new PeriodError(
+      'already_closed',
+      `${period} (${environment}) is already closed since ${existing.closed_at}; reopen it first to close it again`,
+    );
+  }
+  const window = periodWindow(period, timeZone);
+  const days: string[] = [];
+  for (let day = `${period}-01`; day.startsWith(period); day = nextDay(day)) days.push(day);
+  const verdicts = new Map(
+    (await storedVerdicts(db, environment, { since: days[0]!, limit: 62 })).map((v) => [
+      v.day,
+      v.verdict,
+    ]),
+  );
+  const unreconciled = days
+    .filter((day) => verdicts.get(day) !== 'RECONCILED')
+    .map((day) => `${day} ${verdicts.get(day) ?? 'no verdict'}`);
+  if (unreconciled.length > 0 && !request.force) {
+    const shown = unreconciled.slice(0, 5).join(', ');
+    const more = unreconciled.length > 5 ? ` and ${unreconciled.length - 5} more` : '';
+    throw new PeriodError(
+      'not_reconciled',
+      `${period} cannot close: ${shown}${more} not RECONCILED → fix the breaks (paysync report --date <day>), or pass --force --reason "…"`,
+    );
+  }
+  const [year, month] = period.split('-');
+  const exports: FrozenExport[] = [];
+  for (const format of request.formats) {
+    const file = resolve(
+      join(request.dir, year!, month!, `paysync-${period}.${EXPORT_EXTENSIONS[format]}`),
+    );
+    const result = await writeExportFile({ db, format, window, environment, timeZone }, file);
+    exports.push({ format, file, sha256: result.sha256, rows: result.rows });
+  }
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('closed_periods')
+      .values({
+        environment,
+        period,
+        window_from: window.from,
+        window_to: window.to,
+        closed_at: now,
+        closed_by: request.by,
+        forced: request.force ? 1 : 0,
+        reason: request.reason?.trim() || null,
+        exports: JSON.stringify(exports),
+      })
+      .execute();
+    await trx
+      .insertInto('period_events')
+      .values({
+        environment,
+        period,
+        action: 'close',
+        at: now,
+        by: request.by,
+        reason: request.reason?.trim() || null,
+        detail: JSON.stringify({ unreconciled, exports }),
+      })
+      .execute();
+  });
+  return { environment, period, window, closedAt: now, forced: Boolean(request.force), exports };
+}
+
+/** Reopens a closed month; refused without a reason. Logged in `period_events`. */
+export async function reopenPeriod(request: {
+  db: Kysely<Database>;
+  environment: string;
+  period: string;
+  reason: string;
+  by: string;
+  now?: Date;
+}): Promise<void> {
+  const { db, environment, period } = request;
+  if (!request.reason.trim()) {
+    throw new PeriodError(
+      'reason_required',
+      'reopen needs --reason "…": say why the closed month must change',
+    );
+  }
+  const now = (request.now ?? new Date()).toISOString();
+  await db.transaction().execute(async (trx) => {
+    const row = await trx
+      .deleteFrom('closed_periods')
+      .where('environment', '=', environment)
+      .where('period', '=', period)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row)
+      throw new PeriodError(
+        'not_closed',
+        `${period} (${environment}) is not closed: nothing to reopen`,
+      );
+    await trx
+      .insertInto('period_events')
+      .values({
+        environment,
+        period,
+        action: 'reopen',
+        at: now,
+        by: request.by,
+        reason: request.reason.trim(),
+        detail: JSON.stringify({
+          closedAt: row.closed_at,
+          exports: JSON.parse(row.exports) as unknown,
+        }),
+      })
+      .execute();
+  });
+}
+
+/**
+ * The frozen file of a closed period whose window is exactly `window`, checked against its
+ * recorded sha256; undefined when the window is not a closed period or the format was not
+ * frozen. Re-exporting a closed month serves these bytes, so it is byte-identical.
+ */
+export async function frozenExport(
+  db: Kysely<Database>,
+  options: { environment: string; window: ExportWindow; format: ExportFormat },
+): Promise<{ content: Buffer; frozen: FrozenExport } | undefined> {
+  const row = await db
+    .selectFrom('closed_periods')
+    .select(['period', 'exports'])
+    .where('environment', '=', options.environment)
+    .where('window_from', '=', options.window.from)
+    .where('window_to', '=', options.window.to)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const frozen = (JSON.parse(row.exports) as FrozenExport[]).find(
+    (e) => e.format === options.format,
+  );
+  if (!frozen) return undefined;
+  const content = await readFile(frozen.file);
+  const sha = createHash('sha256').update(content).digest('hex');
+  if (sha !== frozen.sha256) {
+    throw new Error(
+      `the frozen export of closed period ${row.period} at ${frozen.file} has changed (sha256 ${sha}, recorded ${frozen.sha256}); restore it, or reopen and close the period again`,
+    );
+  }
+  return { content, frozen };
+}

@@ -1,0 +1,34 @@
+/** One journal line as every export format sees it. Money is integer minor units. */
+export interface ExportLine {
+  readonly journalId: number;
+  readonly lineNo: number;
+  /** The service's time of the booked state, UTC ISO 8601 with ms. */
+  readonly effectiveAt: string;
+  /** When paysync booked it. */
+  readonly postedAt: string;
+  readonly resourceKind: string;
+  readonly resourceId: string;
+  /** The service's reference: a transfer's `reference`, a payment intent's purchase reference. */
+  readonly reference: string | null;
+  readonly description: string;
+  readonly entryType: string;
+  readonly settlementKey: string;
+  /** The journal a reversal reverses. */
+  readonly reverses: number | null;
+  readonly account: string;
+  readonly currency: string;
+  /** Signed: debit positive, credit negative. */
+  readonly amount: number;
+  /** For a late change: the closed period it touched (`YYYY-MM`); else null. */
+  readonly lateChangeOf: string | null;
+  /** For a late change: when it really happened; `effectiveAt` is where it was booked. */
+  readonly originalEffectiveAt: string | null;
+  /** The latest receipt's sha256 of the resource, when the receipts table has one. */
+  readonly receiptSha256: string | null;
+}
+
+/** Half-open `[from, to)` on journal `effective_at`, UTC ISO strings. */
+export interface ExportWindow {
+  readonly from: string;
+  readonly to: string;
+}

@@ -1,0 +1,36 @@
+/**
+ * Accounting exports: the ledger's journal lines as CSV, JSONL, an hledger journal or a
+ * beancount file, streamed page by page from the database (docs/exports.md). Reads the ledger
+ * and the balance snapshots; never writes the books.
+ */
+export { beancountAccount } from './account-names.ts';
+export { currencyExponent, decimalAmount } from './currency-exponent.ts';
+export { EXPORT_COLUMNS, exportRecord, type ExportRecord } from './export-columns.ts';
+export type { ExportLine, ExportWindow } from './export-line.ts';
+export { DEFAULT_PAGE_SIZE, readExportLines } from './read-export-lines.ts';
+export {
+  EXPORT_EXTENSIONS,
+  EXPORT_FORMATS,
+  writeExport,
+  type CurrencySums,
+  type ExportFormat,
+  type ExportRequest,
+  type ExportResult,
+} from './write-export.ts';
+export {
+  closePeriod,
+  frozenExport,
+  periodWindow,
+  PeriodError,
+  reopenPeriod,
+  type ClosedPeriod,
+  type ClosePeriodRequest,
+  type FrozenExport,
+} from './close-period.ts';
+export { writeExportFile } from './write-export-file.ts';
+export {
+  runDailyExport,
+  type DailyExportRequest,
+  type ManifestDay,
+  type ManifestFile,
+} from './daily-export.ts';
