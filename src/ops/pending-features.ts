@@ -1,9 +1,9 @@
 /**
- * The seam for the parts of the product not merged into this branch yet: alerts, exports,
- * receipts and the scheduled-runs record. Each route and panel asks one function here; a
- * `NOT_AVAILABLE` answer becomes 501 `not_available` in the API and a "not available" note
- * on the dashboard. At merge, the lead replaces a function's body with a call to the
- * component's index.ts (e.g. `listAlerts` → `src/alerts`), keeping the signatures.
+ * The seam between the ops surfaces and the components they show: alerts, receipts, the
+ * scheduled-runs record, missed webhooks, and exports (not merged yet). Each route and panel
+ * asks one function here; a `NOT_AVAILABLE` answer becomes 501 `not_available` in the API and
+ * a "not available" note on the dashboard. Filling one is replacing its body with a call to
+ * the component's index.ts, keeping the signatures.
  */
 import { readFile } from 'node:fs/promises';
 import type { Kysely } from 'kysely';
