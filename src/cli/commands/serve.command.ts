@@ -36,7 +36,10 @@ export function serveCommand(): Command {
         throw error;
       }
       const alertRuntime = alerts;
-      const database = await openMigratedDatabase(config);
+      const database = await openMigratedDatabase(config).catch(async (error: unknown) => {
+        await alertRuntime.close();
+        throw error;
+      });
       let redis;
       try {
         redis = await openCheckedRedis(config, 'producer');
