@@ -277,6 +277,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         queues,
         logger,
         receiverPort,
+        alerts,
         ...(options.host !== undefined ? { host: options.host } : {}),
       });
       components.push(...ops.components);

@@ -7,7 +7,7 @@ import { createDashboardRouter } from './dashboard-router.ts';
 import { AdminTokens, bearerToken, opsRefusals } from './ops-auth.ts';
 import type { OpsDependencies, ResolvedOpsDependencies } from './ops-dependencies.ts';
 import { sendOpsError } from './ops-errors.ts';
-import { pendingFeatures } from './pending-features.ts';
+import { opsFeatures } from './pending-features.ts';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
 
@@ -20,7 +20,12 @@ export const QUEUE_BOARD_PATH = '/admin/queues';
 export function createOpsRouter(options: OpsDependencies): Router {
   const deps: ResolvedOpsDependencies = {
     ...options,
-    features: options.features ?? pendingFeatures,
+    features:
+      options.features ??
+      opsFeatures({
+        ...(options.alerts ? { alerts: options.alerts } : {}),
+        ...(options.receiptsDir !== undefined ? { receiptsDir: options.receiptsDir } : {}),
+      }),
   };
   const tokens = new AdminTokens(deps.tokens);
   const ctx = {

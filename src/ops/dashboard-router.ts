@@ -169,7 +169,10 @@ export function createDashboardRouter(
       const since = startOfDay(today, ctx.timeZone).toISOString();
       const failed = await readResources(ctx, 'transfer', { status: 'failed', since }, 200);
       const breaks = await readOpenDiscrepancies(ctx, 100);
-      const alerts = await deps.features.listAlerts(deps.db, { limit: 50, offset: 0 });
+      const listed = await deps.features.listAlerts(deps.db, { limit: 50, offset: 0 });
+      // The panel is for what still needs someone: resolved alerts stay in the API's list.
+      const alerts =
+        listed === NOT_AVAILABLE ? listed : listed.filter((a) => a.state !== 'resolved');
       const body = html` <section id="verdicts">
           <h2>Verdicts</h2>
           <table>
@@ -276,11 +279,15 @@ export function createDashboardRouter(
                           <td>${a.state}</td>
                           <td>${a.createdAt}</td>
                           <td>
-                            <form method="post" action="/actions/alerts/${a.id}/ack">
-                              <input type="hidden" name="csrf" value="${token}" /><button>
-                                Ack
-                              </button>
-                            </form>
+                            ${
+                              a.state === 'open'
+                                ? html`<form method="post" action="/actions/alerts/${a.id}/ack">
+                                    <input type="hidden" name="csrf" value="${token}" /><button>
+                                      Ack
+                                    </button>
+                                  </form>`
+                                : ''
+                            }
                           </td>
                         </tr>`,
                     )}

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { AlertRuntime } from '../alerts/index.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
@@ -29,6 +30,8 @@ export function mountOps(options: {
   readonly receiverPort: number;
   /** @defaultValue `0.0.0.0` */
   readonly host?: string;
+  /** For acking and resolving alerts from the API and the dashboard. */
+  readonly alerts?: AlertRuntime;
   readonly features?: PendingFeatures;
 }): OpsMount {
   const { config, logger } = options;
@@ -49,6 +52,8 @@ export function mountOps(options: {
     environment: config.environment,
     timeZone: config.balances.timeZone,
     queues: options.queues,
+    receiptsDir: config.receipts.dir,
+    ...(options.alerts ? { alerts: options.alerts } : {}),
     ...(options.features ? { features: options.features } : {}),
   });
   if (!ownPort) return { receiverRoutes: routes, components: [] };

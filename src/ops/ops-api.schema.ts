@@ -231,6 +231,38 @@ export const resolvedBody = z
   .object({ data: z.object({ id: z.number().int(), resolved: z.boolean() }) })
   .meta({ id: 'Resolved' });
 
+export const alertActionBody = z
+  .object({
+    data: z.object({
+      id: z.number().int(),
+      acked: z.literal(true).optional(),
+      resolved: z.literal(true).optional(),
+    }),
+  })
+  .meta({
+    id: 'AlertAction',
+    description: '`acked: true` after an ack, `resolved: true` after a resolve',
+  });
+
+export const alertView = z
+  .object({
+    id: z.number().int(),
+    kind: z.string(),
+    state: z.string().meta({ description: '`open`, `acked` or `resolved`' }),
+    summary: z.string(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'Alert' });
+
+export const runView = z
+  .object({
+    task: z.string(),
+    startedAt: z.string(),
+    finishedAt: z.string().nullable(),
+    outcome: z.string(),
+  })
+  .meta({ id: 'Run' });
+
 /** `{ data, nextCursor }`: the answer of every list route. */
 export function page<T extends z.ZodType>(item: T, id: string) {
   return z
@@ -245,3 +277,5 @@ export const recordPage = page(mirrorRecord, 'MirrorRecordPage');
 export const discrepancyPage = page(discrepancy, 'DiscrepancyPage');
 export const snapshotPage = page(snapshot, 'BalanceSnapshotPage');
 export const verdictPage = page(verdictSummary, 'VerdictPage');
+export const alertPage = page(alertView, 'AlertPage');
+export const runPage = page(runView, 'RunPage');

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { AlertRuntime } from '../alerts/index.ts';
 import type { Database } from '../db/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Queues } from '../queues/index.ts';
@@ -16,7 +17,11 @@ export interface OpsDependencies {
   readonly timeZone: string;
   /** For replay, queue depths and bull-board; without them those parts say so. */
   readonly queues?: Queues;
-  /** @defaultValue {@link pendingFeatures} (everything not merged answers "not available") */
+  /** For acking and resolving alerts; without it those actions answer "not available". */
+  readonly alerts?: AlertRuntime;
+  /** The receipts archive (`config.receipts.dir`); without it receipts answer "not available". */
+  readonly receiptsDir?: string;
+  /** @defaultValue `opsFeatures({ alerts, receiptsDir })` (exports answer "not available") */
   readonly features?: PendingFeatures;
   /** Set the cookie's Secure flag (behind HTTPS). @defaultValue false */
   readonly secureCookie?: boolean;

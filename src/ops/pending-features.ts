@@ -1,14 +1,22 @@
 /**
- * The seam for the parts of the product not merged into this branch yet: alerts, exports,
- * receipts and the scheduled-runs record. Each route and panel asks one function here; a
- * `NOT_AVAILABLE` answer becomes 501 `not_available` in the API and a "not available" note
- * on the dashboard. At merge, the lead replaces a function's body with a call to the
- * component's index.ts (e.g. `listAlerts` → `src/alerts`), keeping the signatures.
+ * The seam between the ops surfaces and the components they show: alerts, receipts, the
+ * scheduled-runs record, missed webhooks, and exports (not merged yet). Each route and panel
+ * asks one function here; a `NOT_AVAILABLE` answer becomes 501 `not_available` in the API and
+ * a "not available" note on the dashboard. Filling one is replacing its body with a call to
+ * the component's index.ts, keeping the signatures.
  */
+import { readFile } from 'node:fs/promises';
 import type { Kysely } from 'kysely';
-import { listAlerts } from '../alerts/index.ts';
+import {
+  AlertActionError,
+  ackAlert,
+  listAlerts,
+  resolveAlert,
+  type AlertRuntime,
+} from '../alerts/index.ts';
 import type { Database } from '../db/index.ts';
 import { missedWebhooksSince, recentRuns } from '../polling/index.ts';
+import { receiptFilePath, receiptKindOfId, receiptsFor } from '../receipts/index.ts';
 
 export const NOT_AVAILABLE = Symbol('not available');
 export type NotAvailable = typeof NOT_AVAILABLE;
@@ -52,7 +60,7 @@ export interface PendingFeatures {
     db: Kysely<Database>,
     page: { limit: number; offset: number },
   ): Promise<AlertView[] | NotAvailable>;
-  /** True when acked, false when there is no such open alert. */
+  /** True when acked, false when there is no such open (or acked) alert. */
   ackAlert(db: Kysely<Database>, id: number, by: string): Promise<boolean | NotAvailable>;
   resolveAlert(db: Kysely<Database>, id: number, by: string): Promise<boolean | NotAvailable>;
   listExports(
@@ -74,36 +82,78 @@ export interface PendingFeatures {
 
 const notAvailable = async (): Promise<NotAvailable> => NOT_AVAILABLE;
 
-/** What this build has: alerts (read), the runs record and missed webhooks; the rest not yet. */
-export const pendingFeatures: PendingFeatures = {
-  async listAlerts(db, page) {
-    const alerts = await listAlerts(db, { limit: page.offset + page.limit });
-    return alerts.slice(page.offset).map((alert) => ({
-      id: alert.id,
-      kind: alert.kind,
-      state: alert.status,
-      summary: alert.title,
-      createdAt: alert.createdAt,
-    }));
-  },
-  ackAlert: notAvailable,
-  resolveAlert: notAvailable,
-  listExports: notAvailable,
-  openExport: notAvailable,
-  receiptHtml: notAvailable,
-  async lastRuns(db) {
-    const newest = new Map<string, RunView>();
-    for (const run of await recentRuns(db, { limit: 500 })) {
-      if (!newest.has(run.task)) {
-        newest.set(run.task, {
-          task: run.task,
-          startedAt: run.startedAt,
-          finishedAt: run.finishedAt,
-          outcome: run.outcome,
-        });
+/** What the filled functions need beyond the database; without a part, its functions say "not available". */
+export interface OpsFeatureParts {
+  /** The alert runtime (sinks, routing, clock) acking and resolving go through. */
+  readonly alerts?: AlertRuntime;
+  /** The receipts archive directory (`config.receipts.dir`). */
+  readonly receiptsDir?: string;
+}
+
+/** Unknown and already-resolved alerts are "no such open alert"; anything else is a fault. */
+async function liveAlertAction(action: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await action();
+    return true;
+  } catch (error) {
+    if (error instanceof AlertActionError) return false;
+    throw error;
+  }
+}
+
+/**
+ * What this build has: alerts (list, and with the runtime ack and resolve), receipts (with
+ * the archive directory), the runs record and missed webhooks; exports not yet.
+ */
+export function opsFeatures(parts: OpsFeatureParts = {}): PendingFeatures {
+  const { alerts, receiptsDir } = parts;
+  return {
+    async listAlerts(db, page) {
+      const found = await listAlerts(db, { limit: page.offset + page.limit });
+      return found.slice(page.offset).map((alert) => ({
+        id: alert.id,
+        kind: alert.kind,
+        state: alert.status,
+        summary: alert.title,
+        createdAt: alert.createdAt,
+      }));
+    },
+    ackAlert: alerts
+      ? (db, id, by) => liveAlertAction(() => ackAlert({ db, alerts }, id, { note: `by ${by}` }))
+      : notAvailable,
+    resolveAlert: alerts
+      ? (db, id, by) => liveAlertAction(() => resolveAlert({ db, alerts }, id, `by ${by}`))
+      : notAvailable,
+    listExports: notAvailable,
+    openExport: notAvailable,
+    receiptHtml:
+      receiptsDir === undefined
+        ? notAvailable
+        : async (db, itemId) => {
+            const kind = receiptKindOfId(itemId);
+            if (!kind) return undefined;
+            // Oldest first: the last row is the newest archived version.
+            const newest = (await receiptsFor(db, kind, itemId)).at(-1);
+            if (!newest) return undefined;
+            return readFile(receiptFilePath(receiptsDir, newest.sha256), 'utf8');
+          },
+    async lastRuns(db) {
+      const newest = new Map<string, RunView>();
+      for (const run of await recentRuns(db, { limit: 500 })) {
+        if (!newest.has(run.task)) {
+          newest.set(run.task, {
+            task: run.task,
+            startedAt: run.startedAt,
+            finishedAt: run.finishedAt,
+            outcome: run.outcome,
+          });
+        }
       }
-    }
-    return [...newest.values()];
-  },
-  missedWebhooks: (db, since) => missedWebhooksSince(db, since),
-};
+      return [...newest.values()];
+    },
+    missedWebhooks: (db, since) => missedWebhooksSince(db, since),
+  };
+}
+
+/** The features with no alert runtime and no receipts directory: those parts say "not available". */
+export const pendingFeatures: PendingFeatures = opsFeatures();

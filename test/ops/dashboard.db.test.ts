@@ -1,12 +1,15 @@
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAlertRuntime, raiseAlert, type AlertRuntime } from '../../src/alerts/index.ts';
+import { archiveReceipt } from '../../src/receipts/index.ts';
 import {
   createOpsRouter,
   createOpsServer,
-  pendingFeatures,
   RECEIPT_CSP,
   type OpsServer,
 } from '../../src/ops/index.ts';
@@ -27,7 +30,7 @@ const keepScreenshots = testDialect() === 'sqlite';
 
 /**
  * A receipt that would take over the page that frames it, if it could run: the sandbox must
- * stop it. (The receipts component is not on this branch; its seam serves this HTML.)
+ * stop it. It is archived with the receipts component, as the fetcher would.
  */
 const HOSTILE_RECEIPT = `<html><body><h1>Receipt</h1><p>Paid 150000 XOF</p>
 <script>document.body.setAttribute('data-ran', 'yes');
@@ -40,6 +43,9 @@ describe('the dashboard in a real browser', () => {
   let day: SimulatedDay;
   let browser: Browser;
   let page: Page;
+  let receiptsDir: string;
+  let alertRuntime: AlertRuntime;
+  let alertId: number;
 
   const shoot = async (name: string) => {
     if (keepScreenshots) {
@@ -52,6 +58,23 @@ describe('the dashboard in a real browser', () => {
     fixture = await createDaemonFixture({ sim: DAY_SIM_OPTIONS });
     const daemon = await fixture.startDaemon(['receiver'], { PAYSYNC_BOOKS_TIMEZONE: 'UTC' });
     day = await simulateDay({ db: fixture.database.db, sim: fixture.sim, queues: daemon.queues });
+    receiptsDir = await mkdtemp(join(tmpdir(), 'paysync-dashboard-receipts-'));
+    await archiveReceipt(fixture.database.db, receiptsDir, {
+      resourceKind: 'transfer',
+      resourceId: day.failedTransferId,
+      html: HOSTILE_RECEIPT,
+      fetchedAt: new Date().toISOString(),
+    });
+    alertRuntime = createAlertRuntime(fixture.config.alerts, pino({ level: 'silent' }));
+    const raised = await raiseAlert(
+      { db: fixture.database.db, alerts: alertRuntime },
+      {
+        kind: 'transfer_failed',
+        subject: day.failedTransferId,
+        title: `Transfer ${day.failedTransferId} failed`,
+      },
+    );
+    alertId = raised.alert.id;
     server = createOpsServer({
       routes: createOpsRouter({
         db: fixture.database.db,
@@ -60,7 +83,8 @@ describe('the dashboard in a real browser', () => {
         environment: 'sandbox',
         timeZone: 'UTC',
         queues: daemon.queues,
-        features: { ...pendingFeatures, receiptHtml: async () => HOSTILE_RECEIPT },
+        alerts: alertRuntime,
+        receiptsDir,
       }),
       port: 0,
       host: '127.0.0.1',
@@ -76,7 +100,9 @@ describe('the dashboard in a real browser', () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    await alertRuntime?.close();
     await fixture?.cleanup();
+    if (receiptsDir) await rm(receiptsDir, { recursive: true, force: true });
   });
 
   it('logs in with the token once and keeps an HttpOnly, SameSite=Strict session cookie', async () => {
@@ -120,8 +146,32 @@ describe('the dashboard in a real browser', () => {
     }
     expect(verdicts.map((v) => v.day).sort()).toEqual([day.dayBefore, day.yesterday]);
     expect(await page.locator('#breaks').textContent()).toContain(day.okTransferId);
-    expect(await page.locator('#alerts').textContent()).toContain('Not available');
+    expect(await page.locator(`#alerts tr[data-id="${alertId}"]`).textContent()).toContain(
+      `Transfer ${day.failedTransferId} failed`,
+    );
     await shoot('today');
+  });
+
+  it('acks an open alert by clicking on Today (CSRF-protected), and the database shows it acked', async () => {
+    const stateOf = async () =>
+      fixture.database.db
+        .selectFrom('alerts')
+        .select(['status', 'acked_at'])
+        .where('id', '=', alertId)
+        .executeTakeFirstOrThrow();
+    const refused = await page.request.post(`${server.url}/actions/alerts/${alertId}/ack`, {
+      form: { csrf: 'forged' },
+    });
+    expect(refused.status()).toBe(403);
+    expect(await stateOf()).toMatchObject({ status: 'open', acked_at: null });
+
+    await page.goto(`${server.url}/`);
+    await page.click(`#alerts tr[data-id="${alertId}"] button`);
+    await page.waitForSelector('#failed-transfers');
+    expect(await stateOf()).toMatchObject({ status: 'acked', acked_at: expect.any(String) });
+    const row = page.locator(`#alerts tr[data-id="${alertId}"]`);
+    expect(await row.locator('td').nth(1).textContent()).toBe('acked');
+    expect(await row.locator('button').count()).toBe(0);
   });
 
   it('resolves a break by clicking (CSRF-protected), and the database shows it', async () => {
@@ -210,10 +260,10 @@ describe('the dashboard in a real browser', () => {
     await shoot('balances');
   });
 
-  it('Pipeline shows the queues and webhooks; Exports and runs say they are not available', async () => {
+  it('Pipeline shows the queues, webhooks and runs; Exports say they are not available', async () => {
     await page.goto(`${server.url}/pipeline`);
     expect(await page.locator('#queues tr').count()).toBe(5);
-    expect(await page.locator('#runs').textContent()).toContain('Not available');
+    expect(await page.locator('#runs').textContent()).not.toContain('Not available');
     await shoot('pipeline');
     await page.goto(`${server.url}/exports`);
     expect(await page.locator('#exports-list').textContent()).toContain('Not available');

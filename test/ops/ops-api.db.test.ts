@@ -1,4 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAlertRuntime, raiseAlert, type AlertRuntime } from '../../src/alerts/index.ts';
+import { createLogger } from '../../src/logger.ts';
+import { archiveReceipt } from '../../src/receipts/index.ts';
 import type { RunningDaemon } from '../../src/daemon/index.ts';
 import { insertInboxEvent, markInboxStatus } from '../../src/inbox/index.ts';
 import { metricsRegistry } from '../../src/metrics/index.ts';
@@ -29,6 +35,8 @@ describe('the ops API', () => {
   let daemon: RunningDaemon;
   let day: SimulatedDay;
   let base: string;
+  let receiptsDir: string;
+  let alertRuntime: AlertRuntime;
 
   /** A concrete URL for each documented route. */
   function concrete(template: string): string {
@@ -36,6 +44,8 @@ describe('the ops API', () => {
       .replace('/items/{id}', `/items/${day.failedTransferId}`)
       .replace('/discrepancies/{id}', `/discrepancies/${day.discrepancyId}`)
       .replace('/reports/{date}', `/reports/${day.yesterday}`)
+      .replace('/alerts/{id}', '/alerts/987654')
+      .replace('/receipts/{id}', '/receipts/tr_without_receipt')
       .replace('{id}', '1');
   }
 
@@ -50,7 +60,10 @@ describe('the ops API', () => {
 
   beforeAll(async () => {
     fixture = await createDaemonFixture({ sim: DAY_SIM_OPTIONS });
+    receiptsDir = await mkdtemp(join(tmpdir(), 'paysync-ops-receipts-'));
+    alertRuntime = createAlertRuntime(fixture.config.alerts, createLogger({ level: 'silent' }));
     daemon = await fixture.startDaemon(['receiver'], {
+      PAYSYNC_RECEIPTS_DIR: receiptsDir,
       PAYSYNC_ADMIN_TOKEN: `${OLD_TOKEN}, ${NEW_TOKEN}`,
       PAYSYNC_BOOKS_TIMEZONE: 'UTC',
       PAYSYNC_LOG_LEVEL: 'info',
@@ -58,7 +71,11 @@ describe('the ops API', () => {
     base = daemon.receiver!.url;
     day = await simulateDay({ db: fixture.database.db, sim: fixture.sim, queues: daemon.queues });
   }, 60_000);
-  afterAll(async () => fixture?.cleanup());
+  afterAll(async () => {
+    await alertRuntime?.close();
+    await fixture?.cleanup();
+    if (receiptsDir) await rm(receiptsDir, { recursive: true, force: true });
+  });
 
   it('says at start-up, in one line, that it is on', () => {
     const lines = fixture.logs.filter((line) => line.includes('ops API and dashboard'));
@@ -125,7 +142,12 @@ describe('the ops API', () => {
           token,
           ...(route.body ? { body: JSON.stringify({ inboxId: 999_999 }) } : {}),
         });
-        const expected = route.pending ? 501 : 200;
+        // The alert and receipt ids above are unknown: their documented answer is 404.
+        const expected = route.pending
+          ? 501
+          : /\/(alerts|receipts)\/\{id\}/.test(route.path)
+            ? 404
+            : 200;
         expect(response.status, `${route.method} ${route.path}`).toBe(expected);
         const body = await json(response);
         expect(validateAnswer(route.path, route.method, expected, body), route.path).toEqual([]);
@@ -206,6 +228,75 @@ describe('the ops API', () => {
       token: NEW_TOKEN,
     });
     expect(missing.status).toBe(404);
+  });
+
+  it('acks and resolves a raised alert (the database shows it), and answers 404 for an unknown or resolved one', async () => {
+    const deps = { db: fixture.database.db, alerts: alertRuntime };
+    const raised = await raiseAlert(deps, {
+      kind: 'transfer_failed',
+      subject: day.failedTransferId,
+      title: `transfer ${day.failedTransferId} failed`,
+    });
+    const id = raised.alert.id;
+    const stateOf = () =>
+      fixture.database.db
+        .selectFrom('alerts')
+        .select(['status', 'acked_at', 'resolved_at'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+    expect((await stateOf()).status).toBe('open');
+
+    const ack = await call(`/api/v1/alerts/${id}/ack`, { method: 'POST', token: NEW_TOKEN });
+    expect(ack.status).toBe(200);
+    const ackBody = await json(ack);
+    expect(ackBody).toEqual({ data: { id, acked: true } });
+    expect(validateAnswer('/api/v1/alerts/{id}/ack', 'post', 200, ackBody)).toEqual([]);
+    expect(await stateOf()).toMatchObject({ status: 'acked', acked_at: expect.any(String) });
+    const listed = await json(await call('/api/v1/alerts', { token: NEW_TOKEN }));
+    expect(listed.data).toContainEqual(expect.objectContaining({ id, state: 'acked' }));
+
+    const resolve = await call(`/api/v1/alerts/${id}/resolve`, {
+      method: 'POST',
+      token: NEW_TOKEN,
+    });
+    expect(resolve.status).toBe(200);
+    expect(await json(resolve)).toEqual({ data: { id, resolved: true } });
+    expect(await stateOf()).toMatchObject({ status: 'resolved', resolved_at: expect.any(String) });
+
+    for (const path of [`/api/v1/alerts/${id}/ack`, '/api/v1/alerts/987654/ack']) {
+      const refused = await call(path, { method: 'POST', token: NEW_TOKEN });
+      expect(refused.status, path).toBe(404);
+      const body = await json(refused);
+      expect(body.error.code).toBe('not_found');
+      expect(validateAnswer('/api/v1/alerts/{id}/ack', 'post', 404, body)).toEqual([]);
+    }
+    const unknownResolve = await call('/api/v1/alerts/987654/resolve', {
+      method: 'POST',
+      token: NEW_TOKEN,
+    });
+    expect(unknownResolve.status).toBe(404);
+  });
+
+  it('serves the newest archived receipt of an item under the sandboxing policy, 404 without one', async () => {
+    const db = fixture.database.db;
+    const receipt = (n: number) => ({
+      resourceKind: 'transfer' as const,
+      resourceId: day.okTransferId,
+      html: `<html><body><h1>Receipt ${n} of ${day.okTransferId}</h1></body></html>`,
+      fetchedAt: `2026-01-0${n}T10:00:00.000Z`,
+    });
+    await archiveReceipt(db, receiptsDir, receipt(1));
+    await archiveReceipt(db, receiptsDir, receipt(2));
+    const response = await call(`/api/v1/receipts/${day.okTransferId}`, { token: NEW_TOKEN });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toBe(
+      "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+    );
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await response.text()).toBe(receipt(2).html);
+    const none = await call(`/api/v1/receipts/${day.failedTransferId}`, { token: NEW_TOKEN });
+    expect(none.status).toBe(404);
+    expect((await json(none)).error.code).toBe('not_found');
   });
 
   it('replays an inbox event: reopened and queued once, a second call changes nothing', async () => {

@@ -17,7 +17,9 @@ export function serveCommand(): Command {
       // Loaded here, not at the top, so `paysync --help` stays fast.
       const { createSignatureVerifier, createReceiverServer } =
         await import('../../receiver/index.ts');
-      const { openCheckedRedis, openMigratedDatabase } = await import('../../daemon/index.ts');
+      const { openCheckedRedis, openMigratedDatabase, StartupError } =
+        await import('../../daemon/index.ts');
+      const { AlertRulesError, createAlertRuntime } = await import('../../alerts/index.ts');
       const { createQueues } = await import('../../queues/index.ts');
       const { runUntilSignal } = await import('../../lifecycle/index.ts');
       const { collectProcessMetrics } = await import('../../metrics/index.ts');
@@ -25,12 +27,25 @@ export function serveCommand(): Command {
 
       // Signing first: a refused set-up should not need a database to say so.
       const verifier = createSignatureVerifier(config, logger);
-      const database = await openMigratedDatabase(config);
+      // The ops routes ack and resolve alerts through it; a bad rule file refuses the start.
+      let alerts;
+      try {
+        alerts = createAlertRuntime(config.alerts, logger);
+      } catch (error) {
+        if (error instanceof AlertRulesError) throw new StartupError(error.message);
+        throw error;
+      }
+      const alertRuntime = alerts;
+      const database = await openMigratedDatabase(config).catch(async (error: unknown) => {
+        await alertRuntime.close();
+        throw error;
+      });
       let redis;
       try {
         redis = await openCheckedRedis(config, 'producer');
       } catch (error) {
         await database.close().catch(() => undefined);
+        await alertRuntime.close();
         throw error;
       }
       const queues = createQueues({ connection: redis, prefix: config.processing.queuePrefix });
@@ -42,10 +57,18 @@ export function serveCommand(): Command {
           await queues.close();
           await producerRedis.quit().catch(() => producerRedis.disconnect());
           await database.close();
+          await alertRuntime.close();
         },
       };
       collectProcessMetrics();
-      const ops = mountOps({ config, db: database.db, queues, logger, receiverPort: config.port });
+      const ops = mountOps({
+        config,
+        db: database.db,
+        queues,
+        logger,
+        receiverPort: config.port,
+        alerts: alertRuntime,
+      });
       const receiver = createReceiverServer({
         db: database.db,
         queues,
