@@ -7,6 +7,11 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const projects = ['unit', 'sqlite', 'postgres'];
+// Most suites wait on child processes, the simulator, Redis and the database rather than on
+// the CPU, so on a 2-core machine three files at a time finish far sooner than vitest's
+// default (one worker fewer than the cores: one). PostgreSQL stays at one: parallel schema
+// migrations in the one shared test database were seen to race. PAYSYNC_TEST_WORKERS overrides.
+const workers = { unit: 3, sqlite: 3, postgres: 1 };
 const resultsDir = '.test-results';
 rmSync(resultsDir, { recursive: true, force: true });
 mkdirSync(resultsDir, { recursive: true });
@@ -26,6 +31,7 @@ for (const project of projects) {
       '--reporter=json',
       `--outputFile.json=${outputFile}`,
       '--passWithNoTests',
+      `--maxWorkers=${process.env.PAYSYNC_TEST_WORKERS ?? workers[project]}`,
       ...process.argv.slice(2),
     ],
     { stdio: 'inherit' },
