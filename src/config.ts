@@ -104,6 +104,12 @@ const ALERT_VARIABLES = {
   PAYSYNC_ALERT_DIGEST_MINUTES: positiveInt(5, 24 * 60),
   /** An open alert nobody acknowledged notifies again after this many minutes. @defaultValue 240 */
   PAYSYNC_ALERT_RENOTIFY_MINUTES: positiveInt(240, 7 * 24 * 60),
+  /** `signature_failures` fires when more than this many webhook signatures are refused within the window. @defaultValue 10 */
+  PAYSYNC_ALERT_SIGNATURE_FAILURES: positiveInt(10, 1_000_000),
+  /** The window of `PAYSYNC_ALERT_SIGNATURE_FAILURES`, in minutes. @defaultValue 5 */
+  PAYSYNC_ALERT_SIGNATURE_MINUTES: positiveInt(5, 24 * 60),
+  /** `webhooks_silent` fires when no webhook arrived for this many minutes while sweeps found items. @defaultValue 60 */
+  PAYSYNC_WEBHOOK_SILENCE_MINUTES: positiveInt(60, 7 * 24 * 60),
 };
 
 const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
@@ -529,6 +535,12 @@ export interface AlertSettings {
   readonly digestWindowMs: number;
   /** @defaultValue 14400000 (240 minutes) */
   readonly renotifyAfterMs: number;
+  /** More refused signatures than this within `signatureFailureWindowMs` raise `signature_failures`. @defaultValue 10 */
+  readonly signatureFailureThreshold: number;
+  /** @defaultValue 300000 (5 minutes) */
+  readonly signatureFailureWindowMs: number;
+  /** No webhook for this long while sweeps find items raises `webhooks_silent`. @defaultValue 3600000 (60 minutes) */
+  readonly webhookSilenceMs: number;
 }
 
 export interface OpsSettings {
@@ -920,6 +932,9 @@ function alertSettings(e: ParsedEnv): AlertSettings {
     digestThreshold: e.PAYSYNC_ALERT_DIGEST_THRESHOLD,
     digestWindowMs: e.PAYSYNC_ALERT_DIGEST_MINUTES * 60_000,
     renotifyAfterMs: e.PAYSYNC_ALERT_RENOTIFY_MINUTES * 60_000,
+    signatureFailureThreshold: e.PAYSYNC_ALERT_SIGNATURE_FAILURES,
+    signatureFailureWindowMs: e.PAYSYNC_ALERT_SIGNATURE_MINUTES * 60_000,
+    webhookSilenceMs: e.PAYSYNC_WEBHOOK_SILENCE_MINUTES * 60_000,
   });
 }
 

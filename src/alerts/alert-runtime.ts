@@ -21,6 +21,12 @@ export interface AlertPacing {
   readonly retryDelaysMs: readonly number[];
   /** Failed tries in a row after which a sink is reported on the other sinks. @defaultValue 3 */
   readonly sinkFailingAfter: number;
+  /** More refused webhook signatures than this within the window raise `signature_failures`. @defaultValue 10 */
+  readonly signatureFailureThreshold: number;
+  /** @defaultValue 300000 (5 min) */
+  readonly signatureFailureWindowMs: number;
+  /** No webhook for this long while sweeps find items raises `webhooks_silent`. @defaultValue 3600000 (60 min) */
+  readonly webhookSilenceMs: number;
 }
 
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000, 1_800_000, 7_200_000];
@@ -61,6 +67,9 @@ export function alertPacing(
     renotifyAfterMs: settings.renotifyAfterMs,
     retryDelaysMs: DEFAULT_RETRY_DELAYS_MS,
     sinkFailingAfter: 3,
+    signatureFailureThreshold: settings.signatureFailureThreshold,
+    signatureFailureWindowMs: settings.signatureFailureWindowMs,
+    webhookSilenceMs: settings.webhookSilenceMs,
     ...overrides,
   };
 }

@@ -5,6 +5,7 @@ import type { Queues } from '../queues/index.ts';
 import { readCredentialFailure } from '../service-state/index.ts';
 import { listAlerts } from './alert.repository.ts';
 import { raiseAlert, resolveAlertsByKey, type AlertDependencies } from './raise-alert.ts';
+import { watchWebhookConditions } from './inbox-alerts.ts';
 import { balanceDriftAlert, dayNotReconciledAlert } from './state-alerts.ts';
 
 /**
@@ -18,7 +19,8 @@ import { balanceDriftAlert, dayNotReconciledAlert } from './state-alerts.ts';
  *   the account is back at or above its minimum;
  * - `day_not_reconciled`: a stored daily verdict of `BREAKS` or `INCOMPLETE` (last 7 days);
  * - alerts raised for a discrepancy (a stuck transfer, a drift) resolve when the ledger
- *   resolves that discrepancy (the transfer settled, the drift is gone).
+ *   resolves that discrepancy (the transfer settled, the drift is gone);
+ * - `signature_failures`, `unclassified_events`, `webhooks_silent`: see watchWebhookConditions.
  */
 export interface WatchedState {
   /** The queues whose failed jobs raise `dead_jobs`. */
@@ -54,6 +56,7 @@ export async function watchConditions(
   await resolveRecoveredBalances(deps);
   if (state.environment) await watchVerdicts(deps, state.environment);
   await resolveSettledDiscrepancies(deps);
+  await watchWebhookConditions(deps);
 
   if (!queues) return;
   const named = [

@@ -4,6 +4,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { createInboxIntake } from '../inbox/index.ts';
 import type { Logger } from '../logger.ts';
+import { reasonOf } from '../error-reason.ts';
+import { countSignatureFailure } from '../service-state/index.ts';
 import { enqueueIngest, type Queues } from '../queues/index.ts';
 import { checkReadiness, type ReadinessCheck } from './check-readiness.ts';
 import { healthRoute } from './health.route.ts';
@@ -67,6 +69,14 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
           ? [config.webhook.hmacHeader, config.webhook.hmacTimestampHeader ?? ''].filter(Boolean)
           : [],
       accept: (events) => intake.acceptAll(events),
+      // A durable per-minute count the workers' alert watcher reads (signature_failures).
+      onRefusedSignature: () =>
+        countSignatureFailure(deps.db, new Date()).catch((error: unknown) => {
+          logger.warn(
+            { reason: reasonOf(error) },
+            'could not count a refused webhook signature; the signature_failures alert may miss it',
+          );
+        }),
       logger,
     }),
   );

@@ -29,6 +29,11 @@ export interface WebhookRouteSettings {
    * so one request never holds the inbox in a transaction for long. @defaultValue 10000
    */
   readonly maxBatchEvents?: number;
+  /**
+   * Told of every refused signature before the 401 goes out, so the alerts' watcher can see a
+   * burst (`signature_failures`); must not throw.
+   */
+  readonly onRefusedSignature?: () => Promise<void>;
   readonly logger: Logger;
 }
 
@@ -92,6 +97,7 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
       const signature = settings.verify(rawBody, request.headersDistinct);
       if (!signature.ok) {
         signatureFailures.inc({ reason: signature.reason });
+        await settings.onRefusedSignature?.();
         settings.logger.warn(
           { reason: signature.reason, detail: signature.message },
           'webhook refused',

@@ -5,3 +5,7 @@ export {
   type CredentialFailure,
 } from './credential-state.repository.ts';
 export { readStateValue, setStateValueOnce } from './state-value.repository.ts';
+export {
+  countSignatureFailure,
+  signatureFailuresBetween,
+} from './signature-failures.repository.ts';
