@@ -2,9 +2,9 @@
  * Generates docs/payment-service.openapi.json (OpenAPI 3.1) from the zod contract in
  * src/upstream/contract. `--check` fails instead of writing when the checked-in file is stale.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeOrCheck } from './write-or-check.ts';
 import {
   OpenAPIRegistry,
   OpenApiGeneratorV31,
@@ -147,23 +147,9 @@ export function generateDocument(): string {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
-const check = process.argv.includes('--check');
-const generated = generateDocument();
-if (check) {
-  let current = '';
-  try {
-    current = readFileSync(OUTPUT, 'utf8');
-  } catch {
-    // A missing file is stale too.
-  }
-  if (current !== generated) {
-    console.error(
-      'docs/payment-service.openapi.json is stale: run `npm run openapi:generate` and commit the result',
-    );
-    process.exit(1);
-  }
-  console.log('docs/payment-service.openapi.json is up to date');
-} else {
-  writeFileSync(OUTPUT, generated);
-  console.log(`wrote ${OUTPUT}`);
-}
+writeOrCheck(
+  OUTPUT,
+  generateDocument(),
+  'docs/payment-service.openapi.json',
+  'npm run openapi:generate',
+);

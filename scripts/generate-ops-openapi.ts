@@ -2,9 +2,9 @@
  * Generates docs/ops-api.openapi.json (OpenAPI 3.1) from the zod schemas the ops API
  * validates with (src/ops). `--check` fails instead of writing when the checked-in file is stale.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeOrCheck } from './write-or-check.ts';
 import {
   OpenAPIRegistry,
   OpenApiGeneratorV31,
@@ -115,23 +115,4 @@ export function generateOpsDocument(): string {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
-const check = process.argv.includes('--check');
-const generated = generateOpsDocument();
-if (check) {
-  let current = '';
-  try {
-    current = readFileSync(OUTPUT, 'utf8');
-  } catch {
-    // A missing file is stale too.
-  }
-  if (current !== generated) {
-    console.error(
-      'docs/ops-api.openapi.json is stale: run `npm run openapi:ops` and commit the result',
-    );
-    process.exit(1);
-  }
-  console.log('docs/ops-api.openapi.json is up to date');
-} else {
-  writeFileSync(OUTPUT, generated);
-  console.log(`wrote ${OUTPUT}`);
-}
+writeOrCheck(OUTPUT, generateOpsDocument(), 'docs/ops-api.openapi.json', 'npm run openapi:ops');
