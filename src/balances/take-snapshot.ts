@@ -4,6 +4,7 @@ import {
   earliestKnownInstant,
   lastOpeningSequence,
   openItems,
+  pairServiceBalances,
   recordDiscrepancy,
   resolveDiscrepancy,
   SERVICE_ACCOUNTS,
@@ -389,41 +390,23 @@ export async function compareWithLedger(
   balances: readonly SnapshotBalance[],
   asOf: string,
 ): Promise<AccountComparison[]> {
-  const ledger = await serviceBalancesAsOf(deps.db, asOf);
-  const ledgerOf = (balance: SnapshotBalance) =>
-    ledger.find(
-      (l) =>
-        l.account === SERVICE_ACCOUNTS[balance.accountType as ServiceAccountType] &&
-        l.currency === balance.currency,
-    )?.balance ?? 0;
-  const differs = balances.some((b) => b.amount !== ledgerOf(b));
+  const pairs = pairServiceBalances(balances, await serviceBalancesAsOf(deps.db, asOf));
+  const differs = pairs.some((pair) => pair.listed && pair.service !== pair.ledger);
   const polled = differs ? await pollOpenItems(deps, asOf) : [];
   const comparisons: AccountComparison[] = [];
-  for (const balance of balances) {
-    comparisons.push(await explainAccount(deps, balance, ledgerOf(balance), polled));
-  }
-  // Ledger accounts the service did not list still count: the service holds none of that money.
-  for (const line of ledger) {
-    const accountType = Object.entries(SERVICE_ACCOUNTS).find(([, a]) => a === line.account)?.[0];
-    if (!accountType || line.balance === 0) continue;
-    if (balances.some((b) => b.accountType === accountType && b.currency === line.currency))
-      continue;
-    comparisons.push(
-      await explainAccount(
-        deps,
-        {
-          environment: deps.environment,
-          accountType,
-          currency: line.currency,
-          amount: 0,
-          asOf,
-          takenAt: asOf,
-          kind: 'manual',
-        },
-        line.balance,
-        polled,
-      ),
-    );
+  for (const pair of pairs) {
+    const snapshot = balances.find(
+      (b) => b.accountType === pair.accountType && b.currency === pair.currency,
+    ) ?? {
+      environment: deps.environment,
+      accountType: pair.accountType,
+      currency: pair.currency,
+      amount: 0,
+      asOf,
+      takenAt: asOf,
+      kind: 'manual' as const,
+    };
+    comparisons.push(await explainAccount(deps, snapshot, pair.ledger, polled));
   }
   return comparisons;
 }

@@ -107,3 +107,4 @@ export {
 } from './settlement-lines.ts';
 export { earliestKnownInstant, openItems, type OpenItem } from './open-items.ts';
 export { firstSightingVia } from './status-history.repository.ts';
+export { pairServiceBalances, type ServiceBalancePair } from './service-balance-pairs.ts';

@@ -3,12 +3,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import {
   openDiscrepancies,
+  pairServiceBalances,
   openItems,
-  SERVICE_ACCOUNTS,
   serviceBalancesAsOf,
   type DiscrepancySummary,
   type OpenItem,
-  type ServiceAccountType,
 } from '../ledger/index.ts';
 import { dayWindow } from './books-day.ts';
 import { describeBreak, type BreakLine } from './break-wording.ts';
@@ -212,33 +211,21 @@ async function endOfDayBalances(
     .orderBy('currency')
     .execute();
   if (snapshots.length === 0) return null;
-  const ledger = await serviceBalancesAsOf(db, instant);
-  const balances: EndOfDayBalance[] = snapshots.map((s) => {
-    const account = SERVICE_ACCOUNTS[s.account_type as ServiceAccountType];
-    const booked =
-      ledger.find((l) => l.account === account && l.currency === s.currency)?.balance ?? 0;
-    return {
+  const pairs = pairServiceBalances(
+    snapshots.map((s) => ({
       accountType: s.account_type,
       currency: s.currency,
-      service: Number(s.amount),
-      ledger: booked,
-      difference: Number(s.amount) - booked,
-    };
-  });
-  for (const line of ledger) {
-    const accountType = Object.entries(SERVICE_ACCOUNTS).find(([, a]) => a === line.account)?.[0];
-    if (!accountType || line.balance === 0) continue;
-    if (balances.some((b) => b.accountType === accountType && b.currency === line.currency))
-      continue;
-    balances.push({
-      accountType,
-      currency: line.currency,
-      service: 0,
-      ledger: line.balance,
-      difference: -line.balance,
-    });
-  }
-  return balances;
+      amount: Number(s.amount),
+    })),
+    await serviceBalancesAsOf(db, instant),
+  );
+  return pairs.map((pair) => ({
+    accountType: pair.accountType,
+    currency: pair.currency,
+    service: pair.service,
+    ledger: pair.ledger,
+    difference: pair.service - pair.ledger,
+  }));
 }
 
 async function dayDiscrepancies(
