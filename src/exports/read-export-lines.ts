@@ -88,6 +88,8 @@ export async function* readExportLines(
     if (rows.length === 0) return;
     const shas = receipts ? await receiptShas(db, rows) : new Map<string, string>();
     for (const row of rows) {
+      const reverses = row.reverses_journal_id === null ? null : Number(row.reverses_journal_id);
+      const late = row.closed_period != null;
       yield {
         journalId: Number(row.journal_id),
         lineNo: Number(row.line_no),
@@ -97,14 +99,15 @@ export async function* readExportLines(
         resourceId: row.resource_id,
         reference: row.transfer_reference ?? row.purchase_reference ?? null,
         description: row.description,
-        entryType: row.entry_type,
+        entryType: late ? 'adjustment' : row.entry_type,
         settlementKey: row.settlement_key,
-        reverses: row.reverses_journal_id === null ? null : Number(row.reverses_journal_id),
+        reverses,
         account: row.account,
         currency: row.currency,
         amount: Number(row.amount),
         lateChangeOf: row.closed_period ?? null,
         originalEffectiveAt: row.original_effective_at ?? null,
+        adjusts: late ? reverses : null,
         receiptSha256: shas.get(`${row.resource_kind}:${row.resource_id}`) ?? null,
       };
     }

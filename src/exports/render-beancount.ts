@@ -68,6 +68,7 @@ export async function* renderBeancount(
     if (first.reverses !== null) text += `  reverses: ${quoted(String(first.reverses))}\n`;
     if (first.receiptSha256) text += `  receipt: ${quoted(first.receiptSha256)}\n`;
     if (first.lateChangeOf) text += `  late-change: ${quoted(first.lateChangeOf)}\n`;
+    if (first.adjusts !== null) text += `  adjusts: ${quoted(String(first.adjusts))}\n`;
     for (const line of journal) text += posting(line.account, line.amount, line.currency);
     yield `${text}\n`;
   }

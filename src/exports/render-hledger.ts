@@ -80,6 +80,7 @@ export async function* renderHledger(
     if (first.reverses !== null) tags.push(`reverses:${first.reverses}`);
     if (first.receiptSha256) tags.push(`receipt:${first.receiptSha256}`);
     if (first.lateChangeOf) tags.push(`late-change:${first.lateChangeOf}`);
+    if (first.adjusts !== null) tags.push(`adjusts:${first.adjusts}`);
     let text = `${day} (${oneLine(first.resourceId)}) ${oneLine(first.description)}  ; ${tags.join(', ')}\n`;
     text += `    ; effective:${first.effectiveAt}, posted:${first.postedAt}, kind:${first.resourceKind}, entry:${first.entryType}, settlement:${first.settlementKey}\n`;
     for (const line of journal) text += posting(line.account, amount(line.amount, line.currency));
