@@ -89,6 +89,28 @@ describe('11: accounting exports of a simulated week', () => {
     expect(journal).toContain('commodity 1000.000 TND');
   });
 
+  it('--kind keeps the journals of those kinds, whole, across page edges', async () => {
+    const all = parse(await exported('csv'), { columns: true }) as Row[];
+    const sink = new PassThrough();
+    const chunks: Buffer[] = [];
+    sink.on('data', (c: Buffer) => chunks.push(c));
+    await writeExport(
+      {
+        db: database.db,
+        format: 'csv',
+        window: WEEK,
+        environment: 'sandbox',
+        timeZone: 'UTC',
+        kinds: ['transfer'],
+        pageSize: 3,
+      },
+      sink,
+    );
+    const transfers = parse(Buffer.concat(chunks).toString('utf8'), { columns: true }) as Row[];
+    expect(transfers.length).toBeGreaterThan(3);
+    expect(transfers).toEqual(all.filter((r) => r.resource_kind === 'transfer'));
+  });
+
   it('acceptance 1: JSONL carries the same records, one per line', async () => {
     const lines = (await exported('jsonl'))
       .trimEnd()
