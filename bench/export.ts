@@ -51,7 +51,9 @@ function journalsFor(lines: number): number {
 async function child(): Promise<void> {
   const handle = createDatabase(`sqlite:${values.db!}`);
   const out = join(tmpdir(), `paysync-bench-export-${process.pid}`);
-  let peak = process.memoryUsage().rss;
+  // What the process holds before the first row: Node, tsx's loader, paysync's modules.
+  const startRss = process.memoryUsage().rss;
+  let peak = startRss;
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 25);
@@ -73,7 +75,13 @@ async function child(): Promise<void> {
   await handle.close();
   const maxRss = process.resourceUsage().maxRSS * 1024;
   process.stdout.write(
-    JSON.stringify({ rows: result.rows, seconds, bytes, peakRss: Math.max(peak, maxRss) }),
+    JSON.stringify({
+      rows: result.rows,
+      seconds,
+      bytes,
+      startRss,
+      peakRss: Math.max(peak, maxRss),
+    }),
   );
 }
 
@@ -125,11 +133,13 @@ interface Run {
   rows: number;
   seconds: number;
   bytes: number;
+  startRss: number;
   peakRss: number;
 }
 
 async function main(): Promise<void> {
   const lines = Number(values.lines);
+  const load = loadavg();
   const dir = mkdtempSync(join(tmpdir(), 'paysync-bench-export-'));
   const file = join(dir, 'paysync.db');
   try {
@@ -171,47 +181,77 @@ async function main(): Promise<void> {
         };
         runs.push(run);
         console.log(
-          `${format} ${run.rows} rows: ${Math.round(run.rows / run.seconds)} rows/s, ${run.seconds.toFixed(2)} s, peak RSS ${(run.peakRss / 1048576).toFixed(0)} MB, ${(run.bytes / 1048576).toFixed(0)} MB written`,
+          `${format} ${run.rows} rows: ${Math.round(run.rows / run.seconds)} rows/s, ${run.seconds.toFixed(2)} s, RSS ${mb(run.startRss)} MB before the first row, peak ${mb(run.peakRss)} MB, ${mb(run.bytes)} MB written`,
         );
       }
     }
-    if (!values['no-write']) writeDocs(runs, lines);
+    if (!values['no-write']) writeDocs(runs, lines, load);
   } finally {
     if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
     else console.log(file);
   }
 }
 
-function writeDocs(runs: readonly Run[], lines: number): void {
+const mb = (bytes: number) => (bytes / 1048576).toFixed(0);
+
+/**
+ * Rewrites the bench's section of docs/performance.md: the detail of this run, and the history
+ * table (one row per run, newest last, earlier rows kept) so before and after stay side by side.
+ */
+function writeDocs(runs: readonly Run[], lines: number, load: number[]): void {
   const file = 'docs/performance.md';
   const start =
     '<!-- bench:export:start (written by `npm run bench:export`; edit outside the markers) -->';
   const end = '<!-- bench:export:end -->';
+  const text = readFileSync(file, 'utf8');
+  const at = text.indexOf(start);
+  const old = at >= 0 ? text.slice(at, text.indexOf(end)) : '';
+  const historyHead = [
+    '| Run | Commit | Load before | CSV rows/s 100k / 1M | CSV RSS before first row | CSV peak RSS 100k / 1M | hledger rows/s 100k / 1M | hledger peak RSS 100k / 1M |',
+    '| --- | ------ | ----------- | -------------------: | -----------------------: | ---------------------: | -----------------------: | -------------------------: |',
+  ];
+  // Found by the sentence before it: prettier realigns the table's header.
+  const historyAt = old.indexOf('Runs, newest last');
+  const history =
+    historyAt < 0
+      ? []
+      : old
+          .slice(historyAt)
+          .split('\n')
+          .filter((l) => l.startsWith('|'))
+          .slice(2);
+  const of = (format: string) => runs.filter((r) => r.format === format);
+  const pair = (format: string, f: (r: Run) => string) => of(format).map(f).join(' / ');
+  const rate = (r: Run) => String(Math.round(r.rows / r.seconds));
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
+  history.push(
+    `| ${new Date().toISOString().slice(0, 16)}Z | ${commit.stdout.trim() || '?'} | ${load.map((l) => l.toFixed(2)).join(' / ')} | ${pair('csv', rate)} | ${pair('csv', (r) => `${mb(r.startRss)} MB`)} | ${pair('csv', (r) => `${mb(r.peakRss)} MB`)} | ${pair('hledger', rate)} | ${pair('hledger', (r) => `${mb(r.peakRss)} MB`)} |`,
+  );
   const csvFull = runs.find((r) => r.format === 'csv' && r.window === lines)!;
   const csvRate = csvFull.rows / csvFull.seconds;
-  const rssOk = runs.filter((r) => r.format === 'csv').every((r) => r.peakRss < 150 * 1048576);
-  const table = [
-    '| Format  | Lines exported | rows/s | Time | Peak RSS | Output |',
-    '| ------- | -------------: | -----: | ---: | -------: | -----: |',
-    ...runs.map(
-      (r) =>
-        `| ${r.format.padEnd(7)} | ${r.rows} | ${Math.round(r.rows / r.seconds)} | ${r.seconds.toFixed(2)} s | ${(r.peakRss / 1048576).toFixed(0)} MB | ${(r.bytes / 1048576).toFixed(0)} MB |`,
-    ),
-  ];
+  const rssOk = of('csv').every((r) => r.peakRss < 150 * 1048576);
   const body = [
     start,
     '',
-    `Last run: ${new Date().toISOString()} · Node ${process.version} · ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown'}) · load average before the run ${loadavg()
+    `Last run: ${new Date().toISOString()} · Node ${process.version} · ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown'}) · load average before the run ${load
       .map((l) => l.toFixed(2))
       .join(' / ')} · SQLite, ${lines} lines seeded`,
     '',
-    ...table,
+    '| Format  | Lines exported | rows/s | Time | RSS before the first row | Peak RSS | Output |',
+    '| ------- | -------------: | -----: | ---: | -----------------------: | -------: | -----: |',
+    ...runs.map(
+      (r) =>
+        `| ${r.format.padEnd(7)} | ${r.rows} | ${rate(r)} | ${r.seconds.toFixed(2)} s | ${mb(r.startRss)} MB | ${mb(r.peakRss)} MB | ${mb(r.bytes)} MB |`,
+    ),
     '',
-    `**CSV: ${Math.round(csvRate)} rows/s** (target ≥ 300000: ${csvRate >= 300_000 ? 'met' : 'not met'}); peak RSS under 150 MB: ${rssOk ? 'yes' : 'no'}.`,
+    `**CSV: ${Math.round(csvRate)} rows/s** over ${lines} lines (target ≥ 300000: ${csvRate >= 300_000 ? 'met' : 'not met'}); peak RSS under 150 MB: ${rssOk ? 'yes' : 'no'}.`,
+    '',
+    'Runs, newest last (each run of `npm run bench:export` adds a row; figures depend on the load average):',
+    '',
+    ...historyHead,
+    ...history,
     end,
   ].join('\n');
-  const text = readFileSync(file, 'utf8');
-  const at = text.indexOf(start);
   const next =
     at >= 0
       ? text.slice(0, at) + body + text.slice(text.indexOf(end) + end.length)

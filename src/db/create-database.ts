@@ -167,6 +167,22 @@ export function dialectOf(url: string): DialectName {
   );
 }
 
+/** The better-sqlite3 connection behind each SQLite Kysely instance this module made. */
+const sqliteConnections = new WeakMap<object, BetterSqlite3.Database>();
+
+/**
+ * The better-sqlite3 connection behind `db`, for the rare reader that must skip Kysely's
+ * per-row work (the accounting export's million-line reads); undefined on PostgreSQL and inside
+ * a transaction. Use it only while holding Kysely's connection (`db.connection().execute(…)`),
+ * so no other query of this process runs in between, and only for synchronous reads. Its
+ * integers come back as BigInt unless the statement says `safeIntegers(false)`; check them
+ * with `Number.isSafeInteger` (or {@link parseSafeInt8}) as the rest of the code does.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any database type will do
+export function sqliteConnectionOf(db: Kysely<any>): BetterSqlite3.Database | undefined {
+  return db.isTransaction ? undefined : sqliteConnections.get(db);
+}
+
 /**
  * The only place a database connection is made. Throws {@link DatabaseOpenError} when the
  * SQLite file or its folder cannot be opened or created.
@@ -181,6 +197,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
       dialect: new SqliteDialect({ database: sqlite }),
       plugins: [new SafeIntegerPlugin()],
     });
+    sqliteConnections.set(db, sqlite);
     return { db, dialect, displayUrl: `sqlite:${file}`, close: () => db.destroy() };
   }
   const pool = new pg.Pool({

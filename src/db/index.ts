@@ -6,6 +6,7 @@ export {
   DatabaseOpenError,
   dialectOf,
   parseSafeInt8,
+  sqliteConnectionOf,
   UnsafeIntegerError,
   type DatabaseHandle,
   type DatabaseOptions,

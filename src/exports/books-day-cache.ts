@@ -1,20 +1,17 @@
-import { dayOf } from '../reports/index.ts';
+import { dayOf, dayWindow } from '../reports/index.ts';
 
 /**
- * `dayOf` builds an Intl formatter per call, too slow for a million journals. Offsets change
- * at most at minute boundaries, so the day of an instant is cached per UTC minute; the cache
- * is dropped when it grows, which keeps memory flat on a long export.
+ * `dayOf` builds an Intl formatter per call, too slow for a million journals. Journals come in
+ * time order, so the day found last and its window `[from, to)` in the books' zone answer
+ * every instant inside it with two string comparisons (ISO 8601 UTC with ms compares as text);
+ * only an instant outside it computes a day again. Memory: one day.
  */
 export function booksDayCache(timeZone: string): (instant: string) => string {
-  let cache = new Map<string, string>();
+  let current: { day: string; from: string; to: string } | undefined;
   return (instant) => {
-    const minute = instant.slice(0, 16);
-    let day = cache.get(minute);
-    if (day === undefined) {
-      day = dayOf(new Date(`${minute}:00.000Z`), timeZone);
-      if (cache.size > 10_000) cache = new Map();
-      cache.set(minute, day);
-    }
+    if (current && instant >= current.from && instant < current.to) return current.day;
+    const day = dayOf(new Date(instant), timeZone);
+    current = { day, ...dayWindow(day, timeZone) };
     return day;
   };
 }

@@ -23,6 +23,7 @@ export const EXPORT_COLUMNS = [
   'receipt_sha256',
   'late_change_period',
   'original_effective_at',
+  'adjusts_journal_id',
 ] as const;
 
 export type ExportRecord = Record<(typeof EXPORT_COLUMNS)[number], string | number | null>;
@@ -50,5 +51,6 @@ export function exportRecord(line: ExportLine, environment: string): ExportRecor
     receipt_sha256: line.receiptSha256,
     late_change_period: line.lateChangeOf,
     original_effective_at: line.originalEffectiveAt,
+    adjusts_journal_id: line.adjusts,
   };
 }

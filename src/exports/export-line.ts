@@ -11,6 +11,10 @@ export interface ExportLine {
   /** The service's reference: a transfer's `reference`, a payment intent's purchase reference. */
   readonly reference: string | null;
   readonly description: string;
+  /**
+   * The journal's entry type, except for a late change to a closed period, which the exports
+   * present as an `adjustment` (the ledger keeps its own type: see `settlementKey`).
+   */
   readonly entryType: string;
   readonly settlementKey: string;
   /** The journal a reversal reverses. */
@@ -23,6 +27,8 @@ export interface ExportLine {
   readonly lateChangeOf: string | null;
   /** For a late change: when it really happened; `effectiveAt` is where it was booked. */
   readonly originalEffectiveAt: string | null;
+  /** For a late change: the original journal it adjusts (the one a late reversal reverses). */
+  readonly adjusts: number | null;
   /** The latest receipt's sha256 of the resource, when the receipts table has one. */
   readonly receiptSha256: string | null;
 }

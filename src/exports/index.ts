@@ -7,7 +7,13 @@ export { beancountAccount } from './account-names.ts';
 export { currencyExponent, decimalAmount } from './currency-exponent.ts';
 export { EXPORT_COLUMNS, exportRecord, type ExportRecord } from './export-columns.ts';
 export type { ExportLine, ExportWindow } from './export-line.ts';
-export { DEFAULT_PAGE_SIZE, readExportLines } from './read-export-lines.ts';
+export { exportLineOf, type ExportJournal, type ExportJournalLine } from './export-journal.ts';
+export { readExportLines } from './read-export-lines.ts';
+export {
+  DEFAULT_PAGE_SIZE,
+  readExportJournals,
+  type ReadExportOptions,
+} from './read-export-journals.ts';
 export {
   EXPORT_EXTENSIONS,
   EXPORT_FORMATS,

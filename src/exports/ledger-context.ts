@@ -33,12 +33,15 @@ export interface LateChange {
   readonly period: string;
   readonly originalEffectiveAt: string;
   readonly reverses: number | null;
+  /** The ledger's entry type of the late journal (`reversal`, `settlement`, …). */
+  readonly entryType: string;
   readonly description: string;
 }
 
 /** One line of the "late changes to closed periods" list. */
 export function lateChangeText(c: LateChange): string {
-  return `journal ${c.journalId} touches closed period ${c.period}: effective ${c.originalEffectiveAt}${c.reverses === null ? '' : `, reverses journal ${c.reverses}`}`;
+  const of = c.reverses === null ? '' : ` of journal ${c.reverses}`;
+  return `journal ${c.journalId}: adjustment${of} (late ${c.entryType}) to closed period ${c.period}, effective ${c.originalEffectiveAt}`;
 }
 
 export async function loadLedgerContext(
@@ -104,6 +107,7 @@ export async function loadLedgerContext(
       'lc.closed_period',
       'lc.original_effective_at',
       'j.reverses_journal_id',
+      'j.entry_type',
       'j.description',
     ])
     .where('j.effective_at', '>=', window.from)
@@ -115,6 +119,7 @@ export async function loadLedgerContext(
     period: r.closed_period,
     originalEffectiveAt: r.original_effective_at,
     reverses: r.reverses_journal_id === null ? null : Number(r.reverses_journal_id),
+    entryType: r.entry_type,
     description: r.description,
   }));
   const accounts = new Set<string>();

@@ -2,8 +2,7 @@ import { nextDay } from '../reports/index.ts';
 import { booksDayCache } from './books-day-cache.ts';
 import { beancountAccount } from './account-names.ts';
 import { decimalAmount } from './currency-exponent.ts';
-import type { ExportLine } from './export-line.ts';
-import { groupJournals } from './group-journals.ts';
+import type { ExportJournal } from './export-journal.ts';
 import { lateChangeText, type LedgerContext } from './ledger-context.ts';
 import type { RenderMeta } from './render-meta.ts';
 
@@ -25,7 +24,7 @@ function posting(account: string, minor: number, currency: string): string {
  * `balance` at the start of its date, so day D's end-of-day balance is dated D + 1.
  */
 export async function* renderBeancount(
-  lines: AsyncIterable<ExportLine>,
+  pages: AsyncIterable<readonly ExportJournal[]>,
   context: LedgerContext,
   meta: RenderMeta,
 ): AsyncGenerator<string> {
@@ -53,23 +52,28 @@ export async function* renderBeancount(
   yield head;
   const dayOfInstant = booksDayCache(meta.timeZone);
 
-  for await (const journal of groupJournals(lines)) {
-    const first = journal[0]!;
-    const day = dayOfInstant(first.effectiveAt);
-    let text = `${day} * ${quoted(first.description)}\n`;
-    text += `  resource: ${quoted(first.resourceId)}\n`;
-    text += `  resource-kind: ${quoted(first.resourceKind)}\n`;
-    text += `  journal: ${quoted(String(first.journalId))}\n`;
-    text += `  entry: ${quoted(first.entryType)}\n`;
-    text += `  settlement-key: ${quoted(first.settlementKey)}\n`;
-    text += `  effective-at: ${quoted(first.effectiveAt)}\n`;
-    text += `  posted-at: ${quoted(first.postedAt)}\n`;
-    if (first.reference) text += `  reference: ${quoted(first.reference)}\n`;
-    if (first.reverses !== null) text += `  reverses: ${quoted(String(first.reverses))}\n`;
-    if (first.receiptSha256) text += `  receipt: ${quoted(first.receiptSha256)}\n`;
-    if (first.lateChangeOf) text += `  late-change: ${quoted(first.lateChangeOf)}\n`;
-    for (const line of journal) text += posting(line.account, line.amount, line.currency);
-    yield `${text}\n`;
+  // One chunk per page: an async generator's yield per journal would cost more than the text.
+  for await (const page of pages) {
+    let chunk = '';
+    for (const journal of page) {
+      const day = dayOfInstant(journal.effectiveAt);
+      let text = `${day} * ${quoted(journal.description)}\n`;
+      text += `  resource: ${quoted(journal.resourceId)}\n`;
+      text += `  resource-kind: ${quoted(journal.resourceKind)}\n`;
+      text += `  journal: ${quoted(String(journal.journalId))}\n`;
+      text += `  entry: ${quoted(journal.entryType)}\n`;
+      text += `  settlement-key: ${quoted(journal.settlementKey)}\n`;
+      text += `  effective-at: ${quoted(journal.effectiveAt)}\n`;
+      text += `  posted-at: ${quoted(journal.postedAt)}\n`;
+      if (journal.reference) text += `  reference: ${quoted(journal.reference)}\n`;
+      if (journal.reverses !== null) text += `  reverses: ${quoted(String(journal.reverses))}\n`;
+      if (journal.receiptSha256) text += `  receipt: ${quoted(journal.receiptSha256)}\n`;
+      if (journal.lateChangeOf) text += `  late-change: ${quoted(journal.lateChangeOf)}\n`;
+      if (journal.adjusts !== null) text += `  adjusts: ${quoted(String(journal.adjusts))}\n`;
+      for (const line of journal.lines) text += posting(line.account, line.amount, line.currency);
+      chunk += `${text}\n`;
+    }
+    yield chunk;
   }
 
   let tail = '';

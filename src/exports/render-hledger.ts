@@ -1,7 +1,6 @@
 import { booksDayCache } from './books-day-cache.ts';
 import { currencyExponent, decimalAmount } from './currency-exponent.ts';
-import type { ExportLine } from './export-line.ts';
-import { groupJournals } from './group-journals.ts';
+import type { ExportJournal } from './export-journal.ts';
 import { lateChangeText, type AccountAmount, type LedgerContext } from './ledger-context.ts';
 import type { RenderMeta } from './render-meta.ts';
 
@@ -33,7 +32,7 @@ function assertions(day: string, balances: readonly AccountAmount[]): string {
  * end-of-day snapshots, so `hledger check` proves the books match the service.
  */
 export async function* renderHledger(
-  lines: AsyncIterable<ExportLine>,
+  pages: AsyncIterable<readonly ExportJournal[]>,
   context: LedgerContext,
   meta: RenderMeta,
 ): AsyncGenerator<string> {
@@ -71,19 +70,26 @@ export async function* renderHledger(
     }
   };
 
-  for await (const journal of groupJournals(lines)) {
-    const first = journal[0]!;
-    const day = dayOfInstant(first.effectiveAt);
-    yield* closeDaysBefore(day);
-    const tags = [`resource:${first.resourceId}`, `journal:${first.journalId}`];
-    if (first.reference) tags.push(`reference:${oneLine(first.reference).replace(/,/g, ' ')}`);
-    if (first.reverses !== null) tags.push(`reverses:${first.reverses}`);
-    if (first.receiptSha256) tags.push(`receipt:${first.receiptSha256}`);
-    if (first.lateChangeOf) tags.push(`late-change:${first.lateChangeOf}`);
-    let text = `${day} (${oneLine(first.resourceId)}) ${oneLine(first.description)}  ; ${tags.join(', ')}\n`;
-    text += `    ; effective:${first.effectiveAt}, posted:${first.postedAt}, kind:${first.resourceKind}, entry:${first.entryType}, settlement:${first.settlementKey}\n`;
-    for (const line of journal) text += posting(line.account, amount(line.amount, line.currency));
-    yield `${text}\n`;
+  // One chunk per page: an async generator's yield per journal would cost more than the text.
+  for await (const page of pages) {
+    let chunk = '';
+    for (const journal of page) {
+      const day = dayOfInstant(journal.effectiveAt);
+      for (const assertion of closeDaysBefore(day)) chunk += assertion;
+      const tags = [`resource:${journal.resourceId}`, `journal:${journal.journalId}`];
+      if (journal.reference)
+        tags.push(`reference:${oneLine(journal.reference).replace(/,/g, ' ')}`);
+      if (journal.reverses !== null) tags.push(`reverses:${journal.reverses}`);
+      if (journal.receiptSha256) tags.push(`receipt:${journal.receiptSha256}`);
+      if (journal.lateChangeOf) tags.push(`late-change:${journal.lateChangeOf}`);
+      if (journal.adjusts !== null) tags.push(`adjusts:${journal.adjusts}`);
+      let text = `${day} (${oneLine(journal.resourceId)}) ${oneLine(journal.description)}  ; ${tags.join(', ')}\n`;
+      text += `    ; effective:${journal.effectiveAt}, posted:${journal.postedAt}, kind:${journal.resourceKind}, entry:${journal.entryType}, settlement:${journal.settlementKey}\n`;
+      for (const line of journal.lines)
+        text += posting(line.account, amount(line.amount, line.currency));
+      chunk += `${text}\n`;
+    }
+    yield chunk;
   }
   yield* closeDaysBefore(undefined);
 }

@@ -1,20 +1,19 @@
 import { exportRecord } from './export-columns.ts';
-import type { ExportLine } from './export-line.ts';
+import { exportLineOf, type ExportJournal } from './export-journal.ts';
 import type { RenderMeta } from './render-meta.ts';
 
-/** One JSON object per journal line, keys as the CSV header, one per text line. */
+/** One JSON object per journal line, keys as the CSV header, one per text line; a page per chunk. */
 export async function* renderJsonl(
-  lines: AsyncIterable<ExportLine>,
+  pages: AsyncIterable<readonly ExportJournal[]>,
   meta: RenderMeta,
 ): AsyncGenerator<string> {
-  let buffer = '';
-  for await (const line of lines) {
-    buffer += `${JSON.stringify(exportRecord(line, meta.environment))}\n`;
-    // Batching the small strings keeps the stream's per-chunk cost off each row.
-    if (buffer.length > 65_536) {
-      yield buffer;
-      buffer = '';
+  for await (const page of pages) {
+    let text = '';
+    for (const journal of page) {
+      for (const line of journal.lines) {
+        text += `${JSON.stringify(exportRecord(exportLineOf(journal, line), meta.environment))}\n`;
+      }
     }
+    yield text;
   }
-  if (buffer) yield buffer;
 }

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { stringify as stringifySync } from 'csv-stringify/sync';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
-import { EXPORT_COLUMNS, exportRecord } from './export-columns.ts';
-import type { ExportLine, ExportWindow } from './export-line.ts';
+import type { ExportJournal } from './export-journal.ts';
+import type { ExportWindow } from './export-line.ts';
 import { loadLedgerContext } from './ledger-context.ts';
-import { readExportLines } from './read-export-lines.ts';
+import { readExportJournals } from './read-export-journals.ts';
 import { renderBeancount } from './render-beancount.ts';
+import { renderCsv } from './render-csv.ts';
 import { renderHledger } from './render-hledger.ts';
 import { renderJsonl } from './render-jsonl.ts';
 
@@ -34,7 +34,7 @@ export interface ExportRequest {
   readonly timeZone: string;
   /** Only journals of these resource kinds (csv and jsonl). @defaultValue every kind */
   readonly kinds?: readonly string[];
-  /** Lines per keyset page. @defaultValue 5000 */
+  /** Journals per keyset page. @defaultValue 250 (DEFAULT_PAGE_SIZE) */
   readonly pageSize?: number;
 }
 
@@ -58,45 +58,33 @@ export interface ExportResult {
   readonly bytes: number;
 }
 
-async function* batched(chunks: AsyncIterable<string>): AsyncGenerator<string> {
-  let buffer = '';
-  for await (const chunk of chunks) {
-    buffer += chunk;
-    if (buffer.length > 65_536) {
-      yield buffer;
-      buffer = '';
-    }
-  }
-  if (buffer) yield buffer;
-}
-
 /**
  * Streams the books of `window` to `output` in one format: rows come from the database page by
- * page (keyset pagination) and leave through a stream with back-pressure, so memory stays flat
+ * page of journals (keyset pagination) and leave through a stream with back-pressure, so memory stays flat
  * whatever the row count. Returns what a manifest states about the file.
  */
 export async function writeExport(request: ExportRequest, output: Writable): Promise<ExportResult> {
   const { db, format, window, environment, timeZone } = request;
   const meta = { environment, window, timeZone };
   let rows = 0;
-  let lastJournal = -1;
   let journals = 0;
   const sums = new Map<string, { debits: number; credits: number }>();
-  const counted = async function* (): AsyncGenerator<ExportLine> {
-    for await (const line of readExportLines(db, window, {
+  const counted = async function* (): AsyncGenerator<readonly ExportJournal[]> {
+    for await (const page of readExportJournals(db, window, {
       pageSize: request.pageSize,
       kinds: request.kinds,
     })) {
-      rows += 1;
-      if (line.journalId !== lastJournal) {
-        journals += 1;
-        lastJournal = line.journalId;
+      journals += page.length;
+      for (const journal of page) {
+        rows += journal.lines.length;
+        for (const line of journal.lines) {
+          let sum = sums.get(line.currency);
+          if (!sum) sums.set(line.currency, (sum = { debits: 0, credits: 0 }));
+          if (line.amount > 0) sum.debits += line.amount;
+          else sum.credits -= line.amount;
+        }
       }
-      const sum = sums.get(line.currency) ?? { debits: 0, credits: 0 };
-      if (line.amount > 0) sum.debits += line.amount;
-      else sum.credits -= line.amount;
-      sums.set(line.currency, sum);
-      yield line;
+      yield page;
     }
   };
 
@@ -111,44 +99,19 @@ export async function writeExport(request: ExportRequest, output: Writable): Pro
     },
   });
 
-  if (format === 'csv') {
-    // csv-stringify does the quoting; it is handed batches of array records (objects cost it
-    // about three times as much), and each batch leaves as one chunk, so the streams downstream
-    // see a few hundred chunks instead of a million.
-    const text = async function* (): AsyncGenerator<string> {
-      let batch: unknown[][] = [];
-      let header = true;
-      const flush = () => {
-        const out = stringifySync(batch, {
-          header,
-          columns: [...EXPORT_COLUMNS],
-          record_delimiter: 'unix',
-        });
-        header = false;
-        batch = [];
-        return out;
-      };
-      for await (const line of counted()) {
-        batch.push(Object.values(exportRecord(line, environment)));
-        if (batch.length === 2000) yield flush();
-      }
-      // Also when empty: the header row alone.
-      if (batch.length > 0 || header) yield flush();
-    };
-    await pipeline(Readable.from(text()), tap, output);
-  } else {
-    let text: AsyncIterable<string>;
-    if (format === 'jsonl') text = renderJsonl(counted(), meta);
-    else {
-      const context = await loadLedgerContext(db, { window, timeZone, environment });
-      text = batched(
-        format === 'hledger'
-          ? renderHledger(counted(), context, meta)
-          : renderBeancount(counted(), context, meta),
-      );
-    }
-    await pipeline(Readable.from(text), tap, output);
+  // Every format yields one chunk per page (about 600 lines), so the streams see a few
+  // hundred chunks for a million lines, and `pipeline` stops reading while the output is full.
+  let text: AsyncIterable<string>;
+  if (format === 'csv') text = renderCsv(counted(), meta);
+  else if (format === 'jsonl') text = renderJsonl(counted(), meta);
+  else {
+    const context = await loadLedgerContext(db, { window, timeZone, environment });
+    text =
+      format === 'hledger'
+        ? renderHledger(counted(), context, meta)
+        : renderBeancount(counted(), context, meta);
   }
+  await pipeline(Readable.from(text), tap, output);
   return {
     format,
     window,

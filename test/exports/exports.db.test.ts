@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { parse } from 'csv-parse/sync';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EXPORT_COLUMNS,
@@ -89,6 +90,28 @@ describe('11: accounting exports of a simulated week', () => {
     expect(journal).toContain('commodity 1000.000 TND');
   });
 
+  it('--kind keeps the journals of those kinds, whole, across page edges', async () => {
+    const all = parse(await exported('csv'), { columns: true }) as Row[];
+    const sink = new PassThrough();
+    const chunks: Buffer[] = [];
+    sink.on('data', (c: Buffer) => chunks.push(c));
+    await writeExport(
+      {
+        db: database.db,
+        format: 'csv',
+        window: WEEK,
+        environment: 'sandbox',
+        timeZone: 'UTC',
+        kinds: ['transfer'],
+        pageSize: 3,
+      },
+      sink,
+    );
+    const transfers = parse(Buffer.concat(chunks).toString('utf8'), { columns: true }) as Row[];
+    expect(transfers.length).toBeGreaterThan(3);
+    expect(transfers).toEqual(all.filter((r) => r.resource_kind === 'transfer'));
+  });
+
   it('acceptance 1: JSONL carries the same records, one per line', async () => {
     const lines = (await exported('jsonl'))
       .trimEnd()
@@ -149,7 +172,6 @@ describe('11: accounting exports of a simulated week', () => {
       writeFileSync(hledger, await exported('hledger'));
       writeFileSync(beancount, await exported('beancount'));
     } finally {
-      const { sql } = await import('kysely');
       await sql`update balance_snapshots set amount = amount - 1 where as_of = '2026-11-21T00:00:00.000Z' and currency = 'XOF' and account_type = 'transfer'`.execute(
         database.db,
       );
@@ -188,7 +210,6 @@ describe('11: accounting exports of a simulated week', () => {
   });
 
   it('fills receipt_sha256 from the receipts table when it exists (the latest receipt of the resource)', async () => {
-    const { sql } = await import('kysely');
     // The receipts table belongs to another component's migration (0008); shaped as there.
     await sql`create table if not exists receipts (id integer primary key, resource_kind text not null, resource_id text not null, sha256 text not null, size bigint not null, fetched_at text not null)`.execute(
       database.db,
@@ -205,5 +226,42 @@ describe('11: accounting exports of a simulated week', () => {
       records.filter((r) => r.resource_id === 'tr_0_1').every((r) => r.receipt_sha256 === ''),
     ).toBe(true);
     expect(await exported('hledger')).toContain(`receipt:${'b'.repeat(64)}`);
+  });
+});
+
+describe('11: the export never rounds an integer', () => {
+  it('fails on an amount past 2^53 instead of writing a rounded one', async () => {
+    const own = await freshDatabase();
+    try {
+      const at = '2026-11-20T10:00:00.000Z';
+      const journal = await own.db
+        .insertInto('journals')
+        .values({
+          resource_kind: 'adjustment',
+          resource_id: 'adj_huge',
+          settlement_key: 'adjustment-1',
+          entry_type: 'adjustment',
+          reverses_journal_id: null,
+          description: 'huge',
+          effective_at: at,
+          posted_at: at,
+          via: 'manual',
+          inbox_id: null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      // 2^53 + 1 has no exact double: read as a number it would silently become 2^53.
+      await sql`insert into journal_lines (journal_id, line_no, account, currency, amount) values
+        (${journal.id}, 1, 'service:transfer', 'XOF', 9007199254740993),
+        (${journal.id}, 2, 'adjustments:test', 'XOF', -9007199254740993)`.execute(own.db);
+      await expect(
+        writeExport(
+          { db: own.db, format: 'csv', window: WEEK, environment: 'sandbox', timeZone: 'UTC' },
+          new PassThrough().resume(),
+        ),
+      ).rejects.toThrow(/safe integer/);
+    } finally {
+      await own.cleanup();
+    }
   });
 });

@@ -126,11 +126,17 @@ describe('11 acceptance 5: period close', () => {
     const rows = parse(december.stdout, { columns: true }) as Record<string, string>[];
     const late = rows.filter((r) => r.late_change_period === '2026-11');
     expect(late.length).toBeGreaterThan(1);
+    // The late reversal is presented as an adjustment of the original journal, in December.
     expect(
       late.every(
-        (r) => r.entry_type === 'reversal' && r.reverses_journal_id === String(original.id),
+        (r) =>
+          r.entry_type === 'adjustment' &&
+          r.adjusts_journal_id === String(original.id) &&
+          r.reverses_journal_id === String(original.id) &&
+          r.settlement_key === 'reversal-1',
       ),
     ).toBe(true);
+    expect(rows.filter((r) => r.entry_type === 'adjustment')).toEqual(late);
     expect(late[0]!.original_effective_at).toBe('2026-11-29T10:00:00.000Z');
     expect(late[0]!.effective_at).toBe('2026-12-01T00:00:00.000Z');
     expect(rows.some((r) => r.resource_id === 'pi_dec' && r.late_change_period === '')).toBe(true);
@@ -144,8 +150,39 @@ describe('11 acceptance 5: period close', () => {
     ).stdout;
     writeFileSync(journal, text);
     expect(text).toContain('; late changes to closed periods');
-    expect(text).toContain(`reverses journal ${original.id}`);
+    expect(text).toMatch(
+      new RegExp(`;   journal \\d+: adjustment of journal ${original.id} \\(late reversal\\)`),
+    );
+    expect(text).toContain(`entry:adjustment`);
+    expect(text).toContain(`adjusts:${original.id}`);
     execFileSync('hledger', ['-f', journal, 'check', '--strict']);
+
+    const jsonl = await runCli(
+      ['export', '--from', '2026-12-01', '--to', '2027-01-01', '--format', 'jsonl'],
+      { env },
+    );
+    const objects = jsonl.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((o) => o.late_change_period === '2026-11');
+    expect(objects.length).toBe(late.length);
+    expect(
+      objects.every((o) => o.entry_type === 'adjustment' && o.adjusts_journal_id === original.id),
+    ).toBe(true);
+
+    const beanFile = join(dir, 'december.beancount');
+    const bean = (
+      await runCli(
+        ['export', '--from', '2026-12-01', '--to', '2027-01-01', '--format', 'beancount'],
+        { env },
+      )
+    ).stdout;
+    writeFileSync(beanFile, bean);
+    expect(bean).toContain('; late changes to closed periods');
+    expect(bean).toContain('  entry: "adjustment"');
+    expect(bean).toContain(`  adjusts: "${original.id}"`);
+    execFileSync('bean-check', [beanFile]);
   });
 
   it('reopen is refused without a reason, and logged with one', async () => {
