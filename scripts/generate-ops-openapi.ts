@@ -40,10 +40,15 @@ function route(definition: OpsRouteDefinition): RouteConfig {
             "The receipt HTML, with `Content-Security-Policy: sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:`",
           content: { 'text/html': { schema: { type: 'string' } } },
         }
-      : definition.response === 'stream'
+      : definition.response === 'download'
         ? {
-            description: 'Success (shape defined by the component once merged)',
-            content: { 'application/json': { schema: { type: 'object' } } },
+            description:
+              'The file, streamed as an attachment: `text/csv`, `application/x-ndjson` (jsonl) or `text/plain` (hledger, beancount), UTF-8',
+            content: {
+              'text/csv': { schema: { type: 'string' } },
+              'application/x-ndjson': { schema: { type: 'string' } },
+              'text/plain': { schema: { type: 'string' } },
+            },
           }
         : {
             description: 'Success',
@@ -57,8 +62,8 @@ function route(definition: OpsRouteDefinition): RouteConfig {
     responses[400] = error('A bad parameter, named in the message');
   }
   if (definition.notFound) responses[404] = error('Unknown id');
-  if (definition.pending) {
-    responses[501] = error('`not_available`: the component is not part of this build yet');
+  if (definition.optionalPart) {
+    responses[501] = error('`not_available`: this process was started without that part');
   }
   return {
     method: definition.method,

@@ -35,6 +35,12 @@ export {
 } from './close-period.ts';
 export { writeExportFile } from './write-export-file.ts';
 export {
+  EXPORT_FILE_ID,
+  findExportFile,
+  listExportFiles,
+  type ExportFileEntry,
+} from './export-files.ts';
+export {
   runDailyExport,
   type DailyExportRequest,
   type ManifestDay,

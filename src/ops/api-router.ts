@@ -1,3 +1,4 @@
+import { pipeline } from 'node:stream/promises';
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import { replayInboxEvents } from '../replay/index.ts';
@@ -5,6 +6,8 @@ import { resolveDiscrepancy } from '../ledger/index.ts';
 import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
 import {
   dateParam,
+  exportFileParam,
+  exportQuery,
   historyQuery,
   idParam,
   numericIdParam,
@@ -32,6 +35,7 @@ import {
 import { decodeCursor, pageOf } from './page-cursor.ts';
 import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES, type PendingFeature } from './pending-features.ts';
 import { serveReceiptHtml } from './serve-receipt.ts';
+import { exportContentType } from './export-content-type.ts';
 
 function query<T extends z.ZodObject>(schema: T, request: Request): z.output<T> {
   const raw = request.query as Record<string, unknown>;
@@ -189,22 +193,30 @@ export function createApiRouter(deps: ResolvedOpsDependencies, ctx: OpsReadConte
   router.get(
     '/exports',
     route(async (request, response) => {
-      const q = query(pageQuery, request);
+      const q = query(exportQuery, request);
       const offset = offsetOf(q.cursor);
-      const rows = await features.listExports(deps.db, { limit: q.limit + 1, offset });
+      // The list is small (a file a day per format): page it here, like the runs.
+      const rows = await features.listExports(deps.db, {
+        limit: offset + q.limit + 1,
+        offset: 0,
+        ...(q.kind ? { kind: q.kind } : {}),
+        ...(q.format ? { format: q.format } : {}),
+      });
       if (rows === NOT_AVAILABLE) return notAvailable(response, 'exports');
-      response.json(pageOf(rows, 0, q.limit));
+      response.json(pageOf(rows, offset, q.limit));
     }),
   );
   router.get(
     '/exports/:id',
     route(async (request, response) => {
-      const { id } = parseParameters(idParam, request.params, 'path');
+      const { id } = parseParameters(exportFileParam, request.params, 'path');
       const file = await features.openExport(deps.db, id);
       if (file === NOT_AVAILABLE) return notAvailable(response, 'exports');
-      if (!file) return sendOpsError(response, 404, 'not_found', `no export with id ${id}`);
-      response.attachment(file.name);
-      file.stream.pipe(response);
+      if (!file) return sendOpsError(response, 404, 'not_found', `no export file ${id}`);
+      response.setHeader('Content-Type', exportContentType(file.view.format));
+      response.attachment(file.view.id);
+      response.setHeader('X-Content-SHA256', file.view.sha256);
+      await pipeline(file.stream, response);
     }),
   );
   router.get(

@@ -25,6 +25,9 @@ export function createOpsRouter(options: OpsDependencies): Router {
       opsFeatures({
         ...(options.alerts ? { alerts: options.alerts } : {}),
         ...(options.receiptsDir !== undefined ? { receiptsDir: options.receiptsDir } : {}),
+        ...(options.exportsDir !== undefined
+          ? { exports: { dir: options.exportsDir, environment: options.environment } }
+          : {}),
       }),
   };
   const tokens = new AdminTokens(deps.tokens);

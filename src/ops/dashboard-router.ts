@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
@@ -22,7 +23,8 @@ import {
   readSnapshotHistory,
   type OpsReadContext,
 } from './ops-queries.ts';
-import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES } from './pending-features.ts';
+import { exportContentType } from './export-content-type.ts';
+import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES, type ExportView } from './pending-features.ts';
 import { serveReceiptHtml } from './serve-receipt.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -562,30 +564,110 @@ export function createDashboardRouter(
     '/exports',
     wrap(async (_request, response) => {
       const { csrf: token } = sessionOf(response);
-      const exports = await deps.features.listExports(deps.db, { limit: 100, offset: 0 });
-      const body = html`<section id="exports-list">
-        <h2>Closed periods and files</h2>
-        ${
-          exports === NOT_AVAILABLE
-            ? notAvailable(NOT_AVAILABLE_MESSAGES.exports)
-            : html`<table>
-                <tr>
-                  <th>Period</th>
-                  <th>File</th>
-                  <th class="num">Bytes</th>
-                </tr>
-                ${exports.map(
-                  (e) =>
-                    html`<tr>
-                      <td>${e.period}</td>
-                      <td><a href="/api/v1/exports/${encodeURIComponent(e.id)}">${e.file}</a></td>
-                      <td class="num">${e.bytes}</td>
-                    </tr>`,
-                )}
-              </table>`
-        }
-      </section>`;
+      const files = await deps.features.listExports(deps.db, { limit: 500, offset: 0 });
+      const download = (e: ExportView) =>
+        e.bytes === null
+          ? html`<span class="verdict verdict-breaks">missing</span>`
+          : html`<a href="/exports/${encodeURIComponent(e.id)}/download" download>${e.id}</a>`;
+      const sha = (e: ExportView) =>
+        html`<code title="${e.sha256}">${e.sha256.slice(0, 12)}…</code>`;
+      const body =
+        files === NOT_AVAILABLE
+          ? html`<section id="exports-list">
+              <h2>Exports</h2>
+              ${notAvailable(NOT_AVAILABLE_MESSAGES.exports)}
+            </section>`
+          : html`<section id="closed-periods">
+                <h2>Closed periods</h2>
+                ${
+                  files.some((e) => e.kind === 'closed_period')
+                    ? html`<table>
+                        <tr>
+                          <th>Period</th>
+                          <th>Format</th>
+                          <th class="num">Rows</th>
+                          <th>Closed at</th>
+                          <th>Forced</th>
+                          <th>sha256</th>
+                          <th>File</th>
+                        </tr>
+                        ${files
+                          .filter((e) => e.kind === 'closed_period')
+                          .map(
+                            (e) =>
+                              html`<tr>
+                                <td>${e.period}</td>
+                                <td>${e.format}</td>
+                                <td class="num">${e.rows}</td>
+                                <td>${e.at}</td>
+                                <td>${e.forced ? `yes: ${e.reason ?? ''}` : 'no'}</td>
+                                <td>${sha(e)}</td>
+                                <td>${download(e)}</td>
+                              </tr>`,
+                          )}
+                      </table>`
+                    : html`<p>
+                        No period is closed yet (<code>paysync close --period YYYY-MM</code>).
+                      </p>`
+                }
+              </section>
+              <section id="exports-list">
+                <h2>Daily exports (the export folder's manifest)</h2>
+                ${
+                  files.some((e) => e.kind === 'daily')
+                    ? html`<table>
+                        <tr>
+                          <th>Day</th>
+                          <th>Format</th>
+                          <th class="num">Rows</th>
+                          <th>Sums (debits / credits)</th>
+                          <th>Verdict</th>
+                          <th>Generated at</th>
+                          <th>sha256</th>
+                          <th>File</th>
+                        </tr>
+                        ${files
+                          .filter((e) => e.kind === 'daily')
+                          .map(
+                            (e) =>
+                              html`<tr>
+                                <td>${e.period}</td>
+                                <td>${e.format}</td>
+                                <td class="num">${e.rows}</td>
+                                <td>
+                                  ${(e.sums ?? [])
+                                    .map((c) => `${c.currency} ${c.debits} / ${c.credits}`)
+                                    .join('; ')}
+                                </td>
+                                <td>${verdictBadge(e.verdict ?? undefined)}</td>
+                                <td>${e.at}</td>
+                                <td>${sha(e)}</td>
+                                <td>${download(e)}</td>
+                              </tr>`,
+                          )}
+                      </table>`
+                    : html`<p>
+                        No daily export yet: the scheduled task writes yesterday's at
+                        <code>PAYSYNC_EXPORT_CRON</code> (02:00 by default).
+                      </p>`
+                }
+              </section>`;
       send(response, 200, page({ title: 'Exports', current: '/exports', csrf: token, body }));
+    }),
+  );
+
+  authed.get(
+    '/exports/:id/download',
+    wrap(async (request, response) => {
+      const file = await deps.features.openExport(deps.db, String(request.params.id));
+      if (file === NOT_AVAILABLE || !file) {
+        const { csrf: token } = sessionOf(response);
+        const body = html`<section><p>No export file ${String(request.params.id)}.</p></section>`;
+        return send(response, 404, page({ title: 'Not found', csrf: token, body }));
+      }
+      response.setHeader('Content-Type', exportContentType(file.view.format));
+      response.attachment(file.view.id);
+      await pipeline(file.stream, response);
     }),
   );
 

@@ -53,6 +53,7 @@ export function mountOps(options: {
     timeZone: config.balances.timeZone,
     queues: options.queues,
     receiptsDir: config.receipts.dir,
+    exportsDir: config.exports.dir,
     ...(options.alerts ? { alerts: options.alerts } : {}),
     ...(options.features ? { features: options.features } : {}),
   });

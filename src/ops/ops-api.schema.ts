@@ -263,6 +263,55 @@ export const runView = z
   })
   .meta({ id: 'Run' });
 
+export const exportQuery = pageQuery.extend({
+  kind: z
+    .enum(['closed_period', 'daily'])
+    .optional()
+    .meta({ description: "Only closed periods' frozen files, or only scheduled daily files" }),
+  format: z
+    .enum(['csv', 'jsonl', 'hledger', 'beancount'])
+    .optional()
+    .meta({ description: 'Only files of this format' }),
+});
+
+export const exportFileParam = z.object({
+  id: z
+    .string()
+    .regex(
+      /^paysync-\d{4}-\d{2}(?:-\d{2})?\.(?:csv|jsonl|journal|beancount)$/,
+      'must be an export file name such as paysync-2026-11-05.csv',
+    )
+    .meta({ description: 'The file name, as `id` in the list', example: 'paysync-2026-11-05.csv' }),
+});
+
+const currencySums = z
+  .object({
+    currency: z.string(),
+    debits: z.number().int().meta({ description: 'Sum of the positive lines' }),
+    credits: z
+      .number()
+      .int()
+      .meta({ description: 'Sum of the negative lines, as a positive number' }),
+  })
+  .meta({ id: 'CurrencySums', description: 'Minor units per currency' });
+
+export const exportView = z
+  .object({
+    id: z.string().meta({ description: 'The file name; download it at /api/v1/exports/{id}' }),
+    kind: z.enum(['closed_period', 'daily']),
+    period: z.string().meta({ description: '`YYYY-MM` (closed period) or `YYYY-MM-DD` (day)' }),
+    format: z.enum(['csv', 'jsonl', 'hledger', 'beancount']),
+    rows: z.number().int(),
+    sha256: z.string(),
+    bytes: z.number().int().nullable().meta({ description: 'Null when the file is missing' }),
+    sums: z.array(currencySums).nullable().meta({ description: 'Daily files only' }),
+    verdict: z.string().nullable().meta({ description: "The day's verdict when written" }),
+    at: z.string().meta({ description: 'Generated (day) or closed (period) at' }),
+    forced: z.boolean().nullable().meta({ description: 'Closed periods: closed with --force' }),
+    reason: z.string().nullable().meta({ description: "Closed periods: the close's reason" }),
+  })
+  .meta({ id: 'ExportFile' });
+
 /** `{ data, nextCursor }`: the answer of every list route. */
 export function page<T extends z.ZodType>(item: T, id: string) {
   return z
@@ -279,3 +328,4 @@ export const snapshotPage = page(snapshot, 'BalanceSnapshotPage');
 export const verdictPage = page(verdictSummary, 'VerdictPage');
 export const alertPage = page(alertView, 'AlertPage');
 export const runPage = page(runView, 'RunPage');
+export const exportPage = page(exportView, 'ExportFilePage');

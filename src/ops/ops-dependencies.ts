@@ -21,7 +21,9 @@ export interface OpsDependencies {
   readonly alerts?: AlertRuntime;
   /** The receipts archive (`config.receipts.dir`); without it receipts answer "not available". */
   readonly receiptsDir?: string;
-  /** @defaultValue `opsFeatures({ alerts, receiptsDir })` (exports answer "not available") */
+  /** The export folder (`config.exports.dir`); without it exports answer "not available". */
+  readonly exportsDir?: string;
+  /** @defaultValue `opsFeatures({ alerts, receiptsDir, exports })` */
   readonly features?: PendingFeatures;
   /** Set the cookie's Secure flag (behind HTTPS). @defaultValue false */
   readonly secureCookie?: boolean;

@@ -5,6 +5,9 @@ import {
   balancesBody,
   dateParam,
   discrepancyPage,
+  exportFileParam,
+  exportPage,
+  exportQuery,
   historyQuery,
   idParam,
   itemView,
@@ -32,12 +35,15 @@ export interface OpsRouteDefinition {
   readonly params?: z.ZodObject;
   readonly query?: z.ZodObject;
   readonly body?: z.ZodType;
-  /** JSON answer; `html` for a receipt, `stream` for a download. */
-  readonly response: z.ZodType | 'html' | 'stream';
+  /** JSON answer; `html` for a receipt, `download` for an export file. */
+  readonly response: z.ZodType | 'html' | 'download';
   /** Whether 404 (unknown id) is a documented answer. */
   readonly notFound?: boolean;
-  /** Served by a part not merged yet: answers 501 `not_available` until it is. */
-  readonly pending?: boolean;
+  /**
+   * Served by a part the process may have been started without (an export folder, a receipts
+   * directory, the alert runtime): then it answers 501 `not_available`.
+   */
+  readonly optionalPart?: boolean;
 }
 
 /** Every route of `/api/v1`, in the order of the document. */
@@ -116,6 +122,7 @@ export const OPS_ROUTES: readonly OpsRouteDefinition[] = [
     params: numericIdParam,
     response: alertActionBody,
     notFound: true,
+    optionalPart: true,
   },
   {
     method: 'post',
@@ -126,6 +133,7 @@ export const OPS_ROUTES: readonly OpsRouteDefinition[] = [
     params: numericIdParam,
     response: alertActionBody,
     notFound: true,
+    optionalPart: true,
   },
   {
     method: 'get',
@@ -176,20 +184,21 @@ export const OPS_ROUTES: readonly OpsRouteDefinition[] = [
     path: '/api/v1/exports',
     operationId: 'listExports',
     tag: 'exports',
-    summary: 'Closed periods and the export manifest (not available until exports are merged)',
-    query: pageQuery,
-    response: 'stream',
-    pending: true,
+    summary: "Closed periods' frozen files and the scheduled daily files, newest period first",
+    query: exportQuery,
+    response: exportPage,
+    optionalPart: true,
   },
   {
     method: 'get',
     path: '/api/v1/exports/{id}',
     operationId: 'downloadExport',
     tag: 'exports',
-    summary: 'Download one export file, streamed (not available until exports are merged)',
-    params: idParam,
-    response: 'stream',
-    pending: true,
+    summary: 'Download one listed export file, streamed',
+    params: exportFileParam,
+    response: 'download',
+    notFound: true,
+    optionalPart: true,
   },
   {
     method: 'get',
@@ -200,6 +209,7 @@ export const OPS_ROUTES: readonly OpsRouteDefinition[] = [
     params: idParam,
     response: 'html',
     notFound: true,
+    optionalPart: true,
   },
   {
     method: 'post',

@@ -1,10 +1,11 @@
 /**
- * The seam between the ops surfaces and the components they show: alerts, receipts, the
- * scheduled-runs record, missed webhooks, and exports (not merged yet). Each route and panel
- * asks one function here; a `NOT_AVAILABLE` answer becomes 501 `not_available` in the API and
- * a "not available" note on the dashboard. Filling one is replacing its body with a call to
- * the component's index.ts, keeping the signatures.
+ * The seam between the ops surfaces and the components they show: alerts, receipts, exports,
+ * the scheduled-runs record and missed webhooks. Each route and panel asks one function here.
+ * A part the process was built without (no alert runtime, no receipts directory, no export
+ * folder) answers `NOT_AVAILABLE`, which becomes 501 `not_available` in the API and a "not
+ * available" note on the dashboard; `paysync serve`, `start` and the demo give them all.
  */
+import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Kysely } from 'kysely';
 import {
@@ -15,6 +16,7 @@ import {
   type AlertRuntime,
 } from '../alerts/index.ts';
 import type { Database } from '../db/index.ts';
+import { findExportFile, listExportFiles, type ExportFileEntry } from '../exports/index.ts';
 import { missedWebhooksSince, recentRuns } from '../polling/index.ts';
 import { receiptFilePath, receiptKindOfId, receiptsFor } from '../receipts/index.ts';
 
@@ -23,11 +25,11 @@ export type NotAvailable = typeof NOT_AVAILABLE;
 
 /** What a part not merged yet says instead of an answer. */
 export const NOT_AVAILABLE_MESSAGES = {
-  alerts: 'alerts are not available in this build (the alerts component is not merged yet)',
-  exports: 'exports are not available in this build (the exports component is not merged yet)',
-  receipts: 'receipts are not available in this build (the receipts component is not merged yet)',
-  runs: 'scheduled runs are not available in this build (the runs record is not merged yet)',
-  missed: 'missed webhooks are not available in this build (the sweeps are not merged yet)',
+  alerts: 'alert actions are not available here (this process runs without the alert runtime)',
+  exports: 'exports are not available here (this process was given no export folder)',
+  receipts: 'receipts are not available here (this process was given no receipts directory)',
+  runs: 'scheduled runs are not available here',
+  missed: 'missed webhooks are not available here',
 } as const;
 
 export type PendingFeature = keyof typeof NOT_AVAILABLE_MESSAGES;
@@ -40,12 +42,8 @@ export interface AlertView {
   readonly createdAt: string;
 }
 
-export interface ExportView {
-  readonly id: string;
-  readonly period: string;
-  readonly file: string;
-  readonly bytes: number;
-}
+/** One export file as the API and the dashboard show it (no server path). */
+export type ExportView = Omit<ExportFileEntry, 'path'>;
 
 export interface RunView {
   readonly task: string;
@@ -63,21 +61,27 @@ export interface PendingFeatures {
   /** True when acked, false when there is no such open (or acked) alert. */
   ackAlert(db: Kysely<Database>, id: number, by: string): Promise<boolean | NotAvailable>;
   resolveAlert(db: Kysely<Database>, id: number, by: string): Promise<boolean | NotAvailable>;
+  /** Closed periods' frozen files and the scheduled daily files, newest period first. */
   listExports(
     db: Kysely<Database>,
-    page: { limit: number; offset: number },
+    page: { limit: number; offset: number; kind?: ExportView['kind']; format?: string },
   ): Promise<ExportView[] | NotAvailable>;
-  /** The file as a stream, undefined when unknown. */
+  /** The listed file with this id, opened as a stream; undefined when unknown or missing. */
   openExport(
     db: Kysely<Database>,
     id: string,
-  ): Promise<{ name: string; stream: NodeJS.ReadableStream } | undefined | NotAvailable>;
+  ): Promise<{ view: ExportView; stream: NodeJS.ReadableStream } | undefined | NotAvailable>;
   /** The receipt HTML of an item, undefined when it has none. */
   receiptHtml(db: Kysely<Database>, itemId: string): Promise<string | undefined | NotAvailable>;
   /** The last run of each scheduled task. */
   lastRuns(db: Kysely<Database>): Promise<RunView[] | NotAvailable>;
   /** Events the sweeps found that no webhook had announced, since an instant. */
   missedWebhooks(db: Kysely<Database>, since: string): Promise<number | NotAvailable>;
+}
+
+function viewOf(entry: ExportFileEntry): ExportView {
+  const { path: _path, ...view } = entry;
+  return view;
 }
 
 const notAvailable = async (): Promise<NotAvailable> => NOT_AVAILABLE;
@@ -88,6 +92,8 @@ export interface OpsFeatureParts {
   readonly alerts?: AlertRuntime;
   /** The receipts archive directory (`config.receipts.dir`). */
   readonly receiptsDir?: string;
+  /** The export folder (`config.exports.dir`) and the environment whose closed periods to list. */
+  readonly exports?: { readonly dir: string; readonly environment: string };
 }
 
 /** Unknown and already-resolved alerts are "no such open alert"; anything else is a fault. */
@@ -103,10 +109,10 @@ async function liveAlertAction(action: () => Promise<unknown>): Promise<boolean>
 
 /**
  * What this build has: alerts (list, and with the runtime ack and resolve), receipts (with
- * the archive directory), the runs record and missed webhooks; exports not yet.
+ * the archive directory), exports (with the export folder), the runs record and missed webhooks.
  */
 export function opsFeatures(parts: OpsFeatureParts = {}): PendingFeatures {
-  const { alerts, receiptsDir } = parts;
+  const { alerts, receiptsDir, exports } = parts;
   return {
     async listAlerts(db, page) {
       const found = await listAlerts(db, { limit: page.offset + page.limit });
@@ -124,8 +130,26 @@ export function opsFeatures(parts: OpsFeatureParts = {}): PendingFeatures {
     resolveAlert: alerts
       ? (db, id, by) => liveAlertAction(() => resolveAlert({ db, alerts }, id, `by ${by}`))
       : notAvailable,
-    listExports: notAvailable,
-    openExport: notAvailable,
+    listExports: exports
+      ? async (db, page) => {
+          const all = await listExportFiles({ db, ...exports });
+          return all
+            .filter(
+              (e) =>
+                (page.kind === undefined || e.kind === page.kind) &&
+                (page.format === undefined || e.format === page.format),
+            )
+            .slice(page.offset, page.offset + page.limit)
+            .map(viewOf);
+        }
+      : notAvailable,
+    openExport: exports
+      ? async (db, id) => {
+          const found = await findExportFile({ db, ...exports, id });
+          if (!found) return undefined;
+          return { view: viewOf(found), stream: createReadStream(found.path) };
+        }
+      : notAvailable,
     receiptHtml:
       receiptsDir === undefined
         ? notAvailable
@@ -155,5 +179,5 @@ export function opsFeatures(parts: OpsFeatureParts = {}): PendingFeatures {
   };
 }
 
-/** The features with no alert runtime and no receipts directory: those parts say "not available". */
+/** The features with no alert runtime, receipts directory or export folder: those parts say "not available". */
 export const pendingFeatures: PendingFeatures = opsFeatures();

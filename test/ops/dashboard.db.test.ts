@@ -1,11 +1,13 @@
 import { mkdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlertRuntime, raiseAlert, type AlertRuntime } from '../../src/alerts/index.ts';
+import { closePeriod, runDailyExport, type ManifestDay } from '../../src/exports/index.ts';
 import { archiveReceipt } from '../../src/receipts/index.ts';
 import {
   createOpsRouter,
@@ -44,6 +46,9 @@ describe('the dashboard in a real browser', () => {
   let browser: Browser;
   let page: Page;
   let receiptsDir: string;
+  let exportsDir: string;
+  let manifestDay: ManifestDay;
+  let closedPeriod: string;
   let alertRuntime: AlertRuntime;
   let alertId: number;
 
@@ -65,6 +70,30 @@ describe('the dashboard in a real browser', () => {
       html: HOSTILE_RECEIPT,
       fetchedAt: new Date().toISOString(),
     });
+    exportsDir = await mkdtemp(join(tmpdir(), 'paysync-dashboard-exports-'));
+    const exportRequest = {
+      db: fixture.database.db,
+      environment: 'sandbox',
+      timeZone: 'UTC',
+      dir: exportsDir,
+    };
+    // Today's books hold the simulated day's journals; yesterday's file is empty but listed.
+    await runDailyExport({ ...exportRequest, formats: ['csv'], day: day.yesterday });
+    manifestDay = await runDailyExport({
+      ...exportRequest,
+      formats: ['csv', 'beancount'],
+      day: new Date().toISOString().slice(0, 10),
+    });
+    expect(manifestDay.files.every((f) => f.rows > 0)).toBe(true);
+    closedPeriod = `${Number(day.yesterday.slice(0, 4)) - 1}-${day.yesterday.slice(5, 7)}`;
+    await closePeriod({
+      ...exportRequest,
+      period: closedPeriod,
+      formats: ['csv', 'hledger'],
+      force: true,
+      reason: 'dashboard test: a quiet month',
+      by: 'test',
+    });
     alertRuntime = createAlertRuntime(fixture.config.alerts, pino({ level: 'silent' }));
     const raised = await raiseAlert(
       { db: fixture.database.db, alerts: alertRuntime },
@@ -85,6 +114,7 @@ describe('the dashboard in a real browser', () => {
         queues: daemon.queues,
         alerts: alertRuntime,
         receiptsDir,
+        exportsDir,
       }),
       port: 0,
       host: '127.0.0.1',
@@ -103,6 +133,7 @@ describe('the dashboard in a real browser', () => {
     await alertRuntime?.close();
     await fixture?.cleanup();
     if (receiptsDir) await rm(receiptsDir, { recursive: true, force: true });
+    if (exportsDir) await rm(exportsDir, { recursive: true, force: true });
   });
 
   it('logs in with the token once and keeps an HttpOnly, SameSite=Strict session cookie', async () => {
@@ -260,14 +291,35 @@ describe('the dashboard in a real browser', () => {
     await shoot('balances');
   });
 
-  it('Pipeline shows the queues, webhooks and runs; Exports say they are not available', async () => {
+  it('Pipeline shows the queues, webhooks and runs; Exports list the closed period and the manifest, and download', async () => {
     await page.goto(`${server.url}/pipeline`);
     expect(await page.locator('#queues tr').count()).toBe(5);
     expect(await page.locator('#runs').textContent()).not.toContain('Not available');
     await shoot('pipeline');
     await page.goto(`${server.url}/exports`);
-    expect(await page.locator('#exports-list').textContent()).toContain('Not available');
+    const closedRows = await page.locator('#closed-periods tr').allTextContents();
+    expect(closedRows.slice(1).map((row) => row.includes(closedPeriod))).toEqual([true, true]);
+    expect(closedRows.join(' ')).toContain('dashboard test: a quiet month');
+    const dailyRows = page.locator('#exports-list tr');
+    expect(await dailyRows.count()).toBe(manifestDay.files.length + 2);
+    for (const file of manifestDay.files) {
+      const row = page
+        .locator('#exports-list tr', { hasText: `paysync-${manifestDay.day}.` })
+        .filter({
+          hasText: file.format,
+        });
+      expect(await row.locator('td').nth(2).textContent()).toBe(String(file.rows));
+      expect(await row.locator('code').getAttribute('title')).toBe(file.sha256);
+    }
     await shoot('exports');
+    const csv = manifestDay.files.find((f) => f.format === 'csv')!;
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.click(`#exports-list a:text("paysync-${manifestDay.day}.csv")`),
+    ]);
+    expect(download.suggestedFilename()).toBe(`paysync-${manifestDay.day}.csv`);
+    const bytes = await readFile((await download.path())!);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(csv.sha256);
     // Readable on a phone: the page fits the screen's width (wide tables scroll inside
     // their panel).
     await page.setViewportSize({ width: 390, height: 844 });

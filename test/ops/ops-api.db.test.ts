@@ -1,8 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlertRuntime, raiseAlert, type AlertRuntime } from '../../src/alerts/index.ts';
+import { closePeriod, runDailyExport, type ManifestDay } from '../../src/exports/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { archiveReceipt } from '../../src/receipts/index.ts';
 import type { RunningDaemon } from '../../src/daemon/index.ts';
@@ -36,6 +38,9 @@ describe('the ops API', () => {
   let day: SimulatedDay;
   let base: string;
   let receiptsDir: string;
+  let exportsDir: string;
+  let dailyCsv: { id: string; path: string; sha256: string; rows: number };
+  let closedPeriod: string;
   let alertRuntime: AlertRuntime;
 
   /** A concrete URL for each documented route. */
@@ -46,6 +51,7 @@ describe('the ops API', () => {
       .replace('/reports/{date}', `/reports/${day.yesterday}`)
       .replace('/alerts/{id}', '/alerts/987654')
       .replace('/receipts/{id}', '/receipts/tr_without_receipt')
+      .replace('/exports/{id}', `/exports/${dailyCsv.id}`)
       .replace('{id}', '1');
   }
 
@@ -61,20 +67,49 @@ describe('the ops API', () => {
   beforeAll(async () => {
     fixture = await createDaemonFixture({ sim: DAY_SIM_OPTIONS });
     receiptsDir = await mkdtemp(join(tmpdir(), 'paysync-ops-receipts-'));
+    exportsDir = await mkdtemp(join(tmpdir(), 'paysync-ops-exports-'));
     alertRuntime = createAlertRuntime(fixture.config.alerts, createLogger({ level: 'silent' }));
     daemon = await fixture.startDaemon(['receiver'], {
       PAYSYNC_RECEIPTS_DIR: receiptsDir,
+      PAYSYNC_EXPORT_DIR: exportsDir,
       PAYSYNC_ADMIN_TOKEN: `${OLD_TOKEN}, ${NEW_TOKEN}`,
       PAYSYNC_BOOKS_TIMEZONE: 'UTC',
       PAYSYNC_LOG_LEVEL: 'info',
     });
     base = daemon.receiver!.url;
     day = await simulateDay({ db: fixture.database.db, sim: fixture.sim, queues: daemon.queues });
+    // Yesterday's scheduled export, and a month closed (forced, it has no verdicts) that
+    // lies before the simulated day, so no later booking of these tests touches it.
+    const db = fixture.database.db;
+    const exportRequest = { db, environment: 'sandbox', timeZone: 'UTC', dir: exportsDir };
+    await runDailyExport({ ...exportRequest, formats: ['csv', 'hledger'], day: day.yesterday });
+    const [year, month] = day.yesterday.split('-').map(Number) as [number, number];
+    closedPeriod = `${year - 1}-${String(month).padStart(2, '0')}`;
+    await closePeriod({
+      ...exportRequest,
+      period: closedPeriod,
+      formats: ['csv'],
+      force: true,
+      reason: 'ops test: a quiet month',
+      by: 'test',
+    });
+    const folder = join(exportsDir, day.yesterday.slice(0, 4), day.yesterday.slice(5, 7));
+    const manifest = JSON.parse(await readFile(join(folder, 'manifest.json'), 'utf8')) as {
+      days: Record<string, ManifestDay>;
+    };
+    const csv = manifest.days[day.yesterday]!.files.find((f) => f.format === 'csv')!;
+    dailyCsv = {
+      id: `paysync-${day.yesterday}.csv`,
+      path: join(folder, csv.file),
+      sha256: csv.sha256,
+      rows: csv.rows,
+    };
   }, 60_000);
   afterAll(async () => {
     await alertRuntime?.close();
     await fixture?.cleanup();
     if (receiptsDir) await rm(receiptsDir, { recursive: true, force: true });
+    if (exportsDir) await rm(exportsDir, { recursive: true, force: true });
   });
 
   it('says at start-up, in one line, that it is on', () => {
@@ -143,15 +178,15 @@ describe('the ops API', () => {
           ...(route.body ? { body: JSON.stringify({ inboxId: 999_999 }) } : {}),
         });
         // The alert and receipt ids above are unknown: their documented answer is 404.
-        const expected = route.pending
-          ? 501
-          : /\/(alerts|receipts)\/\{id\}/.test(route.path)
-            ? 404
-            : 200;
+        const expected = /\/(alerts|receipts)\/\{id\}/.test(route.path) ? 404 : 200;
         expect(response.status, `${route.method} ${route.path}`).toBe(expected);
+        if (route.response === 'download') {
+          expect(response.headers.get('content-disposition')).toContain('attachment');
+          await response.arrayBuffer();
+          continue;
+        }
         const body = await json(response);
         expect(validateAnswer(route.path, route.method, expected, body), route.path).toEqual([]);
-        if (route.pending) expect(body.error.code).toBe('not_available');
       }
     }
   });
@@ -210,6 +245,68 @@ describe('the ops API', () => {
       error: { code: 'not_found', message: 'no item with id tr_nope' },
     });
     expect(validateAnswer('/api/v1/items/{id}', 'get', 404, unknownBody)).toEqual([]);
+  });
+
+  it('lists the closed period and the daily files, filtered and paged by cursor', async () => {
+    const all = await json(await call('/api/v1/exports', { token: NEW_TOKEN }));
+    expect(validateAnswer('/api/v1/exports', 'get', 200, all)).toEqual([]);
+    expect(all.nextCursor).toBeNull();
+    expect(all.data.map((e: Json) => `${e.kind} ${e.period} ${e.format}`)).toEqual([
+      `daily ${day.yesterday} csv`,
+      `daily ${day.yesterday} hledger`,
+      `closed_period ${closedPeriod} csv`,
+    ]);
+    expect(all.data[0]).toMatchObject({
+      id: dailyCsv.id,
+      sha256: dailyCsv.sha256,
+      rows: dailyCsv.rows,
+      verdict: expect.any(String),
+    });
+    expect(all.data[2]).toMatchObject({ forced: true, reason: 'ops test: a quiet month' });
+    expect(JSON.stringify(all)).not.toContain(exportsDir);
+
+    const first = await json(await call('/api/v1/exports?limit=2', { token: NEW_TOKEN }));
+    expect(first.data).toHaveLength(2);
+    const second = await json(
+      await call(`/api/v1/exports?limit=2&cursor=${first.nextCursor}`, { token: NEW_TOKEN }),
+    );
+    expect(second).toEqual({ data: [all.data[2]], nextCursor: null });
+
+    const closed = await json(
+      await call('/api/v1/exports?kind=closed_period', { token: NEW_TOKEN }),
+    );
+    expect(closed.data.map((e: Json) => e.id)).toEqual([`paysync-${closedPeriod}.csv`]);
+    const ledgers = await json(await call('/api/v1/exports?format=hledger', { token: NEW_TOKEN }));
+    expect(ledgers.data.map((e: Json) => e.id)).toEqual([`paysync-${day.yesterday}.journal`]);
+
+    const bad = await call('/api/v1/exports?kind=weekly', { token: NEW_TOKEN });
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).error.message).toMatch(/^kind/);
+  });
+
+  it("streams an export file whose bytes and sha256 are the manifest's; refuses traversal", async () => {
+    const response = await call(`/api/v1/exports/${dailyCsv.id}`, { token: NEW_TOKEN });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(response.headers.get('content-disposition')).toBe(`attachment; filename=${dailyCsv.id}`);
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect(bytes.equals(await readFile(dailyCsv.path))).toBe(true);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(dailyCsv.sha256);
+
+    for (const id of [
+      '..%2F..%2Fetc%2Fpasswd',
+      '..%2Fmanifest.json',
+      'paysync-2026-11-20.csv%00',
+    ]) {
+      const refused = await call(`/api/v1/exports/${id}`, { token: NEW_TOKEN });
+      expect(refused.status, id).toBe(400);
+      const body = await json(refused);
+      expect(body.error.code).toBe('bad_parameter');
+      expect(body.error.message).toMatch(/^id/);
+    }
+    const unknown = await call('/api/v1/exports/paysync-2099-01-01.csv', { token: NEW_TOKEN });
+    expect(unknown.status).toBe(404);
+    expect(validateAnswer('/api/v1/exports/{id}', 'get', 404, await json(unknown))).toEqual([]);
   });
 
   it('resolves a break (idempotent) and replays an inbox event', async () => {
