@@ -9,9 +9,11 @@ import { join } from 'node:path';
 const projects = ['unit', 'sqlite', 'postgres'];
 // Most suites wait on child processes, the simulator, Redis and the database rather than on
 // the CPU, so on a 2-core machine three files at a time finish far sooner than vitest's
-// default (one worker fewer than the cores: one). PostgreSQL stays at one: parallel schema
-// migrations in the one shared test database were seen to race. PAYSYNC_TEST_WORKERS overrides.
-const workers = { unit: 3, sqlite: 3, postgres: 1 };
+// default (one worker fewer than the cores: one). PostgreSQL files each use a schema of their
+// own in one database; migrating beside a schema being dropped used to fail (see
+// src/db/migrate.ts, anotherSchemaVanished), which kept PostgreSQL at one file at a time.
+// PAYSYNC_TEST_WORKERS overrides.
+const workers = { unit: 3, sqlite: 3, postgres: 3 };
 const resultsDir = '.test-results';
 rmSync(resultsDir, { recursive: true, force: true });
 mkdirSync(resultsDir, { recursive: true });

@@ -53,10 +53,34 @@ export async function migrationStatus(db: Kysely<Database>): Promise<MigrationSt
  * production database is never rolled back by a command. Returns the names applied.
  */
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
-  const { error, results } = await (await migratorFor(db)).migrateToLatest();
-  if (error) {
+  for (let attempt = 1; ; attempt += 1) {
+    const migrator = await migratorFor(db);
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) {
+      return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    }
+    if (attempt < OTHER_SCHEMA_ATTEMPTS && (await anotherSchemaVanished(db, error))) {
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+      continue;
+    }
     const failed = results?.find((r) => r.status === 'Error');
     throw new MigrationError(failed?.migrationName, error);
   }
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+const OTHER_SCHEMA_ATTEMPTS = 10;
+
+/**
+ * kysely's migrator finds its own tables by introspecting every table of every schema in the
+ * database (calling `pg_get_serial_sequence` on each). If another schema is dropped while that
+ * query runs (another paysync on the same server, parallel test files), it fails with 3F000
+ * naming that other schema. Nothing of ours was touched: the check runs before the migration
+ * lock, and each migration runs in its own transaction, so trying again is safe.
+ */
+async function anotherSchemaVanished(db: Kysely<Database>, error: unknown): Promise<boolean> {
+  if (dialectOfDb(db) !== 'postgres') return false;
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : '';
+  const named = /^schema "(.+)" does not exist$/.exec(message)?.[1];
+  return code === '3F000' && named !== undefined && named !== (await currentSchema(db));
 }

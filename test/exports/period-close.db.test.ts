@@ -183,7 +183,9 @@ describe('11 acceptance 5: period close', () => {
     expect(bean).toContain('  entry: "adjustment"');
     expect(bean).toContain(`  adjusts: "${original.id}"`);
     execFileSync('bean-check', [beanFile]);
-  });
+    // Eleven CLI processes in one scenario: with three test files at a time on two cores each
+    // start can take seconds, so this scenario gets more than the default 30 s.
+  }, 120_000);
 
   it('reopen is refused without a reason, and logged with one', async () => {
     const missing = await runCli(['reopen', '--period', '2026-11'], { env });
