@@ -41,7 +41,9 @@ async function currentSchema(db: Kysely<Database>): Promise<string | undefined> 
 }
 
 export async function migrationStatus(db: Kysely<Database>): Promise<MigrationStatus> {
-  const all = await (await migratorFor(db)).getMigrations();
+  const all = await retryingVanishedSchemas(db, async () =>
+    (await migratorFor(db)).getMigrations(),
+  );
   return {
     applied: all.filter((m) => m.executedAt !== undefined).map((m) => m.name),
     pending: all.filter((m) => m.executedAt === undefined).map((m) => m.name),
@@ -53,22 +55,32 @@ export async function migrationStatus(db: Kysely<Database>): Promise<MigrationSt
  * production database is never rolled back by a command. Returns the names applied.
  */
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
-  for (let attempt = 1; ; attempt += 1) {
-    const migrator = await migratorFor(db);
-    const { error, results } = await migrator.migrateToLatest();
-    if (!error) {
-      return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  return retryingVanishedSchemas(db, async () => {
+    const { error, results } = await (await migratorFor(db)).migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error');
+      throw new MigrationError(failed?.migrationName, error);
     }
-    if (attempt < OTHER_SCHEMA_ATTEMPTS && (await anotherSchemaVanished(db, error))) {
-      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
-      continue;
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  });
+}
+
+async function retryingVanishedSchemas<T>(
+  db: Kysely<Database>,
+  attempt: () => Promise<T>,
+): Promise<T> {
+  for (let n = 1; ; n += 1) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const cause = error instanceof MigrationError ? error.reason : error;
+      if (n >= OTHER_SCHEMA_ATTEMPTS || !(await anotherSchemaVanished(db, cause))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * n));
     }
-    const failed = results?.find((r) => r.status === 'Error');
-    throw new MigrationError(failed?.migrationName, error);
   }
 }
 
-const OTHER_SCHEMA_ATTEMPTS = 10;
+const OTHER_SCHEMA_ATTEMPTS = 20;
 
 /**
  * kysely's migrator finds its own tables by introspecting every table of every schema in the
@@ -81,6 +93,12 @@ async function anotherSchemaVanished(db: Kysely<Database>, error: unknown): Prom
   if (dialectOfDb(db) !== 'postgres') return false;
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : '';
-  const named = /^schema "(.+)" does not exist$/.exec(message)?.[1];
-  return code === '3F000' && named !== undefined && named !== (await currentSchema(db));
+  // 3F000 when the schema went first, 42P01 when a table of it did.
+  const named =
+    code === '3F000'
+      ? /^schema "(.+)" does not exist$/.exec(message)?.[1]
+      : code === '42P01'
+        ? /^relation "([^".]+)\.[^"]+" does not exist$/.exec(message)?.[1]
+        : undefined;
+  return named !== undefined && named !== (await currentSchema(db));
 }

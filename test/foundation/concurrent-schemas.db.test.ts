@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { createDatabase, migrateToLatest } from '../../src/db/index.ts';
+import { createDatabase, migrateToLatest, migrationStatus } from '../../src/db/index.ts';
 import { freshDatabase, testDialect, testPostgresUrl } from '../support/test-database.ts';
 
 /**
@@ -13,7 +13,7 @@ import { freshDatabase, testDialect, testPostgresUrl } from '../support/test-dat
  * PostgreSQL tests ran three files at a time.
  */
 describe.skipIf(testDialect() !== 'postgres')('migrations beside schemas being dropped', () => {
-  it('migrate while other schemas with serial columns are created and dropped', async () => {
+  it('migrate and read the migration status while other schemas with serial columns are created and dropped', async () => {
     const admin = createDatabase(testPostgresUrl(), { poolSize: 2 });
     let churning = true;
     let churned = 0;
@@ -33,6 +33,8 @@ describe.skipIf(testDialect() !== 'postgres')('migrations beside schemas being d
         const database = await freshDatabase({ migrate: false });
         try {
           await migrateToLatest(database.db);
+          // What `doctor` and a daemon's start-up ask: it introspects the same way.
+          expect((await migrationStatus(database.db)).pending).toEqual([]);
         } catch (error) {
           failures.push(String(error));
         } finally {
