@@ -10,7 +10,15 @@
  * peak RSS, and writes them with the machine to docs/performance.md.
  *
  * Usage: npm run bench:pipeline [-- --items 1000 | --short] [--no-write]
+ *          [--workers N] [--audit] [--cpu-prof DIR] [--label TEXT]
  *        (PAYSYNC_BENCH_SHORT=1 is the same as --short: 200 of each kind)
+ *
+ * `--workers N` runs the roles as ecosystem.config.cjs does instead of one `paysync start`:
+ * one `serve`, one `schedule` and N `work` processes (CPU is their sum, RSS their largest).
+ * `--audit` runs `paysync audit --truth` against the simulator after the run and fails the
+ * bench when the books do not match the service. `--cpu-prof DIR` writes a V8 CPU profile of
+ * every paysync process and of the simulator into DIR (read them with bench/profile-top.ts).
+ * `npm run bench:scaleout` is this bench on PostgreSQL with 1, 2 and 4 workers.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,7 +29,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
+import { takeBalanceSnapshot } from '../src/balances/index.ts';
 import { createDatabase } from '../src/db/index.ts';
+import { createLogger } from '../src/logger.ts';
 import { generateApiKey, generateMerchantId, generateWebhookSecret } from '../src/sim/index.ts';
 import { createUpstreamClient } from '../src/upstream/index.ts';
 
@@ -32,8 +42,19 @@ const { values } = parseArgs({
     'no-write': { type: 'boolean', default: false },
     label: { type: 'string', default: '' },
     'timeout-seconds': { type: 'string', default: '600' },
+    workers: { type: 'string' },
+    audit: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
   },
 });
+const workerCount = values.workers === undefined ? undefined : Number(values.workers);
+if (workerCount !== undefined && (!Number.isInteger(workerCount) || workerCount < 1)) {
+  console.error('--workers must be a whole number of at least 1 (paysync work processes)');
+  process.exit(2);
+}
+const profileArgs = values['cpu-prof']
+  ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`]
+  : [];
 const perKind = Number(values.items ?? (values.short ? 200 : 1000));
 if (!Number.isInteger(perKind) || perKind < 1) {
   console.error('--items must be a whole number of at least 1 (items of each kind)');
@@ -100,6 +121,17 @@ async function redisCpuSeconds(redis: Redis): Promise<number> {
   return read('used_cpu_sys') + read('used_cpu_user');
 }
 
+/** `paysync audit --truth` against the simulator: clean or not, and its last line. */
+function audit(simUrl: string): { clean: boolean; line: string; output: string } {
+  const run = spawnSync(
+    process.execPath,
+    ['bin/paysync.js', 'audit', '--truth', `${simUrl}/__sim/ground-truth`],
+    { env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
+  const output = `${run.stdout}${run.stderr}`.trim();
+  return { clean: run.status === 0, line: output.split('\n').at(-1) ?? '', output };
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const loadBefore = loadavg()
@@ -134,13 +166,30 @@ if (migrated.status !== 0) throw new Error(`migrate failed: ${migrated.stderr}`)
 
 const sim = spawn(
   process.execPath,
-  ['bin/paysync.js', 'sim', '--port', String(simPort), '--seed', '8'],
+  [...profileArgs, 'bin/paysync.js', 'sim', '--port', String(simPort), '--seed', '8'],
   { env: { ...env, PAYSYNC_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] },
 );
-const daemon = spawn(process.execPath, ['bin/paysync.js', 'start'], {
-  env,
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+/** A paysync role as a child process; each gets a metrics port of its own. */
+async function role(args: string[]): Promise<{ child: ChildProcess; metricsUrl: string }> {
+  const metricsPort = await freePort();
+  const child = spawn(process.execPath, [...profileArgs, 'bin/paysync.js', ...args], {
+    env: { ...env, PAYSYNC_METRICS_PORT: String(metricsPort) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return { child, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
+}
+// `start` and `serve` answer /metrics on the receiver port; work and schedule on their own.
+const front = await role([workerCount === undefined ? 'start' : 'serve']);
+const daemon = front.child;
+const others =
+  workerCount === undefined
+    ? []
+    : [
+        await role(['schedule']),
+        ...(await Promise.all(Array.from({ length: workerCount }, () => role(['work'])))),
+      ];
+const processes = [daemon, ...others.map((o) => o.child)];
+for (const other of others) other.child.stdout?.resume();
 const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
 const database = createDatabase(databaseUrl);
 try {
@@ -157,8 +206,19 @@ try {
     `workload: ${perKind} transfers + ${perKind} payment intents, settled, 3 webhooks each`,
   );
 
+  const daemonCpu = () => processes.reduce((sum, child) => sum + cpuSeconds(child.pid!), 0);
+  if (values.audit) {
+    // The simulator starts funded; a first snapshot books that as opening balances, so the
+    // audit's final balances compare like with like.
+    await takeBalanceSnapshot({
+      db: database.db,
+      upstream: client,
+      logger: createLogger({ level: 'silent' }),
+      environment: 'sandbox',
+    });
+  }
   const before = {
-    daemon: cpuSeconds(daemon.pid!),
+    daemon: daemonCpu(),
     sim: cpuSeconds(sim.pid!),
     redis: await redisCpuSeconds(redis),
   };
@@ -220,13 +280,19 @@ try {
     }
   }
   const after = {
-    daemon: cpuSeconds(daemon.pid!),
+    daemon: daemonCpu(),
     sim: cpuSeconds(sim.pid!),
     redis: await redisCpuSeconds(redis),
   };
   const endedAt = last.lastClosed ? Date.parse(last.lastClosed) : Date.now();
   const seconds = (endedAt - started) / 1000;
-  const metrics = await (await fetch(`${daemonUrl}/metrics`)).text();
+  const metrics = (
+    await Promise.all(
+      [`${daemonUrl}/metrics`, ...others.map((o) => o.metricsUrl)].map(async (url) =>
+        (await fetch(url)).text(),
+      ),
+    )
+  ).join('\n');
   const upstreamCalls = [...metrics.matchAll(/^paysync_upstream_requests_total\{[^}]*\} (\d+)/gm)]
     .map((match) => Number(match[1]))
     .reduce((sum, n) => sum + n, 0);
@@ -261,19 +327,26 @@ try {
       sim: after.sim - before.sim,
       redis: after.redis - before.redis,
     },
-    peakRssMb: { daemon: peakRssMb(daemon.pid!), sim: peakRssMb(sim.pid!) },
+    peakRssMb: {
+      daemon: Math.max(...processes.map((child) => peakRssMb(child.pid!))),
+      sim: peakRssMb(sim.pid!),
+    },
+    audit: values.audit ? audit(simUrl) : undefined,
   };
   const ms = (cpu: number) => ((cpu * 1000) / last.settled).toFixed(2);
   const lines = [
     `settled ${figures.settled} items (${figures.events} webhooks) in ${seconds.toFixed(1)} s: ${figures.itemsPerSecond.toFixed(0)} items/s`,
     `upstream calls ${upstreamCalls}, of which receipts ${figures.receiptCalls}: ${figures.callsPerItem.toFixed(3)} sync calls per settled item (target ≤ 1.05); fetches skipped ${skipped}`,
     `CPU s: daemon ${figures.cpu.daemon.toFixed(1)} (${ms(figures.cpu.daemon)} ms/item) · simulator ${figures.cpu.sim.toFixed(1)} (${ms(figures.cpu.sim)} ms/item) · Redis ${figures.cpu.redis.toFixed(1)} (${ms(figures.cpu.redis)} ms/item)`,
-    `peak RSS: daemon ${figures.peakRssMb.daemon.toFixed(0)} MB · simulator ${figures.peakRssMb.sim.toFixed(0)} MB`,
+    `peak RSS: daemon ${figures.peakRssMb.daemon.toFixed(0)} MB${others.length > 0 ? ' (largest of its processes)' : ''} · simulator ${figures.peakRssMb.sim.toFixed(0)} MB`,
+    ...(figures.audit ? [`audit against the simulator's truth: ${figures.audit.line}`] : []),
   ];
   console.log(`\n${lines.join('\n')}`);
 
   if (!values['no-write']) {
-    const database = databaseUrl.startsWith('postgres') ? 'PostgreSQL' : 'SQLite';
+    const database = `${databaseUrl.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}${
+      workerCount === undefined ? '' : `, serve + schedule + ${workerCount} work`
+    }${figures.audit ? `, audit ${figures.audit.clean ? 'clean' : 'NOT clean'}` : ''}`;
     const label = values.label ? ` (${values.label})` : '';
     const row = `| ${new Date().toISOString().slice(0, 16)}Z${label} | ${database} | ${perKind} + ${perKind} | ${figures.callsPerItem.toFixed(3)} | ${figures.itemsPerSecond.toFixed(0)} | ${figures.cpu.daemon.toFixed(1)} s (${ms(figures.cpu.daemon)} ms) | ${figures.cpu.sim.toFixed(1)} s (${ms(figures.cpu.sim)} ms) | ${figures.cpu.redis.toFixed(1)} s (${ms(figures.cpu.redis)} ms) | ${figures.peakRssMb.daemon.toFixed(0)} MB | ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}, load ${loadBefore} |`;
     const file = 'docs/performance.md';
@@ -293,8 +366,12 @@ try {
     writeFileSync(file, withSection.replace(/\n*(<!-- bench:pipeline:rows)/, `\n${row}\n\n$1`));
     console.log(`wrote ${file}`);
   }
+  if (figures.audit && !figures.audit.clean) {
+    console.error(figures.audit.output);
+    process.exitCode = 1;
+  }
 } finally {
-  await Promise.all([stop(daemon), stop(sim)]);
+  await Promise.all([...processes.map(stop), stop(sim)]);
   await database.close().catch(() => undefined);
   const keys = await redis.keys(`${prefix}:*`).catch(() => [] as string[]);
   if (keys.length > 0) await redis.del(...keys);

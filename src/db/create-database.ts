@@ -5,6 +5,7 @@ import {
   Kysely,
   PostgresDialect,
   SqliteDialect,
+  type SqliteDatabase,
   type KyselyPlugin,
   type PluginTransformQueryArgs,
   type PluginTransformResultArgs,
@@ -167,6 +168,36 @@ export function dialectOf(url: string): DialectName {
   );
 }
 
+/** How many prepared statements a SQLite connection keeps, newest used first. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * kysely's SQLite driver prepares every query again, and preparing was the largest single
+ * cost of a sync job on SQLite in the pipeline profile (docs/performance.md). The same few
+ * hundred statements run over and over, so keep them: a statement is reusable, and kysely
+ * runs one query at a time per connection, so a cached statement is never busy twice.
+ */
+function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => {
+      cache.clear();
+      sqlite.close();
+    },
+    prepare(text: string) {
+      let statement = cache.get(text);
+      if (statement) {
+        cache.delete(text); // re-inserted below: most recently used last
+      } else {
+        statement = sqlite.prepare(text);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(text, statement);
+      return statement;
+    },
+  };
+}
+
 /** The better-sqlite3 connection behind each SQLite Kysely instance this module made. */
 const sqliteConnections = new WeakMap<object, BetterSqlite3.Database>();
 
@@ -194,7 +225,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     const file = target === ':memory:' ? target : resolve(options.cwd ?? process.cwd(), target);
     const sqlite = openSqlite(file);
     const db = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: sqlite }),
+      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
       plugins: [new SafeIntegerPlugin()],
     });
     sqliteConnections.set(db, sqlite);
