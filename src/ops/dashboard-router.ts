@@ -565,12 +565,6 @@ export function createDashboardRouter(
     wrap(async (_request, response) => {
       const { csrf: token } = sessionOf(response);
       const files = await deps.features.listExports(deps.db, { limit: 500, offset: 0 });
-      const download = (e: ExportView) =>
-        e.bytes === null
-          ? html`<span class="verdict verdict-breaks">missing</span>`
-          : html`<a href="/exports/${encodeURIComponent(e.id)}/download" download>${e.id}</a>`;
-      const sha = (e: ExportView) =>
-        html`<code title="${e.sha256}">${e.sha256.slice(0, 12)}…</code>`;
       const body =
         files === NOT_AVAILABLE
           ? html`<section id="exports-list">
@@ -579,78 +573,39 @@ export function createDashboardRouter(
             </section>`
           : html`<section id="closed-periods">
                 <h2>Closed periods</h2>
-                ${
-                  files.some((e) => e.kind === 'closed_period')
-                    ? html`<table>
-                        <tr>
-                          <th>Period</th>
-                          <th>Format</th>
-                          <th class="num">Rows</th>
-                          <th>Closed at</th>
-                          <th>Forced</th>
-                          <th>sha256</th>
-                          <th>File</th>
-                        </tr>
-                        ${files
-                          .filter((e) => e.kind === 'closed_period')
-                          .map(
-                            (e) =>
-                              html`<tr>
-                                <td>${e.period}</td>
-                                <td>${e.format}</td>
-                                <td class="num">${e.rows}</td>
-                                <td>${e.at}</td>
-                                <td>${e.forced ? `yes: ${e.reason ?? ''}` : 'no'}</td>
-                                <td>${sha(e)}</td>
-                                <td>${download(e)}</td>
-                              </tr>`,
-                          )}
-                      </table>`
-                    : html`<p>
-                        No period is closed yet (<code>paysync close --period YYYY-MM</code>).
-                      </p>`
-                }
+                ${exportTable(
+                  files.filter((e) => e.kind === 'closed_period'),
+                  [
+                    ['Period', (e) => e.period],
+                    ['Format', (e) => e.format],
+                    ['Rows', (e) => e.rows],
+                    ['Closed at', (e) => e.at],
+                    ['Forced', (e) => (e.forced ? `yes: ${e.reason ?? ''}` : 'no')],
+                  ],
+                  html`No period is closed yet (<code>paysync close --period YYYY-MM</code>).`,
+                )}
               </section>
               <section id="exports-list">
                 <h2>Daily exports (the export folder's manifest)</h2>
-                ${
-                  files.some((e) => e.kind === 'daily')
-                    ? html`<table>
-                        <tr>
-                          <th>Day</th>
-                          <th>Format</th>
-                          <th class="num">Rows</th>
-                          <th>Sums (debits / credits)</th>
-                          <th>Verdict</th>
-                          <th>Generated at</th>
-                          <th>sha256</th>
-                          <th>File</th>
-                        </tr>
-                        ${files
-                          .filter((e) => e.kind === 'daily')
-                          .map(
-                            (e) =>
-                              html`<tr>
-                                <td>${e.period}</td>
-                                <td>${e.format}</td>
-                                <td class="num">${e.rows}</td>
-                                <td>
-                                  ${(e.sums ?? [])
-                                    .map((c) => `${c.currency} ${c.debits} / ${c.credits}`)
-                                    .join('; ')}
-                                </td>
-                                <td>${verdictBadge(e.verdict ?? undefined)}</td>
-                                <td>${e.at}</td>
-                                <td>${sha(e)}</td>
-                                <td>${download(e)}</td>
-                              </tr>`,
-                          )}
-                      </table>`
-                    : html`<p>
-                        No daily export yet: the scheduled task writes yesterday's at
-                        <code>PAYSYNC_EXPORT_CRON</code> (02:00 by default).
-                      </p>`
-                }
+                ${exportTable(
+                  files.filter((e) => e.kind === 'daily'),
+                  [
+                    ['Day', (e) => e.period],
+                    ['Format', (e) => e.format],
+                    ['Rows', (e) => e.rows],
+                    [
+                      'Sums (debits / credits)',
+                      (e) =>
+                        (e.sums ?? [])
+                          .map((c) => `${c.currency} ${c.debits} / ${c.credits}`)
+                          .join('; '),
+                    ],
+                    ['Verdict', (e) => verdictBadge(e.verdict ?? undefined)],
+                    ['Generated at', (e) => e.at],
+                  ],
+                  html`No daily export yet: the scheduled task writes yesterday's at
+                    <code>PAYSYNC_EXPORT_CRON</code> (02:00 by default).`,
+                )}
               </section>`;
       send(response, 200, page({ title: 'Exports', current: '/exports', csrf: token, body }));
     }),
@@ -722,6 +677,36 @@ function table(rows: readonly Record<string, unknown>[]): SafeHtml {
       (row) =>
         html`<tr>
           ${keys.map((k) => html`<td>${typeof row[k] === 'object' && row[k] !== null ? JSON.stringify(row[k]) : String(row[k] ?? '')}</td>`)}
+        </tr>`,
+    )}
+  </table>`;
+}
+
+/** One table of export files: the given columns, then the sha256 and the download link. */
+function exportTable(
+  files: readonly ExportView[],
+  columns: readonly (readonly [string, (e: ExportView) => unknown])[],
+  empty: SafeHtml,
+): SafeHtml {
+  if (files.length === 0) return html`<p>${empty}</p>`;
+  return html`<table>
+    <tr>
+      ${columns.map(([name]) => html`<th class="${name === 'Rows' ? 'num' : ''}">${name}</th>`)}
+      <th>sha256</th>
+      <th>File</th>
+    </tr>
+    ${files.map(
+      (e) =>
+        html`<tr>
+          ${columns.map(([name, cell]) => html`<td class="${name === 'Rows' ? 'num' : ''}">${cell(e)}</td>`)}
+          <td><code title="${e.sha256}">${e.sha256.slice(0, 12)}…</code></td>
+          <td>
+            ${
+              e.bytes === null
+                ? html`<span class="verdict verdict-breaks">missing</span>`
+                : html`<a href="/exports/${encodeURIComponent(e.id)}/download" download>${e.id}</a>`
+            }
+          </td>
         </tr>`,
     )}
   </table>`;
