@@ -92,7 +92,7 @@ const OTHER_SCHEMA_ATTEMPTS = 20;
 async function anotherSchemaVanished(db: Kysely<Database>, error: unknown): Promise<boolean> {
   if (dialectOfDb(db) !== 'postgres') return false;
   const code = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message : '';
+  const message = String((error as { message?: unknown } | null)?.message ?? '');
   // 3F000 when the schema went first, 42P01 when a table of it did.
   const named =
     code === '3F000'
