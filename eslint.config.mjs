@@ -18,7 +18,7 @@ const inboxTableOutsideInbox = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'coverage/**', '.test-results/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'coverage/**', '.test-results/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
