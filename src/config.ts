@@ -315,6 +315,11 @@ const schema = z.object({
   PAYSYNC_RECOVERY_AFTER_SECONDS: positiveInt(300, 86_400),
   /** When the inbox recovery sweep runs (cron, optional seconds field, or `off`). @defaultValue every minute */
   PAYSYNC_RECOVERY_CRON: cronOrOff('* * * * *', 'every minute'),
+  /**
+   * An outbox row (alert, receipt) handed to the queue this long ago and still not consumed is
+   * handed out again: Redis may have lost its job. @defaultValue 300
+   */
+  PAYSYNC_OUTBOX_REDISPATCH_SECONDS: positiveInt(300, 86_400),
   /** How far back a transfer known only by id is searched for. @defaultValue 72 */
   PAYSYNC_TRANSFER_SEARCH_HOURS: positiveInt(72, 24 * 366),
   ...ALERT_VARIABLES,
@@ -611,6 +616,8 @@ export interface ProcessingSettings {
   readonly recoveryAfterMs: number;
   /** A cron expression or `off`. @defaultValue `* * * * *` */
   readonly recoveryCron: string;
+  /** Outbox rows handed out this long ago and not consumed go out again. @defaultValue 300000 */
+  readonly outboxRedispatchMs: number;
   /** @defaultValue 72 */
   readonly transferSearchHours: number;
 }
@@ -840,6 +847,7 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
       shutdownTimeoutMs: e.PAYSYNC_SHUTDOWN_TIMEOUT_MS,
       recoveryAfterMs: e.PAYSYNC_RECOVERY_AFTER_SECONDS * 1000,
       recoveryCron: e.PAYSYNC_RECOVERY_CRON,
+      outboxRedispatchMs: e.PAYSYNC_OUTBOX_REDISPATCH_SECONDS * 1000,
       transferSearchHours: e.PAYSYNC_TRANSFER_SEARCH_HOURS,
     }),
     alerts: alertSettings(e),

@@ -191,6 +191,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     PAYSYNC_JANITOR_CRON: '*/5 * * * * *',
     PAYSYNC_RECOVERY_CRON: '*/5 * * * * *',
     PAYSYNC_RECOVERY_AFTER_SECONDS: '10',
+    PAYSYNC_OUTBOX_REDISPATCH_SECONDS: '20',
     PAYSYNC_BALANCE_CRON: 'off',
     PAYSYNC_VERDICT_CRON: 'off',
     PAYSYNC_EXPORT_CRON: 'off',
@@ -407,8 +408,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     injected['webhooks reordered: rate set (%)'] = 20;
 
     // Quiesce: every process up, then audit until the books are clean and every follow-up is
-    // consumed (a follow-up whose job Redis lost is handed out again after 5 minutes), or the
-    // time is up.
+    // consumed (one whose job Redis lost is handed out again after 20 s here), or time is up.
     const deadline = Date.now() + (values.short ? 9 : 20) * 60_000;
     const failedTransfers = truth.items.filter(
       (i) => i.kind === 'transfer' && i.status === 'failed',

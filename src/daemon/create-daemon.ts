@@ -251,6 +251,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         db,
         queues,
         logger,
+        redispatchAfterMs: config.processing.outboxRedispatchMs,
         ...(options.outboxPollMs !== undefined ? { pollMs: options.outboxPollMs } : {}),
       });
       components.push(outbox);

@@ -16,6 +16,8 @@ export interface OutboxDispatcherOptions {
   readonly pollMs?: number;
   /** How long `stop()` waits for a pass stuck on an absent Redis. @defaultValue 5000 */
   readonly stopWaitMs?: number;
+  /** See {@link DispatchDependencies}: `PAYSYNC_OUTBOX_REDISPATCH_SECONDS`. @defaultValue 300000 */
+  readonly redispatchAfterMs?: number;
 }
 
 export interface OutboxDispatcher extends Component {
@@ -51,7 +53,13 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
       again = false;
       if (paused || stopped || stalled) return;
       try {
-        const result = await dispatchOutbox({ db: options.db, queues: options.queues });
+        const result = await dispatchOutbox({
+          db: options.db,
+          queues: options.queues,
+          ...(options.redispatchAfterMs !== undefined
+            ? { redispatchAfterMs: options.redispatchAfterMs }
+            : {}),
+        });
         if (failing) logger.info('outbox: handing out follow-ups again');
         failing = false;
         if (result.more) again = true;

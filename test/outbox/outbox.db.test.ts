@@ -1,6 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config.ts';
 import {
   addToOutbox,
+  createOutboxDispatcher,
   dispatchOutbox,
   markOutboxConsumed,
   openOutboxEntries,
@@ -108,6 +111,32 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     const jobs = await context.queues.followUp.getJobs(['waiting', 'prioritized']);
     const [receiptRow] = await openOutboxEntries(db, { kind: 'receipt' });
     expect(jobs.map((job) => job.id)).toEqual([`outbox-${receiptRow!.id}`]);
+  });
+
+  it('the dispatcher hands a lost job out again after PAYSYNC_OUTBOX_REDISPATCH_SECONDS', async () => {
+    const config = loadConfig({ PAYSYNC_OUTBOX_REDISPATCH_SECONDS: '1' });
+    expect(config.processing.outboxRedispatchMs).toBe(1000);
+    expect(loadConfig({}).processing.outboxRedispatchMs).toBe(300_000);
+    const id = failedTransfer();
+    await syncResource(context.deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
+    const dispatcher = createOutboxDispatcher({
+      db: context.database.db,
+      queues: context.queues,
+      logger: pino({ level: 'silent' }),
+      pollMs: 100,
+      redispatchAfterMs: config.processing.outboxRedispatchMs,
+    });
+    await dispatcher.start();
+    try {
+      await expect.poll(() => context.queues.followUp.count(), { timeout: 5000 }).toBe(2);
+      // Redis loses both jobs (a FLUSHALL, a restart without persistence): neither was consumed.
+      await context.queues.followUp.obliterate({ force: true });
+      expect(await context.queues.followUp.count()).toBe(0);
+      // After a second, not five minutes, both go out again.
+      await expect.poll(() => context.queues.followUp.count(), { timeout: 5000 }).toBe(2);
+    } finally {
+      await dispatcher.stop();
+    }
   });
 
   it('a transaction that rolls back leaves no outbox row', async () => {
