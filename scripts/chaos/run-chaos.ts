@@ -144,7 +144,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     'webhooks duplicated (20%)': 0,
     'webhooks reordered (20%)': 0,
     'webhooks dropped (5%)': 0,
-    'upstream 500s (10% of requests)': 0,
+    "upstream 500s: rate set on paysync's reads (%)": 10,
     '429 bursts of 10 s': 0,
     '2 s latency spikes': 0,
     'worker kill -9 (every 5 s)': 0,
@@ -458,7 +458,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
         (select count(*) from transfers) + (select count(*) from payment_intents)
           + (select count(*) from refunds) as items`.execute(database.db);
     const found = {
-      'items in the simulator': truth.items.length,
+      'items in the simulator (with payment links)': truth.items.length,
       'items in the ledger (transfers, intents, refunds)': Number(counts.rows[0]?.items),
       journals: Number(counts.rows[0]?.journals),
       'failed transfers': failedTransfers.length,
