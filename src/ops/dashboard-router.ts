@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { inboxCountSince } from '../inbox/index.ts';
 import { resolveDiscrepancy } from '../ledger/index.ts';
+import { formatAmount } from '../money/index.ts';
 import { webhookOutcomes } from '../receiver/index.ts';
 import { dayOf, previousDay, startOfDay, storedVerdicts } from '../reports/index.ts';
 import { replayInboxEvents } from '../replay/index.ts';
@@ -222,7 +223,7 @@ export function createDashboardRouter(
                     return html`<tr data-id="${t.id}">
                       <td><a href="/items/${encodeURIComponent(t.id)}">${t.id}</a></td>
                       <td>${t.kind === 'transfer' ? t.description : ''}</td>
-                      <td class="num">${t.amount} ${t.currency}</td>
+                      <td class="num">${formatAmount(t.amount, t.currency)}</td>
                       <td>${t.failureMessage ?? t.failureCode ?? r.upstreamStatus}</td>
                       <td>${t.updatedAt}</td>
                     </tr>`;
@@ -442,9 +443,9 @@ export function createDashboardRouter(
                       html`<tr>
                         <td>${b.accountType}</td>
                         <td>${b.currency}</td>
-                        <td class="num">${b.service}</td>
-                        <td class="num">${b.ledger}</td>
-                        <td class="num">${b.difference}</td>
+                        <td class="num">${formatAmount(b.service, b.currency)}</td>
+                        <td class="num">${formatAmount(b.ledger, b.currency)}</td>
+                        <td class="num">${formatAmount(b.difference, b.currency)}</td>
                         <td>${verdictBadge(b.verdict)}</td>
                         <td>${b.asOf}</td>
                       </tr>`,
@@ -546,7 +547,7 @@ export function createDashboardRouter(
             </tr>
             <tr>
               <th>Missed, found by sweeps</th>
-              <td>
+              <td class="num">
                 ${missed === NOT_AVAILABLE ? notAvailable(NOT_AVAILABLE_MESSAGES.missed) : missed}
               </td>
             </tr>
@@ -597,7 +598,10 @@ export function createDashboardRouter(
                       'Sums (debits / credits)',
                       (e) =>
                         (e.sums ?? [])
-                          .map((c) => `${c.currency} ${c.debits} / ${c.credits}`)
+                          .map(
+                            (c) =>
+                              `${formatAmount(c.debits, c.currency)} / ${formatAmount(c.credits, c.currency)}`,
+                          )
                           .join('; '),
                     ],
                     ['Verdict', (e) => verdictBadge(e.verdict ?? undefined)],

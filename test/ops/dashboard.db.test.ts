@@ -164,7 +164,8 @@ describe('the dashboard in a real browser', () => {
     expect(await row.locator('td').nth(1).textContent()).toBe(HOSTILE_DESCRIPTION);
     expect(await row.locator('script, b').count()).toBe(0);
     expect(await page.title()).not.toBe('pwned');
-    expect(await row.textContent()).toContain('150000 XOF');
+    // Money in its human form, per the currency's exponent (XOF has none).
+    expect(await row.textContent()).toContain('150,000 XOF');
 
     const verdicts = await fixture.database.db
       .selectFrom('daily_verdicts')
@@ -288,6 +289,17 @@ describe('the dashboard in a real browser', () => {
       expect(legend.some((text) => text.includes(`${account_type} ${currency}`))).toBe(true);
     }
     expect(await page.locator('#comparison tr').count()).toBe(accounts.length + 1);
+    // The service's balance in its human form, as the snapshot stored it in minor units.
+    const transfer = await fixture.database.db
+      .selectFrom('balance_snapshots')
+      .select(['amount'])
+      .where('account_type', '=', 'transfer')
+      .orderBy('as_of', 'desc')
+      .executeTakeFirstOrThrow();
+    const transferRow = page.locator('#comparison tr', { hasText: 'transfer' });
+    expect(await transferRow.locator('td').nth(2).textContent()).toBe(
+      `${Number(transfer.amount).toLocaleString('en-US')} XOF`,
+    );
     await shoot('balances');
   });
 
