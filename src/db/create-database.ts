@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
@@ -13,7 +14,7 @@ import {
   type RootOperationNode,
   type UnknownRow,
 } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { hidePasswordInUrl } from '../config.ts';
 import { reasonOf } from '../error-reason.ts';
 import type { Database } from './database.ts';
@@ -148,14 +149,24 @@ class SafeIntegerPlugin implements KyselyPlugin {
 const PG_INT8 = 20;
 const PG_NUMERIC = 1700;
 
+/**
+ * `pg`, loaded on the first PostgreSQL URL: a SQLite process (the default, and every CLI read on
+ * it) never pays its 15 MB of resident memory. `pg` is CommonJS, so `require` loads it in step.
+ */
+let pgModule: typeof pg | undefined;
+function loadPg(): typeof pg {
+  return (pgModule ??= createRequire(import.meta.url)('pg') as typeof pg);
+}
+
 function postgresTypes(): pg.CustomTypesConfig {
+  const { types } = loadPg();
   return {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
       if (oid === PG_INT8) return parseSafeInt8;
       if (oid === PG_NUMERIC) return parseNumeric;
       return format === 'binary'
-        ? pg.types.getTypeParser(oid, 'binary')
-        : pg.types.getTypeParser(oid, 'text');
+        ? types.getTypeParser(oid, 'binary')
+        : types.getTypeParser(oid, 'text');
     }) as pg.CustomTypesConfig['getTypeParser'],
   };
 }
@@ -231,7 +242,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     sqliteConnections.set(db, sqlite);
     return { db, dialect, displayUrl: `sqlite:${file}`, close: () => db.destroy() };
   }
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     connectionString: url,
     max: options.poolSize ?? 10,
     types: postgresTypes(),
