@@ -1,4 +1,4 @@
-import { Migrator, sql, type Kysely } from 'kysely';
+import { Migrator, sql, type DatabaseIntrospector, type Kysely, type TableMetadata } from 'kysely';
 import { migrations } from '../../migrations/index.ts';
 import type { Database } from './database.ts';
 import { dialectOfDb } from './dialect-of-db.ts';
@@ -27,9 +27,44 @@ export class MigrationError extends Error {
 async function migratorFor(db: Kysely<Database>): Promise<Migrator> {
   const schema = dialectOfDb(db) === 'postgres' ? await currentSchema(db) : undefined;
   return new Migrator({
-    db,
+    db: schema ? withOwnSchemaIntrospection(db) : db,
     provider: { getMigrations: async () => migrations },
     ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+}
+
+/**
+ * The tables of the connection's current schema, by name only. kysely's PostgreSQL introspector
+ * reads every column of every schema in the database (and resolves each with
+ * `pg_get_serial_sequence`), so DDL in any other schema at that moment (another paysync on the
+ * same server, parallel test files) failed our migration with 3F000, 42P01 or 42703, naming
+ * tables that are not ours. The migrator only asks whether its two bookkeeping tables exist.
+ */
+function ownSchemaIntrospector(db: Kysely<Database>): DatabaseIntrospector {
+  const getTables = async (): Promise<TableMetadata[]> => {
+    const { rows } = await sql<{ schema: string; name: string }>`
+      select n.nspname as schema, c.relname as name
+      from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = current_schema() and c.relkind in ('r', 'p')`.execute(db);
+    return rows.map((row) => ({ ...row, isView: false, columns: [] }));
+  };
+  return {
+    getSchemas: () => db.introspection.getSchemas(),
+    getTables,
+    getMetadata: async () => ({ tables: await getTables() }),
+  };
+}
+
+/** `db` for the migrator, with {@link ownSchemaIntrospector} as its `introspection`. */
+function withOwnSchemaIntrospection(db: Kysely<Database>): Kysely<Database> {
+  const introspection = ownSchemaIntrospector(db);
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'introspection') return introspection;
+      const value: unknown = Reflect.get(target, property, target);
+      // Kysely's methods read private fields: they must run on the instance, not the proxy.
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
   });
 }
 
@@ -41,9 +76,7 @@ async function currentSchema(db: Kysely<Database>): Promise<string | undefined> 
 }
 
 export async function migrationStatus(db: Kysely<Database>): Promise<MigrationStatus> {
-  const all = await retryingVanishedSchemas(db, async () =>
-    (await migratorFor(db)).getMigrations(),
-  );
+  const all = await (await migratorFor(db)).getMigrations();
   return {
     applied: all.filter((m) => m.executedAt !== undefined).map((m) => m.name),
     pending: all.filter((m) => m.executedAt === undefined).map((m) => m.name),
@@ -55,50 +88,10 @@ export async function migrationStatus(db: Kysely<Database>): Promise<MigrationSt
  * production database is never rolled back by a command. Returns the names applied.
  */
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
-  return retryingVanishedSchemas(db, async () => {
-    const { error, results } = await (await migratorFor(db)).migrateToLatest();
-    if (error) {
-      const failed = results?.find((r) => r.status === 'Error');
-      throw new MigrationError(failed?.migrationName, error);
-    }
-    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-  });
-}
-
-async function retryingVanishedSchemas<T>(
-  db: Kysely<Database>,
-  attempt: () => Promise<T>,
-): Promise<T> {
-  for (let n = 1; ; n += 1) {
-    try {
-      return await attempt();
-    } catch (error) {
-      const cause = error instanceof MigrationError ? error.reason : error;
-      if (n >= OTHER_SCHEMA_ATTEMPTS || !(await anotherSchemaVanished(db, cause))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20 * n));
-    }
+  const { error, results } = await (await migratorFor(db)).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new MigrationError(failed?.migrationName, error);
   }
-}
-
-const OTHER_SCHEMA_ATTEMPTS = 20;
-
-/**
- * kysely's migrator finds its own tables by introspecting every table of every schema in the
- * database (calling `pg_get_serial_sequence` on each). If another schema is dropped while that
- * query runs (another paysync on the same server, parallel test files), it fails with 3F000
- * naming that other schema. Nothing of ours was touched: the check runs before the migration
- * lock, and each migration runs in its own transaction, so trying again is safe.
- */
-async function anotherSchemaVanished(db: Kysely<Database>, error: unknown): Promise<boolean> {
-  if (dialectOfDb(db) !== 'postgres') return false;
-  const code = (error as { code?: unknown } | null)?.code;
-  const message = String((error as { message?: unknown } | null)?.message ?? '');
-  // 3F000 when the schema went first, 42P01 when a table of it did.
-  const named =
-    code === '3F000'
-      ? /^schema "(.+)" does not exist$/.exec(message)?.[1]
-      : code === '42P01'
-        ? /^relation "([^".]+)\.[^"]+" does not exist$/.exec(message)?.[1]
-        : undefined;
-  return named !== undefined && named !== (await currentSchema(db));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
