@@ -265,3 +265,81 @@ describe('11: the export never rounds an integer', () => {
     }
   });
 });
+
+describe('11: pages of journals booked out of effective order', () => {
+  it('exports every line once, in (effective time, journal id, line) order, when ids are dense on some pages and scattered on others', async () => {
+    const own = await freshDatabase();
+    try {
+      const at = (minute: number) => new Date(Date.UTC(2026, 10, 16, 0, minute)).toISOString();
+      // Journals 1–20 in the order of their effective times (pages of consecutive ids); then
+      // 21–26 booked later but effective among them (a backfill), so some pages mix both.
+      const minutes = [
+        ...Array.from({ length: 20 }, (_, i) => 10 * (i + 1)),
+        25,
+        55,
+        95,
+        135,
+        175,
+        205,
+      ];
+      for (const [i, minute] of minutes.entries()) {
+        const kind = i % 2 === 0 ? 'transfer' : 'payment_intent';
+        const journal = await own.db
+          .insertInto('journals')
+          .values({
+            resource_kind: kind,
+            resource_id: `${kind === 'transfer' ? 'tr' : 'pi'}_${i}`,
+            settlement_key: 'settlement-1',
+            entry_type: 'settlement',
+            reverses_journal_id: null,
+            description: `journal ${i}`,
+            effective_at: at(minute),
+            posted_at: at(300 + i),
+            via: 'manual',
+            inbox_id: null,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await sql`insert into journal_lines (journal_id, line_no, account, currency, amount) values
+          (${journal.id}, 1, 'service:transfer', 'XOF', ${100 + i}),
+          (${journal.id}, 2, 'adjustments:test', 'XOF', ${-(100 + i)})`.execute(own.db);
+      }
+      const truth = await sql<{
+        journal_id: string;
+        line_no: string;
+        amount: string;
+        kind: string;
+      }>`
+        select cast(l.journal_id as text) as journal_id, cast(l.line_no as text) as line_no,
+          cast(l.amount as text) as amount, j.resource_kind as kind
+        from journal_lines l join journals j on j.id = l.journal_id
+        order by j.effective_at, j.id, l.line_no`.execute(own.db);
+      const window = { from: at(0), to: at(1000) };
+      for (const kinds of [undefined, ['transfer']]) {
+        const sink = new PassThrough();
+        const chunks: Buffer[] = [];
+        sink.on('data', (c: Buffer) => chunks.push(c));
+        await writeExport(
+          {
+            db: own.db,
+            format: 'csv',
+            window,
+            environment: 'sandbox',
+            timeZone: 'UTC',
+            pageSize: 4,
+            ...(kinds ? { kinds } : {}),
+          },
+          sink,
+        );
+        const records = parse(Buffer.concat(chunks).toString('utf8'), { columns: true }) as Row[];
+        expect(records.map((r) => [r.journal_id, r.line_no, r.amount_minor])).toEqual(
+          truth.rows
+            .filter((t) => !kinds || kinds.includes(t.kind))
+            .map((t) => [t.journal_id, t.line_no, t.amount]),
+        );
+      }
+    } finally {
+      await own.cleanup();
+    }
+  });
+});
