@@ -127,6 +127,16 @@ export async function listAlerts(
   return rows.map(toAlert);
 }
 
+/** How many alerts are open or acknowledged (not resolved). */
+export async function countOpenAlerts(db: AlertExecutor): Promise<number> {
+  const row = await db
+    .selectFrom('alerts')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('status', '!=', 'resolved')
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}
+
 export async function deliveriesOf(db: AlertExecutor, alertId: number): Promise<AlertDelivery[]> {
   const rows = await db
     .selectFrom('alert_deliveries')

@@ -9,6 +9,7 @@ import {
   type AccountBalance,
   type StatusCount,
 } from '../ledger/index.ts';
+import { countOpenAlerts } from '../alerts/index.ts';
 import { latestSnapshots } from '../balances/index.ts';
 import { buildDailyReport, dayOf, type Verdict } from '../reports/index.ts';
 import type { RunningSimulator } from '../sim/index.ts';
@@ -38,12 +39,12 @@ export interface DriftLine {
   readonly drift: number;
 }
 
-/** What the demo's ops lines show (`undefined` fields are not available on this build). */
+/** What the demo's ops lines show. */
 export interface OpsSummary {
   /** Latest snapshot of each account with its drift; empty before the first snapshot. */
   readonly drift: readonly DriftLine[];
-  /** Open alerts; undefined while paysync has no alerts component. */
-  readonly openAlerts: number | undefined;
+  /** Alerts open or acknowledged, not resolved. */
+  readonly openAlerts: number;
   /** The verdict of today's books so far (in the books' time zone). */
   readonly verdict: { readonly day: string; readonly timeZone: string; readonly verdict: Verdict };
 }
@@ -101,8 +102,7 @@ async function collectOps(db: Kysely<Database>, context: OpsContext): Promise<Op
       asOf: s.asOf,
       drift: open.get(`${s.accountType}|${s.currency}`) ?? 0,
     })),
-    // Seam: the alerts component (another issue) counts its open alerts here once it exists.
-    openAlerts: undefined,
+    openAlerts: await countOpenAlerts(db),
     verdict: { day, timeZone: context.timeZone, verdict: report.verdict },
   };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
+import { takeBalanceSnapshot } from '../balances/index.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { startDaemon, type RunningDaemon } from '../daemon/index.ts';
 import { createDatabase, migrateToLatest } from '../db/index.ts';
@@ -29,6 +30,8 @@ export interface DemoOptions {
   readonly logger: Logger;
   /** Milliseconds between traffic ticks. @defaultValue 500 */
   readonly tickMs?: number;
+  /** Slack incoming-webhook URL for the demo's alerts (beside the log sink). @defaultValue none */
+  readonly alertSlackUrl?: string;
 }
 
 export interface RunningDemo {
@@ -76,6 +79,13 @@ function demoConfig(
     PAYSYNC_UPSTREAM_CONCURRENCY: '16',
     PAYSYNC_WORKER_CONCURRENCY: '8',
     PAYSYNC_RECOVERY_AFTER_SECONDS: '30',
+    // Minutes of a real deployment's schedule in seconds, so a short demo shows each task's work:
+    // sweeps for missed webhooks, balance snapshots against the ledger, and the day's verdict.
+    PAYSYNC_SWEEP_CRON: '*/15 * * * * *',
+    PAYSYNC_JANITOR_CRON: '*/5 * * * * *',
+    PAYSYNC_BALANCE_CRON: '*/10 * * * * *',
+    PAYSYNC_VERDICT_CRON: '*/15 * * * * *',
+    ...(options.alertSlackUrl ? { PAYSYNC_ALERT_SLACK_URL: options.alertSlackUrl } : {}),
     PAYSYNC_SHUTDOWN_TIMEOUT_MS: '5000',
     PAYSYNC_LOG_LEVEL: options.logger.level,
     // Beside the demo's books, never in a real deployment's receipt archive.
@@ -146,8 +156,28 @@ async function startDemoOn(
   const prefix = `paysync-demo-${randomBytes(4).toString('hex')}`;
   const config = demoConfig(options, sim, secret, prefix, redis.url, adminToken);
   const redisUrl = config.redisUrl;
+  const client = createUpstreamClient({
+    baseUrl: sim.url,
+    ...sim.credentials,
+    environment: 'sandbox',
+    rps: 1000,
+    maxRetries: 2,
+  });
   let daemon: RunningDaemon;
   try {
+    // The simulator starts funded: a first snapshot, before any traffic, books that as opening
+    // balances, so the scheduled snapshots compare the service with the ledger like for like.
+    const books = createDatabase(config.databaseUrl);
+    try {
+      await takeBalanceSnapshot({
+        db: books.db,
+        upstream: client,
+        logger: logger.child({ role: 'demo' }),
+        environment: config.environment,
+      });
+    } finally {
+      await books.close();
+    }
     daemon = await startDaemon({
       config,
       logger,
@@ -160,13 +190,6 @@ async function startDemoOn(
     await sim.stop();
     throw error;
   }
-  const client = createUpstreamClient({
-    baseUrl: sim.url,
-    ...sim.credentials,
-    environment: 'sandbox',
-    rps: 1000,
-    maxRetries: 2,
-  });
   const webhookUrl = `${daemon.receiver!.url}${config.webhook.path}`;
   const traffic: DemoTraffic = createDemoTraffic({
     sim,

@@ -42,10 +42,9 @@ function renderOps(summary: DemoSummary): string {
         : drifting
             .map((l) => `${l.accountType} ${l.currency} ${l.drift} as of ${l.asOf}`)
             .join('; ');
-  const alerts = ops.openAlerts === undefined ? 'not available' : String(ops.openAlerts);
   return [
     `Balance drift: ${drift}`,
-    `Alerts open: ${alerts}`,
+    `Alerts open: ${ops.openAlerts}${ops.openAlerts > 0 ? ' (paysync alerts list)' : ''}`,
     `Today's verdict (${ops.verdict.day}, ${ops.verdict.timeZone}): ${ops.verdict.verdict}`,
   ].join('\n');
 }
@@ -88,7 +87,10 @@ the daemon (receiver, workers, scheduler) on a queue prefix of its own, register
 and generates payments, transfers (one in five to a sandbox recipient that fails) and refunds,
 moving the simulator's clock so they settle in seconds. Every --interval it shows counts by
 status, ledger balances per account, open discrepancies, the webhook flow, the latest balance
-drift, open alerts and today's verdict. It prints the dashboard's URL (the receiver's port) and
+drift, open alerts and today's verdict. Its scheduler runs in seconds what a deployment runs in
+minutes (sweeps every 15 s, balance snapshots every 10 s, the verdict every 15 s), after a first
+snapshot that books the simulator's funding as opening balances. Alerts go to the log, and to
+Slack when PAYSYNC_ALERT_SLACK_URL is set. It prints the dashboard's URL (the receiver's port) and
 an admin token made for the run. Logs go to a file beside --db. Needs only Redis
 (PAYSYNC_REDIS_URL, default redis://127.0.0.1:6379): when none answers there but redis-server
 is installed, it starts a private one on a free port, with nothing on disk, and stops it on
@@ -119,6 +121,7 @@ or the database could not be used, 2 bad options.`,
         demo = await startDemo({
           databaseFile,
           ...(env.PAYSYNC_REDIS_URL ? { redisUrl: env.PAYSYNC_REDIS_URL } : {}),
+          ...(env.PAYSYNC_ALERT_SLACK_URL ? { alertSlackUrl: env.PAYSYNC_ALERT_SLACK_URL } : {}),
           port: flags.port,
           logger,
           say: (line) => console.log(line),
