@@ -11,13 +11,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { createDatabase } from '../src/db/index.ts';
+import { freePort } from '../src/lifecycle/index.ts';
 import { createQueues } from '../src/queues/index.ts';
 
 const { values } = parseArgs({
@@ -113,15 +113,6 @@ async function load(url: string, seconds: number) {
     duration: seconds,
     requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, ...signedRequest() }) }],
   });
-}
-
-/** A port nothing listens on right now (bound, then released); PAYSYNC_PORT must be ≥ 1. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const loadBefore = loadavg()

@@ -23,7 +23,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -31,6 +30,7 @@ import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { takeBalanceSnapshot } from '../src/balances/index.ts';
 import { createDatabase } from '../src/db/index.ts';
+import { freePort } from '../src/lifecycle/index.ts';
 import { createLogger } from '../src/logger.ts';
 import { generateApiKey, generateMerchantId, generateWebhookSecret } from '../src/sim/index.ts';
 import { createUpstreamClient } from '../src/upstream/index.ts';
@@ -63,14 +63,6 @@ if (!Number.isInteger(perKind) || perKind < 1) {
 const expectedItems = perKind * 2;
 const redisUrl = process.env.PAYSYNC_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const timeoutMs = Number(values['timeout-seconds']) * 1000;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function waitFor(child: ChildProcess, pattern: RegExp, what: string): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {

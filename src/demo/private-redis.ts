@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { Redis } from 'ioredis';
 import { hidePasswordInUrl } from '../config.ts';
+import { freePort } from '../lifecycle/index.ts';
 
 /** The Redis the demo uses: the configured one, or a private one it started. */
 export interface DemoRedis {
@@ -46,15 +46,6 @@ export function findOnPath(command: string, path = process.env.PATH ?? ''): stri
     }
   }
   return undefined;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  await new Promise<void>((done) => server.close(() => done()));
-  if (address === null || typeof address === 'string') throw new Error('no free port found');
-  return address.port;
 }
 
 /**

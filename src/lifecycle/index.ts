@@ -6,4 +6,5 @@ export {
   type Running,
   type StopFailure,
 } from './lifecycle.ts';
+export { freePort } from './free-port.ts';
 export { StartupError, startupErrorFrom } from './startup-error.ts';
