@@ -20,6 +20,7 @@ export {
   writeExport,
   type CurrencySums,
   type ExportFormat,
+  type ExportProgress,
   type ExportRequest,
   type ExportResult,
 } from './write-export.ts';

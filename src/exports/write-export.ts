@@ -36,6 +36,16 @@ export interface ExportRequest {
   readonly kinds?: readonly string[];
   /** Journals per keyset page. @defaultValue 250 (DEFAULT_PAGE_SIZE) */
   readonly pageSize?: number;
+  /** Called after each page is read, with the totals so far. @defaultValue none */
+  readonly onProgress?: (progress: ExportProgress) => void;
+}
+
+/** How far an export has read, for a progress display. */
+export interface ExportProgress {
+  readonly rows: number;
+  readonly journals: number;
+  /** The effective time of the last journal read: how far into the window the export is. */
+  readonly effectiveAt: string;
 }
 
 export interface CurrencySums {
@@ -84,6 +94,7 @@ export async function writeExport(request: ExportRequest, output: Writable): Pro
           else sum.credits -= line.amount;
         }
       }
+      request.onProgress?.({ rows, journals, effectiveAt: page[page.length - 1]!.effectiveAt });
       yield page;
     }
   };

@@ -12,6 +12,7 @@ import {
   readExportLines,
   writeExport,
   type ExportFormat,
+  type ExportProgress,
 } from '../../src/exports/index.ts';
 import { accountBalances } from '../../src/ledger/index.ts';
 import { runCli } from '../support/run-cli.ts';
@@ -110,6 +111,27 @@ describe('11: accounting exports of a simulated week', () => {
     const transfers = parse(Buffer.concat(chunks).toString('utf8'), { columns: true }) as Row[];
     expect(transfers.length).toBeGreaterThan(3);
     expect(transfers).toEqual(all.filter((r) => r.resource_kind === 'transfer'));
+  });
+
+  it('reports its progress after each page: lines and journals so far, and how far into the window', async () => {
+    const seen: ExportProgress[] = [];
+    const result = await writeExport(
+      {
+        db: database.db,
+        format: 'csv',
+        window: WEEK,
+        environment: 'sandbox',
+        timeZone: 'UTC',
+        pageSize: 5,
+        onProgress: (progress) => seen.push(progress),
+      },
+      new PassThrough().resume(),
+    );
+    expect(seen.length).toBe(Math.ceil(result.journals / 5));
+    expect(seen.at(-1)).toMatchObject({ rows: result.rows, journals: result.journals });
+    const times = seen.map((p) => p.effectiveAt);
+    expect(times).toEqual([...times].sort());
+    expect(times.every((t) => t >= WEEK.from && t < WEEK.to)).toBe(true);
   });
 
   it('acceptance 1: JSONL carries the same records, one per line', async () => {

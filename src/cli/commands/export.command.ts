@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config.ts';
-import type { ExportFormat } from '../../exports/index.ts';
+import type { ExportFormat, ExportProgress } from '../../exports/index.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { parseTime, TIME_FORMS } from '../input/parse-time.ts';
 
@@ -19,6 +19,45 @@ const KINDS = [
   'adjustment',
 ] as const;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * On a terminal, a progress bar on stderr: the share of the window's time read so far, lines,
+ * rate and ETA (unless the export itself goes to that terminal). Elsewhere, nothing.
+ */
+async function exportProgress(
+  window: { from: string; to: string },
+  toTerminal: boolean,
+): Promise<{ onProgress?: (progress: ExportProgress) => void; stop: (done: boolean) => void }> {
+  if (!process.stderr.isTTY || toTerminal) return { stop: () => undefined };
+  const { default: cliProgress } = await import('cli-progress');
+  const from = Date.parse(window.from);
+  const span = Math.max(1, Date.parse(window.to) - from);
+  const startedAt = Date.now();
+  const bar = new cliProgress.SingleBar(
+    {
+      format:
+        'export [{bar}] {percentage}% of the window | {rows} lines | {rate} lines/s | at {at} | ETA {eta_formatted}',
+      hideCursor: true,
+      etaBuffer: 50,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(span, 0, { rows: 0, rate: 0, at: window.from });
+  return {
+    onProgress({ rows, effectiveAt }) {
+      const seconds = Math.max(0.001, (Date.now() - startedAt) / 1000);
+      bar.update(Math.min(span, Date.parse(effectiveAt) - from), {
+        rows,
+        rate: Math.round(rows / seconds),
+        at: effectiveAt,
+      });
+    },
+    stop(done) {
+      if (done) bar.update(span);
+      bar.stop();
+    },
+  };
+}
 
 /**
  * A window edge as typed: checked now (so commander names the flag on a bad value), turned into
@@ -145,17 +184,26 @@ Examples:
           );
           return;
         }
-        const result = await writeExport(
-          {
-            db: handle.db,
-            format: flags.format,
-            window,
-            environment,
-            timeZone,
-            ...(flags.kind ? { kinds: flags.kind } : {}),
-          },
-          output,
-        );
+        const progress = await exportProgress(window, !toFile && process.stdout.isTTY);
+        let result;
+        let done = false;
+        try {
+          result = await writeExport(
+            {
+              db: handle.db,
+              format: flags.format,
+              window,
+              environment,
+              timeZone,
+              ...(flags.kind ? { kinds: flags.kind } : {}),
+              ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+            },
+            output,
+          );
+          done = true;
+        } finally {
+          progress.stop(done);
+        }
         if (temporary && target) await rename(temporary, target);
         if (target) {
           console.error(
