@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -282,6 +282,17 @@ describe('11: the export never rounds an integer', () => {
           new PassThrough().resume(),
         ),
       ).rejects.toThrow(/safe integer/);
+
+      // From the command line: one line naming the cause, exit 1, and no file left behind,
+      // neither the target nor its partial one.
+      const out = join(dir, `huge-${process.pid}.csv`);
+      const result = await runCli(['export', '--from', WEEK.from, '--to', WEEK.to, '--out', out], {
+        env: { PAYSYNC_DATABASE_URL: own.url, PAYSYNC_LOG_LEVEL: 'silent' },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(/safe integer/);
+      expect(readdirSync(dir).filter((name) => name.startsWith(`huge-${process.pid}`))).toEqual([]);
     } finally {
       await own.cleanup();
     }

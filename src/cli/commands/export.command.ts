@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { rename } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -210,6 +210,11 @@ Examples:
             `export: ${result.rows} lines of ${result.journals} journals written to ${target} (sha256 ${result.sha256})`,
           );
         }
+      } catch (error) {
+        // A failed export leaves nothing behind: the target was never touched, and the partial
+        // file goes.
+        if (temporary) await rm(temporary, { force: true });
+        throw error;
       } finally {
         await handle.close().catch(() => undefined);
       }
