@@ -50,6 +50,12 @@ export interface SimulatorOptions {
   /** Per-try webhook timeout (real ms). @defaultValue 5000 */
   webhookTimeoutMs?: number;
   /**
+   * Webhook tries in flight at once; more wait their turn. A real service paces deliveries to
+   * one endpoint; an unbounded burst (thousands of connections at once) only measures how many
+   * sockets the receiver can hold. @defaultValue 200
+   */
+  webhookConcurrency?: number;
+  /**
    * Demand ApiKey + MerchantId + Environment on every operation, including the ones whose
    * documentation lists fewer headers. @defaultValue false (enforce what each operation lists)
    */
@@ -78,6 +84,7 @@ export interface ResolvedSimulatorOptions {
   timings: SimTimings;
   webhookRetryDelaysMs: readonly number[];
   webhookTimeoutMs: number;
+  webhookConcurrency: number;
   strictCredentials: boolean;
   liveModeGranted: boolean;
   initialBalances: readonly InitialBalance[];
@@ -131,6 +138,7 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
     timings: { ...DEFAULT_TIMINGS, ...options.timings },
     webhookRetryDelaysMs: options.webhookRetryDelaysMs ?? [1_000, 5_000, 30_000, 120_000, 600_000],
     webhookTimeoutMs: options.webhookTimeoutMs ?? 5_000,
+    webhookConcurrency: options.webhookConcurrency ?? 200,
     strictCredentials: options.strictCredentials ?? false,
     liveModeGranted: options.liveModeGranted ?? true,
     initialBalances: options.initialBalances ?? DEFAULT_BALANCES,

@@ -51,6 +51,7 @@ export class SimRuntime {
     this.dispatcher = new WebhookDispatcher({
       retryDelaysMs: options.webhookRetryDelaysMs,
       timeoutMs: options.webhookTimeoutMs,
+      concurrency: options.webhookConcurrency,
       faults: () => this.faults,
       random: () => this.engine.random,
       webhook: (id) => this.engine.store.webhooks.get(id),

@@ -176,3 +176,41 @@ describe('webhook delivery', () => {
     expect(names).toEqual(['Second', 'First']);
   });
 });
+
+describe('webhook delivery pacing', () => {
+  it('holds at most webhookConcurrency tries in flight to an endpoint, and delivers every event', async () => {
+    const test = await startTestSim({ webhookConcurrency: 3, webhookRetryDelaysMs: [20] });
+    let inFlight = 0;
+    let most = 0;
+    let delivered = 0;
+    // Holds each request 30 ms, so a burst shows how many arrive together.
+    const server = createServer((req, res) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      req.resume();
+      req.on('end', () =>
+        setTimeout(() => {
+          inFlight -= 1;
+          delivered += 1;
+          res.statusCode = 200;
+          res.end();
+        }, 30),
+      );
+    });
+    try {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      await test.call('POST', '/webhooks', { body: { url: `http://127.0.0.1:${port}/hooks` } });
+      const { count } = test.sim.control.seed({ kind: 'transfer', count: 8, settle: true });
+      await test.sim.control.webhooksIdle();
+      const sent = test.sim.control.webhookAttempts();
+      expect(sent.length).toBeGreaterThanOrEqual(count);
+      expect(sent.every((attempt) => attempt.outcome === 'delivered')).toBe(true);
+      expect(delivered).toBe(sent.length);
+      expect(most).toBe(3);
+    } finally {
+      await test.sim.stop();
+      server.close();
+    }
+  });
+});

@@ -5,6 +5,7 @@ import type { StoredWebhook } from '../engine/sim-store.ts';
 import type { FaultSettings } from '../faults/fault-settings.ts';
 import type { WebhookEvent } from './webhook-event.ts';
 import { reasonOf } from '../../error-reason.ts';
+import pLimit, { type LimitFunction } from 'p-limit';
 
 /** One try at delivering one event to one URL, as the control surface lists it. */
 export interface DeliveryAttempt {
@@ -32,6 +33,8 @@ export interface WebhookDispatcherSettings {
   retryDelaysMs: readonly number[];
   /** Per-try timeout. */
   timeoutMs: number;
+  /** Tries in flight at once; the rest wait, and their timeout starts when they are sent. */
+  concurrency: number;
   faults: () => FaultSettings;
   random: () => SeededRandom;
   /** Looks a webhook up again before each try, so a deleted or edited one is respected. */
@@ -59,8 +62,13 @@ export class WebhookDispatcher {
   private pending = 0;
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
+  private readonly sending: LimitFunction;
+  /** Bumped by reset(): a try still waiting for its turn from before then is not sent. */
+  private generation = 0;
 
-  constructor(private readonly settings: WebhookDispatcherSettings) {}
+  constructor(private readonly settings: WebhookDispatcherSettings) {
+    this.sending = pLimit(settings.concurrency);
+  }
 
   /** Queues `event` for each webhook in `webhookIds`. */
   publish(event: WebhookEvent, webhookIds: readonly string[]): void {
@@ -94,6 +102,7 @@ export class WebhookDispatcher {
   /** Forgets the attempt log and cancels waiting retries. */
   reset(): void {
     this.attempts.length = 0;
+    this.generation += 1;
     this.cancelTimers();
   }
 
@@ -115,7 +124,10 @@ export class WebhookDispatcher {
     this.pending += 1;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      void this.attempt(delivery).finally(() => {
+      const generation = this.generation;
+      void this.sending(async () => {
+        if (generation === this.generation) await this.attempt(delivery);
+      }).finally(() => {
         this.pending -= 1;
         this.settleIdle();
       });
