@@ -403,12 +403,13 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
         if (tick === 34) {
           // Kill the scheduler while a sweep runs. A `running` record alone does not prove that:
           // a sweep whose process an earlier kill took stays `running` until it goes stale. So
-          // wait for a sweep that starts from now on, and kill while its record is open.
+          // wait for a sweep that starts from now on, and kill while its record is open. Under the
+          // long form the scheduled queue runs 15-30 s behind its ticks: wait up to a minute.
           const before = await sql<{ id: number | null }>`select max(id) as id from scheduled_runs
             where task = 'sweep'`.execute(database.db);
           const after = Number(before.rows[0]?.id ?? 0);
           let sweeping = false;
-          for (let i = 0; i < 250 && !sweeping; i += 1) {
+          for (let i = 0; i < 600 && !sweeping; i += 1) {
             const running = await sql<{ n: number }>`select count(*) as n from scheduled_runs
               where task = 'sweep' and id > ${after} and outcome = 'running'`.execute(database.db);
             sweeping = Number(running.rows[0]?.n) > 0;
@@ -417,7 +418,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
           await restart(scheduler);
           if (sweeping) injected['scheduler kill -9 during a sweep']! += 1;
           else
-            console.log('  no sweep started within 25 s: the scheduler was killed between sweeps');
+            console.log('  no sweep started within 60 s: the scheduler was killed between sweeps');
           if (config === 'sqlite') await receiverUp();
         }
       }
