@@ -12,7 +12,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,6 +129,10 @@ interface Role {
   readonly args: string[];
   child: ChildProcess;
   readonly metricsPort: number;
+  /** Set while the script itself stops the process, so its exit is not counted as a crash. */
+  stopping?: boolean;
+  /** The restart under way: restarts of one role run one at a time. */
+  restarting?: Promise<void>;
 }
 
 interface Outcome {
@@ -207,12 +211,34 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
 
   const spawnRole = async (name: string, args: string[]): Promise<Role> => {
     const metricsPort = await freePort();
+    // Each role's stderr goes to a file of its own, shown when the run is not clean.
+    const log = openSync(join(dir, `${name}.log`), 'a');
     const child = spawn(process.execPath, ['bin/paysync.js', ...args], {
       env: { ...env, PAYSYNC_METRICS_PORT: String(metricsPort) },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'ignore', log],
     });
-    child.stderr?.resume();
+    closeSync(log);
     return { name, args, child, metricsPort };
+  };
+  // The script is the process manager: like pm2, it starts again a process that exits on its
+  // own (after a second), and it counts and shows each such exit, since a crash that a restart
+  // hides is still a defect to look at.
+  const exits: string[] = [];
+  let running = true;
+  const watch = (role: Role) => {
+    const child = role.child;
+    child.once('exit', (code, signal) => {
+      if (role.stopping || !running || role.child !== child) return;
+      const lines = readFileSync(join(dir, `${role.name}.log`), 'utf8')
+        .trim()
+        .split('\n');
+      const reason = lines.find((l) => /Error|error:|cannot|refused/.test(l)) ?? lines.at(-1);
+      exits.push(`${role.name} exited (${signal ?? code}) on its own: ${reason ?? '(no stderr)'}`);
+      console.log(`  ${exits.at(-1)}`);
+      setTimeout(() => {
+        if (running && role.child === child && !role.stopping) void restart(role);
+      }, 1000);
+    });
   };
   const roles: Role[] =
     config === 'sqlite'
@@ -224,15 +250,28 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
           await spawnRole('work-2', ['work']),
           await spawnRole('work-3', ['work']),
         ];
-  const restart = async (role: Role, signal: NodeJS.Signals = 'SIGKILL') => {
-    const exited = new Promise((resolve) => role.child.once('exit', resolve));
-    if (role.child.exitCode === null && role.child.signalCode === null) {
-      role.child.kill(signal);
-      await exited;
+  async function restart(role: Role, signal: NodeJS.Signals = 'SIGKILL') {
+    const previous = role.restarting;
+    let done = () => {};
+    role.restarting = new Promise<void>((resolve) => (done = resolve));
+    await previous;
+    try {
+      role.stopping = true;
+      const exited = new Promise((resolve) => role.child.once('exit', resolve));
+      if (role.child.exitCode === null && role.child.signalCode === null) {
+        role.child.kill(signal);
+        await exited;
+      }
+      const fresh = await spawnRole(role.name, role.args);
+      role.child = fresh.child;
+      if (!running) role.child.kill('SIGKILL');
+      role.stopping = false;
+      watch(role);
+    } finally {
+      done();
     }
-    const fresh = await spawnRole(role.name, role.args);
-    role.child = fresh.child;
-  };
+  }
+  for (const role of roles) watch(role);
   const receiverUp = async () => {
     for (let i = 0; i < 200; i += 1) {
       const ok = await fetch(`http://127.0.0.1:${daemonPort}/healthz`)
@@ -243,7 +282,12 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     }
     throw new Error('the receiver did not come up within 20 s');
   };
-  const database: DatabaseHandle = createDatabase(databaseUrl);
+  // The script's own connections carry another name, so the terminated count is paysync's.
+  const judgeUrl = databaseUrl.replace(
+    `application_name=${appName}`,
+    `application_name=${appName}-judge`,
+  );
+  const database: DatabaseHandle = createDatabase(judgeUrl);
   const startedAt = Date.now();
   try {
     await receiverUp();
@@ -357,15 +401,24 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
           injected['PostgreSQL connections terminated']! += killed.rows[0]?.n ?? 0;
         }
         if (tick === 34) {
-          // Wait for a sweep to be running, then kill the scheduler in the middle of it.
-          for (let i = 0; i < 150; i += 1) {
+          // Kill the scheduler while a sweep runs. A `running` record alone does not prove that:
+          // a sweep whose process an earlier kill took stays `running` until it goes stale. So
+          // wait for a sweep that starts from now on, and kill while its record is open. Under the
+          // long form the scheduled queue runs 15-30 s behind its ticks: wait up to a minute.
+          const before = await sql<{ id: number | null }>`select max(id) as id from scheduled_runs
+            where task = 'sweep'`.execute(database.db);
+          const after = Number(before.rows[0]?.id ?? 0);
+          let sweeping = false;
+          for (let i = 0; i < 600 && !sweeping; i += 1) {
             const running = await sql<{ n: number }>`select count(*) as n from scheduled_runs
-              where task = 'sweep' and finished_at is null`.execute(database.db);
-            if (Number(running.rows[0]?.n) > 0) break;
-            await sleep(100);
+              where task = 'sweep' and id > ${after} and outcome = 'running'`.execute(database.db);
+            sweeping = Number(running.rows[0]?.n) > 0;
+            if (!sweeping) await sleep(100);
           }
           await restart(scheduler);
-          injected['scheduler kill -9 during a sweep']! += 1;
+          if (sweeping) injected['scheduler kill -9 during a sweep']! += 1;
+          else
+            console.log('  no sweep started within 60 s: the scheduler was killed between sweeps');
           if (config === 'sqlite') await receiverUp();
         }
       }
@@ -457,7 +510,14 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
         (select count(*) from journals) as journals,
         (select count(*) from transfers) + (select count(*) from payment_intents)
           + (select count(*) from refunds) as items`.execute(database.db);
+    // Every fault of the mix must have fired at least once, or the verdict proves less than it says.
+    const notFired = Object.entries(injected)
+      .filter(([fault, n]) => n === 0 && !(config === 'sqlite' && fault.startsWith('PostgreSQL')))
+      .map(([fault]) => fault);
+    for (const fault of notFired) console.log(`  fault that did not fire: ${fault}`);
     const found = {
+      'faults that did not fire': notFired.length,
+      'processes that exited on their own (restarted)': exits.length,
       'items in the simulator (with payment links)': truth.items.length,
       'items in the ledger (transfers, intents, refunds)': Number(counts.rows[0]?.items),
       journals: Number(counts.rows[0]?.journals),
@@ -468,15 +528,26 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
       'minutes, traffic to clean': ((Date.now() - startedAt) / 60_000).toFixed(1),
     };
     const auditText = `${audit.stdout}${audit.stderr}`.trim();
+    const clean =
+      audit.status === 0 && notOnce.length === 0 && unconsumed === 0 && notFired.length === 0;
+    if (!clean) {
+      for (const role of roles) {
+        const tail = readFileSync(join(dir, `${role.name}.log`), 'utf8')
+          .trim()
+          .split('\n');
+        console.log(`  last lines of ${role.name}'s stderr:\n${tail.slice(-10).join('\n')}`);
+      }
+    }
     return {
       config:
         config === 'sqlite' ? 'SQLite, paysync start' : 'PostgreSQL, serve + schedule + 3 work',
       injected,
       found,
       audit: auditText,
-      clean: audit.status === 0 && notOnce.length === 0 && unconsumed === 0,
+      clean,
     };
   } finally {
+    running = false;
     for (const role of roles) role.child.kill('SIGKILL');
     await sim.stop();
     await database.close().catch(() => undefined);
@@ -513,7 +584,7 @@ if (!values['no-write']) {
       '',
       `### ${outcome.config}, ${form} form: ${outcome.clean ? 'clean' : '**not clean**'}`,
       '',
-      `Run ${new Date().toISOString()} · load average before ${loadavg()
+      `Run ${new Date().toISOString()} · load average at the end ${loadavg()
         .map((v) => v.toFixed(2))
         .join(' / ')}`,
       '',
@@ -536,5 +607,9 @@ if (!values['no-write']) {
       : `${text.trimEnd()}\n\n${block}\n`;
   }
   writeFileSync(file, text);
+  // Aligned the way the repository's formatter wants it, so format:check stays green.
+  spawnSync(process.execPath, ['node_modules/prettier/bin/prettier.cjs', '--write', file], {
+    stdio: 'ignore',
+  });
 }
 process.exit(outcomes.every((o) => o.clean) ? 0 : 1);

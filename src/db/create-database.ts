@@ -248,8 +248,12 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     types: postgresTypes(),
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   });
-  // An idle client losing its connection must not crash the process; the next query reports it.
+  // A client losing its connection (a terminated backend, a network cut) must not crash the
+  // process. The pool listens only while a client is idle; one checked out between two queries
+  // of a transaction emits 'error' on itself, unheard, which Node turns into a crash. With a
+  // listener of its own, its next query fails, the job retries, and the pool drops the client.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const displayUrl = hidePasswordInUrl(url);
   return { db, dialect, displayUrl, close: () => db.destroy() };
