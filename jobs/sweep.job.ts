@@ -1,16 +1,20 @@
 import type { Job } from 'bullmq';
-import { recordScheduledRun, runSweep } from '../src/polling/index.ts';
+import { reasonOf } from '../src/error-reason.ts';
+import { discoverRefunds, recordScheduledRun, runSweep } from '../src/polling/index.ts';
 import type { ScheduledJobData } from '../src/queues/index.ts';
 import type { JobContext } from './job-context.ts';
 
-/** `sweep` (a scheduler tick): list recent payment intents and transfers, apply what was missed. */
+/**
+ * `sweep` (a scheduler tick): list recent payment intents and transfers, apply what was missed;
+ * then list the refunds and queue a sync of each one no webhook announced.
+ */
 export function sweepJob(context: JobContext) {
   return async (job: Job<ScheduledJobData>): Promise<string> => {
     const recorded = await recordScheduledRun(
       { db: context.db, logger: context.logger, staleRunAfterMs: context.polling.staleRunAfterMs },
       job.data,
-      (run) =>
-        runSweep(
+      async (run) => {
+        const reports = await runSweep(
           {
             db: context.db,
             upstream: context.upstream,
@@ -21,7 +25,21 @@ export function sweepJob(context: JobContext) {
           },
           { sweepOverlapMs: context.polling.sweepOverlapMs, perPage: context.polling.perPage },
           run,
-        ),
+        );
+        try {
+          const refunds = await discoverRefunds({
+            db: context.db,
+            upstream: context.upstream,
+            queues: context.queues,
+            logger: context.logger,
+          });
+          run.count({ itemsSeen: refunds.listed });
+          if (refunds.unreadable) run.cutShort('GET /refunds held no list of refunds');
+        } catch (error) {
+          run.cutShort(`refund list: ${reasonOf(error)}`);
+        }
+        return reports;
+      },
     );
     const { itemsSeen, itemsChanged, itemsMissed } = recorded.counts;
     return `${recorded.outcome}: ${itemsSeen} seen, ${itemsChanged} changed, ${itemsMissed} missed by webhooks${recorded.error ? ` (${recorded.error})` : ''}`;

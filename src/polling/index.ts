@@ -55,3 +55,9 @@ export {
 export { pollPlanOf, runJanitor, type JanitorCounts, type JanitorDependencies } from './janitor.ts';
 export { formatAge, stuckRules } from './stuck-items.ts';
 export { sweepCoverage } from './sweep-coverage.ts';
+export {
+  discoverRefunds,
+  refundIdsOf,
+  type RefundDiscovery,
+  type RefundDiscoveryDependencies,
+} from './discover-refunds.ts';

@@ -18,7 +18,7 @@ import { testDialect } from '../support/test-database.ts';
 /**
  * Acceptance 1 with 1,000 items by default (the daemon, receiver and simulator share a loaded
  * 2-core machine); PAYSYNC_TEST_SWEEP_ITEMS=2000 runs the full size. Refunds are left out:
- * they have no list to sweep, and re-polling them by id is the janitor's part.
+ * they have no list by creation time; discover-refunds.db.test.ts covers the refund list.
  */
 const ITEMS = Number(process.env.PAYSYNC_TEST_SWEEP_ITEMS ?? 1000);
 const SILENT_TRANSFERS = 20;
