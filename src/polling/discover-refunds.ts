@@ -24,9 +24,16 @@ export interface RefundDiscovery {
 const LIST_KEYS = ['data', 'items', 'refunds', 'results', 'content'] as const;
 const ID_CHUNK = 500;
 
+/** A listed record that names a payment intent refunds a payment, not a transfer. */
+function refundsAPayment(record: Record<string, unknown>): boolean {
+  const original = record.transactionId ?? record.paymentIntentId;
+  return typeof original === 'string' && original.startsWith('pi_');
+}
+
 /**
- * The refund ids in a `GET /refunds` body, whose shape the interface document does not show:
- * an array of records, or an object holding one under a usual key. Undefined when neither.
+ * The transfer refund ids in a `GET /refunds` body, whose shape the interface document does not
+ * show: an array of records, or an object holding one under a usual key. Undefined when neither.
+ * Records that name a payment intent are left out: `GET /refunds/{id}` is for transfer refunds.
  */
 export function refundIdsOf(body: unknown): string[] | undefined {
   let records: unknown = body;
@@ -36,12 +43,22 @@ export function refundIdsOf(body: unknown): string[] | undefined {
   }
   if (!Array.isArray(records)) return undefined;
   const ids: string[] = [];
+  let readable = 0;
   for (const record of records) {
-    const id = (record as { id?: unknown } | null)?.id;
-    if (typeof id === 'number' && Number.isSafeInteger(id)) ids.push(String(id));
-    else if (typeof id === 'string' && id.trim() !== '') ids.push(id.trim());
+    if (record === null || typeof record !== 'object') continue;
+    const fields = record as Record<string, unknown>;
+    const id =
+      typeof fields.id === 'number' && Number.isSafeInteger(fields.id)
+        ? String(fields.id)
+        : typeof fields.id === 'string' && fields.id.trim() !== ''
+          ? fields.id.trim()
+          : undefined;
+    if (id === undefined) continue;
+    readable += 1;
+    if (!refundsAPayment(fields)) ids.push(id);
   }
-  return records.length > 0 && ids.length === 0 ? undefined : ids;
+  // Records none of which has an id: a shape this code does not know, so nothing is guessed.
+  return records.length > 0 && readable === 0 ? undefined : ids;
 }
 
 /**

@@ -11,6 +11,16 @@ describe('refundIdsOf', () => {
     ['an envelope under refunds', { refunds: [{ id: 5 }] }, ['5']],
     ['an empty list', [], []],
     ['an empty envelope', { data: [] }, []],
+    [
+      'refunds of payments left out (they are not fetched by GET /refunds/{id})',
+      [
+        { id: 1, transactionId: 'tr_a' },
+        { id: 2, transactionId: 'pi_b' },
+        { id: 3, paymentIntentId: 'pi_c' },
+      ],
+      ['1'],
+    ],
+    ['only refunds of payments', [{ id: 2, transactionId: 'pi_b' }], []],
   ])('%s', (_name, body, ids) => {
     expect(refundIdsOf(body)).toEqual(ids);
   });
