@@ -127,14 +127,23 @@ export async function listAlerts(
   return rows.map(toAlert);
 }
 
+/** How many alerts are in each state (states with none are left out). */
+export async function alertCountsByState(
+  db: AlertExecutor,
+): Promise<{ readonly state: AlertStatus; readonly count: number }[]> {
+  const rows = await db
+    .selectFrom('alerts')
+    .select(['status', (eb) => eb.fn.countAll<number | string>().as('count')])
+    .groupBy('status')
+    .execute();
+  return rows.map((row) => ({ state: row.status as AlertStatus, count: Number(row.count) }));
+}
+
 /** How many alerts are open or acknowledged (not resolved). */
 export async function countOpenAlerts(db: AlertExecutor): Promise<number> {
-  const row = await db
-    .selectFrom('alerts')
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .where('status', '!=', 'resolved')
-    .executeTakeFirst();
-  return Number(row?.count ?? 0);
+  return (await alertCountsByState(db))
+    .filter((row) => row.state !== 'resolved')
+    .reduce((sum, row) => sum + row.count, 0);
 }
 
 export async function deliveriesOf(db: AlertExecutor, alertId: number): Promise<AlertDelivery[]> {

@@ -28,6 +28,7 @@ export {
   type AlertRuntimeOptions,
 } from './alert-runtime.ts';
 export {
+  alertCountsByState,
   countOpenAlerts,
   deliveriesOf,
   findAlert,

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { cronTable } from '../../jobs/cron-table.ts';
 import { jobProcessors } from '../../jobs/job-table.ts';
 import {
+  alertCountsByState,
   AlertRulesError,
   createAlertDeliverer,
   createAlertRuntime,
@@ -21,6 +22,7 @@ import {
   type MetricsServer,
 } from '../metrics/index.ts';
 import { createOutboxDispatcher, type OutboxDispatcher } from '../outbox/index.ts';
+import { lastSuccessByTask } from '../polling/index.ts';
 import { mountOps } from '../ops/index.ts';
 import { createQueues, type Queues } from '../queues/index.ts';
 import { checkReadiness, createReceiverServer, type ReceiverServer } from '../receiver/index.ts';
@@ -140,9 +142,25 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     throw error;
   }
   const credentials = new CredentialGuard(db, queues, logger);
-  // Seams for gauges other components own (alerts by state, last successful run per task):
-  // add their readers here (docs/metrics.md).
-  const metricReaders: MetricReader[] = [];
+  // Gauges whose data other components own: alerts by state, last successful run per task.
+  const metricReaders: MetricReader[] = [
+    {
+      metric: 'alerts',
+      read: async () =>
+        (await alertCountsByState(db)).map(({ state, count }) => ({
+          labels: { state },
+          value: count,
+        })),
+    },
+    {
+      metric: 'lastSuccess',
+      read: async () =>
+        (await lastSuccessByTask(db)).map(({ task, finishedAt }) => ({
+          labels: { task },
+          value: Date.parse(finishedAt) / 1000,
+        })),
+    },
+  ];
   const stopScraping = addScrapeSource({
     queues: [queues.ingest, queues.sync, queues.followUp, queues.scheduled],
     db,

@@ -13,6 +13,7 @@ export {
   type RunRecordDependencies,
 } from './record-scheduled-run.ts';
 export {
+  lastSuccessByTask,
   missedWebhooksSince,
   recentRuns,
   type RecentRunsQuery,

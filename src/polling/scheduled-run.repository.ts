@@ -202,6 +202,21 @@ export async function recentRuns(
   return rows.map(toRun);
 }
 
+/** Per task: when its latest successful run finished (the `/metrics` gauge of each task). */
+export async function lastSuccessByTask(
+  db: Executor,
+): Promise<{ readonly task: string; readonly finishedAt: string }[]> {
+  const rows = await db
+    .selectFrom('scheduled_runs')
+    .select(['task', (eb) => eb.fn.max('finished_at').as('at')])
+    .where('outcome', '=', 'succeeded')
+    .groupBy('task')
+    .execute();
+  return rows
+    .filter((row) => row.at !== null)
+    .map((row) => ({ task: row.task, finishedAt: String(row.at) }));
+}
+
 /** Per task: when it last succeeded and when it last ran at all. */
 export interface TaskRunSummary {
   readonly task: string;

@@ -68,6 +68,43 @@ describe('/metrics, /healthz and /readyz from every process role', () => {
         resolved_at: null,
       })
       .execute();
+    // An open and an acknowledged alert, and a sweep that succeeded, for the alerts-by-state and
+    // last-success gauges.
+    const at = new Date().toISOString();
+    for (const [i, status] of ['open', 'acked'].entries()) {
+      await fixture.database.db
+        .insertInto('alerts')
+        .values({
+          kind: 'transfer_failed',
+          severity: 'warning',
+          dedupe_key: `sched-metrics-alert-${i}`,
+          title: 'a transfer failed',
+          body: 'a transfer failed',
+          detail: '{}',
+          status,
+          digested: 0,
+          occurrences: 1,
+          created_at: at,
+          last_seen_at: at,
+        })
+        .execute();
+    }
+    const finishedAt = '2026-11-20T10:00:05.000Z';
+    await fixture.database.db
+      .insertInto('scheduled_runs')
+      .values({
+        task: 'sweep',
+        slot: '2026-11-20T10:00:00.000Z',
+        attempt: 1,
+        trigger: 'schedule',
+        started_at: '2026-11-20T10:00:00.000Z',
+        heartbeat_at: finishedAt,
+        finished_at: finishedAt,
+        outcome: 'succeeded',
+        checkpoint: null,
+        error: null,
+      })
+      .execute();
     const daemon = await fixture.startDaemon(['scheduler'], { PAYSYNC_LOG_LEVEL: 'info' });
     expect(daemon.receiver).toBeUndefined();
     const base = daemon.metricsServer!.url!;
@@ -78,6 +115,13 @@ describe('/metrics, /healthz and /readyz from every process role', () => {
     expect(text).toContain('paysync_queue_jobs{queue="scheduled",state="waiting"} 0');
     expect(text).toContain('paysync_queue_oldest_waiting_age_seconds{queue="sync"} 0');
     expect(text).toContain('paysync_discrepancies_open{kind="stuck"} 1');
+    expect(text).toContain('paysync_alerts{state="open"} 1');
+    expect(text).toContain('paysync_alerts{state="acked"} 1');
+    expect(text).toMatch(
+      new RegExp(
+        `paysync_scheduled_task_last_success_timestamp_seconds\\{task="sweep"\\} ${Date.parse(finishedAt) / 1000}\\b`,
+      ),
+    );
     expect(fixture.logs.join('')).toContain('schedule: metrics and health on port');
   }, 60_000);
 
