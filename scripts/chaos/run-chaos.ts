@@ -13,7 +13,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +20,7 @@ import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { takeBalanceSnapshot } from '../../src/balances/index.ts';
 import { createDatabase, type DatabaseHandle } from '../../src/db/index.ts';
+import { freePort } from '../../src/lifecycle/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { generateWebhookSecret, startSimulator } from '../../src/sim/index.ts';
 import { createUpstreamClient } from '../../src/upstream/index.ts';
@@ -80,14 +80,6 @@ const DAEMON_OPERATIONS = [
 ];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** A redis-server of our own on a fixed port, so a restart keeps the URL. */
 class PrivateRedis {
   child: ChildProcess | undefined;
