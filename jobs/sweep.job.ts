@@ -1,12 +1,18 @@
 import type { Job } from 'bullmq';
 import { reasonOf } from '../src/error-reason.ts';
-import { discoverRefunds, recordScheduledRun, runSweep } from '../src/polling/index.ts';
+import {
+  discoverPaymentRefunds,
+  discoverRefunds,
+  recordScheduledRun,
+  runSweep,
+} from '../src/polling/index.ts';
 import type { ScheduledJobData } from '../src/queues/index.ts';
 import type { JobContext } from './job-context.ts';
 
 /**
  * `sweep` (a scheduler tick): list recent payment intents and transfers, apply what was missed;
- * then list the refunds and queue a sync of each one no webhook announced.
+ * then list the refunds and queue a sync of each one no webhook announced, and ask about the
+ * payment-refund ids in the gaps of those paysync knows (there is no list of payment refunds).
  */
 export function sweepJob(context: JobContext) {
   return async (job: Job<ScheduledJobData>): Promise<string> => {
@@ -37,6 +43,23 @@ export function sweepJob(context: JobContext) {
           if (refunds.unreadable) run.cutShort('GET /refunds held no list of refunds');
         } catch (error) {
           run.cutShort(`refund list: ${reasonOf(error)}`);
+        }
+        try {
+          const probe = await discoverPaymentRefunds(
+            {
+              db: context.db,
+              upstream: context.upstream,
+              queues: context.queues,
+              logger: context.logger,
+              environment: context.environment,
+              ...(context.now ? { now: context.now } : {}),
+            },
+            { budget: context.polling.paymentRefundProbes },
+          );
+          run.count({ itemsSeen: probe.found });
+          if (probe.stoppedBy) run.cutShort(`payment-refund probe: ${probe.stoppedBy}`);
+        } catch (error) {
+          run.cutShort(`payment-refund probe: ${reasonOf(error)}`);
         }
         return reports;
       },

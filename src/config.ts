@@ -394,6 +394,13 @@ const schema = z.object({
   PAYSYNC_SWEEP_OVERLAP_MINUTES: positiveInt(10, 7 * 24 * 60),
   /** Items asked per list request by sweeps and backfills. @defaultValue 100 */
   PAYSYNC_LIST_PER_PAGE: positiveInt(100, 1000),
+  /** Payment-refund ids a sweep may ask about to find lost ones; 0 turns it off. @defaultValue 50 */
+  PAYSYNC_PAYMENT_REFUND_PROBES: z.coerce
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .max(10_000, 'must be at most 10000')
+    .default(50),
   /** Length of one backfill window, in hours. @defaultValue 24 */
   PAYSYNC_BACKFILL_WINDOW_HOURS: positiveInt(24, 24 * 31),
   /** Requests per second a backfill may take of the shared budget. @defaultValue half of PAYSYNC_UPSTREAM_RPS */
@@ -595,6 +602,8 @@ export interface PollingSettings {
   readonly sweepOverlapMs: number;
   /** @defaultValue 100 */
   readonly perPage: number;
+  /** Payment-refund status requests a sweep may spend on ids it does not know. @defaultValue 50 */
+  readonly paymentRefundProbes: number;
   /** @defaultValue 86400000 */
   readonly backfillWindowMs: number;
   /** @defaultValue half of `upstream.rps` (at least 1) */
@@ -889,6 +898,7 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
       sweepCron: e.PAYSYNC_SWEEP_CRON,
       sweepOverlapMs: e.PAYSYNC_SWEEP_OVERLAP_MINUTES * 60_000,
       perPage: e.PAYSYNC_LIST_PER_PAGE,
+      paymentRefundProbes: e.PAYSYNC_PAYMENT_REFUND_PROBES,
       backfillWindowMs: e.PAYSYNC_BACKFILL_WINDOW_HOURS * 3_600_000,
       backfillRps: e.PAYSYNC_BACKFILL_RPS ?? Math.max(1, Math.floor(e.PAYSYNC_UPSTREAM_RPS / 2)),
       staleRunAfterMs: e.PAYSYNC_RUN_STALE_SECONDS * 1000,

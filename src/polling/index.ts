@@ -57,6 +57,14 @@ export { pollPlanOf, runJanitor, type JanitorCounts, type JanitorDependencies } 
 export { formatAge, stuckRules } from './stuck-items.ts';
 export { sweepCoverage } from './sweep-coverage.ts';
 export {
+  DEFAULT_PAYMENT_REFUND_PROBES,
+  discoverPaymentRefunds,
+  paymentRefundProbeStream,
+  type PaymentRefundProbe,
+  type PaymentRefundProbeDependencies,
+  type PaymentRefundProbeOptions,
+} from './discover-payment-refunds.ts';
+export {
   discoverRefunds,
   refundIdsOf,
   type RefundDiscovery,

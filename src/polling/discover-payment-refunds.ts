@@ -1,0 +1,145 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.ts';
+import type { Logger } from '../logger.ts';
+import { enqueueSync, type Queues } from '../queues/index.ts';
+import { ForbiddenError, NotFoundError, type UpstreamClient } from '../upstream/index.ts';
+import { reasonOf } from '../error-reason.ts';
+import { advanceCheckpoint, readCheckpoint } from './checkpoint.repository.ts';
+
+export interface PaymentRefundProbeDependencies {
+  readonly db: Kysely<Database>;
+  readonly upstream: Pick<UpstreamClient, 'getPaymentRefundStatus'>;
+  readonly queues: Queues;
+  readonly logger: Logger;
+  /** `live` or `sandbox`: the probe's watermark is kept per environment. */
+  readonly environment: string;
+  readonly now?: () => Date;
+}
+
+export interface PaymentRefundProbeOptions {
+  /** Status requests one sweep may spend; 0 turns probing off. @defaultValue 50 */
+  readonly budget?: number;
+  /** How far below the highest known payment-refund id gaps are looked for. @defaultValue 1000 */
+  readonly window?: number;
+  /** Ids just above the highest known one asked about each sweep. @defaultValue 2 */
+  readonly tail?: number;
+}
+
+export interface PaymentRefundProbe {
+  /** Status requests sent. */
+  readonly probed: number;
+  /** Of those, ids the service knew as payment refunds: a sync by id is queued for each. */
+  readonly found: number;
+  /** Why probing stopped before its work was done (an error the next sweep retries). */
+  readonly stoppedBy?: string;
+}
+
+export const DEFAULT_PAYMENT_REFUND_PROBES = { budget: 50, window: 1_000, tail: 2 } as const;
+
+/** Ids are numbers; the watermark is stored zero-padded so the checkpoint's text order holds. */
+const PAD = 20;
+
+export function paymentRefundProbeStream(environment: string): string {
+  return `probe:payment_refund:${environment}`;
+}
+
+function numericId(id: string): number | undefined {
+  if (!/^\d{1,15}$/.test(id)) return undefined;
+  return Number(id);
+}
+
+/**
+ * Looks for payment refunds no webhook announced. The service has no list of payment refunds,
+ * only `GET /payments-refund/{refundId}/status` with a numeric id, so a payment refund whose
+ * every webhook was lost can only be found by asking for its id. The interface document does
+ * not say how those ids are given out; when they are increasing, a lost refund is a gap between
+ * the ids paysync knows. This asks about the unknown ids above the lowest known one, among the
+ * last `window` below the highest, oldest first, at most `budget` a sweep, plus `tail` ids above it, and
+ * queues a sync by id (the job a webhook leads to) for every one the service knows. An id the
+ * service answers 404 or 403 for is not one of ours; a watermark (a polling checkpoint) records
+ * how far every id has had its answer, so each is asked about once. Any other failure stops
+ * the probe where it is, and the next sweep goes on from there. When ids are not increasing
+ * this finds nothing and costs at most `budget` requests a sweep; the lost refund then shows as
+ * balance drift on the collection account, as before.
+ */
+export async function discoverPaymentRefunds(
+  deps: PaymentRefundProbeDependencies,
+  options: PaymentRefundProbeOptions = {},
+): Promise<PaymentRefundProbe> {
+  const { budget, window, tail } = { ...DEFAULT_PAYMENT_REFUND_PROBES, ...options };
+  if (budget <= 0) return { probed: 0, found: 0 };
+  const rows = await deps.db
+    .selectFrom('refunds')
+    .select('id')
+    .where('kind', '=', 'payment_refund')
+    .execute();
+  const known = new Set<number>();
+  let highest = -1;
+  let lowest = Number.MAX_SAFE_INTEGER;
+  for (const row of rows) {
+    const id = numericId(row.id);
+    if (id === undefined) continue;
+    known.add(id);
+    highest = Math.max(highest, id);
+    lowest = Math.min(lowest, id);
+  }
+  if (known.size === 0) return { probed: 0, found: 0 };
+  const stream = paymentRefundProbeStream(deps.environment);
+  const checkpoint = await readCheckpoint(deps.db, stream);
+  const watermark = checkpoint ? Number(checkpoint.position) : 0;
+
+  const gaps: number[] = [];
+  const start = Math.max(watermark + 1, highest - window + 1, lowest + 1);
+  for (let id = start; id < highest; id += 1) {
+    if (!known.has(id)) gaps.push(id);
+  }
+  const above = Array.from({ length: tail }, (_, index) => highest + 1 + index);
+
+  let probed = 0;
+  let found = 0;
+  let answeredUpTo = Math.max(watermark, start - 1);
+  let stoppedBy: string | undefined;
+  const ask = async (id: number): Promise<boolean> => {
+    probed += 1;
+    try {
+      await deps.upstream.getPaymentRefundStatus(id);
+    } catch (error) {
+      if (error instanceof NotFoundError || error instanceof ForbiddenError) return true;
+      stoppedBy = reasonOf(error);
+      return false;
+    }
+    found += 1;
+    await enqueueSync(deps.queues, { kind: 'payment_refund', id: String(id), via: 'sweep' });
+    return true;
+  };
+
+  let gapsDone = true;
+  for (const id of gaps) {
+    if (probed >= budget) {
+      gapsDone = false;
+      break;
+    }
+    if (!(await ask(id))) {
+      gapsDone = false;
+      break;
+    }
+    answeredUpTo = id;
+  }
+  // Every gap below the highest id has its answer: the watermark can move up to it.
+  if (gapsDone) answeredUpTo = Math.max(answeredUpTo, highest);
+  for (const id of above) {
+    if (stoppedBy !== undefined || probed >= budget) break;
+    await ask(id);
+  }
+  if (answeredUpTo > watermark) {
+    await advanceCheckpoint(deps.db, {
+      stream,
+      position: String(answeredUpTo).padStart(PAD, '0'),
+      at: (deps.now?.() ?? new Date()).toISOString(),
+    });
+  }
+  if (found > 0) {
+    deps.logger.info({ probed, found }, 'payment refunds no webhook announced: syncs queued');
+  }
+  return { probed, found, ...(stoppedBy === undefined ? {} : { stoppedBy }) };
+}

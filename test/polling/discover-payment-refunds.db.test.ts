@@ -1,0 +1,161 @@
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  discoverPaymentRefunds,
+  paymentRefundProbeStream,
+  readCheckpoint,
+} from '../../src/polling/index.ts';
+import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
+import { testDialect } from '../support/test-database.ts';
+
+const MINUTE = 60_000;
+
+async function waitFor<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * The chaos run could lose a payment refund whose every webhook was dropped: the service has
+ * no list of payment refunds. Sweeps now ask about the ids in the gaps of those paysync knows.
+ */
+describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
+  let fixture: DaemonFixture | undefined;
+  afterAll(async () => {
+    await fixture?.cleanup();
+  });
+
+  it('are found in the gaps of known ids, synced and booked; each gap is asked about once', async () => {
+    fixture = await createDaemonFixture();
+    const daemon = await fixture.startDaemon(['receiver', 'workers']);
+    await fixture.registerWebhook();
+    const { sim, client, database } = fixture;
+    const intents = [0, 1, 2].map(() => sim.control.createPaymentIntent({ amount: 9_000 }));
+    for (const intent of intents) sim.control.settle(intent.id);
+    const transfer = sim.control.createTransfer({
+      amount: 25_000,
+      reference: 'refund-me-too',
+      destination: { number: '+221779001234' },
+    });
+    sim.control.advance(10 * MINUTE);
+    await sim.control.webhooksIdle();
+    const refundId = async (created: Promise<unknown>) =>
+      String(((await created) as { id?: unknown }).id);
+    const paymentRefunds = () =>
+      database.db.selectFrom('refunds').selectAll().where('kind', '=', 'payment_refund').execute();
+
+    const settle = async () => {
+      sim.control.advance(10 * MINUTE);
+      await sim.control.webhooksIdle();
+    };
+    const first = await refundId(client.createPaymentRefund(intents[0]!.id, { amount: 1_000 }));
+    await settle();
+    // Every webhook of the second one is lost; a transfer refund takes an id in between.
+    sim.control.setFaults({ webhookDropRate: 1 });
+    const lost = await refundId(client.createPaymentRefund(intents[1]!.id, { amount: 2_000 }));
+    const transferRefund = await refundId(
+      client.createTransferRefund({ transactionId: transfer.id, reason: 'gap' }),
+    );
+    await settle();
+    sim.control.setFaults({ webhookDropRate: 0 });
+    const last = await refundId(client.createPaymentRefund(intents[2]!.id, { amount: 3_000 }));
+    await settle();
+    await waitFor('the announced payment refunds in the mirror', async () => {
+      const rows = await paymentRefunds();
+      return rows.length === 2 && rows.every((row) => row.status === 'successful')
+        ? rows
+        : undefined;
+    });
+    expect((await paymentRefunds()).map((row) => row.id).sort()).toEqual([first, last].sort());
+    // The ids the simulator gives out increase, which the probe relies on to find anything.
+    expect(Number(first) < Number(lost) && Number(lost) < Number(last)).toBe(true);
+    expect(Number(lost) < Number(transferRefund)).toBe(true);
+
+    const deps = {
+      db: database.db,
+      upstream: client,
+      queues: daemon.queues,
+      logger: pino({ level: 'silent' }),
+      environment: 'sandbox',
+    };
+    const gaps = Number(last) - Number(first) - 1; // the lost one, the transfer refund, any other
+    expect(await discoverPaymentRefunds(deps)).toEqual({ probed: gaps + 2, found: 1 });
+    const booked = await waitFor('the lost payment refund booked', async () => {
+      const row = await database.db
+        .selectFrom('refunds')
+        .selectAll()
+        .where('kind', '=', 'payment_refund')
+        .where('id', '=', lost)
+        .executeTakeFirst();
+      return row?.status === 'successful' ? row : undefined;
+    });
+    expect(booked.amount).toBe(2_000);
+    const journals = await database.db
+      .selectFrom('journals')
+      .select('id')
+      .where('resource_kind', '=', 'payment_refund')
+      .where('resource_id', '=', lost)
+      .execute();
+    expect(journals).toHaveLength(1);
+
+    // Every gap had its answer: the next sweep asks only about the two ids above the highest.
+    const watermark = await readCheckpoint(database.db, paymentRefundProbeStream('sandbox'));
+    expect(Number(watermark?.position)).toBe(Number(last));
+    expect(await discoverPaymentRefunds(deps)).toEqual({ probed: 2, found: 0 });
+    expect(await discoverPaymentRefunds(deps, { budget: 0 })).toEqual({ probed: 0, found: 0 });
+  }, 120_000);
+
+  it('spends no more than its budget a sweep and goes on from its watermark', async () => {
+    fixture ??= await createDaemonFixture();
+    const { database } = fixture;
+    const daemon = await fixture.startDaemon(['workers']);
+    const deps = {
+      db: database.db,
+      upstream: fixture.client,
+      queues: daemon.queues,
+      logger: pino({ level: 'silent' }),
+      environment: 'live',
+    };
+    // A payment refund id far above the others: the 29 ids below it are no payment refunds.
+    const known = await database.db
+      .selectFrom('refunds')
+      .select('id')
+      .where('kind', '=', 'payment_refund')
+      .execute();
+    const highest = Math.max(...known.map((row) => Number(row.id))) + 100;
+    const now = new Date().toISOString();
+    await database.db
+      .insertInto('refunds')
+      .values({
+        kind: 'payment_refund',
+        id: String(highest),
+        status: 'created',
+        upstream_status: 'created',
+        amount: 1,
+        currency: 'XOF',
+        original_id: null,
+        mode: 'live',
+        reason: null,
+        payment_method: null,
+        failure_code: null,
+        failure_message: null,
+        created_at: now,
+        updated_at: now,
+        raw: '{}',
+        first_seen_at: now,
+        last_synced_at: now,
+      })
+      .execute();
+    expect(await discoverPaymentRefunds(deps, { budget: 10, window: 30, tail: 0 })).toMatchObject({
+      probed: 10,
+      found: 0,
+    });
+    const after = await readCheckpoint(database.db, paymentRefundProbeStream('live'));
+    expect(Number(after?.position)).toBe(highest - 30 + 10);
+  }, 120_000);
+});
