@@ -498,10 +498,21 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
         `  failed transfers alerted ${n} times: ${ids.length} (e.g. ${ids.slice(0, 3).join(', ')})`,
       );
     }
-    const counts = await sql<{ journals: number; items: number }>`select
+    const counts = await sql<{
+      journals: number;
+      items: number;
+      refunds_by_sweep: number;
+      payment_refunds_by_sweep: number;
+    }>`select
         (select count(*) from journals) as journals,
         (select count(*) from transfers) + (select count(*) from payment_intents)
-          + (select count(*) from refunds) as items`.execute(database.db);
+          + (select count(*) from refunds) as items,
+        (select count(*) from status_history where resource_kind = 'refund'
+          and from_status is null and via = 'sweep') as refunds_by_sweep,
+        (select count(*) from status_history where resource_kind = 'payment_refund'
+          and from_status is null and via = 'sweep') as payment_refunds_by_sweep`.execute(
+      database.db,
+    );
     // Every fault of the mix must have fired at least once, or the verdict proves less than it says.
     const notFired = Object.entries(injected)
       .filter(([fault, n]) => n === 0 && !(config === 'sqlite' && fault.startsWith('PostgreSQL')))
@@ -513,6 +524,12 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
       'items in the simulator (with payment links)': truth.items.length,
       'items in the ledger (transfers, intents, refunds)': Number(counts.rows[0]?.items),
       journals: Number(counts.rows[0]?.journals),
+      'transfer refunds first seen by a sweep (refund list)': Number(
+        counts.rows[0]?.refunds_by_sweep,
+      ),
+      'payment refunds first seen by a sweep (id probe)': Number(
+        counts.rows[0]?.payment_refunds_by_sweep,
+      ),
       'failed transfers': failedTransfers.length,
       'failed transfers not alerted exactly once': notOnce.length,
       'follow-ups (alerts, receipts) not consumed': unconsumed,

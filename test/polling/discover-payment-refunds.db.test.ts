@@ -102,6 +102,14 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
       .where('resource_id', '=', lost)
       .execute();
     expect(journals).toHaveLength(1);
+    const history = await database.db
+      .selectFrom('status_history')
+      .select(['from_status', 'via'])
+      .where('resource_kind', '=', 'payment_refund')
+      .where('resource_id', '=', lost)
+      .orderBy('id')
+      .execute();
+    expect(history[0]).toEqual({ from_status: null, via: 'sweep' });
 
     // Every gap had its answer: the next sweep asks only about the two ids above the highest.
     const watermark = await readCheckpoint(database.db, paymentRefundProbeStream('sandbox'));
