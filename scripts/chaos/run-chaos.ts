@@ -20,6 +20,7 @@ import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { takeBalanceSnapshot } from '../../src/balances/index.ts';
 import { createDatabase, type DatabaseHandle } from '../../src/db/index.ts';
+import { reasonOf } from '../../src/error-reason.ts';
 import { freePort } from '../../src/lifecycle/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { generateWebhookSecret, startSimulator } from '../../src/sim/index.ts';
@@ -198,6 +199,19 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
     });
+  // The simulator runs in this process: a CLI run while traffic flows must not block its event
+  // loop (spawnSync did, for as long as `paysync adjust` took, and the traffic's own requests
+  // to the simulator timed out).
+  const cliAsync = (args: string[]) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, ['bin/paysync.js', ...args], { env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.on('error', reject);
+      child.on('close', (status) => resolve({ status, stdout, stderr }));
+    });
   const migrated = cli(['migrate']);
   if (migrated.status !== 0) throw new Error(`migrate failed: ${migrated.stderr}`);
 
@@ -312,6 +326,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     const receiver = roles.find((r) => r.name === 'start' || r.name === 'serve')!;
     const scheduler = roles.find((r) => r.name === 'start' || r.name === 'schedule')!;
     let tick = 0;
+    let trafficErrors = 0;
     let faulting = true;
     const faults = (async () => {
       while (faulting) {
@@ -330,7 +345,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
         if (tick === 24) {
           // A funding top-up at the service, booked by hand as the merchant would.
           sim.control.fund({ accountType: 'transfer', currency: 'XOF', amount: 5_000_000 });
-          const booked = cli([
+          const booked = await cliAsync([
             'adjust',
             '--account',
             'service:transfer',
@@ -428,6 +443,12 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
       paymentRefunds,
       batch: 50,
       pauseMs: 100,
+      onRequestError: (error) => {
+        trafficErrors += 1;
+        console.log(
+          `  a refund request of the traffic failed (the truth decides): ${reasonOf(error)}`,
+        );
+      },
     });
     // Keep the faults up for at least a minute of traffic, so each one fires once.
     while (tick < 60) await sleep(500);
@@ -466,10 +487,11 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
       for (const role of roles) {
         if (role.child.exitCode !== null || role.child.signalCode !== null) await restart(role);
       }
-      // The simulator runs in this process, and spawnSync blocks it: hand the audit a file.
+      // The audit reads the truth from a file: the simulator it would otherwise ask is this
+      // process, and the run must not depend on serving it while waiting for the audit.
       const truthFile = join(dir, 'ground-truth.json');
       writeFileSync(truthFile, JSON.stringify(sim.control.groundTruth()));
-      audit = cli(['audit', '--truth', truthFile]);
+      audit = await cliAsync(['audit', '--truth', truthFile]);
       const alerted = await sql<{ subject: string; n: number }>`select subject, count(*) as n
         from alerts where kind = 'transfer_failed' group by subject`.execute(database.db);
       alertCount = new Map(alerted.rows.map((r) => [r.subject, Number(r.n)]));
@@ -521,6 +543,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     const found = {
       'faults that did not fire': notFired.length,
       'processes that exited on their own (restarted)': exits.length,
+      'refund requests of the traffic that failed (the truth decides)': trafficErrors,
       'items in the simulator (with payment links)': truth.items.length,
       'items in the ledger (transfers, intents, refunds)': Number(counts.rows[0]?.items),
       journals: Number(counts.rows[0]?.journals),

@@ -19,6 +19,11 @@ export interface TrafficPlan {
   readonly backlog?: () => Promise<number>;
   /** @defaultValue 300 */
   readonly maxBacklog?: number;
+  /**
+   * A refund request that failed (a timeout on a loaded machine, say). Without it the traffic
+   * throws; with it the traffic goes on, and the simulator's truth says whether it happened.
+   */
+  readonly onRequestError?: (error: unknown) => void;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -114,7 +119,13 @@ export async function generateMixedTraffic(
         );
       }
     }
-    await Promise.all(requests);
+    if (plan.onRequestError) {
+      for (const outcome of await Promise.allSettled(requests)) {
+        if (outcome.status === 'rejected') plan.onRequestError(outcome.reason);
+      }
+    } else {
+      await Promise.all(requests);
+    }
     created += requests.length;
     await step();
   }
