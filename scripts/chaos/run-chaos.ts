@@ -634,9 +634,14 @@ if (!values['no-write']) {
       '',
       end,
     ].join('\n');
-    text = text.includes(start)
-      ? text.replace(new RegExp(`${start}[\\s\\S]*?${end}`), block)
-      : `${text.trimEnd()}\n\n${block}\n`;
+    // Spliced by position: the configuration's name holds `+`, which a RegExp would read as a
+    // quantifier, and the PostgreSQL section was silently never replaced.
+    const from = text.indexOf(start);
+    const to = text.indexOf(end, from);
+    text =
+      from >= 0 && to >= 0
+        ? `${text.slice(0, from)}${block}${text.slice(to + end.length)}`
+        : `${text.trimEnd()}\n\n${block}\n`;
   }
   writeFileSync(file, text);
   // Aligned the way the repository's formatter wants it, so format:check stays green.
