@@ -19,6 +19,10 @@
  * bench when the books do not match the service. `--cpu-prof DIR` writes a V8 CPU profile of
  * every paysync process and of the simulator into DIR (read them with bench/profile-top.ts).
  * `npm run bench:scaleout` is this bench on PostgreSQL with 1, 2 and 4 workers.
+ *
+ * `--soak [--minutes 10] [--rate 200] [--sample-seconds 5]` (also `npm run bench:soak`) feeds
+ * settled items at a steady rate instead of one batch and samples the daemon's RSS: see
+ * bench/pipeline-soak.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -34,6 +38,7 @@ import { freePort } from '../src/lifecycle/index.ts';
 import { createLogger } from '../src/logger.ts';
 import { generateApiKey, generateMerchantId, generateWebhookSecret } from '../src/sim/index.ts';
 import { createUpstreamClient } from '../src/upstream/index.ts';
+import { runSoak } from './pipeline-soak.ts';
 
 const { values } = parseArgs({
   options: {
@@ -45,8 +50,30 @@ const { values } = parseArgs({
     workers: { type: 'string' },
     audit: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
+    soak: { type: 'boolean', default: false },
+    minutes: { type: 'string', default: '10' },
+    rate: { type: 'string', default: '200' },
+    'sample-seconds': { type: 'string', default: '5' },
   },
 });
+const soak = values.soak
+  ? {
+      minutes: Number(values.minutes),
+      rate: Number(values.rate),
+      sampleSeconds: Number(values['sample-seconds']),
+    }
+  : undefined;
+if (
+  soak &&
+  !(soak.minutes > 0 && soak.rate > 0 && soak.sampleSeconds > 0 && soak.sampleSeconds <= 60)
+) {
+  console.error('--minutes and --rate must be positive numbers, --sample-seconds from 1 to 60');
+  process.exit(2);
+}
+if (soak && (values.workers !== undefined || values.audit)) {
+  console.error('--soak measures one `paysync start`: leave out --workers and --audit');
+  process.exit(2);
+}
 const workerCount = values.workers === undefined ? undefined : Number(values.workers);
 if (workerCount !== undefined && (!Number.isInteger(workerCount) || workerCount < 1)) {
   console.error('--workers must be a whole number of at least 1 (paysync work processes)');
@@ -194,34 +221,10 @@ try {
   console.log(
     `node ${process.version}; ${cpus().length} CPU(s) (${cpus()[0]?.model ?? 'unknown'})`,
   );
-  console.log(
-    `workload: ${perKind} transfers + ${perKind} payment intents, settled, 3 webhooks each`,
-  );
-
-  const daemonCpu = () => processes.reduce((sum, child) => sum + cpuSeconds(child.pid!), 0);
-  if (values.audit) {
-    // The simulator starts funded; a first snapshot books that as opening balances, so the
-    // audit's final balances compare like with like.
-    await takeBalanceSnapshot({
-      db: database.db,
-      upstream: client,
-      logger: createLogger({ level: 'silent' }),
-      environment: 'sandbox',
-    });
-  }
-  const before = {
-    daemon: daemonCpu(),
-    sim: cpuSeconds(sim.pid!),
-    redis: await redisCpuSeconds(redis),
-  };
-  const started = Date.now();
-  for (const kind of ['transfer', 'payment_intent']) {
-    const response = await fetch(`${simUrl}/__sim/seed`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ kind, count: perKind, settle: true, failureRate: 0 }),
-    });
-    if (!response.ok) throw new Error(`seed ${kind}: ${response.status} ${await response.text()}`);
+  if (!soak) {
+    console.log(
+      `workload: ${perKind} transfers + ${perKind} payment intents, settled, 3 webhooks each`,
+    );
   }
 
   type Progress = { settled: number; inbox: number; open: number; lastClosed: string | null };
@@ -245,128 +248,178 @@ try {
       lastClosed: row.last_closed,
     };
   };
-  let last: Progress = await progress();
-  let lastPrint = 0;
-  for (;;) {
-    if (Date.now() - started > timeoutMs) {
-      throw new Error(`no convergence within ${timeoutMs / 1000} s: ${JSON.stringify(last)}`);
+
+  if (soak) {
+    await runSoak(
+      {
+        ...soak,
+        write: !values['no-write'],
+        label: values.label,
+        database: databaseUrl.startsWith('postgres') ? 'PostgreSQL' : 'SQLite',
+      },
+      {
+        simUrl,
+        daemonPid: daemon.pid!,
+        daemonCpuSeconds: () => cpuSeconds(daemon.pid!),
+        simPid: sim.pid!,
+        simCpuSeconds: () => cpuSeconds(sim.pid!),
+        metricsUrl: `${daemonUrl}/metrics`,
+        redis,
+        progress,
+      },
+    );
+  } else {
+    const daemonCpu = () => processes.reduce((sum, child) => sum + cpuSeconds(child.pid!), 0);
+    if (values.audit) {
+      // The simulator starts funded; a first snapshot books that as opening balances, so the
+      // audit's final balances compare like with like.
+      await takeBalanceSnapshot({
+        db: database.db,
+        upstream: client,
+        logger: createLogger({ level: 'silent' }),
+        environment: 'sandbox',
+      });
     }
-    await sleep(250);
-    last = await progress();
-    if (Date.now() - lastPrint > 5000) {
-      lastPrint = Date.now();
-      console.log(
-        `  ${((Date.now() - started) / 1000).toFixed(0)} s: settled ${last.settled}/${expectedItems}, inbox ${last.inbox} (${last.open} open)`,
-      );
-    }
-    if (last.settled >= expectedItems && last.open === 0 && last.inbox >= expectedItems * 3) {
-      // Every webhook the simulator still owes must have arrived and closed too.
-      const flushed = await fetch(`${simUrl}/__sim/webhooks/flush`, {
+    const before = {
+      daemon: daemonCpu(),
+      sim: cpuSeconds(sim.pid!),
+      redis: await redisCpuSeconds(redis),
+    };
+    const started = Date.now();
+    for (const kind of ['transfer', 'payment_intent']) {
+      const response = await fetch(`${simUrl}/__sim/seed`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ timeoutMs: 1000 }),
+        body: JSON.stringify({ kind, count: perKind, settle: true, failureRate: 0 }),
       });
-      const { idle } = (await flushed.json()) as { idle: boolean };
-      last = await progress();
-      if (idle && last.open === 0) break;
+      if (!response.ok)
+        throw new Error(`seed ${kind}: ${response.status} ${await response.text()}`);
     }
-  }
-  const after = {
-    daemon: daemonCpu(),
-    sim: cpuSeconds(sim.pid!),
-    redis: await redisCpuSeconds(redis),
-  };
-  const endedAt = last.lastClosed ? Date.parse(last.lastClosed) : Date.now();
-  const seconds = (endedAt - started) / 1000;
-  const metrics = (
-    await Promise.all(
-      [`${daemonUrl}/metrics`, ...others.map((o) => o.metricsUrl)].map(async (url) =>
-        (await fetch(url)).text(),
-      ),
-    )
-  ).join('\n');
-  const upstreamCalls = [...metrics.matchAll(/^paysync_upstream_requests_total\{[^}]*\} (\d+)/gm)]
-    .map((match) => Number(match[1]))
-    .reduce((sum, n) => sum + n, 0);
-  // Which operations the calls went to: sync fetches, receipts, credential checks…
-  const byOperation = new Map<string, number>();
-  for (const match of metrics.matchAll(
-    /^paysync_upstream_requests_total\{[^}]*operation="([^"]+)"[^}]*\} (\d+)/gm,
-  )) {
-    byOperation.set(match[1]!, (byOperation.get(match[1]!) ?? 0) + Number(match[2]));
-  }
-  console.log(
-    `upstream calls by operation: ${[...byOperation].map(([op, n]) => `${op} ${n}`).join(', ')}`,
-  );
-  const skipped = [
-    ...metrics.matchAll(/^paysync_sync_attempts_total\{[^}]*outcome="skipped"[^}]*\} (\d+)/gm),
-  ]
-    .map((match) => Number(match[1]))
-    .reduce((sum, n) => sum + n, 0);
-  const figures = {
-    settled: last.settled,
-    events: last.inbox,
-    seconds,
-    itemsPerSecond: last.settled / seconds,
-    upstreamCalls,
-    // The target is the sync path's: receipts (one fetch per settled item since the follow-ups
-    // issue, fetched on their own schedule) are reported apart.
-    receiptCalls: byOperation.get('getReceiptHtml') ?? 0,
-    callsPerItem: (upstreamCalls - (byOperation.get('getReceiptHtml') ?? 0)) / last.settled,
-    skipped,
-    cpu: {
-      daemon: after.daemon - before.daemon,
-      sim: after.sim - before.sim,
-      redis: after.redis - before.redis,
-    },
-    peakRssMb: {
-      daemon: Math.max(...processes.map((child) => peakRssMb(child.pid!))),
-      sim: peakRssMb(sim.pid!),
-    },
-    audit: values.audit ? audit(simUrl) : undefined,
-  };
-  const ms = (cpu: number) => ((cpu * 1000) / last.settled).toFixed(2);
-  const lines = [
-    `settled ${figures.settled} items (${figures.events} webhooks) in ${seconds.toFixed(1)} s: ${figures.itemsPerSecond.toFixed(0)} items/s`,
-    `upstream calls ${upstreamCalls}, of which receipts ${figures.receiptCalls}: ${figures.callsPerItem.toFixed(3)} sync calls per settled item (target ≤ 1.05); fetches skipped ${skipped}`,
-    `CPU s: daemon ${figures.cpu.daemon.toFixed(1)} (${ms(figures.cpu.daemon)} ms/item) · simulator ${figures.cpu.sim.toFixed(1)} (${ms(figures.cpu.sim)} ms/item) · Redis ${figures.cpu.redis.toFixed(1)} (${ms(figures.cpu.redis)} ms/item)`,
-    `peak RSS: daemon ${figures.peakRssMb.daemon.toFixed(0)} MB${others.length > 0 ? ' (largest of its processes)' : ''} · simulator ${figures.peakRssMb.sim.toFixed(0)} MB`,
-    ...(figures.audit ? [`audit against the simulator's truth: ${figures.audit.line}`] : []),
-  ];
-  console.log(`\n${lines.join('\n')}`);
 
-  if (!values['no-write']) {
-    const database = `${databaseUrl.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}${
-      workerCount === undefined ? '' : `, serve + schedule + ${workerCount} work`
-    }${figures.audit ? `, audit ${figures.audit.clean ? 'clean' : 'NOT clean'}` : ''}`;
-    const label = values.label ? ` (${values.label})` : '';
-    const row = `| ${new Date().toISOString().slice(0, 16)}Z${label} | ${database} | ${perKind} + ${perKind} | ${figures.callsPerItem.toFixed(3)} | ${figures.itemsPerSecond.toFixed(0)} | ${figures.cpu.daemon.toFixed(1)} s (${ms(figures.cpu.daemon)} ms) | ${figures.cpu.sim.toFixed(1)} s (${ms(figures.cpu.sim)} ms) | ${figures.cpu.redis.toFixed(1)} s (${ms(figures.cpu.redis)} ms) | ${figures.peakRssMb.daemon.toFixed(0)} MB | ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}, load ${loadBefore} |`;
-    const file = 'docs/performance.md';
-    const current = readFileSync(file, 'utf8');
-    const start = '<!-- bench:pipeline:rows (appended by `npm run bench:pipeline`) -->';
-    const header = [
-      '## Webhook pipeline (`npm run bench:pipeline`)',
-      '',
-      "Upstream calls per settled item, settled items per second (seed call to the last inbox row closed), CPU seconds per process (per settled item in brackets) and the daemon's peak RSS, on the 3-webhooks-per-item workload. Newest last.",
-      '',
-      '| Run | Database | Items (transfers + intents) | Upstream calls / item | Items/s | Daemon CPU | Simulator CPU | Redis CPU | Daemon peak RSS | Machine |',
-      '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
-      start,
-    ].join('\n');
-    const withSection = current.includes(start) ? current : `${current.trimEnd()}\n\n${header}\n`;
-    // The row joins the table: before the blank line prettier keeps above the marker.
-    writeFileSync(file, withSection.replace(/\n*(<!-- bench:pipeline:rows)/, `\n${row}\n\n$1`));
-    console.log(`wrote ${file}`);
-  }
-  if (figures.audit && !figures.audit.clean) {
-    console.error(figures.audit.output);
-    process.exitCode = 1;
+    let last: Progress = await progress();
+    let lastPrint = 0;
+    for (;;) {
+      if (Date.now() - started > timeoutMs) {
+        throw new Error(`no convergence within ${timeoutMs / 1000} s: ${JSON.stringify(last)}`);
+      }
+      await sleep(250);
+      last = await progress();
+      if (Date.now() - lastPrint > 5000) {
+        lastPrint = Date.now();
+        console.log(
+          `  ${((Date.now() - started) / 1000).toFixed(0)} s: settled ${last.settled}/${expectedItems}, inbox ${last.inbox} (${last.open} open)`,
+        );
+      }
+      if (last.settled >= expectedItems && last.open === 0 && last.inbox >= expectedItems * 3) {
+        // Every webhook the simulator still owes must have arrived and closed too.
+        const flushed = await fetch(`${simUrl}/__sim/webhooks/flush`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ timeoutMs: 1000 }),
+        });
+        const { idle } = (await flushed.json()) as { idle: boolean };
+        last = await progress();
+        if (idle && last.open === 0) break;
+      }
+    }
+    const after = {
+      daemon: daemonCpu(),
+      sim: cpuSeconds(sim.pid!),
+      redis: await redisCpuSeconds(redis),
+    };
+    const endedAt = last.lastClosed ? Date.parse(last.lastClosed) : Date.now();
+    const seconds = (endedAt - started) / 1000;
+    const metrics = (
+      await Promise.all(
+        [`${daemonUrl}/metrics`, ...others.map((o) => o.metricsUrl)].map(async (url) =>
+          (await fetch(url)).text(),
+        ),
+      )
+    ).join('\n');
+    const upstreamCalls = [...metrics.matchAll(/^paysync_upstream_requests_total\{[^}]*\} (\d+)/gm)]
+      .map((match) => Number(match[1]))
+      .reduce((sum, n) => sum + n, 0);
+    // Which operations the calls went to: sync fetches, receipts, credential checks…
+    const byOperation = new Map<string, number>();
+    for (const match of metrics.matchAll(
+      /^paysync_upstream_requests_total\{[^}]*operation="([^"]+)"[^}]*\} (\d+)/gm,
+    )) {
+      byOperation.set(match[1]!, (byOperation.get(match[1]!) ?? 0) + Number(match[2]));
+    }
+    console.log(
+      `upstream calls by operation: ${[...byOperation].map(([op, n]) => `${op} ${n}`).join(', ')}`,
+    );
+    const skipped = [
+      ...metrics.matchAll(/^paysync_sync_attempts_total\{[^}]*outcome="skipped"[^}]*\} (\d+)/gm),
+    ]
+      .map((match) => Number(match[1]))
+      .reduce((sum, n) => sum + n, 0);
+    const figures = {
+      settled: last.settled,
+      events: last.inbox,
+      seconds,
+      itemsPerSecond: last.settled / seconds,
+      upstreamCalls,
+      // The target is the sync path's: receipts (one fetch per settled item since the follow-ups
+      // issue, fetched on their own schedule) are reported apart.
+      receiptCalls: byOperation.get('getReceiptHtml') ?? 0,
+      callsPerItem: (upstreamCalls - (byOperation.get('getReceiptHtml') ?? 0)) / last.settled,
+      skipped,
+      cpu: {
+        daemon: after.daemon - before.daemon,
+        sim: after.sim - before.sim,
+        redis: after.redis - before.redis,
+      },
+      peakRssMb: {
+        daemon: Math.max(...processes.map((child) => peakRssMb(child.pid!))),
+        sim: peakRssMb(sim.pid!),
+      },
+      audit: values.audit ? audit(simUrl) : undefined,
+    };
+    const ms = (cpu: number) => ((cpu * 1000) / last.settled).toFixed(2);
+    const lines = [
+      `settled ${figures.settled} items (${figures.events} webhooks) in ${seconds.toFixed(1)} s: ${figures.itemsPerSecond.toFixed(0)} items/s`,
+      `upstream calls ${upstreamCalls}, of which receipts ${figures.receiptCalls}: ${figures.callsPerItem.toFixed(3)} sync calls per settled item (target ≤ 1.05); fetches skipped ${skipped}`,
+      `CPU s: daemon ${figures.cpu.daemon.toFixed(1)} (${ms(figures.cpu.daemon)} ms/item) · simulator ${figures.cpu.sim.toFixed(1)} (${ms(figures.cpu.sim)} ms/item) · Redis ${figures.cpu.redis.toFixed(1)} (${ms(figures.cpu.redis)} ms/item)`,
+      `peak RSS: daemon ${figures.peakRssMb.daemon.toFixed(0)} MB${others.length > 0 ? ' (largest of its processes)' : ''} · simulator ${figures.peakRssMb.sim.toFixed(0)} MB`,
+      ...(figures.audit ? [`audit against the simulator's truth: ${figures.audit.line}`] : []),
+    ];
+    console.log(`\n${lines.join('\n')}`);
+
+    if (!values['no-write']) {
+      const database = `${databaseUrl.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}${
+        workerCount === undefined ? '' : `, serve + schedule + ${workerCount} work`
+      }${figures.audit ? `, audit ${figures.audit.clean ? 'clean' : 'NOT clean'}` : ''}`;
+      const label = values.label ? ` (${values.label})` : '';
+      const row = `| ${new Date().toISOString().slice(0, 16)}Z${label} | ${database} | ${perKind} + ${perKind} | ${figures.callsPerItem.toFixed(3)} | ${figures.itemsPerSecond.toFixed(0)} | ${figures.cpu.daemon.toFixed(1)} s (${ms(figures.cpu.daemon)} ms) | ${figures.cpu.sim.toFixed(1)} s (${ms(figures.cpu.sim)} ms) | ${figures.cpu.redis.toFixed(1)} s (${ms(figures.cpu.redis)} ms) | ${figures.peakRssMb.daemon.toFixed(0)} MB | ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}, load ${loadBefore} |`;
+      const file = 'docs/performance.md';
+      const current = readFileSync(file, 'utf8');
+      const start = '<!-- bench:pipeline:rows (appended by `npm run bench:pipeline`) -->';
+      const header = [
+        '## Webhook pipeline (`npm run bench:pipeline`)',
+        '',
+        "Upstream calls per settled item, settled items per second (seed call to the last inbox row closed), CPU seconds per process (per settled item in brackets) and the daemon's peak RSS, on the 3-webhooks-per-item workload. Newest last.",
+        '',
+        '| Run | Database | Items (transfers + intents) | Upstream calls / item | Items/s | Daemon CPU | Simulator CPU | Redis CPU | Daemon peak RSS | Machine |',
+        '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+        start,
+      ].join('\n');
+      const withSection = current.includes(start) ? current : `${current.trimEnd()}\n\n${header}\n`;
+      // The row joins the table: before the blank line prettier keeps above the marker.
+      writeFileSync(file, withSection.replace(/\n*(<!-- bench:pipeline:rows)/, `\n${row}\n\n$1`));
+      console.log(`wrote ${file}`);
+    }
+    if (figures.audit && !figures.audit.clean) {
+      console.error(figures.audit.output);
+      process.exitCode = 1;
+    }
   }
 } finally {
   await Promise.all([...processes.map(stop), stop(sim)]);
   await database.close().catch(() => undefined);
   const keys = await redis.keys(`${prefix}:*`).catch(() => [] as string[]);
-  if (keys.length > 0) await redis.del(...keys);
+  // In chunks: a soak leaves hundreds of thousands of keys, too many for one call's arguments.
+  for (let i = 0; i < keys.length; i += 1000) await redis.del(...keys.slice(i, i + 1000));
   redis.disconnect();
   rmSync(dir, { recursive: true, force: true });
 }
