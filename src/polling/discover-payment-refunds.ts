@@ -57,7 +57,8 @@ function numericId(id: string): number | undefined {
  * last `window` below the highest, oldest first, at most `budget` a sweep, plus `tail` ids above it, and
  * queues a sync by id (the job a webhook leads to) for every one the service knows. An id the
  * service answers 404 or 403 for is not one of ours; a watermark (a polling checkpoint) records
- * how far every id has had its answer, so each is asked about once. Any other failure stops
+ * how far every id has had its answer, so each is asked about once (an id found is asked about
+ * again until its sync has put it in the mirror: the queued job can be lost with Redis). Any other failure stops
  * the probe where it is, and the next sweep goes on from there. When ids are not increasing
  * this finds nothing and costs at most `budget` requests a sweep; the lost refund then shows as
  * balance drift on the collection account, as before.
@@ -99,34 +100,40 @@ export async function discoverPaymentRefunds(
   let found = 0;
   let answeredUpTo = Math.max(watermark, start - 1);
   let stoppedBy: string | undefined;
-  const ask = async (id: number): Promise<boolean> => {
+  /** `absent`: not one of ours; `found`: a sync is queued; `failed`: ask again next sweep. */
+  const ask = async (id: number): Promise<'absent' | 'found' | 'failed'> => {
     probed += 1;
     try {
       await deps.upstream.getPaymentRefundStatus(id);
     } catch (error) {
-      if (error instanceof NotFoundError || error instanceof ForbiddenError) return true;
+      if (error instanceof NotFoundError || error instanceof ForbiddenError) return 'absent';
       stoppedBy = reasonOf(error);
-      return false;
+      return 'failed';
     }
     found += 1;
     await enqueueSync(deps.queues, { kind: 'payment_refund', id: String(id), via: 'sweep' });
-    return true;
+    return 'found';
   };
 
+  // The watermark stops below the first id found: its sync job lives in Redis, which can lose
+  // it, so the id stays in the gaps until the mirror holds it (the next sweep then skips it).
+  let advancing = true;
   let gapsDone = true;
   for (const id of gaps) {
     if (probed >= budget) {
       gapsDone = false;
       break;
     }
-    if (!(await ask(id))) {
+    const answer = await ask(id);
+    if (answer === 'failed') {
       gapsDone = false;
       break;
     }
-    answeredUpTo = id;
+    if (answer === 'found') advancing = false;
+    if (advancing) answeredUpTo = id;
   }
   // Every gap below the highest id has its answer: the watermark can move up to it.
-  if (gapsDone) answeredUpTo = Math.max(answeredUpTo, highest);
+  if (gapsDone && advancing) answeredUpTo = Math.max(answeredUpTo, highest);
   for (const id of above) {
     if (stoppedBy !== undefined || probed >= budget) break;
     await ask(id);

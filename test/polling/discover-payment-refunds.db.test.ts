@@ -85,6 +85,9 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
     };
     const gaps = Number(last) - Number(first) - 1; // the lost one, the transfer refund, any other
     expect(await discoverPaymentRefunds(deps)).toEqual({ probed: gaps + 2, found: 1 });
+    const stream = paymentRefundProbeStream('sandbox');
+    // Its sync job could still be lost with Redis: the watermark stays below it for now.
+    expect(Number((await readCheckpoint(database.db, stream))?.position)).toBe(Number(lost) - 1);
     const booked = await waitFor('the lost payment refund booked', async () => {
       const row = await database.db
         .selectFrom('refunds')
@@ -111,9 +114,13 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
       .execute();
     expect(history[0]).toEqual({ from_status: null, via: 'sweep' });
 
-    // Every gap had its answer: the next sweep asks only about the two ids above the highest.
-    const watermark = await readCheckpoint(database.db, paymentRefundProbeStream('sandbox'));
-    expect(Number(watermark?.position)).toBe(Number(last));
+    // The watermark stayed below the id found until the mirror held it; now every gap has its
+    // answer: the next sweep asks again only about the gaps after it, then the watermark moves.
+    expect(await discoverPaymentRefunds(deps)).toEqual({
+      probed: Number(last) - Number(lost) - 1 + 2,
+      found: 0,
+    });
+    expect(Number((await readCheckpoint(database.db, stream))?.position)).toBe(Number(last));
     expect(await discoverPaymentRefunds(deps)).toEqual({ probed: 2, found: 0 });
     expect(await discoverPaymentRefunds(deps, { budget: 0 })).toEqual({ probed: 0, found: 0 });
   }, 120_000);
