@@ -8,8 +8,8 @@ import type { Database } from '../db/index.ts';
  *
  * Two statements, not one OR, as in `closeCoveredInboxRows`: each is served by the
  * (resource_kind, resource_id) index. The OR form could use only the kind, so SQLite read every
- * inbox row of that kind for each listed item, and a sweep slowed down as the inbox grew (a
- * soak at 200 items/s halved its throughput after about seven minutes).
+ * inbox row of that kind for each item a sweep saw first: a cost that grows with the inbox
+ * (10% of the daemon's CPU late in a 200 items/s soak, docs/performance.md).
  */
 export async function inboxMentionsResource(
   db: Kysely<Database>,
