@@ -48,20 +48,44 @@ function numericId(id: string): number | undefined {
   return Number(id);
 }
 
+/** Sweeps a found id's sync is queued again while the mirror lacks it, before it is given up. */
+const PENDING_SWEEPS = 10;
+
+interface PendingId {
+  readonly id: number;
+  /** Sweeps that found the mirror still without it. */
+  readonly sweeps: number;
+}
+
+function pendingOf(detail: unknown): PendingId[] {
+  const list = (detail as { pending?: unknown } | null)?.pending;
+  if (!Array.isArray(list)) return [];
+  return list.filter(
+    (entry): entry is PendingId =>
+      typeof entry === 'object' &&
+      entry !== null &&
+      Number.isSafeInteger((entry as PendingId).id) &&
+      Number.isSafeInteger((entry as PendingId).sweeps),
+  );
+}
+
 /**
  * Looks for payment refunds no webhook announced. The service has no list of payment refunds,
  * only `GET /payments-refund/{refundId}/status` with a numeric id, so a payment refund whose
  * every webhook was lost can only be found by asking for its id. The interface document does
  * not say how those ids are given out; when they are increasing, a lost refund is a gap between
- * the ids paysync knows. This asks about the unknown ids above the lowest known one, among the
- * last `window` below the highest, oldest first, at most `budget` a sweep, plus `tail` ids above it, and
- * queues a sync by id (the job a webhook leads to) for every one the service knows. An id the
- * service answers 404 or 403 for is not one of ours; a watermark (a polling checkpoint) records
- * how far every id has had its answer, so each is asked about once (an id found is asked about
- * again until its sync has put it in the mirror: the queued job can be lost with Redis). Any other failure stops
- * the probe where it is, and the next sweep goes on from there. When ids are not increasing
- * this finds nothing and costs at most `budget` requests a sweep; the lost refund then shows as
- * balance drift on the collection account, as before.
+ * the ids paysync knows.
+ *
+ * This asks about the unknown ids above the lowest known one, among the last `window` below the
+ * highest, oldest first, at most `budget` a sweep, plus `tail` ids above the highest, and queues
+ * a sync by id (the job a webhook leads to) for every one the service knows. An id the service
+ * answers 404 or 403 for is not one of ours. A watermark (a polling checkpoint) records how far
+ * every id has had its answer, so each is asked about once. An id found is kept in the
+ * checkpoint as pending: its sync job lives in Redis, which can lose it, so each sweep queues it
+ * again until the mirror holds it, for at most {@link PENDING_SWEEPS} sweeps, and then logs that
+ * it gave up. Any other failure stops the probe where it is, and the next sweep goes on from
+ * there. When ids are not increasing this finds nothing and costs at most `budget` requests a
+ * sweep; the lost refund then shows as balance drift on the collection account, as before.
  */
 export async function discoverPaymentRefunds(
   deps: PaymentRefundProbeDependencies,
@@ -89,6 +113,26 @@ export async function discoverPaymentRefunds(
   const checkpoint = await readCheckpoint(deps.db, stream);
   const watermark = checkpoint ? Number(checkpoint.position) : 0;
 
+  // Ids found by earlier sweeps that the mirror still lacks: their sync is queued again.
+  const before = pendingOf(checkpoint?.detail);
+  const pending: PendingId[] = [];
+  for (const entry of before) {
+    if (known.has(entry.id)) continue;
+    if (entry.sweeps >= PENDING_SWEEPS) {
+      deps.logger.warn(
+        { paymentRefundId: entry.id, sweeps: entry.sweeps },
+        'a payment refund the probe found never reached the mirror; its syncs are no longer queued: run `paysync show payment_refund:<id>` to see why',
+      );
+      continue;
+    }
+    await enqueueSync(deps.queues, {
+      kind: 'payment_refund',
+      id: String(entry.id),
+      via: 'sweep',
+    });
+    pending.push({ id: entry.id, sweeps: entry.sweeps + 1 });
+  }
+
   const gaps: number[] = [];
   const start = Math.max(watermark + 1, highest - window + 1, lowest + 1);
   for (let id = start; id < highest; id += 1) {
@@ -100,48 +144,42 @@ export async function discoverPaymentRefunds(
   let found = 0;
   let answeredUpTo = Math.max(watermark, start - 1);
   let stoppedBy: string | undefined;
-  /** `absent`: not one of ours; `found`: a sync is queued; `failed`: ask again next sweep. */
-  const ask = async (id: number): Promise<'absent' | 'found' | 'failed'> => {
+  /** Whether the id has its answer; false when the probe must stop and ask again next sweep. */
+  const ask = async (id: number): Promise<boolean> => {
     probed += 1;
     try {
       await deps.upstream.getPaymentRefundStatus(id);
     } catch (error) {
-      if (error instanceof NotFoundError || error instanceof ForbiddenError) return 'absent';
+      if (error instanceof NotFoundError || error instanceof ForbiddenError) return true;
       stoppedBy = reasonOf(error);
-      return 'failed';
+      return false;
     }
     found += 1;
     await enqueueSync(deps.queues, { kind: 'payment_refund', id: String(id), via: 'sweep' });
-    return 'found';
+    if (!pending.some((entry) => entry.id === id)) pending.push({ id, sweeps: 0 });
+    return true;
   };
 
-  // The watermark stops below the first id found: its sync job lives in Redis, which can lose
-  // it, so the id stays in the gaps until the mirror holds it (the next sweep then skips it).
-  let advancing = true;
   let gapsDone = true;
   for (const id of gaps) {
-    if (probed >= budget) {
+    if (probed >= budget || !(await ask(id))) {
       gapsDone = false;
       break;
     }
-    const answer = await ask(id);
-    if (answer === 'failed') {
-      gapsDone = false;
-      break;
-    }
-    if (answer === 'found') advancing = false;
-    if (advancing) answeredUpTo = id;
+    answeredUpTo = id;
   }
   // Every gap below the highest id has its answer: the watermark can move up to it.
-  if (gapsDone && advancing) answeredUpTo = Math.max(answeredUpTo, highest);
+  if (gapsDone) answeredUpTo = Math.max(answeredUpTo, highest);
   for (const id of above) {
     if (stoppedBy !== undefined || probed >= budget) break;
     await ask(id);
   }
-  if (answeredUpTo > watermark) {
+  const pendingChanged = JSON.stringify(pending) !== JSON.stringify(before);
+  if (answeredUpTo > watermark || pendingChanged) {
     await advanceCheckpoint(deps.db, {
       stream,
-      position: String(answeredUpTo).padStart(PAD, '0'),
+      position: String(Math.max(answeredUpTo, watermark)).padStart(PAD, '0'),
+      detail: { pending },
       at: (deps.now?.() ?? new Date()).toISOString(),
     });
   }

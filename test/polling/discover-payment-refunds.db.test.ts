@@ -86,8 +86,11 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
     const gaps = Number(last) - Number(first) - 1; // the lost one, the transfer refund, any other
     expect(await discoverPaymentRefunds(deps)).toEqual({ probed: gaps + 2, found: 1 });
     const stream = paymentRefundProbeStream('sandbox');
-    // Its sync job could still be lost with Redis: the watermark stays below it for now.
-    expect(Number((await readCheckpoint(database.db, stream))?.position)).toBe(Number(lost) - 1);
+    // Every gap has its answer; the id found stays pending until the mirror holds it (its sync
+    // job lives in Redis, which could lose it).
+    const probedOnce = await readCheckpoint(database.db, stream);
+    expect(Number(probedOnce?.position)).toBe(Number(last));
+    expect(probedOnce?.detail).toEqual({ pending: [{ id: Number(lost), sweeps: 0 }] });
     const booked = await waitFor('the lost payment refund booked', async () => {
       const row = await database.db
         .selectFrom('refunds')
@@ -114,14 +117,10 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
       .execute();
     expect(history[0]).toEqual({ from_status: null, via: 'sweep' });
 
-    // The watermark stayed below the id found until the mirror held it; now every gap has its
-    // answer: the next sweep asks again only about the gaps after it, then the watermark moves.
-    expect(await discoverPaymentRefunds(deps)).toEqual({
-      probed: Number(last) - Number(lost) - 1 + 2,
-      found: 0,
-    });
-    expect(Number((await readCheckpoint(database.db, stream))?.position)).toBe(Number(last));
+    // The mirror holds it now: no longer pending, and the next sweeps ask only above the highest.
     expect(await discoverPaymentRefunds(deps)).toEqual({ probed: 2, found: 0 });
+    expect((await readCheckpoint(database.db, stream))?.detail).toEqual({ pending: [] });
+    expect(Number((await readCheckpoint(database.db, stream))?.position)).toBe(Number(last));
     expect(await discoverPaymentRefunds(deps, { budget: 0 })).toEqual({ probed: 0, found: 0 });
   }, 120_000);
 
@@ -172,5 +171,44 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
     });
     const after = await readCheckpoint(database.db, paymentRefundProbeStream('live'));
     expect(Number(after?.position)).toBe(highest - 30 + 10);
+  }, 120_000);
+
+  it('queues a pending id again while the mirror lacks it, and gives up after ten sweeps', async () => {
+    fixture ??= await createDaemonFixture();
+    const { database } = fixture;
+    const daemon = await fixture.startDaemon(['workers']);
+    const deps = {
+      db: database.db,
+      upstream: fixture.client,
+      queues: daemon.queues,
+      logger: pino({ level: 'silent' }),
+      environment: 'pending-check',
+    };
+    const stream = paymentRefundProbeStream('pending-check');
+    const known = await database.db
+      .selectFrom('refunds')
+      .select('id')
+      .where('kind', '=', 'payment_refund')
+      .execute();
+    const highest = Math.max(...known.map((row) => Number(row.id)));
+    // Two ids a sweep found that never reached the mirror (their sync jobs were lost).
+    await database.db
+      .insertInto('polling_checkpoints')
+      .values({
+        stream,
+        position: String(highest).padStart(20, '0'),
+        detail: JSON.stringify({
+          pending: [
+            { id: 987_654, sweeps: 3 },
+            { id: 987_655, sweeps: 10 },
+          ],
+        }),
+        updated_at: new Date().toISOString(),
+      })
+      .execute();
+    await discoverPaymentRefunds(deps, { tail: 0 });
+    expect((await readCheckpoint(database.db, stream))?.detail).toEqual({
+      pending: [{ id: 987_654, sweeps: 4 }],
+    });
   }, 120_000);
 });
