@@ -8,9 +8,10 @@
  * and 10, the largest, the items offered and settled, and the backlog when the feed stops.
  * It does not wait for the backlog to drain.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import type { Redis } from 'ioredis';
+import { appendPerformanceRow } from './performance-doc.ts';
 
 export interface SoakProgress {
   /** Items `successful` in the ledger. */
@@ -204,19 +205,16 @@ export async function runSoak(settings: SoakSettings, context: SoakContext): Pro
   if (!settings.write) return;
   const label = settings.label ? ` (${settings.label})` : '';
   const row = `| ${new Date(started).toISOString().slice(0, 16)}Z${label} | ${settings.database} | ${rate} × ${minutes} min | ${(last.offered / seconds).toFixed(1)} | ${(last.progress.settled / seconds).toFixed(1)}${Number.isFinite(settledLastMinute) ? ` (${settledLastMinute.toFixed(1)})` : ''} | ${backlog.items} / ${backlog.undelivered} / ${backlog.open} | ${marks.map((m) => at(m).rssMb.toFixed(0)).join(' / ')} MB | ${maxRss.toFixed(0)} MB | ${marks.map((m) => at(m).heapMb.toFixed(0)).join(' / ')} MB | ${byMinute.map((s) => s.rssMb.toFixed(0)).join(', ')} | ${machine}, load ${loadAtStart} → ${loadAtEnd} |`;
-  const file = 'docs/performance.md';
-  const current = readFileSync(file, 'utf8');
-  const marker = '<!-- bench:soak:rows (appended by `npm run bench:soak`) -->';
-  const header = [
-    '## Soak (`npm run bench:soak`)',
-    '',
-    '| Run | Database | Asked (items/s × time) | Offered items/s | Settled items/s (last minute) | Backlog at end: items / webhooks not received / inbox open | Daemon RSS at min 1 / 5 / 10 | Daemon max RSS | Daemon heap used at min 1 / 5 / 10 | Daemon RSS each minute (MB) | Machine |',
-    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
-    '',
-    marker,
-  ].join('\n');
-  const withSection = current.includes(marker) ? current : `${current.trimEnd()}\n\n${header}\n`;
-  // The row joins the table: before the blank line prettier keeps above the marker.
-  writeFileSync(file, withSection.replace(/\n*(<!-- bench:soak:rows)/, `\n${row}\n\n$1`));
+  const file = appendPerformanceRow({
+    marker: '<!-- bench:soak:rows (appended by `npm run bench:soak`) -->',
+    header: [
+      '## Soak (`npm run bench:soak`)',
+      '',
+      '| Run | Database | Asked (items/s × time) | Offered items/s | Settled items/s (last minute) | Backlog at end: items / webhooks not received / inbox open | Daemon RSS at min 1 / 5 / 10 | Daemon max RSS | Daemon heap used at min 1 / 5 / 10 | Daemon RSS each minute (MB) | Machine |',
+      '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+      '',
+    ],
+    row,
+  });
   console.log(`wrote ${file}`);
 }

@@ -26,7 +26,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -38,6 +38,7 @@ import { freePort } from '../src/lifecycle/index.ts';
 import { createLogger } from '../src/logger.ts';
 import { generateApiKey, generateMerchantId, generateWebhookSecret } from '../src/sim/index.ts';
 import { createUpstreamClient } from '../src/upstream/index.ts';
+import { appendPerformanceRow } from './performance-doc.ts';
 import { runSoak } from './pipeline-soak.ts';
 
 const { values } = parseArgs({
@@ -392,21 +393,18 @@ try {
       }${figures.audit ? `, audit ${figures.audit.clean ? 'clean' : 'NOT clean'}` : ''}`;
       const label = values.label ? ` (${values.label})` : '';
       const row = `| ${new Date().toISOString().slice(0, 16)}Z${label} | ${database} | ${perKind} + ${perKind} | ${figures.callsPerItem.toFixed(3)} | ${figures.itemsPerSecond.toFixed(0)} | ${figures.cpu.daemon.toFixed(1)} s (${ms(figures.cpu.daemon)} ms) | ${figures.cpu.sim.toFixed(1)} s (${ms(figures.cpu.sim)} ms) | ${figures.cpu.redis.toFixed(1)} s (${ms(figures.cpu.redis)} ms) | ${figures.peakRssMb.daemon.toFixed(0)} MB | ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}, load ${loadBefore} |`;
-      const file = 'docs/performance.md';
-      const current = readFileSync(file, 'utf8');
-      const start = '<!-- bench:pipeline:rows (appended by `npm run bench:pipeline`) -->';
-      const header = [
-        '## Webhook pipeline (`npm run bench:pipeline`)',
-        '',
-        "Upstream calls per settled item, settled items per second (seed call to the last inbox row closed), CPU seconds per process (per settled item in brackets) and the daemon's peak RSS, on the 3-webhooks-per-item workload. Newest last.",
-        '',
-        '| Run | Database | Items (transfers + intents) | Upstream calls / item | Items/s | Daemon CPU | Simulator CPU | Redis CPU | Daemon peak RSS | Machine |',
-        '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
-        start,
-      ].join('\n');
-      const withSection = current.includes(start) ? current : `${current.trimEnd()}\n\n${header}\n`;
-      // The row joins the table: before the blank line prettier keeps above the marker.
-      writeFileSync(file, withSection.replace(/\n*(<!-- bench:pipeline:rows)/, `\n${row}\n\n$1`));
+      const file = appendPerformanceRow({
+        marker: '<!-- bench:pipeline:rows (appended by `npm run bench:pipeline`) -->',
+        header: [
+          '## Webhook pipeline (`npm run bench:pipeline`)',
+          '',
+          "Upstream calls per settled item, settled items per second (seed call to the last inbox row closed), CPU seconds per process (per settled item in brackets) and the daemon's peak RSS, on the 3-webhooks-per-item workload. Newest last.",
+          '',
+          '| Run | Database | Items (transfers + intents) | Upstream calls / item | Items/s | Daemon CPU | Simulator CPU | Redis CPU | Daemon peak RSS | Machine |',
+          '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+        ],
+        row,
+      });
       console.log(`wrote ${file}`);
     }
     if (figures.audit && !figures.audit.clean) {

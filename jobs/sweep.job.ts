@@ -20,42 +20,30 @@ export function sweepJob(context: JobContext) {
       { db: context.db, logger: context.logger, staleRunAfterMs: context.polling.staleRunAfterMs },
       job.data,
       async (run) => {
+        const deps = {
+          db: context.db,
+          upstream: context.upstream,
+          queues: context.queues,
+          logger: context.logger,
+          environment: context.environment,
+          ...(context.now ? { now: context.now } : {}),
+        };
         const reports = await runSweep(
-          {
-            db: context.db,
-            upstream: context.upstream,
-            logger: context.logger,
-            environment: context.environment,
-
-            ...(context.now ? { now: context.now } : {}),
-          },
+          deps,
           { sweepOverlapMs: context.polling.sweepOverlapMs, perPage: context.polling.perPage },
           run,
         );
         try {
-          const refunds = await discoverRefunds({
-            db: context.db,
-            upstream: context.upstream,
-            queues: context.queues,
-            logger: context.logger,
-          });
+          const refunds = await discoverRefunds(deps);
           run.count({ itemsSeen: refunds.listed });
           if (refunds.unreadable) run.cutShort('GET /refunds held no list of refunds');
         } catch (error) {
           run.cutShort(`refund list: ${reasonOf(error)}`);
         }
         try {
-          const probe = await discoverPaymentRefunds(
-            {
-              db: context.db,
-              upstream: context.upstream,
-              queues: context.queues,
-              logger: context.logger,
-              environment: context.environment,
-              ...(context.now ? { now: context.now } : {}),
-            },
-            { budget: context.polling.paymentRefundProbes },
-          );
+          const probe = await discoverPaymentRefunds(deps, {
+            budget: context.polling.paymentRefundProbes,
+          });
           run.count({ itemsSeen: probe.found });
           if (probe.stoppedBy) run.cutShort(`payment-refund probe: ${probe.stoppedBy}`);
         } catch (error) {
