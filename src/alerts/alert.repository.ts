@@ -1,10 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/index.ts';
+import type { Executor } from '../db/index.ts';
 import type { AlertKind, Severity } from './alert-kind.ts';
 import type { AlertEvent, AlertMessage } from './alert-message.ts';
 import type { AlertDeliveryRow, AlertRow } from './alert.table.ts';
-
-export type AlertExecutor = Kysely<Database> | Transaction<Database>;
 
 export type AlertStatus = 'open' | 'acked' | 'resolved';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -87,16 +84,13 @@ export function toDelivery(row: AlertDeliveryRow): AlertDelivery {
   };
 }
 
-export async function findAlert(db: AlertExecutor, id: number): Promise<Alert | undefined> {
+export async function findAlert(db: Executor, id: number): Promise<Alert | undefined> {
   const row = await db.selectFrom('alerts').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? toAlert(row) : undefined;
 }
 
 /** The live (open or acknowledged) alert for a dedupe key. */
-export async function findLiveAlert(
-  db: AlertExecutor,
-  dedupeKey: string,
-): Promise<Alert | undefined> {
+export async function findLiveAlert(db: Executor, dedupeKey: string): Promise<Alert | undefined> {
   const row = await db
     .selectFrom('alerts')
     .selectAll()
@@ -113,10 +107,7 @@ export interface ListAlertsOptions {
 }
 
 /** Newest first. */
-export async function listAlerts(
-  db: AlertExecutor,
-  options: ListAlertsOptions = {},
-): Promise<Alert[]> {
+export async function listAlerts(db: Executor, options: ListAlertsOptions = {}): Promise<Alert[]> {
   let query = db.selectFrom('alerts').selectAll();
   if (options.open) query = query.where('status', '!=', 'resolved');
   const rows = await query
@@ -129,7 +120,7 @@ export async function listAlerts(
 
 /** How many alerts are in each state (states with none are left out). */
 export async function alertCountsByState(
-  db: AlertExecutor,
+  db: Executor,
 ): Promise<{ readonly state: AlertStatus; readonly count: number }[]> {
   const rows = await db
     .selectFrom('alerts')
@@ -140,13 +131,13 @@ export async function alertCountsByState(
 }
 
 /** How many alerts are open or acknowledged (not resolved). */
-export async function countOpenAlerts(db: AlertExecutor): Promise<number> {
+export async function countOpenAlerts(db: Executor): Promise<number> {
   return (await alertCountsByState(db))
     .filter((row) => row.state !== 'resolved')
     .reduce((sum, row) => sum + row.count, 0);
 }
 
-export async function deliveriesOf(db: AlertExecutor, alertId: number): Promise<AlertDelivery[]> {
+export async function deliveriesOf(db: Executor, alertId: number): Promise<AlertDelivery[]> {
   const rows = await db
     .selectFrom('alert_deliveries')
     .selectAll()
@@ -158,7 +149,7 @@ export async function deliveriesOf(db: AlertExecutor, alertId: number): Promise<
 
 /** Every delivery, oldest first (tests and `alerts list --json`). */
 export async function listDeliveries(
-  db: AlertExecutor,
+  db: Executor,
   filter: { readonly sink?: string; readonly event?: AlertEvent } = {},
 ): Promise<AlertDelivery[]> {
   let query = db.selectFrom('alert_deliveries').selectAll();
@@ -170,7 +161,7 @@ export async function listDeliveries(
 
 /** Queues one message per sink; the deliverer sends them. */
 export async function insertDeliveries(
-  db: AlertExecutor,
+  db: Executor,
   message: AlertMessage,
   sinks: readonly string[],
   now: string,

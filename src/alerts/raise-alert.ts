@@ -1,5 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import type { Database } from '../db/index.ts';
+import { sql, type Kysely } from 'kysely';
+import { dialectOfDb, type Database, type Executor } from '../db/index.ts';
 import { DEFAULT_SEVERITY, type AlertKind, type Severity } from './alert-kind.ts';
 import { hintFor, type AlertEvent, type AlertMessage } from './alert-message.ts';
 import { sinksFor } from './alert-routing.ts';
@@ -10,7 +10,6 @@ import {
   insertDeliveries,
   toAlert,
   type Alert,
-  type AlertExecutor,
 } from './alert.repository.ts';
 import { maskDeep, maskNumbersInText } from './mask-number.ts';
 import type { SinkName } from './sinks/alert-sink.ts';
@@ -87,17 +86,13 @@ export function sinksOf(
   return sinksFor(runtime.routing, kind, severity, configured);
 }
 
-function isPostgres(db: AlertExecutor): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
-
 /**
  * Serialises raises of one kind, so the digest count is exact even with many workers:
  * PostgreSQL takes an advisory lock for the transaction; SQLite runs one write transaction
  * at a time anyway.
  */
-async function lockKind(trx: AlertExecutor, kind: string): Promise<void> {
-  if (isPostgres(trx)) {
+async function lockKind(trx: Executor, kind: string): Promise<void> {
+  if (dialectOfDb(trx) === 'postgres') {
     await sql`select pg_advisory_xact_lock(hashtext(${`paysync-alerts:${kind}`}))`.execute(trx);
   }
 }
@@ -220,12 +215,7 @@ export async function raiseAlert(
  * first alert (those already sent on their own included, so it lists the whole burst) and is
  * sent when that window ends.
  */
-async function openDigest(
-  trx: AlertExecutor,
-  kind: string,
-  now: Date,
-  windowMs: number,
-): Promise<void> {
+async function openDigest(trx: Executor, kind: string, now: Date, windowMs: number): Promise<void> {
   const collecting = await trx
     .selectFrom('alert_digests')
     .select('id')
@@ -268,7 +258,7 @@ async function openDigest(
 
 /** Queues a "resolved" message to every sink that was told about the alert and takes one. */
 async function queueResolvedMessages(
-  trx: AlertExecutor,
+  trx: Executor,
   runtime: AlertRuntime,
   alert: Alert,
   at: string,
@@ -336,7 +326,7 @@ export class AlertActionError extends Error {
   }
 }
 
-async function liveAlertById(db: AlertExecutor, id: number, action: string): Promise<Alert> {
+async function liveAlertById(db: Executor, id: number, action: string): Promise<Alert> {
   const row = await db.selectFrom('alerts').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) {
     throw new AlertActionError(

@@ -1,9 +1,7 @@
-import type { ResourceKind } from '../queues/index.ts';
+import { isRefundKind, kindOfId, type RefundKind, type ResourceKind } from '../resources/index.ts';
 import {
   isLedgerKind,
-  isRefundKind,
   kindOfEventType,
-  kindOfId,
   numericId,
   text,
   type IgnoredSubject,
@@ -35,7 +33,6 @@ export type EventClassification =
   | { readonly outcome: 'unclassified'; readonly reason: string; readonly eventType?: string };
 
 type Json = Record<string, unknown>;
-type RefundKind = 'refund' | 'payment_refund';
 
 /**
  * Fields that hold an object's own id. The explicit names come first, so that a top-level

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/index.ts';
 import { findInboxEvent, markInboxStatus, recordInboxResource } from '../inbox/index.ts';
-import { enqueueSync, type ObservedVia, type Queues } from '../queues/index.ts';
+import { enqueueSync, type Queues } from '../queues/index.ts';
+import type { ObservedVia } from '../resources/index.ts';
 import { classifyEvent, type EventClassification } from './classify-event.ts';
 import { classifiedEventsTotal, unclassifiedEventsTotal } from './ingest-metrics.ts';
 

@@ -1,24 +1,11 @@
-import type { ResourceKind } from '../queues/index.ts';
+import type { ResourceKind } from '../resources/index.ts';
 
 /** Subjects paysync recognises but keeps no books for (they carry no money). */
 export type IgnoredSubject = 'submerchant' | 'kyb';
 
-const PREFIX_KIND: ReadonlyArray<readonly [string, ResourceKind]> = [
-  ['pi_', 'payment_intent'],
-  ['tr_', 'transfer'],
-  ['pl_', 'payment_link'],
-];
-
 /** A non-empty, trimmed string, or nothing. */
 export function text(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-}
-
-/** The kind a documented id prefix names (`tr_…` → transfer); a bare prefix names nothing. */
-export function kindOfId(value: unknown): ResourceKind | undefined {
-  const id = text(value);
-  if (!id) return undefined;
-  return PREFIX_KIND.find(([prefix]) => id.startsWith(prefix) && id.length > prefix.length)?.[1];
 }
 
 /** Refund ids are numbers; some senders quote them. Negative or fractional numbers are not ids. */
@@ -51,11 +38,6 @@ export function kindOfEventType(type: string): ResourceKind | IgnoredSubject | u
   if (/transfer|payout/.test(t)) return 'transfer';
   if (/payment_?intent|(^|[._])payment([._]|$)|terminal|charge/.test(t)) return 'payment_intent';
   return undefined;
-}
-
-/** Refunds are the kinds whose ids are numbers rather than prefixed strings. */
-export function isRefundKind(kind: unknown): kind is 'refund' | 'payment_refund' {
-  return kind === 'refund' || kind === 'payment_refund';
 }
 
 /** One of the five kinds paysync keeps books for (not an ignored subject). */

@@ -1,5 +1,5 @@
-import type { ResourceKind } from '../queues/index.ts';
-import { isRefundKind, kindOfEventType, kindOfId, numericId, text } from './resource-naming.ts';
+import { isRefundKind, kindOfId, type ResourceKind } from '../resources/index.ts';
+import { kindOfEventType, numericId, text } from './resource-naming.ts';
 
 /** A resource named by a path: its kind when the path says it, and its id. */
 export interface PathHandle {

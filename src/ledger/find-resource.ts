@@ -1,4 +1,5 @@
 import { inboxEventsAbout, type InboxEventSummary } from '../inbox/index.ts';
+import { kindOfId } from '../resources/index.ts';
 import { discrepanciesFor } from './discrepancy.repository.ts';
 import type { Executor } from '../db/index.ts';
 import { journalsFor } from './journal.repository.ts';
@@ -71,9 +72,8 @@ async function findRecord(
 }
 
 function kindFromId(id: string): LedgerResourceKind | undefined {
-  if (id.startsWith('pi_')) return 'payment_intent';
-  if (id.startsWith('tr_')) return 'transfer';
-  return undefined;
+  const kind = kindOfId(id);
+  return kind === 'payment_link' ? undefined : kind;
 }
 
 /** Webhooks may name a resource only by its client reference. */

@@ -35,7 +35,6 @@ export type {
   TransferFeeRecord,
   TransferRecord,
 } from './mirror-records.ts';
-export type { RefundKind } from './refund.table.ts';
 export type { JournalEntryType } from './journal.table.ts';
 export { LedgerError, type LedgerErrorCode } from './ledger-errors.ts';
 export { isAbsorbing, isTerminal } from './status-rules.ts';

@@ -1,4 +1,4 @@
-import type { RefundKind } from './refund.table.ts';
+import type { RefundKind } from '../resources/index.ts';
 
 /** Fields every mirrored resource has. Times are UTC ISO 8601 with milliseconds. */
 interface MirrorRecordBase {

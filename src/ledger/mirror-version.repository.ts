@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { dialectOfDb, type Executor } from '../db/index.ts';
-import type { RefundKind } from './refund.table.ts';
+import type { RefundKind } from '../resources/index.ts';
 
 /** Which mirror row: a payment intent or transfer by id, a refund by (kind, id). */
 export type MirrorKey =

@@ -3,7 +3,8 @@ import type { PaymentRefund, Refund } from '../upstream/contract/index.ts';
 import type { Executor } from '../db/index.ts';
 import type { Observation } from './ledger-types.ts';
 import type { RefundRecord } from './mirror-records.ts';
-import type { RefundKind, RefundRow, RefundTable } from './refund.table.ts';
+import type { RefundKind } from '../resources/index.ts';
+import type { RefundRow, RefundTable } from './refund.table.ts';
 import { utcMillis } from './utc-millis.ts';
 
 export function transferRefundColumns(

@@ -1,6 +1,5 @@
 import type { Selectable } from 'kysely';
-
-export type RefundKind = 'refund' | 'payment_refund';
+import type { RefundKind } from '../resources/index.ts';
 
 /**
  * Mirror of both refund kinds: refunds of transfers (`GET /refunds/{id}`) and refunds of

@@ -1,9 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/index.ts';
+import type { Executor } from '../db/index.ts';
 import { outboxSignal } from './outbox-signal.ts';
-
-/** The database or, as it should nearly always be, the caller's open transaction. */
-export type OutboxExecutor = Kysely<Database> | Transaction<Database>;
 
 export interface NewOutboxEntry {
   /** Which consumer takes it: `alert`, `receipt`, or a later kind (the follow-up job routes by it). */
@@ -34,7 +30,7 @@ export interface AddedOutboxEntry {
  * the dispatcher at once (without it the next poll, within a second, picks the row up).
  */
 export async function addToOutbox(
-  executor: OutboxExecutor,
+  executor: Executor,
   entry: NewOutboxEntry,
 ): Promise<AddedOutboxEntry> {
   const now = entry.createdAt ?? new Date().toISOString();

@@ -8,7 +8,6 @@ export {
   notifyOutbox,
   type AddedOutboxEntry,
   type NewOutboxEntry,
-  type OutboxExecutor,
 } from './add-to-outbox.ts';
 export {
   isOutboxConsumed,

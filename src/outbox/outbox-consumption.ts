@@ -1,15 +1,12 @@
 import { sql } from 'kysely';
-import type { OutboxExecutor } from './add-to-outbox.ts';
+import type { Executor } from '../db/index.ts';
 
 /**
  * True when the consumer already did the work of this outbox row. A consumer checks it first,
  * so a row handed out twice (a dispatcher that died between the hand-out and its stamp, two
  * dispatchers racing) is done once. A row id that is not in the table counts as not consumed.
  */
-export async function isOutboxConsumed(
-  executor: OutboxExecutor,
-  outboxId: number,
-): Promise<boolean> {
+export async function isOutboxConsumed(executor: Executor, outboxId: number): Promise<boolean> {
   const row = await executor
     .selectFrom('outbox')
     .select('consumed_at')
@@ -24,7 +21,7 @@ export async function isOutboxConsumed(
  * Returns false when it was already stamped (another delivery finished first).
  */
 export async function markOutboxConsumed(
-  executor: OutboxExecutor,
+  executor: Executor,
   outboxId: number,
   at: string = new Date().toISOString(),
 ): Promise<boolean> {
@@ -48,7 +45,7 @@ export interface OpenOutboxEntry {
 
 /** Rows of a kind not consumed yet, optionally only those whose dedupe key starts with a prefix. */
 export async function openOutboxEntries(
-  executor: OutboxExecutor,
+  executor: Executor,
   filter: { kind: string; dedupeKeyPrefix?: string },
 ): Promise<OpenOutboxEntry[]> {
   let query = executor

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import type { ApplyOutcome } from '../ledger/index.ts';
-import type { ObservedVia } from '../queues/index.ts';
+import type { ObservedVia } from '../resources/index.ts';
 import {
   walkWindowPages,
   type PaymentIntent,

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import type { Logger } from '../logger.ts';
 import { enqueueSync, type Queues } from '../queues/index.ts';
+import { kindOfId } from '../resources/index.ts';
 import type { UpstreamClient } from '../upstream/index.ts';
 
 export interface RefundDiscoveryDependencies {
@@ -27,7 +28,7 @@ const ID_CHUNK = 500;
 /** A listed record that names a payment intent refunds a payment, not a transfer. */
 function refundsAPayment(record: Record<string, unknown>): boolean {
   const original = record.transactionId ?? record.paymentIntentId;
-  return typeof original === 'string' && original.startsWith('pi_');
+  return kindOfId(original) === 'payment_intent';
 }
 
 /**

@@ -1,8 +1,5 @@
 import type { ObservedVia, ResourceKind } from '../resources/index.ts';
 
-// Re-exported so job payloads and their words come from one import.
-export type { ObservedVia, ResourceKind };
-
 export const QueueName = {
   /** One job per inbox row: classify the event, enqueue the sync it calls for. */
   ingest: 'ingest',

@@ -6,10 +6,10 @@ import {
   syncJobNameFor,
   type FollowUpJobData,
   type IngestJobData,
-  type ObservedVia,
   type ScheduledJobData,
   type SyncJobData,
 } from './job-types.ts';
+import type { ObservedVia } from '../resources/index.ts';
 
 export interface QueueSettings {
   readonly connection: Redis;

@@ -1,6 +1,7 @@
 import type { ApplyOutcome, DiscrepancySummary, Executor } from '../ledger/index.ts';
 import { addToOutbox } from '../outbox/index.ts';
-import type { FollowUpJobData, ResourceKind } from '../queues/index.ts';
+import type { FollowUpJobData } from '../queues/index.ts';
+import type { ResourceKind } from '../resources/index.ts';
 
 /** Kinds the service issues receipts for (`GET /receipts/html/{id}`). */
 const RECEIPT_KINDS: ReadonlySet<ResourceKind> = new Set(['payment_intent', 'transfer']);

@@ -1,6 +1,7 @@
 import { closeCoveredInboxRows } from '../inbox/index.ts';
 import { recordFetchCoverage } from '../ledger/index.ts';
 import { enqueueSync, type SyncJobData } from '../queues/index.ts';
+import { kindOfId } from '../resources/index.ts';
 import type { ResolvedSyncDependencies } from './sync-dependencies.ts';
 import type { SyncResult } from './sync-result.ts';
 import { UnknownResourceError } from './unknown-resource-error.ts';
@@ -14,7 +15,7 @@ function paymentIntentsOf(link: Record<string, unknown>): string[] {
         ? (attempt as Record<string, unknown>).paymentIntentId
         : undefined,
     )
-    .filter((id): id is string => typeof id === 'string' && id.startsWith('pi_'));
+    .filter((id): id is string => kindOfId(id) === 'payment_intent');
   return [...new Set(ids)];
 }
 

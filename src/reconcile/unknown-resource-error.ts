@@ -1,4 +1,4 @@
-import type { ResourceKind } from '../queues/index.ts';
+import type { ResourceKind } from '../resources/index.ts';
 
 /**
  * The service does not know a resource a webhook named: a 404, or a transfer that no

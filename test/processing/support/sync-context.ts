@@ -1,11 +1,7 @@
 import { pino } from 'pino';
 import { insertInboxEvent, recordInboxResource } from '../../../src/inbox/index.ts';
-import {
-  createQueues,
-  createRedisConnection,
-  type Queues,
-  type ResourceKind,
-} from '../../../src/queues/index.ts';
+import { createQueues, createRedisConnection, type Queues } from '../../../src/queues/index.ts';
+import type { ResourceKind } from '../../../src/resources/index.ts';
 import { CredentialGuard, type SyncDependencies } from '../../../src/reconcile/index.ts';
 import {
   startSimulator,
