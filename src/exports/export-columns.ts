@@ -1,4 +1,4 @@
-import { decimalAmount } from './currency-exponent.ts';
+import { decimalAmount } from '../money/index.ts';
 import type { ExportLine } from './export-line.ts';
 
 /** The CSV header and JSONL keys, in order; docs/exports.md documents each one. */

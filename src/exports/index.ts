@@ -4,7 +4,6 @@
  * and the balance snapshots; never writes the books.
  */
 export { beancountAccount } from './account-names.ts';
-export { currencyExponent, decimalAmount } from './currency-exponent.ts';
 export { EXPORT_COLUMNS, exportRecord, type ExportRecord } from './export-columns.ts';
 export type { ExportLine, ExportWindow } from './export-line.ts';
 export { exportLineOf, type ExportJournal, type ExportJournalLine } from './export-journal.ts';

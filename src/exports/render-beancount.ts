@@ -1,7 +1,7 @@
 import { nextDay } from '../reports/index.ts';
 import { booksDayCache } from './books-day-cache.ts';
 import { beancountAccount } from './account-names.ts';
-import { decimalAmount } from './currency-exponent.ts';
+import { decimalAmount } from '../money/index.ts';
 import type { ExportJournal } from './export-journal.ts';
 import { lateChangeText, type LedgerContext } from './ledger-context.ts';
 import type { RenderMeta } from './render-meta.ts';

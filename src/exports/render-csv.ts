@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import { decimalAmount } from './currency-exponent.ts';
+import { decimalAmount } from '../money/index.ts';
 import { EXPORT_COLUMNS } from './export-columns.ts';
 import type { ExportJournal } from './export-journal.ts';
 import type { RenderMeta } from './render-meta.ts';

@@ -1,5 +1,5 @@
 import { booksDayCache } from './books-day-cache.ts';
-import { currencyExponent, decimalAmount } from './currency-exponent.ts';
+import { currencyExponent, decimalAmount } from '../money/index.ts';
 import type { ExportJournal } from './export-journal.ts';
 import { lateChangeText, type AccountAmount, type LedgerContext } from './ledger-context.ts';
 import type { RenderMeta } from './render-meta.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { beancountAccount, decimalAmount } from '../../src/exports/index.ts';
+import { beancountAccount } from '../../src/exports/index.ts';
+import { decimalAmount } from '../../src/money/index.ts';
 import { runCli } from '../support/run-cli.ts';
 
 describe('11: amounts as decimals from the ISO 4217 table', () => {

@@ -162,7 +162,7 @@ describe('11: accounting exports of a simulated week', () => {
       }
     }
     const ledger = await accountBalances(database.db);
-    const { decimalAmount } = await import('../../src/exports/index.ts');
+    const { decimalAmount } = await import('../../src/money/index.ts');
     for (const b of ledger) {
       // hledger leaves out an account whose balance is zero.
       if (b.balance === 0) {
