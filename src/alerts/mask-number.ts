@@ -1,9 +1,10 @@
 const MASK = '•';
 
 /**
- * A phone or account number as alerts show it: `+221771234512` → `+22177•••••12`. The
- * country and operator prefix stay (ops recognise the network), the last two digits stay
- * (ops tell two recipients apart), the subscriber part never leaves paysync.
+ * The one masking policy for a phone or account number, wherever paysync shows one (alerts,
+ * the ops API and the dashboard; docs/alerts.md, "Masked numbers"): `+221771234512` →
+ * `+22177•••••12`. The country and operator prefix stay (ops recognise the network), the last
+ * two digits stay (ops tell two recipients apart), the subscriber part never leaves paysync.
  */
 export function maskNumber(value: string): string {
   const compact = value.replace(/[\s().-]/g, '');

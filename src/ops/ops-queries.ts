@@ -5,6 +5,7 @@ import {
   resolveLedgerComparison,
   snapshotHistory,
 } from '../balances/index.ts';
+import { maskNumber } from '../alerts/index.ts';
 import type { Database } from '../db/index.ts';
 import {
   accountBalances,
@@ -36,15 +37,9 @@ export interface ResourceFilter {
 
 const NUMBER_FIELDS = /^(number|phone|phoneNumber|accountNumber|iban|msisdn)$/i;
 
-/** `+221770009901` → `••••9901`: the ops surfaces leave the network, full numbers do not. */
-export function maskNumber(value: unknown): unknown {
-  if (typeof value !== 'string' || value.length <= 4) return value;
-  return `••••${value.slice(-4)}`;
-}
-
 /**
  * A mirrored record as the ops surfaces show it: without the service's raw JSON, and with the
- * destination's account or phone number cut to its last four digits.
+ * destination's account or phone number masked as everywhere else (`+22177•••••01`).
  */
 export function publicRecord(record: MirrorRecord): Record<string, unknown> {
   const { raw: _raw, ...rest } = record;
@@ -52,7 +47,7 @@ export function publicRecord(record: MirrorRecord): Record<string, unknown> {
   const destination = Object.fromEntries(
     Object.entries(rest.destination).map(([key, value]) => [
       key,
-      NUMBER_FIELDS.test(key) ? maskNumber(value) : value,
+      NUMBER_FIELDS.test(key) && typeof value === 'string' ? maskNumber(value) : value,
     ]),
   );
   return { ...rest, destination };

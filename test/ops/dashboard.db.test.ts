@@ -236,8 +236,8 @@ describe('the dashboard in a real browser', () => {
     await page.waitForSelector('#record');
     const record = await page.locator('#record').textContent();
     expect(record).toContain('failed');
-    // The recipient's number shows only its last four digits.
-    expect(record).toContain('••••9901');
+    // The recipient's number is masked as in alerts: network prefix and last two digits.
+    expect(record).toContain('+22177•••••01');
     expect(record).not.toContain('770009901');
     expect(await page.locator('#history tr').count()).toBeGreaterThan(1);
     const title = await page.title();

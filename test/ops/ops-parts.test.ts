@@ -3,7 +3,7 @@ import { loadConfig, secretValues } from '../../src/config.ts';
 import { CsrfTokens } from '../../src/ops/csrf-token.ts';
 import { html, jsonForScript } from '../../src/ops/html.ts';
 import { AdminTokens } from '../../src/ops/ops-auth.ts';
-import { maskNumber } from '../../src/ops/ops-queries.ts';
+import { maskNumber } from '../../src/alerts/index.ts';
 import { decodeCursor, encodeCursor, pageOf } from '../../src/ops/page-cursor.ts';
 
 describe('ops building blocks', () => {
@@ -60,8 +60,8 @@ describe('ops building blocks', () => {
     expect(pageOf([1, 2, 3, 4], 2, 2)).toEqual({ data: [3, 4], nextCursor: null });
   });
 
-  it('keeps the last four digits of a number', () => {
-    expect(maskNumber('+221770009901')).toBe('••••9901');
-    expect(maskNumber('12')).toBe('12');
+  it('masks a number with the one policy: network prefix and last two digits', () => {
+    expect(maskNumber('+221770009901')).toBe('+22177•••••01');
+    expect(maskNumber('12')).toBe('•••');
   });
 });
