@@ -1,5 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import type { Database } from '../db/index.ts';
+import { sql, type Kysely } from 'kysely';
+import { dialectOfDb, type Database } from '../db/index.ts';
 import type { AuditViolation } from './audit-types.ts';
 
 /** The kinds whose syncs record what they covered in `mirror_polls.covered_inbox_id`. */
@@ -70,7 +70,7 @@ export async function checkInboxCoverage(
 
 /** Whether a table exists in the database (the current schema on PostgreSQL). */
 export async function tableExists(db: Kysely<Database>, table: string): Promise<boolean> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+  if (dialectOfDb(db) === 'postgres') {
     const result = await sql<{ found: string | null }>`
       select cast(to_regclass(${table}) as text) as found`.execute(db);
     return result.rows[0]?.found != null;

@@ -1,0 +1,260 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Issue 20: the small shared words have one home each. The executor type lives in src/db; the
+ * resource kinds, id prefixes and refund kinds in src/resources; currency exponents in
+ * src/money; the number mask in src/alerts. These checks read the production tree's syntax
+ * (TypeScript's parser, not a regex), so a second home fails the suite whatever it is named.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const PRODUCTION = ['src', 'jobs', 'bin'];
+
+interface Source {
+  readonly file: string;
+  readonly tree: ts.SourceFile;
+}
+
+function parse(file: string, text: string): ts.SourceFile {
+  return ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+}
+
+const PRODUCTION_FILES = PRODUCTION.flatMap((folder) =>
+  readdirSync(join(root, folder), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.(ts|js|mjs|cjs)$/.test(entry.name))
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)))
+    .sort(),
+);
+
+function productionSources(): Source[] {
+  return PRODUCTION_FILES.map((file) => ({
+    file,
+    tree: parse(file, readFileSync(join(root, file), 'utf8')),
+  }));
+}
+
+function everyNode(tree: ts.SourceFile, visit: (node: ts.Node) => void): void {
+  const walk = (node: ts.Node): void => {
+    visit(node);
+    ts.forEachChild(node, walk);
+  };
+  walk(tree);
+}
+
+/** kysely's types that a repository takes as its executor. */
+const KYSELY_EXECUTOR_TYPES = new Set(['Kysely', 'Transaction', 'ControlledTransaction']);
+
+/**
+ * The type aliases and interfaces in a file that stand for the executor: any alias whose type
+ * is (or is a union or intersection holding) kysely's database or transaction type, however it
+ * was imported (renamed, or through a namespace), or db's own `Executor` under another name.
+ */
+export function executorAliases(tree: ts.SourceFile): string[] {
+  const executorNames = new Set<string>();
+  const kyselyNamespaces = new Set<string>();
+  for (const statement of tree.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) {
+      continue;
+    }
+    const fromKysely = statement.moduleSpecifier.text === 'kysely';
+    const bindings = statement.importClause?.namedBindings;
+    if (bindings && ts.isNamespaceImport(bindings) && fromKysely) {
+      kyselyNamespaces.add(bindings.name.text);
+    }
+    if (bindings && ts.isNamedImports(bindings)) {
+      for (const element of bindings.elements) {
+        const imported = (element.propertyName ?? element.name).text;
+        if ((fromKysely && KYSELY_EXECUTOR_TYPES.has(imported)) || imported === 'Executor') {
+          executorNames.add(element.name.text);
+        }
+      }
+    }
+  }
+  const namesExecutor = (name: ts.EntityName | ts.Expression): boolean => {
+    if (ts.isIdentifier(name)) return executorNames.has(name.text);
+    const [left, right] = ts.isQualifiedName(name)
+      ? [name.left, name.right]
+      : ts.isPropertyAccessExpression(name)
+        ? [name.expression, name.name]
+        : [undefined, undefined];
+    return (
+      left !== undefined &&
+      ts.isIdentifier(left) &&
+      kyselyNamespaces.has(left.text) &&
+      KYSELY_EXECUTOR_TYPES.has(right.text)
+    );
+  };
+  const isExecutorType = (type: ts.TypeNode): boolean => {
+    if (ts.isParenthesizedTypeNode(type)) return isExecutorType(type.type);
+    if (ts.isUnionTypeNode(type) || ts.isIntersectionTypeNode(type)) {
+      return type.types.some(isExecutorType);
+    }
+    return ts.isTypeReferenceNode(type) && namesExecutor(type.typeName);
+  };
+  const found: string[] = [];
+  everyNode(tree, (node) => {
+    if (ts.isTypeAliasDeclaration(node) && isExecutorType(node.type)) found.push(node.name.text);
+    if (
+      ts.isInterfaceDeclaration(node) &&
+      node.heritageClauses?.some((clause) => clause.types.some((t) => namesExecutor(t.expression)))
+    ) {
+      found.push(node.name.text);
+    }
+  });
+  return found;
+}
+
+/** The names a file declares: functions, classes, types, interfaces and variables. */
+function declaredNames(tree: ts.SourceFile): string[] {
+  const names: string[] = [];
+  everyNode(tree, (node) => {
+    if (
+      (ts.isFunctionDeclaration(node) ||
+        ts.isClassDeclaration(node) ||
+        ts.isTypeAliasDeclaration(node) ||
+        ts.isInterfaceDeclaration(node) ||
+        ts.isVariableDeclaration(node)) &&
+      node.name &&
+      ts.isIdentifier(node.name)
+    ) {
+      names.push(node.name.text);
+    }
+  });
+  return names;
+}
+
+/** The names a file exports again from elsewhere (`export { X }`, `export type { X } from`). */
+function reExportedNames(tree: ts.SourceFile): string[] {
+  const names: string[] = [];
+  for (const statement of tree.statements) {
+    if (ts.isExportDeclaration(statement) && statement.exportClause) {
+      if (ts.isNamedExports(statement.exportClause)) {
+        names.push(...statement.exportClause.elements.map((element) => element.name.text));
+      }
+    }
+  }
+  return names;
+}
+
+/**
+ * Bare documented id prefixes (`'pi_'`, `"tr_"`, `` `pl_` ``, or `pi_` as a property name):
+ * the mark of a prefix → kind mapping.
+ */
+function idPrefixes(tree: ts.SourceFile): string[] {
+  const found: string[] = [];
+  everyNode(tree, (node) => {
+    const text =
+      ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)
+        ? node.text
+        : ts.isPropertyAssignment(node) && ts.isIdentifier(node.name)
+          ? node.name.text
+          : undefined;
+    if (text !== undefined && /^(pi|tr|pl)_$/.test(text)) found.push(text);
+  });
+  return found;
+}
+
+interface Facts {
+  readonly file: string;
+  readonly executorAliases: readonly string[];
+  readonly declared: readonly string[];
+  readonly reExported: readonly string[];
+  readonly idPrefixes: readonly string[];
+}
+
+const facts: readonly Facts[] = productionSources().map(({ file, tree }) => ({
+  file,
+  executorAliases: executorAliases(tree),
+  declared: declaredNames(tree),
+  reExported: reExportedNames(tree),
+  idPrefixes: idPrefixes(tree),
+}));
+
+function filesWhere(test: (fact: Facts) => boolean): string[] {
+  return facts.filter(test).map(({ file }) => file);
+}
+
+describe('the executor type has one home, src/db (any alias of a kysely database or transaction)', () => {
+  it('is declared only in src/db/executor.ts', () => {
+    expect(facts.length).toBeGreaterThan(300);
+    const aliases = facts.flatMap(({ file, executorAliases }) =>
+      executorAliases.map((name) => `${file}: ${name}`),
+    );
+    expect(aliases).toEqual(['src/db/executor.ts: Executor']);
+  });
+
+  it.each([
+    [
+      'a union of both, under another name',
+      "import type { Kysely, Transaction } from 'kysely';\nexport type OutboxExecutor = Kysely<Database> | Transaction<Database>;",
+      ['OutboxExecutor'],
+    ],
+    [
+      'one of them, renamed on import',
+      "import { type Transaction as Tx } from 'kysely';\ntype Trx = (Tx<Database>);",
+      ['Trx'],
+    ],
+    [
+      'through a namespace import, generic',
+      "import type * as k from 'kysely';\ntype Db<T> = k.Kysely<T>;",
+      ['Db'],
+    ],
+    [
+      'an interface extending it',
+      "import { Kysely } from 'kysely';\ninterface Db extends Kysely<Database> {}",
+      ['Db'],
+    ],
+    [
+      "db's Executor under a second name",
+      "import type { Executor } from '../db/index.ts';\nexport type AlertExecutor = Executor;",
+      ['AlertExecutor'],
+    ],
+    [
+      'not a field that holds one, nor a look-alike from elsewhere',
+      "import type { Kysely } from 'kysely';\nimport type { Transaction } from './bank.ts';\ntype Options = { db: Kysely<Database> };\ntype Payment = Transaction;",
+      [],
+    ],
+  ])('the check finds %s', (_what, code, expected) => {
+    expect(executorAliases(parse('example.ts', code))).toEqual(expected);
+  });
+});
+
+describe('the small shared words have one home each', () => {
+  it.each([
+    ['RefundKind', ['src/resources/refund-kind.ts']],
+    ['isRefundKind', ['src/resources/refund-kind.ts']],
+    ['ResourceKind', ['src/resources/resource-kind.ts']],
+    ['ObservedVia', ['src/resources/observed-via.ts']],
+    ['kindOfId', ['src/resources/kind-of-id.ts']],
+    ['currencyExponent', ['src/money/currency-exponent.ts']],
+    ['decimalAmount', ['src/money/decimal-amount.ts']],
+    ['maskNumber', ['src/alerts/mask-number.ts']],
+    ['isPostgres', []],
+  ])('%s is declared only in %j', (name, homes) => {
+    expect(filesWhere(({ declared }) => declared.includes(name))).toEqual(homes);
+  });
+
+  it('exports the resource words only from src/resources (no second import path)', () => {
+    for (const word of ['ResourceKind', 'ObservedVia', 'RefundKind', 'kindOfId']) {
+      expect(filesWhere(({ reExported }) => reExported.includes(word))).toEqual([
+        'src/resources/index.ts',
+      ]);
+    }
+  });
+
+  it('maps id prefixes to kinds only in src/resources (the simulator mints ids of its own)', () => {
+    const outside = filesWhere(({ idPrefixes }) => idPrefixes.length > 0).filter(
+      (file) => !file.startsWith('src/sim/'),
+    );
+    expect(outside).toEqual(['src/resources/kind-of-id.ts']);
+  });
+
+  it("tells the dialect only in src/db (dialectOfDb), by kysely's PostgresAdapter", () => {
+    const files = PRODUCTION_FILES.filter((file) =>
+      /\binstanceof\s+PostgresAdapter\b/.test(readFileSync(join(root, file), 'utf8')),
+    );
+    expect(files).toEqual(['src/db/dialect-of-db.ts']);
+  });
+});
