@@ -46,7 +46,10 @@ export { applyRefund } from './apply-refund.ts';
 export { applyPaymentRefund } from './apply-payment-refund.ts';
 export {
   discrepanciesFor,
+  discrepancyExists,
   openDiscrepancies,
+  openDiscrepancyCounts,
+  openDriftDetails,
   recordDiscrepancy,
   resolveDiscrepancy,
   type NewDiscrepancy,
@@ -57,17 +60,35 @@ export { findResource, type FindResourceOptions, type ResourceView } from './fin
 export { listResources, type ListResourcesOptions } from './list-resources.ts';
 export {
   accountBalances,
+  accountsBookedIn,
+  balancesBefore,
   countsByStatus,
+  journalCount,
   journalLinesBetween,
+  lateChangesIn,
+  lineTotalsByEntryType,
+  resourceIdsCreatedIn,
   serviceBalancesAsOf,
   unbalancedJournals,
   type AccountBalance,
+  type EntryTypeTotal,
+  type InstantWindow,
   type JournalNear,
+  type LateChangeJournal,
   type StatusCount,
   type UnbalancedJournal,
 } from './ledger-reports.ts';
 export { journalsFor, settlementJournalCount } from './journal.repository.ts';
-export { transferReferenceOf } from './transfer.repository.ts';
+export { latestFailedTransferId, transferReferenceOf } from './transfer.repository.ts';
+export { knownRefundIds, refundIdsOf } from './refund.repository.ts';
+export {
+  journalPageReader,
+  type JournalHeadRow,
+  type JournalLineRow,
+  type JournalPageCursor,
+  type JournalPageOptions,
+  type JournalPageReader,
+} from './journal-pages.repository.ts';
 export {
   claimDuePoll,
   duePolls,
