@@ -56,7 +56,7 @@ export {
   type RecordedDiscrepancy,
 } from './discrepancy.repository.ts';
 
-export { findResource, type FindResourceOptions, type ResourceView } from './find-resource.ts';
+export { findMirrorRecord } from './find-mirror-record.ts';
 export { listResources, type ListResourcesOptions } from './list-resources.ts';
 export {
   accountBalances,
@@ -127,5 +127,5 @@ export {
   paymentRefundSettlementLines,
 } from './settlement-lines.ts';
 export { earliestKnownInstant, openItems, type OpenItem } from './open-items.ts';
-export { firstSightingVia } from './status-history.repository.ts';
+export { firstSightingVia, statusHistoryFor } from './status-history.repository.ts';
 export { pairServiceBalances, type ServiceBalancePair } from './service-balance-pairs.ts';

@@ -6,9 +6,9 @@ import {
   snapshotHistory,
 } from '../balances/index.ts';
 import type { Database } from '../db/index.ts';
+import { findResource } from '../resource-view/index.ts';
 import {
   accountBalances,
-  findResource,
   listResources,
   openDiscrepancies,
   type DiscrepancySummary,
