@@ -7,14 +7,119 @@ const noOnly = {
   message: '.only must not be committed: CI would silently skip the rest of the suite.',
 };
 
-// The inbox is the only code that names its table (README, Development); everyone else
-// calls src/inbox/index.ts (except the independent auditor, src/audit). Import boundaries live in .dependency-cruiser.cjs.
-const inboxTableMessage =
-  'only src/inbox names webhook_inbox: add a query to src/inbox and call it through its index.ts';
-const inboxTableOutsideInbox = [
-  { selector: 'Literal[value=/\\bwebhook_inbox\\b/]', message: inboxTableMessage },
-  { selector: 'TemplateElement[value.raw=/\\bwebhook_inbox\\b/]', message: inboxTableMessage },
-  { selector: "Identifier[name='webhook_inbox']", message: inboxTableMessage },
+// Every table has an owner: the component whose folder alone names it (DESIGN.md, Layout); everyone
+// else calls the owner's index.ts. One entry per table of src/db/database.ts. A second folder is
+// an exception whose reason is given beside it. Import boundaries live in .dependency-cruiser.cjs.
+const TABLE_OWNERS = {
+  webhook_inbox: ['src/inbox'],
+  payment_intents: [
+    'src/ledger',
+    // settledWithoutReceipt anti-joins the mirror with the receipts in one statement, so that
+    // a backfill never reads every settled item into memory to find the few without a receipt.
+    'src/receipts',
+  ],
+  transfers: ['src/ledger', 'src/receipts' /* the same anti-join */],
+  refunds: ['src/ledger'],
+  status_history: ['src/ledger'],
+  journals: ['src/ledger'],
+  journal_lines: ['src/ledger'],
+  discrepancies: ['src/ledger'],
+  mirror_polls: ['src/ledger'],
+  ledger_adjustments: ['src/ledger'],
+  late_changes: ['src/ledger'],
+  // Exports close a period (write the row); the ledger reads it to book a late change as an
+  // adjustment. The ledger cannot call src/exports (exports read the ledger), so both name it.
+  closed_periods: ['src/ledger', 'src/exports'],
+  period_events: ['src/exports'],
+  service_state: ['src/service-state'],
+  balance_snapshots: [
+    'src/balances',
+    // src/balances imports src/reports (books days) and, through the upstream client,
+    // src/metrics: reading the snapshots through its index would close an import cycle.
+    'src/reports',
+    'src/metrics',
+  ],
+  low_balance_state: ['src/balances'],
+  daily_verdicts: ['src/reports'],
+  outbox: ['src/outbox'],
+  receipts: ['src/receipts'],
+  // Moves to src/runs with the scheduled-run records.
+  scheduled_runs: ['src/polling'],
+  polling_checkpoints: ['src/polling'],
+  alerts: ['src/alerts'],
+  alert_deliveries: ['src/alerts'],
+  alert_digests: ['src/alerts'],
+};
+
+// Folders that name every table on purpose: the auditor judges the books from the tables
+// themselves, independently of the code that wrote them; src/db gathers the table types into
+// the one Database interface.
+const READ_EVERY_TABLE = ['src/audit', 'src/db'];
+
+const KYSELY_TABLE_CALLS =
+  '/^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|innerJoin|leftJoin|rightJoin|fullJoin|crossJoin|with)$/';
+
+/**
+ * The selectors that find `table` named in code. A name with an underscore is found anywhere (a
+ * string, a template, an identifier). A plain word (`transfers`, `alerts`) is also a CLI word, a
+ * route and a variable name, so it is found where it is used as a table: a kysely table argument,
+ * a qualified column (`receipts.id`) and SQL text (`from receipts`).
+ */
+function tableSelectors(table) {
+  const message = `only ${TABLE_OWNERS[table].join(' and ')} name ${table}: add a query there and call it through its index.ts (eslint.config.mjs, TABLE_OWNERS)`;
+  const sqlText = `/\\b(from|join|into|update|FROM|JOIN|INTO|UPDATE)\\s+${table}\\b/`;
+  if (table.includes('_')) {
+    return [
+      { selector: `Literal[value=/\\b${table}\\b/]`, message },
+      { selector: `TemplateElement[value.raw=/\\b${table}\\b/]`, message },
+      { selector: `Identifier[name='${table}']`, message },
+    ];
+  }
+  return [
+    {
+      selector: `CallExpression[callee.property.name=${KYSELY_TABLE_CALLS}] > Literal[value=/^${table}( as \\w+)?$/]`,
+      message,
+    },
+    { selector: `Literal[value=/^${table}\\.\\w+$/]`, message },
+    { selector: `Literal[value=${sqlText}]`, message },
+    { selector: `TemplateElement[value.raw=${sqlText}]`, message },
+  ];
+}
+
+/** Per source folder, the tables it may not name. */
+function tablesOwnedElsewhere(folder) {
+  return Object.keys(TABLE_OWNERS).filter((table) => !TABLE_OWNERS[table].includes(folder));
+}
+
+const SOURCE_FOLDERS = [...new Set(Object.values(TABLE_OWNERS).flat().concat(READ_EVERY_TABLE))];
+
+/**
+ * One block for code outside every owning folder, and one per owning folder that forbids the
+ * tables it does not own. no-restricted-syntax takes the last block's list, so each block
+ * repeats noOnly.
+ */
+const tableOwnerBlocks = [
+  {
+    files: ['src/**/*.ts', 'jobs/**/*.ts', 'bin/**/*.js'],
+    ignores: SOURCE_FOLDERS.map((folder) => `${folder}/**`),
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        noOnly,
+        ...Object.keys(TABLE_OWNERS).flatMap(tableSelectors),
+      ],
+    },
+  },
+  ...SOURCE_FOLDERS.filter((folder) => !READ_EVERY_TABLE.includes(folder)).map((folder) => ({
+    files: [`${folder}/**/*.ts`],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        noOnly,
+        ...tablesOwnedElsewhere(folder).flatMap(tableSelectors),
+      ],
+    },
+  })),
 ];
 
 export default tseslint.config(
@@ -34,13 +139,7 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', noOnly],
     },
   },
-  {
-    files: ['src/**/*.ts', 'jobs/**/*.ts', 'bin/**/*.js'],
-    // The auditor (src/audit) judges the books from the tables themselves, independently of
-    // the code that wrote them, so it reads the inbox table directly too.
-    ignores: ['src/inbox/**', 'src/audit/**'],
-    rules: { 'no-restricted-syntax': ['error', noOnly, ...inboxTableOutsideInbox] },
-  },
+  ...tableOwnerBlocks,
   {
     files: ['**/*.cjs'],
     languageOptions: {

@@ -1,11 +1,11 @@
 import {
-  findResource,
   LEDGER_RESOURCE_KINDS,
   openDiscrepancies,
   type LedgerResourceKind,
   type TransferRecord,
 } from '../ledger/index.ts';
 import { formatAmount } from '../money/index.ts';
+import { findResource } from '../resource-view/index.ts';
 import type { FollowUpJobData } from '../queues/index.ts';
 import { isAlertKind, type AlertKind } from './alert-kind.ts';
 import { maskNumber } from './mask-number.ts';

@@ -81,6 +81,25 @@ export async function snapshotsAt(
   return rows.map(toSnapshot);
 }
 
+/** Snapshots at any of `instants` (end-of-day snapshots of several days), by instant. */
+export async function snapshotsAtEach(
+  db: Executor,
+  environment: string,
+  instants: readonly string[],
+): Promise<SnapshotBalance[]> {
+  if (instants.length === 0) return [];
+  const rows = await db
+    .selectFrom('balance_snapshots')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('as_of', 'in', [...instants])
+    .orderBy('as_of')
+    .orderBy('account_type')
+    .orderBy('currency')
+    .execute();
+  return rows.map(toSnapshot);
+}
+
 /** The history of one account, oldest first. */
 export async function snapshotHistory(
   db: Executor,

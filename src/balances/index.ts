@@ -16,6 +16,7 @@ export {
   latestSnapshots,
   snapshotHistory,
   snapshotsAt,
+  snapshotsAtEach,
   type SnapshotBalance,
 } from './balance-snapshot.repository.ts';
 export {

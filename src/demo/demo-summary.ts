@@ -1,10 +1,12 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { inboxStatusCounts } from '../inbox/index.ts';
 import {
   accountBalances,
   countsByStatus,
+  journalCount,
   openDiscrepancies,
+  openDriftDetails,
   unbalancedJournals,
   type AccountBalance,
   type StatusCount,
@@ -73,15 +75,11 @@ export interface OpsContext {
 
 async function collectOps(db: Kysely<Database>, context: OpsContext): Promise<OpsSummary> {
   const snapshots = await latestSnapshots(db, context.environment);
-  const drifts = await db
-    .selectFrom('discrepancies')
-    .select('detail')
-    .where('kind', '=', 'balance_drift')
-    .where('resolved_at', 'is', null)
-    .execute();
+  const drifts = await openDriftDetails(db);
   const open = new Map<string, number>();
-  for (const row of drifts) {
-    const detail = JSON.parse(row.detail) as {
+  // Newest first: the newest open drift of an account is the one to show.
+  for (const row of drifts.reverse()) {
+    const detail = JSON.parse(row) as {
       accountType?: string;
       currency?: string;
       difference?: number;
@@ -120,10 +118,7 @@ export async function collectDemoSummary(
   for (const line of balances) {
     totals.set(line.currency, (totals.get(line.currency) ?? 0) + line.balance);
   }
-  const journalRow = await db
-    .selectFrom('journals')
-    .select(sql<number>`count(*)`.as('count'))
-    .executeTakeFirst();
+  const journals = await journalCount(db);
   const inbox = await inboxStatusCounts(db);
   const attempts = sim.control.webhookAttempts();
   const delivered = new Set(
@@ -135,7 +130,7 @@ export async function collectDemoSummary(
     statusCounts: await countsByStatus(db),
     balances,
     currencyTotals: [...totals].map(([currency, total]) => ({ currency, total })),
-    journals: Number(journalRow?.count ?? 0),
+    journals,
     unbalancedJournals: (await unbalancedJournals(db)).length,
     openDiscrepancies: (await openDiscrepancies(db, { limit: 100_000 })).length,
     webhooks: {

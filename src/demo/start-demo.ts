@@ -8,6 +8,7 @@ import { startDaemon, type RunningDaemon } from '../daemon/index.ts';
 import { createDatabase, migrateToLatest } from '../db/index.ts';
 import { createRedisConnection } from '../queues/index.ts';
 import { generateWebhookSecret, startSimulator, type RunningSimulator } from '../sim/index.ts';
+import { latestFailedTransferId } from '../ledger/index.ts';
 import { createUpstreamClient } from '../upstream/index.ts';
 import { collectDemoSummary, type DemoSummary } from './demo-summary.ts';
 import { demoRedis, type DemoRedis } from './private-redis.ts';
@@ -220,14 +221,7 @@ async function startDemoOn(
     summary: () =>
       collectDemoSummary(daemon.db, sim, traffic.counts, Date.now() - started, context),
     async failedTransferId() {
-      const row = await daemon.db
-        .selectFrom('transfers')
-        .select('id')
-        .where('status', '=', 'failed')
-        .orderBy('updated_at', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      return row?.id;
+      return latestFailedTransferId(daemon.db);
     },
     async drain(timeoutMs) {
       await traffic.stop();

@@ -1,6 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
-import { SERVICE_ACCOUNTS, type ServiceAccountType } from '../ledger/index.ts';
+import { snapshotsAtEach } from '../balances/index.ts';
+import {
+  accountsBookedIn,
+  balancesBefore,
+  lateChangesIn,
+  SERVICE_ACCOUNTS,
+  type ServiceAccountType,
+} from '../ledger/index.ts';
 import { dayOf, dayWindow, nextDay } from '../reports/index.ts';
 import type { ExportWindow } from './export-line.ts';
 
@@ -49,23 +56,10 @@ export async function loadLedgerContext(
   options: { window: ExportWindow; timeZone: string; environment: string },
 ): Promise<LedgerContext> {
   const { window, timeZone, environment } = options;
-  const before = await db
-    .selectFrom('journal_lines as l')
-    .innerJoin('journals as j', 'j.id', 'l.journal_id')
-    .select(['l.account', 'l.currency', (eb) => eb.fn.sum<number>('l.amount').as('amount')])
-    .where('j.effective_at', '<', window.from)
-    .groupBy(['l.account', 'l.currency'])
-    .execute();
-  const inside = await db
-    .selectFrom('journal_lines as l')
-    .innerJoin('journals as j', 'j.id', 'l.journal_id')
-    .select(['l.account', 'l.currency'])
-    .distinct()
-    .where('j.effective_at', '>=', window.from)
-    .where('j.effective_at', '<', window.to)
-    .execute();
+  const before = await balancesBefore(db, window.from);
+  const inside = await accountsBookedIn(db, window);
   const carriedForward = before
-    .map((r) => ({ account: r.account, currency: r.currency, amount: Number(r.amount) }))
+    .map((r) => ({ account: r.account, currency: r.currency, amount: r.balance }))
     .filter((r) => r.amount !== 0)
     .sort((a, b) => a.account.localeCompare(b.account) || a.currency.localeCompare(b.currency));
 
@@ -77,51 +71,18 @@ export async function loadLedgerContext(
     }
   }
   const ends = new Map(days.map((day) => [dayWindow(day, timeZone).to, day]));
-  const snapshots =
-    days.length === 0
-      ? []
-      : await db
-          .selectFrom('balance_snapshots')
-          .select(['account_type', 'currency', 'amount', 'as_of'])
-          .where('environment', '=', environment)
-          .where('as_of', 'in', [...ends.keys()])
-          .orderBy('as_of')
-          .orderBy('account_type')
-          .orderBy('currency')
-          .execute();
+  const snapshots = await snapshotsAtEach(db, environment, [...ends.keys()]);
   const endOfDay = new Map<string, AccountAmount[]>();
   for (const s of snapshots) {
-    const account = SERVICE_ACCOUNTS[s.account_type as ServiceAccountType];
-    const day = ends.get(s.as_of);
+    const account = SERVICE_ACCOUNTS[s.accountType as ServiceAccountType];
+    const day = ends.get(s.asOf);
     if (!account || !day) continue;
     const list = endOfDay.get(day) ?? [];
-    list.push({ account, currency: s.currency, amount: Number(s.amount) });
+    list.push({ account, currency: s.currency, amount: s.amount });
     endOfDay.set(day, list);
   }
 
-  const late = await db
-    .selectFrom('late_changes as lc')
-    .innerJoin('journals as j', 'j.id', 'lc.journal_id')
-    .select([
-      'j.id',
-      'lc.closed_period',
-      'lc.original_effective_at',
-      'j.reverses_journal_id',
-      'j.entry_type',
-      'j.description',
-    ])
-    .where('j.effective_at', '>=', window.from)
-    .where('j.effective_at', '<', window.to)
-    .orderBy('j.id')
-    .execute();
-  const lateChanges = late.map((r) => ({
-    journalId: Number(r.id),
-    period: r.closed_period,
-    originalEffectiveAt: r.original_effective_at,
-    reverses: r.reverses_journal_id === null ? null : Number(r.reverses_journal_id),
-    entryType: r.entry_type,
-    description: r.description,
-  }));
+  const lateChanges = await lateChangesIn(db, window);
   const accounts = new Set<string>();
   const currencies = new Set<string>();
   for (const r of [...carriedForward, ...inside, ...[...endOfDay.values()].flat()]) {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { createHash } from 'node:crypto';
 import type { DiscrepancyRow } from './discrepancy.table.ts';
 import type { Executor } from '../db/index.ts';
@@ -89,6 +90,48 @@ export async function openDiscrepancies(
     .limit(options.limit ?? 100)
     .execute();
   return rows.map(toDiscrepancySummary);
+}
+
+/** Whether a discrepancy with this id exists, resolved or not. */
+export async function discrepancyExists(db: Executor, id: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('discrepancies')
+    .select('id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** How many discrepancies of each kind are unresolved. */
+export async function openDiscrepancyCounts(
+  db: Executor,
+): Promise<{ kind: DiscrepancyKind; count: number }[]> {
+  const rows = await db
+    .selectFrom('discrepancies')
+    .select(['kind', sql<number>`count(*)`.as('count')])
+    .where('resolved_at', 'is', null)
+    .groupBy('kind')
+    .execute();
+  return rows.map((row) => ({ kind: row.kind, count: Number(row.count) }));
+}
+
+/**
+ * The JSON details of unresolved balance drifts, newest first (each names its environment,
+ * account type, currency and difference). @defaultValue every one
+ */
+export async function openDriftDetails(
+  db: Executor,
+  options: { limit?: number } = {},
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('discrepancies')
+    .select('detail')
+    .where('kind', '=', 'balance_drift')
+    .where('resolved_at', 'is', null)
+    .orderBy('id', 'desc')
+    .$if(options.limit !== undefined, (qb) => qb.limit(options.limit!))
+    .execute();
+  return rows.map((row) => row.detail);
 }
 
 export async function discrepanciesFor(

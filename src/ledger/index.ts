@@ -45,28 +45,49 @@ export { applyRefund } from './apply-refund.ts';
 export { applyPaymentRefund } from './apply-payment-refund.ts';
 export {
   discrepanciesFor,
+  discrepancyExists,
   openDiscrepancies,
+  openDiscrepancyCounts,
+  openDriftDetails,
   recordDiscrepancy,
   resolveDiscrepancy,
   type NewDiscrepancy,
   type RecordedDiscrepancy,
 } from './discrepancy.repository.ts';
 
-export { findResource, type FindResourceOptions, type ResourceView } from './find-resource.ts';
+export { findMirrorRecord } from './find-mirror-record.ts';
 export { listResources, type ListResourcesOptions } from './list-resources.ts';
 export {
   accountBalances,
+  accountsBookedIn,
+  balancesBefore,
   countsByStatus,
+  journalCount,
   journalLinesBetween,
+  lateChangesIn,
+  lineTotalsByEntryType,
+  resourceIdsCreatedIn,
   serviceBalancesAsOf,
   unbalancedJournals,
   type AccountBalance,
+  type EntryTypeTotal,
+  type InstantWindow,
   type JournalNear,
+  type LateChangeJournal,
   type StatusCount,
   type UnbalancedJournal,
 } from './ledger-reports.ts';
 export { journalsFor, settlementJournalCount } from './journal.repository.ts';
-export { transferReferenceOf } from './transfer.repository.ts';
+export { latestFailedTransferId, transferReferenceOf } from './transfer.repository.ts';
+export { knownRefundIds, refundIdsOf } from './refund.repository.ts';
+export {
+  journalPageReader,
+  type JournalHeadRow,
+  type JournalLineRow,
+  type JournalPageCursor,
+  type JournalPageOptions,
+  type JournalPageReader,
+} from './journal-pages.repository.ts';
 export {
   claimDuePoll,
   duePolls,
@@ -105,5 +126,5 @@ export {
   paymentRefundSettlementLines,
 } from './settlement-lines.ts';
 export { earliestKnownInstant, openItems, type OpenItem } from './open-items.ts';
-export { firstSightingVia } from './status-history.repository.ts';
+export { firstSightingVia, statusHistoryFor } from './status-history.repository.ts';
 export { pairServiceBalances, type ServiceBalancePair } from './service-balance-pairs.ts';

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { AccountName } from './accounts.ts';
+import type { JournalEntryType } from './journal.table.ts';
 import type { Executor } from '../db/index.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 
@@ -26,6 +27,13 @@ export interface UnbalancedJournal {
   readonly sum: number;
 }
 
+/** Every journal line beside its journal: the base of the sums below. */
+function linesWithJournals(db: Executor) {
+  return db
+    .selectFrom('journal_lines')
+    .innerJoin('journals', 'journals.id', 'journal_lines.journal_id');
+}
+
 /** Per account and currency, the sum of every line ever booked. */
 export async function accountBalances(db: Executor): Promise<AccountBalance[]> {
   const rows = await db
@@ -42,23 +50,41 @@ export async function accountBalances(db: Executor): Promise<AccountBalance[]> {
   }));
 }
 
-/** How many mirrored resources are in each status, per kind. */
-export async function countsByStatus(db: Executor): Promise<StatusCount[]> {
+/** A half-open range of UTC instants, `[from, to)`. */
+export interface InstantWindow {
+  readonly from: string;
+  readonly to: string;
+}
+
+/**
+ * How many mirrored resources are in each status, per kind; with `createdIn`, only those the
+ * service created within that window.
+ */
+export async function countsByStatus(
+  db: Executor,
+  createdIn?: InstantWindow,
+): Promise<StatusCount[]> {
   const count = sql<number>`count(*)`.as('count');
   // One after the other: inside a transaction there is one connection to share.
   const intents = await db
     .selectFrom('payment_intents')
     .select(['status', count])
+    .$if(createdIn !== undefined, (qb) => qb.where('created_at', '>=', createdIn!.from))
+    .$if(createdIn !== undefined, (qb) => qb.where('created_at', '<', createdIn!.to))
     .groupBy('status')
     .execute();
   const transfers = await db
     .selectFrom('transfers')
     .select(['status', count])
+    .$if(createdIn !== undefined, (qb) => qb.where('created_at', '>=', createdIn!.from))
+    .$if(createdIn !== undefined, (qb) => qb.where('created_at', '<', createdIn!.to))
     .groupBy('status')
     .execute();
   const refunds = await db
     .selectFrom('refunds')
     .select(['kind', 'status', count])
+    .$if(createdIn !== undefined, (qb) => qb.where('created_at', '>=', createdIn!.from))
+    .$if(createdIn !== undefined, (qb) => qb.where('created_at', '<', createdIn!.to))
     .groupBy(['kind', 'status'])
     .execute();
   return [
@@ -76,6 +102,21 @@ export async function countsByStatus(db: Executor): Promise<StatusCount[]> {
   ].sort((a, b) =>
     a.kind === b.kind ? a.status.localeCompare(b.status) : a.kind.localeCompare(b.kind),
   );
+}
+
+/** Ids of every mirrored resource the service created within `window`, intents first. */
+export async function resourceIdsCreatedIn(db: Executor, window: InstantWindow): Promise<string[]> {
+  const ids: string[] = [];
+  for (const table of ['payment_intents', 'transfers', 'refunds'] as const) {
+    const rows = await db
+      .selectFrom(table)
+      .select('id')
+      .where('created_at', '>=', window.from)
+      .where('created_at', '<', window.to)
+      .execute();
+    ids.push(...rows.map((r) => r.id));
+  }
+  return ids;
 }
 
 /**
@@ -122,9 +163,7 @@ export async function serviceBalancesAsOf(
   db: Executor,
   instant: string,
 ): Promise<AccountBalance[]> {
-  const rows = await db
-    .selectFrom('journal_lines')
-    .innerJoin('journals', 'journals.id', 'journal_lines.journal_id')
+  const rows = await linesWithJournals(db)
     .select([
       'journal_lines.account',
       'journal_lines.currency',
@@ -161,9 +200,7 @@ export async function journalLinesBetween(
   db: Executor,
   options: { account: AccountName; currency: string; from: string; to: string },
 ): Promise<JournalNear[]> {
-  const rows = await db
-    .selectFrom('journal_lines')
-    .innerJoin('journals', 'journals.id', 'journal_lines.journal_id')
+  const rows = await linesWithJournals(db)
     .select([
       'journals.id',
       'journals.resource_kind',
@@ -188,4 +225,120 @@ export async function journalLinesBetween(
     postedAt: row.posted_at,
     amount: Number(row.amount),
   }));
+}
+
+/** The sum of one account's lines in one currency, from journals of one entry type. */
+export interface EntryTypeTotal {
+  readonly account: AccountName;
+  readonly currency: string;
+  readonly entryType: JournalEntryType;
+  readonly total: number;
+}
+
+/** Per account, currency and entry type, the sum of lines of journals effective in `window`. */
+export async function lineTotalsByEntryType(
+  db: Executor,
+  window: InstantWindow,
+): Promise<EntryTypeTotal[]> {
+  const rows = await linesWithJournals(db)
+    .select([
+      'journal_lines.account',
+      'journal_lines.currency',
+      'journals.entry_type',
+      (eb) => eb.fn.sum<number>('journal_lines.amount').as('total'),
+    ])
+    .where('journals.effective_at', '>=', window.from)
+    .where('journals.effective_at', '<', window.to)
+    .groupBy(['journal_lines.account', 'journal_lines.currency', 'journals.entry_type'])
+    .execute();
+  return rows.map((row) => ({
+    account: row.account,
+    currency: row.currency,
+    entryType: row.entry_type,
+    total: Number(row.total),
+  }));
+}
+
+/**
+ * Per account and currency, the sum of lines of journals effective before `instant`, zero sums
+ * included: the balances a window starting at `instant` carries forward.
+ */
+export async function balancesBefore(db: Executor, instant: string): Promise<AccountBalance[]> {
+  const rows = await linesWithJournals(db)
+    .select([
+      'journal_lines.account',
+      'journal_lines.currency',
+      (eb) => eb.fn.sum<number>('journal_lines.amount').as('balance'),
+    ])
+    .where('journals.effective_at', '<', instant)
+    .groupBy(['journal_lines.account', 'journal_lines.currency'])
+    .execute();
+  return rows.map((row) => ({
+    account: row.account,
+    currency: row.currency,
+    balance: Number(row.balance),
+  }));
+}
+
+/** Each account and currency with a line in a journal effective in `window`, once. */
+export async function accountsBookedIn(
+  db: Executor,
+  window: InstantWindow,
+): Promise<{ account: AccountName; currency: string }[]> {
+  return linesWithJournals(db)
+    .select(['journal_lines.account', 'journal_lines.currency'])
+    .distinct()
+    .where('journals.effective_at', '>=', window.from)
+    .where('journals.effective_at', '<', window.to)
+    .execute();
+}
+
+/** A journal booked after its period was closed, as the exports list it. */
+export interface LateChangeJournal {
+  readonly journalId: number;
+  /** The closed period the change belongs to. */
+  readonly period: string;
+  readonly originalEffectiveAt: string;
+  readonly reverses: number | null;
+  readonly entryType: JournalEntryType;
+  readonly description: string;
+}
+
+/** Journals effective in `window` that changed a closed period, by journal id. */
+export async function lateChangesIn(
+  db: Executor,
+  window: InstantWindow,
+): Promise<LateChangeJournal[]> {
+  const rows = await db
+    .selectFrom('late_changes as lc')
+    .innerJoin('journals as j', 'j.id', 'lc.journal_id')
+    .select([
+      'j.id',
+      'lc.closed_period',
+      'lc.original_effective_at',
+      'j.reverses_journal_id',
+      'j.entry_type',
+      'j.description',
+    ])
+    .where('j.effective_at', '>=', window.from)
+    .where('j.effective_at', '<', window.to)
+    .orderBy('j.id')
+    .execute();
+  return rows.map((r) => ({
+    journalId: Number(r.id),
+    period: r.closed_period,
+    originalEffectiveAt: r.original_effective_at,
+    reverses: r.reverses_journal_id === null ? null : Number(r.reverses_journal_id),
+    entryType: r.entry_type,
+    description: r.description,
+  }));
+}
+
+/** How many journals the ledger holds. */
+export async function journalCount(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('journals')
+    .select(sql<number>`count(*)`.as('count'))
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
 }

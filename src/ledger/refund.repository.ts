@@ -73,6 +73,28 @@ export async function findRefund(
   return row && toRefundRecord(row);
 }
 
+/** Of `ids`, those the mirror holds as refunds of `kind`. Keep `ids` to a few hundred. */
+export async function knownRefundIds(
+  db: Executor,
+  kind: RefundKind,
+  ids: readonly string[],
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('refunds')
+    .select('id')
+    .where('kind', '=', kind)
+    .where('id', 'in', [...ids])
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** The id of every mirrored refund of `kind`. */
+export async function refundIdsOf(db: Executor, kind: RefundKind): Promise<string[]> {
+  const rows = await db.selectFrom('refunds').select('id').where('kind', '=', kind).execute();
+  return rows.map((row) => row.id);
+}
+
 export function toRefundRecord(row: RefundRow): RefundRecord {
   return {
     kind: row.kind,

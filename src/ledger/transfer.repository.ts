@@ -60,6 +60,18 @@ export async function transferReferenceOf(db: Executor, id: string): Promise<str
   return row?.reference;
 }
 
+/** The id of the transfer that most recently became `failed`, if any did. */
+export async function latestFailedTransferId(db: Executor): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('transfers')
+    .select('id')
+    .where('status', '=', 'failed')
+    .orderBy('updated_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id;
+}
+
 export function toTransferRecord(row: TransferRow): TransferRecord {
   return {
     kind: 'transfer',

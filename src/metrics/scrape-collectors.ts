@@ -1,6 +1,7 @@
 import { Counter, Gauge } from 'prom-client';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
+import { openDiscrepancyCounts, openDriftDetails } from '../ledger/index.ts';
 import { metricsRegistry } from './metrics-registry.ts';
 
 /** What the queue collector needs of a BullMQ queue. */
@@ -180,13 +181,8 @@ async function readQueues(queues: readonly ObservedQueue[], now: number) {
 }
 
 async function readDiscrepancies(db: Kysely<Database>): Promise<MetricSample[]> {
-  const rows = await db
-    .selectFrom('discrepancies')
-    .select(['kind', sql<number>`count(*)`.as('count')])
-    .where('resolved_at', 'is', null)
-    .groupBy('kind')
-    .execute();
-  return rows.map((row) => ({ labels: { kind: row.kind }, value: Number(row.count) }));
+  const rows = await openDiscrepancyCounts(db);
+  return rows.map((row) => ({ labels: { kind: row.kind }, value: row.count }));
 }
 
 async function readBalances(db: Kysely<Database>, environment: string) {
@@ -205,17 +201,10 @@ async function readBalances(db: Kysely<Database>, environment: string) {
     const key = `${row.account_type}|${row.currency}`;
     if (!newest.has(key)) newest.set(key, row);
   }
-  const drifts = await db
-    .selectFrom('discrepancies')
-    .select(['detail'])
-    .where('kind', '=', 'balance_drift')
-    .where('resolved_at', 'is', null)
-    .orderBy('id', 'desc')
-    .limit(DRIFT_ROWS)
-    .execute();
+  const drifts = await openDriftDetails(db, { limit: DRIFT_ROWS });
   const drift = new Map<string, number>();
   for (const row of drifts) {
-    const detail = parseDetail(row.detail);
+    const detail = parseDetail(row);
     if (!detail || detail.environment !== environment) continue;
     const key = `${detail.accountType}|${detail.currency}`;
     if (!drift.has(key)) drift.set(key, detail.difference);

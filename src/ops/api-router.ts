@@ -2,7 +2,7 @@ import { pipeline } from 'node:stream/promises';
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import { replayInboxEvents } from '../replay/index.ts';
-import { resolveDiscrepancy } from '../ledger/index.ts';
+import { discrepancyExists, resolveDiscrepancy } from '../ledger/index.ts';
 import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
 import {
   dateParam,
@@ -116,12 +116,8 @@ export function createApiRouter(deps: ResolvedOpsDependencies, ctx: OpsReadConte
     '/discrepancies/:id/resolve',
     route(async (request, response) => {
       const { id } = parseParameters(numericIdParam, request.params, 'path');
-      const exists = await deps.db
-        .selectFrom('discrepancies')
-        .select('id')
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (!exists) return sendOpsError(response, 404, 'not_found', `no discrepancy with id ${id}`);
+      if (!(await discrepancyExists(deps.db, id)))
+        return sendOpsError(response, 404, 'not_found', `no discrepancy with id ${id}`);
       const resolved = await resolveDiscrepancy(deps.db, id);
       response.json({ data: { id, resolved } });
     }),

@@ -7,9 +7,9 @@ import {
 } from '../balances/index.ts';
 import { maskNumber } from '../alerts/index.ts';
 import type { Database } from '../db/index.ts';
+import { findResource } from '../resource-view/index.ts';
 import {
   accountBalances,
-  findResource,
   listResources,
   openDiscrepancies,
   type DiscrepancySummary,

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
+import { refundIdsOf } from '../ledger/index.ts';
 import type { Logger } from '../logger.ts';
 import { enqueueSync, type Queues } from '../queues/index.ts';
 import { ForbiddenError, NotFoundError, type UpstreamClient } from '../upstream/index.ts';
@@ -93,16 +94,12 @@ export async function discoverPaymentRefunds(
 ): Promise<PaymentRefundProbe> {
   const { budget, window, tail } = { ...DEFAULT_PAYMENT_REFUND_PROBES, ...options };
   if (budget <= 0) return { probed: 0, found: 0 };
-  const rows = await deps.db
-    .selectFrom('refunds')
-    .select('id')
-    .where('kind', '=', 'payment_refund')
-    .execute();
+  const ids = await refundIdsOf(deps.db, 'payment_refund');
   const known = new Set<number>();
   let highest = -1;
   let lowest = Number.MAX_SAFE_INTEGER;
-  for (const row of rows) {
-    const id = numericId(row.id);
+  for (const given of ids) {
+    const id = numericId(given);
     if (id === undefined) continue;
     known.add(id);
     highest = Math.max(highest, id);

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
+import { knownRefundIds } from '../ledger/index.ts';
 import type { Logger } from '../logger.ts';
 import { enqueueSync, type Queues } from '../queues/index.ts';
 import { kindOfId } from '../resources/index.ts';
@@ -84,13 +85,8 @@ export async function discoverRefunds(deps: RefundDiscoveryDependencies): Promis
   const listed = [...new Set(ids)];
   const known = new Set<string>();
   for (let start = 0; start < listed.length; start += ID_CHUNK) {
-    const rows = await deps.db
-      .selectFrom('refunds')
-      .select('id')
-      .where('kind', '=', 'refund')
-      .where('id', 'in', listed.slice(start, start + ID_CHUNK))
-      .execute();
-    for (const row of rows) known.add(row.id);
+    const found = await knownRefundIds(deps.db, 'refund', listed.slice(start, start + ID_CHUNK));
+    for (const id of found) known.add(id);
   }
   const unknown = listed.filter((id) => !known.has(id));
   for (const id of unknown) await enqueueSync(deps.queues, { kind: 'refund', id, via: 'sweep' });

@@ -1,4 +1,5 @@
-import { findResource, type Executor } from '../ledger/index.ts';
+import type { Executor } from '../ledger/index.ts';
+import { findResource } from '../resource-view/index.ts';
 import { openOutboxEntries } from '../outbox/index.ts';
 import type { ReceiptKind } from './receipt-kind.ts';
 

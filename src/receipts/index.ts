@@ -14,6 +14,7 @@ export {
 export { archiveReceipt, receiptFilePath, type ArchivedReceipt } from './receipt-store.ts';
 export {
   hasReceipt,
+  latestReceiptColumn,
   receiptsFor,
   settledWithoutReceipt,
   type SettledItem,

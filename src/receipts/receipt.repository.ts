@@ -1,6 +1,36 @@
+import { sql } from 'kysely';
+import { dialectOfDb } from '../db/index.ts';
 import type { Executor } from '../ledger/index.ts';
 import type { ReceiptKind } from './receipt-kind.ts';
 import type { ReceiptRow } from './receipt.table.ts';
+
+async function hasReceiptsTable(db: Executor): Promise<boolean> {
+  // The receipts table comes with its own migration: read it only when present.
+  if (dialectOfDb(db) === 'postgres') {
+    const { rows } = await sql<{
+      found: string | null;
+    }>`select to_regclass('receipts')::text as found`.execute(db);
+    return rows[0]?.found != null;
+  }
+  const { rows } = await sql<{
+    name: string;
+  }>`select name from sqlite_master where type = 'table' and name = 'receipts'`.execute(db);
+  return rows.length > 0;
+}
+
+/**
+ * An SQL expression for the sha256 of the newest archived receipt of the resource of the
+ * journal aliased `journal` in the caller's query (null when there is none), or undefined when
+ * the receipts table does not exist. The export reads it beside each journal in one statement.
+ */
+export async function latestReceiptColumn(
+  db: Executor,
+  journal: string,
+): Promise<string | undefined> {
+  if (!/^[a-z_]+$/.test(journal)) throw new Error(`not an SQL alias: ${journal}`);
+  if (!(await hasReceiptsTable(db))) return undefined;
+  return `(select r.sha256 from receipts r where r.resource_kind = ${journal}.resource_kind and r.resource_id = ${journal}.resource_id order by r.fetched_at desc, r.id desc limit 1)`;
+}
 
 /** Every archived version of one resource's receipt, oldest first. */
 export async function receiptsFor(

@@ -1,10 +1,12 @@
-import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import {
   openDiscrepancies,
   pairServiceBalances,
   openItems,
+  countsByStatus,
+  lineTotalsByEntryType,
+  resourceIdsCreatedIn,
   serviceBalancesAsOf,
   type DiscrepancySummary,
   type OpenItem,
@@ -125,56 +127,14 @@ function slaHoursOf(item: { kind: string; status: string }, sla: PendingSla): nu
   return sla[item.kind as keyof PendingSla] ?? sla.transfer;
 }
 
-async function countsCreatedIn(db: Kysely<Database>, window: { from: string; to: string }) {
-  const count = sql<number>`count(*)`.as('count');
-  const intents = await db
-    .selectFrom('payment_intents')
-    .select(['status', count])
-    .where('created_at', '>=', window.from)
-    .where('created_at', '<', window.to)
-    .groupBy('status')
-    .execute();
-  const transfers = await db
-    .selectFrom('transfers')
-    .select(['status', count])
-    .where('created_at', '>=', window.from)
-    .where('created_at', '<', window.to)
-    .groupBy('status')
-    .execute();
-  const refunds = await db
-    .selectFrom('refunds')
-    .select(['kind', 'status', count])
-    .where('created_at', '>=', window.from)
-    .where('created_at', '<', window.to)
-    .groupBy(['kind', 'status'])
-    .execute();
-  return [
-    ...intents.map((r) => ({ kind: 'payment_intent', status: r.status, count: Number(r.count) })),
-    ...transfers.map((r) => ({ kind: 'transfer', status: r.status, count: Number(r.count) })),
-    ...refunds.map((r) => ({ kind: r.kind as string, status: r.status, count: Number(r.count) })),
-  ].sort((a, b) => a.kind.localeCompare(b.kind) || a.status.localeCompare(b.status));
-}
-
 async function moneyIn(
   db: Kysely<Database>,
   window: { from: string; to: string },
 ): Promise<MoneySummary[]> {
-  const rows = await db
-    .selectFrom('journal_lines')
-    .innerJoin('journals', 'journals.id', 'journal_lines.journal_id')
-    .select([
-      'journal_lines.account',
-      'journal_lines.currency',
-      'journals.entry_type',
-      (eb) => eb.fn.sum<number>('journal_lines.amount').as('total'),
-    ])
-    .where('journals.effective_at', '>=', window.from)
-    .where('journals.effective_at', '<', window.to)
-    .groupBy(['journal_lines.account', 'journal_lines.currency', 'journals.entry_type'])
-    .execute();
+  const rows = await lineTotalsByEntryType(db, window);
   const byCurrency = new Map<string, { -readonly [K in keyof MoneySummary]: MoneySummary[K] }>();
   for (const row of rows) {
-    const total = Number(row.total);
+    const total = row.total;
     const money = byCurrency.get(row.currency) ?? {
       currency: row.currency,
       gross: 0,
@@ -185,7 +145,7 @@ async function moneyIn(
       adjustments: 0,
     };
     byCurrency.set(row.currency, money);
-    const manual = row.entry_type === 'opening' || row.entry_type === 'adjustment';
+    const manual = row.entryType === 'opening' || row.entryType === 'adjustment';
     if (row.account.startsWith('service:')) {
       if (manual) money.adjustments += total;
       else money.net += total;
@@ -287,7 +247,7 @@ export async function buildDailyReport(request: DailyReportRequest): Promise<Dai
   }));
   const pending = reported.filter((item) => item.ageHours < item.slaHours);
   const stuck = reported.filter((item) => item.ageHours >= item.slaHours);
-  const itemIds = new Set((await idsCreatedIn(db, window)).map((row) => row));
+  const itemIds = new Set(await resourceIdsCreatedIn(db, window));
   const discrepancies = await dayDiscrepancies(db, window, itemIds);
   const breaks: (BreakLine & { discrepancyId?: number })[] = discrepancies.map((d) => ({
     ...describeBreak(d),
@@ -354,7 +314,7 @@ export async function buildDailyReport(request: DailyReportRequest): Promise<Dai
     window,
     generatedAt: now.toISOString(),
     verdict,
-    counts: await countsCreatedIn(db, window),
+    counts: await countsByStatus(db, window),
     money: await moneyIn(db, window),
     pending,
     breaks,
@@ -362,20 +322,6 @@ export async function buildDailyReport(request: DailyReportRequest): Promise<Dai
     incomplete,
     ageing: ageing(open, now.getTime()),
   };
-}
-
-async function idsCreatedIn(db: Kysely<Database>, window: { from: string; to: string }) {
-  const ids: string[] = [];
-  for (const table of ['payment_intents', 'transfers', 'refunds'] as const) {
-    const rows = await db
-      .selectFrom(table)
-      .select('id')
-      .where('created_at', '>=', window.from)
-      .where('created_at', '<', window.to)
-      .execute();
-    ids.push(...rows.map((r) => r.id));
-  }
-  return ids;
 }
 
 /** Exit codes of `paysync report`: 0 for the reconciled verdicts, 3 breaks, 4 incomplete. */

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { findResource, openDiscrepancies, settlementJournalCount } from '../../src/ledger/index.ts';
+import { openDiscrepancies, settlementJournalCount } from '../../src/ledger/index.ts';
+import { findResource } from '../../src/resource-view/index.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 import { at, kindFixtures, ledgerSnapshot, seen } from './support/ledger-fixtures.ts';
 

@@ -6,13 +6,13 @@ import {
   applyRefund,
   applyTransfer,
   countsByStatus,
-  findResource,
   listResources,
   openDiscrepancies,
   recordDiscrepancy,
   resolveDiscrepancy,
   transferReferenceOf,
 } from '../../src/ledger/index.ts';
+import { findResource } from '../../src/resource-view/index.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 import {
   at,

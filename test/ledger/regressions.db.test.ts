@@ -2,11 +2,11 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import {
   applyPaymentIntent,
   applyTransfer,
-  findResource,
   openDiscrepancies,
   settlementJournalCount,
   unbalancedJournals,
 } from '../../src/ledger/index.ts';
+import { findResource } from '../../src/resource-view/index.ts';
 import type { Transfer } from '../../src/upstream/index.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 import {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { findInboxEvent } from '../../src/inbox/index.ts';
 import { classifyEvent } from '../../src/ingest/index.ts';
-import { openDiscrepancies, findResource, journalsFor } from '../../src/ledger/index.ts';
+import { openDiscrepancies, journalsFor } from '../../src/ledger/index.ts';
+import { findResource } from '../../src/resource-view/index.ts';
 import { enqueueIngest } from '../../src/queues/index.ts';
 import { syncResource } from '../../src/reconcile/index.ts';
 import { syncAttemptsTotal } from '../../src/reconcile/reconcile-metrics.ts';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyTransfer, findResource, journalsFor } from '../../src/ledger/index.ts';
+import { applyTransfer, journalsFor } from '../../src/ledger/index.ts';
+import { findResource } from '../../src/resource-view/index.ts';
 import {
   resolveSyncDependencies,
   resolveTransferReference,

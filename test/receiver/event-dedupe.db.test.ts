@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { findInboxEvent } from '../../src/inbox/index.ts';
-import { findResource } from '../../src/ledger/index.ts';
+import { findResource } from '../../src/resource-view/index.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 import { testDialect } from '../support/test-database.ts';
 import {

@@ -37,7 +37,7 @@ are UTC. Reads PAYSYNC_DATABASE_URL. Exit codes: 0 shown, 1 no such resource in 
     .action(async (id: string, flags: { json?: boolean }) => {
       const config = loadConfig();
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
-      const { findResource } = await import('../../ledger/index.ts');
+      const { findResource } = await import('../../resource-view/index.ts');
       const handle = await openLedgerDatabase(config, 'show');
       if (id.startsWith('adj_')) {
         await showAdjustment(handle, id, flags.json === true);

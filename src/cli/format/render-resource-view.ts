@@ -1,4 +1,5 @@
-import type { JournalLine, MirrorRecord, ResourceView } from '../../ledger/index.ts';
+import type { JournalLine, MirrorRecord } from '../../ledger/index.ts';
+import type { ResourceView } from '../../resource-view/index.ts';
 import { formatAmount, formatMinorAndHuman } from './format-amount.ts';
 import { formatTime } from './format-time.ts';
 import { renderTable } from './render-table.ts';

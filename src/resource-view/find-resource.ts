@@ -1,15 +1,16 @@
 import { inboxEventsAbout, type InboxEventSummary } from '../inbox/index.ts';
-import { kindOfId } from '../resources/index.ts';
-import { discrepanciesFor } from './discrepancy.repository.ts';
-import type { Executor } from '../db/index.ts';
-import { journalsFor } from './journal.repository.ts';
-import type { LedgerResourceKind } from './ledger-resource-kind.ts';
-import type { DiscrepancySummary, JournalSummary, StatusChange } from './ledger-types.ts';
-import type { MirrorRecord } from './mirror-records.ts';
-import { findPaymentIntent } from './payment-intent.repository.ts';
-import { findRefund } from './refund.repository.ts';
-import { statusHistoryFor } from './status-history.repository.ts';
-import { findTransfer } from './transfer.repository.ts';
+import {
+  discrepanciesFor,
+  findMirrorRecord,
+  journalsFor,
+  statusHistoryFor,
+  type DiscrepancySummary,
+  type Executor,
+  type JournalSummary,
+  type LedgerResourceKind,
+  type MirrorRecord,
+  type StatusChange,
+} from '../ledger/index.ts';
 
 /** Everything `paysync show <id>` prints about one resource. */
 export interface ResourceView {
@@ -35,7 +36,7 @@ export async function findResource(
   id: string,
   options: FindResourceOptions = {},
 ): Promise<ResourceView | undefined> {
-  const record = await findRecord(db, id, options.kind);
+  const record = await findMirrorRecord(db, id, options.kind);
   if (!record) return undefined;
   return {
     record,
@@ -48,32 +49,6 @@ export async function findResource(
       references: referencesOf(record),
     }),
   };
-}
-
-async function findRecord(
-  db: Executor,
-  given: string,
-  kind: LedgerResourceKind | undefined,
-): Promise<MirrorRecord | undefined> {
-  const prefixed = /^(refund|payment_refund):(.+)$/.exec(given);
-  const id = prefixed?.[2] ?? given;
-  const wanted = (prefixed?.[1] as LedgerResourceKind | undefined) ?? kind ?? kindFromId(id);
-  switch (wanted) {
-    case 'payment_intent':
-      return findPaymentIntent(db, id);
-    case 'transfer':
-      return findTransfer(db, id);
-    case 'refund':
-    case 'payment_refund':
-      return findRefund(db, wanted, id);
-    case undefined:
-      return (await findRefund(db, 'refund', id)) ?? (await findRefund(db, 'payment_refund', id));
-  }
-}
-
-function kindFromId(id: string): LedgerResourceKind | undefined {
-  const kind = kindOfId(id);
-  return kind === 'payment_link' ? undefined : kind;
 }
 
 /** Webhooks may name a resource only by its client reference. */
