@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { consumeAlertFollowUp } from '../../src/alerts/index.ts';
 import { addToOutbox, notifyOutbox, outboxJobId } from '../../src/outbox/index.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 import { testDialect } from '../support/test-database.ts';
+import { alertHarness, type AlertHarness } from './support/alert-harness.ts';
 
 /**
  * An alert follow-up is consumed in the transaction that records the alert. The database
@@ -75,4 +77,38 @@ describe(`an alert follow-up whose consumption fails, on ${testDialect()}`, () =
       .execute();
     expect(alerts).toEqual([{ title: 'crash test', occurrences: 1 }]);
   }, 120_000);
+});
+
+describe(`an alert follow-up handed out twice, on ${testDialect()}`, () => {
+  let harness: AlertHarness | undefined;
+  afterAll(async () => {
+    await harness?.cleanup();
+  });
+
+  it('consumed by two workers at once, raises its alert once', async () => {
+    harness = await alertHarness({});
+    const { db } = harness.database;
+    const payload = {
+      type: 'alert',
+      reason: 'raise',
+      alert: { kind: 'discrepancy', subject: 'tr_twice000001', title: 'handed out twice' },
+    } as const;
+    const added = await addToOutbox(db, {
+      kind: 'alert',
+      dedupeKey: 'alert:twice',
+      payload,
+    });
+    const deps = { db, logger: harness.runtime.logger, alerts: harness.runtime };
+    const outcomes = await Promise.all([
+      consumeAlertFollowUp(deps, { ...payload, outboxId: added.id }),
+      consumeAlertFollowUp(deps, { ...payload, outboxId: added.id }),
+    ]);
+    expect(outcomes.filter((outcome) => outcome === 'already done')).toHaveLength(1);
+    const alerts = await db
+      .selectFrom('alerts')
+      .select(['title', 'occurrences'])
+      .where('subject', '=', 'tr_twice000001')
+      .execute();
+    expect(alerts).toEqual([{ title: 'handed out twice', occurrences: 1 }]);
+  });
 });
