@@ -1,9 +1,5 @@
 import type { Job } from 'bullmq';
-import type { Logger } from 'pino';
-import type { Kysely } from 'kysely';
-import type { Database } from '../src/db/index.ts';
-import { raiseAlertFromFollowUp, type AlertRuntime } from '../src/alerts/index.ts';
-import { isOutboxConsumed, markOutboxConsumed } from '../src/outbox/index.ts';
+import { consumeAlertFollowUp } from '../src/alerts/index.ts';
 import type { FollowUpJobData } from '../src/queues/index.ts';
 import { fetchReceipt, type ReceiptRequest } from '../src/receipts/index.ts';
 import type { JobContext } from './job-context.ts';
@@ -12,30 +8,22 @@ import type { JobContext } from './job-context.ts';
 type FollowUpJob = Job<FollowUpJobData & { readonly outboxId?: number }>;
 
 /**
- * `alert`: handed to src/alerts, which records the alert and queues its deliveries (without
- * an alert runtime, as in some tests, it is only logged). Idempotent by the outbox row's id,
- * like every consumer; raising twice is harmless anyway (the live alert counts one more
- * occurrence).
+ * `alert`: handed to src/alerts, which records the alert, queues its deliveries and stamps the
+ * outbox row consumed in one transaction (without an alert runtime, as in some tests, it is
+ * only logged).
  */
-function alertFollowUp(db: Kysely<Database>, logger: Logger, alerts: AlertRuntime | undefined) {
+function alertFollowUp(context: JobContext) {
   return async (job: FollowUpJob): Promise<string> => {
     const data = job.data;
     if (data.type !== 'alert') throw new Error(`alert job ${job.id} carries type ${data.type}`);
-    if (data.outboxId !== undefined && (await isOutboxConsumed(db, data.outboxId))) {
-      return 'already done';
-    }
-    let outcome = 'logged';
-    if (alerts) {
-      const raised = await raiseAlertFromFollowUp({ db, alerts }, data);
-      outcome = `alert ${raised.alert.id} ${raised.outcome}`;
-    } else {
-      logger.warn(
-        { alert: data },
-        `alert: ${data.reason.replace('_', ' ')} (${data.kind} ${data.id})`,
-      );
-    }
-    if (data.outboxId !== undefined) await markOutboxConsumed(db, data.outboxId);
-    return outcome;
+    return consumeAlertFollowUp(
+      {
+        db: context.db,
+        logger: context.logger,
+        ...(context.alerts ? { alerts: context.alerts } : {}),
+      },
+      data,
+    );
   };
 }
 
@@ -64,7 +52,7 @@ function receiptFollowUp(context: JobContext) {
  */
 export function followUpJob(context: JobContext) {
   const consumers: Record<string, (job: FollowUpJob) => Promise<string>> = {
-    alert: alertFollowUp(context.db, context.logger, context.alerts),
+    alert: alertFollowUp(context),
     receipt: receiptFollowUp(context),
   };
   return async (job: FollowUpJob): Promise<string> => {

@@ -1,29 +1,21 @@
-import type { Job } from 'bullmq';
-import { recordScheduledRun, runJanitor } from '../src/polling/index.ts';
-import type { ScheduledJobData } from '../src/queues/index.ts';
+import { runJanitor } from '../src/polling/index.ts';
 import type { JobContext } from './job-context.ts';
+import { scheduledJob } from './scheduled-job.ts';
 
 /** `janitor` (a scheduler tick): queue the polls that have come, flag stuck items. */
 export function janitorJob(context: JobContext) {
-  return async (job: Job<ScheduledJobData>): Promise<string> => {
-    const recorded = await recordScheduledRun(
-      { db: context.db, logger: context.logger, staleRunAfterMs: context.polling.staleRunAfterMs },
-      job.data,
-      async (run) => {
-        const counts = await runJanitor(
-          {
-            db: context.db,
-            queues: context.queues,
-            logger: context.logger,
-            settings: context.janitor,
-          },
-          (context.now ?? (() => new Date()))(),
-        );
-        run.count({ itemsSeen: counts.due, itemsChanged: counts.stuck });
-        run.checkpoint(`due ${counts.due}, polled ${counts.polled}, stuck ${counts.stuck}`);
-        return counts;
+  return scheduledJob(context, async (run) => {
+    const counts = await runJanitor(
+      {
+        db: context.db,
+        queues: context.queues,
+        logger: context.logger,
+        settings: context.janitor,
       },
+      (context.now ?? (() => new Date()))(),
     );
-    return `${recorded.outcome}${recorded.error ? ` (${recorded.error})` : ''}`;
-  };
+    run.count({ itemsSeen: counts.due, itemsChanged: counts.stuck });
+    run.checkpoint(`due ${counts.due}, polled ${counts.polled}, stuck ${counts.stuck}`);
+    return counts;
+  });
 }

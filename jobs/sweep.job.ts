@@ -1,58 +1,34 @@
-import type { Job } from 'bullmq';
-import { reasonOf } from '../src/error-reason.ts';
-import {
-  discoverPaymentRefunds,
-  discoverRefunds,
-  recordScheduledRun,
-  runSweep,
-} from '../src/polling/index.ts';
-import type { ScheduledJobData } from '../src/queues/index.ts';
+import { runSweepTask } from '../src/polling/index.ts';
 import type { JobContext } from './job-context.ts';
+import { scheduledJob } from './scheduled-job.ts';
 
 /**
- * `sweep` (a scheduler tick): list recent payment intents and transfers, apply what was missed;
- * then list the refunds and queue a sync of each one no webhook announced, and ask about the
- * payment-refund ids in the gaps of those paysync knows (there is no list of payment refunds).
+ * `sweep` (a scheduler tick): the sweep task of src/polling, the same one `paysync sweep` runs
+ * (the intent and transfer lists, the refund list, the payment-refund probe).
  */
 export function sweepJob(context: JobContext) {
-  return async (job: Job<ScheduledJobData>): Promise<string> => {
-    const recorded = await recordScheduledRun(
-      { db: context.db, logger: context.logger, staleRunAfterMs: context.polling.staleRunAfterMs },
-      job.data,
-      async (run) => {
-        const deps = {
+  return scheduledJob(
+    context,
+    (run) =>
+      runSweepTask(
+        {
           db: context.db,
           upstream: context.upstream,
           queues: context.queues,
           logger: context.logger,
           environment: context.environment,
           ...(context.now ? { now: context.now } : {}),
-        };
-        const reports = await runSweep(
-          deps,
-          { sweepOverlapMs: context.polling.sweepOverlapMs, perPage: context.polling.perPage },
-          run,
-        );
-        try {
-          const refunds = await discoverRefunds(deps);
-          run.count({ itemsSeen: refunds.listed });
-          if (refunds.unreadable) run.cutShort('GET /refunds held no list of refunds');
-        } catch (error) {
-          run.cutShort(`refund list: ${reasonOf(error)}`);
-        }
-        try {
-          const probe = await discoverPaymentRefunds(deps, {
-            budget: context.polling.paymentRefundProbes,
-          });
-          run.count({ itemsSeen: probe.found });
-          if (probe.stoppedBy) run.cutShort(`payment-refund probe: ${probe.stoppedBy}`);
-        } catch (error) {
-          run.cutShort(`payment-refund probe: ${reasonOf(error)}`);
-        }
-        return reports;
-      },
-    );
-    const { itemsSeen, itemsChanged, itemsMissed } = recorded.counts;
-    return `${recorded.outcome}: ${itemsSeen} seen, ${itemsChanged} changed, ${itemsMissed} missed by webhooks${recorded.error ? ` (${recorded.error})` : ''}`;
-  };
+        },
+        {
+          sweepOverlapMs: context.polling.sweepOverlapMs,
+          perPage: context.polling.perPage,
+          paymentRefundProbes: context.polling.paymentRefundProbes,
+        },
+        run,
+      ),
+    (recorded) => {
+      const { itemsSeen, itemsChanged, itemsMissed } = recorded.counts;
+      return `${recorded.outcome}: ${itemsSeen} seen, ${itemsChanged} changed, ${itemsMissed} missed by webhooks${recorded.error ? ` (${recorded.error})` : ''}`;
+    },
+  );
 }

@@ -1,32 +1,24 @@
-import type { Job } from 'bullmq';
-import { recordScheduledRun, sweepCoverage } from '../src/polling/index.ts';
-import type { ScheduledJobData } from '../src/queues/index.ts';
+import { sweepCoverage } from '../src/polling/index.ts';
 import { judgeClosedDays, pendingSlaOf } from '../src/reports/index.ts';
 import type { JobContext } from './job-context.ts';
+import { scheduledJob } from './scheduled-job.ts';
 
 /** `verdicts` (a scheduler tick): judge and store each closed day whose snapshot is in. */
 export function verdictsJob(context: JobContext) {
-  return async (job: Job<ScheduledJobData>): Promise<string> => {
-    const recorded = await recordScheduledRun(
-      { db: context.db, logger: context.logger, staleRunAfterMs: context.polling.staleRunAfterMs },
-      job.data,
-      async (run) => {
-        const judged = await judgeClosedDays({
-          db: context.db,
-          environment: context.environment,
-          timeZone: context.balances.timeZone,
-          sla: pendingSlaOf(context.janitor.stuckAfterMs),
-          coverage: sweepCoverage(context.db, context.environment),
-          ...(context.now ? { now: context.now } : {}),
-        });
-        run.count({
-          itemsSeen: judged.length,
-          itemsChanged: judged.filter((j) => j.verdict !== j.previous).length,
-        });
-        run.checkpoint(judged.map((j) => `${j.day} ${j.verdict}`).join(', ') || 'no day to judge');
-        return judged;
-      },
-    );
-    return `${recorded.outcome}${recorded.error ? ` (${recorded.error})` : ''}`;
-  };
+  return scheduledJob(context, async (run) => {
+    const judged = await judgeClosedDays({
+      db: context.db,
+      environment: context.environment,
+      timeZone: context.balances.timeZone,
+      sla: pendingSlaOf(context.janitor.stuckAfterMs),
+      coverage: sweepCoverage(context.db, context.environment),
+      ...(context.now ? { now: context.now } : {}),
+    });
+    run.count({
+      itemsSeen: judged.length,
+      itemsChanged: judged.filter((j) => j.verdict !== j.previous).length,
+    });
+    run.checkpoint(judged.map((j) => `${j.day} ${j.verdict}`).join(', ') || 'no day to judge');
+    return judged;
+  });
 }

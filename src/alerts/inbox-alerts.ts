@@ -1,5 +1,5 @@
 import { inboxLiveness } from '../inbox/index.ts';
-import { missedWebhooksSince } from '../polling/index.ts';
+import { missedWebhooksSince } from '../runs/index.ts';
 import { signatureFailuresBetween } from '../service-state/index.ts';
 import { raiseAlert, resolveAlertsByKey, type AlertDependencies } from './raise-alert.ts';
 

@@ -58,6 +58,7 @@ export {
   type RaisedAlert,
   type RaiseOutcome,
 } from './raise-alert.ts';
+export { consumeAlertFollowUp, type AlertFollowUpDependencies } from './consume-alert-follow-up.ts';
 export {
   raiseAlertFromFollowUp,
   transferFailedAlert,

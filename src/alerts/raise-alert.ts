@@ -107,6 +107,22 @@ export async function raiseAlert(
   deps: AlertDependencies,
   input: RaiseAlertInput,
 ): Promise<RaisedAlert> {
+  const raised = await raiseAlertClaiming(deps, input, async () => true);
+  if (!raised) throw new Error('an alert raised without a claim was not raised');
+  return raised;
+}
+
+/**
+ * {@link raiseAlert}, with `claim` run first in the alert's own transaction: when it answers
+ * false (the work was already done elsewhere, e.g. its outbox row is consumed) nothing is
+ * raised and this returns undefined; when the transaction fails, the claim rolls back with the
+ * alert, so a consumer's stamp and its alert commit together or not at all.
+ */
+export async function raiseAlertClaiming(
+  deps: AlertDependencies,
+  input: RaiseAlertInput,
+  claim: (trx: AlertExecutor) => Promise<boolean>,
+): Promise<RaisedAlert | undefined> {
   const { alerts: runtime } = deps;
   const now = runtime.now();
   const at = now.toISOString();
@@ -124,6 +140,7 @@ export async function raiseAlert(
   const detail = maskDeep({ ...(input.detail ?? {}) });
 
   const result = await deps.db.transaction().execute(async (trx) => {
+    if (!(await claim(trx))) return undefined;
     await lockKind(trx, input.kind);
     const live = await findLiveAlert(trx, dedupeKey);
     if (live) {
@@ -200,6 +217,7 @@ export async function raiseAlert(
     }
     return { alert, outcome };
   });
+  if (!result) return undefined;
   if (result.outcome === 'notified' || result.outcome === 'deduplicated') runtime.wake();
   if (result.outcome !== 'already_open') {
     runtime.logger.debug(

@@ -80,19 +80,30 @@ export function transferFailedAlert(transfer: TransferRecord): RaiseAlertInput {
 }
 
 /**
- * What the follow-up job calls for an `alert` follow-up. A failed transfer is looked up in the
- * mirror (the follow-up names it only), so the alert carries the amount, the code and the
- * masked recipient. Idempotent: the same follow-up twice finds its alert live.
+ * Raises the alert of an `alert` follow-up (see {@link alertOfFollowUp}). Idempotent: the same
+ * follow-up twice finds its alert live. The follow-up job consumes its outbox row with
+ * `consumeAlertFollowUp` instead, which stamps the row in the alert's transaction.
  */
 export async function raiseAlertFromFollowUp(
   deps: AlertDependencies,
   payload: AlertFollowUp,
 ): Promise<RaisedAlert> {
+  return raiseAlert(deps, await alertOfFollowUp(deps, payload));
+}
+
+/**
+ * The alert an `alert` follow-up stands for. A failed transfer is looked up in the mirror (the
+ * follow-up names it only), so the alert carries the amount, the code and the masked recipient.
+ */
+export async function alertOfFollowUp(
+  deps: Pick<AlertDependencies, 'db'>,
+  payload: AlertFollowUp,
+): Promise<RaiseAlertInput> {
   if (payload.reason === 'raise' && 'alert' in payload && payload.alert) {
     if (!isAlertKind(payload.alert.kind)) {
       throw new Error(`alert follow-up with unknown kind "${String(payload.alert.kind)}"`);
     }
-    return raiseAlert(deps, payload.alert);
+    return payload.alert;
   }
   if (!isLedgerFollowUp(payload)) {
     const {
@@ -108,26 +119,25 @@ export async function raiseAlertFromFollowUp(
       );
     }
     const rendered = title === undefined ? stateAlertOf(kind, rest) : undefined;
-    if (rendered) return raiseAlert(deps, rendered);
-    return raiseAlert(deps, {
+    if (rendered) return rendered;
+    return {
       ...rest,
       kind,
       title: title ?? `${kind.replaceAll('_', ' ')}${rest.subject ? ` on ${rest.subject}` : ''}`,
-    });
+    };
   }
   if (payload.reason === 'transfer_failed') {
     const view = await findResource(deps.db, payload.id, { kind: 'transfer' });
-    if (view && view.record.kind === 'transfer')
-      return raiseAlert(deps, transferFailedAlert(view.record));
-    return raiseAlert(deps, {
+    if (view && view.record.kind === 'transfer') return transferFailedAlert(view.record);
+    return {
       kind: 'transfer_failed',
       subject: payload.id,
       title: `Transfer ${payload.id} failed`,
       body: `Transfer ${payload.id} failed; it is not in the mirror yet, so its amount and recipient are unknown here.`,
       detail: { transferId: payload.id, group: 'unknown_failure' },
-    });
+    };
   }
-  return raiseAlert(deps, await discrepancyAlert(deps, payload));
+  return discrepancyAlert(deps, payload);
 }
 
 /** Discrepancy kinds that are alert kinds of their own; the rest are `discrepancy`. */
@@ -145,7 +155,7 @@ const LEDGER_KINDS: readonly string[] = LEDGER_RESOURCE_KINDS;
  * detail so the alert resolves when the ledger resolves the discrepancy.
  */
 async function discrepancyAlert(
-  deps: AlertDependencies,
+  deps: Pick<AlertDependencies, 'db'>,
   payload: LedgerAlertFollowUp,
 ): Promise<RaiseAlertInput> {
   const what = payload.discrepancyKind ?? 'discrepancy';

@@ -22,7 +22,7 @@ import {
   type MetricsServer,
 } from '../metrics/index.ts';
 import { createOutboxDispatcher, type OutboxDispatcher } from '../outbox/index.ts';
-import { lastSuccessByTask } from '../polling/index.ts';
+import { lastSuccessByTask } from '../runs/index.ts';
 import { mountOps } from '../ops/index.ts';
 import { createQueues, type Queues } from '../queues/index.ts';
 import { checkReadiness, createReceiverServer, type ReceiverServer } from '../receiver/index.ts';

@@ -14,7 +14,7 @@ import type { LowBalanceStateTable } from '../balances/low-balance-state.table.t
 import type { DailyVerdictTable } from '../reports/daily-verdict.table.ts';
 import type { PaymentIntentTable } from '../ledger/payment-intent.table.ts';
 import type { PollingCheckpointTable } from '../polling/checkpoint.table.ts';
-import type { ScheduledRunTable } from '../polling/scheduled-run.table.ts';
+import type { ScheduledRunTable } from '../runs/scheduled-run.table.ts';
 import type { RefundTable } from '../ledger/refund.table.ts';
 import type { StatusHistoryTable } from '../ledger/status-history.table.ts';
 import type { TransferTable } from '../ledger/transfer.table.ts';

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { cronTable } from '../../jobs/cron-table.ts';
 import type { Config } from '../config.ts';
 import { createDatabase, dialectOf } from '../db/index.ts';
-import { missedWebhooksSince, taskHealth } from '../polling/index.ts';
+import { missedWebhooksSince, taskHealth } from '../runs/index.ts';
 import { failed, passed, type CheckResult } from './check-result.ts';
 
 /**

@@ -17,7 +17,7 @@ import {
 } from '../alerts/index.ts';
 import type { Database } from '../db/index.ts';
 import { findExportFile, listExportFiles, type ExportFileEntry } from '../exports/index.ts';
-import { missedWebhooksSince, recentRuns } from '../polling/index.ts';
+import { missedWebhooksSince, recentRuns } from '../runs/index.ts';
 import { receiptFilePath, receiptKindOfId, receiptsFor } from '../receipts/index.ts';
 
 export const NOT_AVAILABLE = Symbol('not available');

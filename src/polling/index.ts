@@ -1,26 +1,9 @@
 /**
- * Polling: list sweeps for missed webhooks, resumable backfills, and the record every
- * scheduled run leaves in `scheduled_runs`. Scheduled work of any component wraps itself in
- * {@link recordScheduledRun}; the janitor re-polls non-terminal items on an escalating
- * schedule and flags the ones stuck past their SLA.
+ * Polling: list sweeps for missed webhooks (the whole sweep task, {@link runSweepTask}, is what
+ * the daemon's `sweep` and `paysync sweep` both run), resumable backfills, and the janitor, which
+ * re-polls non-terminal items on an escalating schedule and flags the ones stuck past their SLA.
+ * Their runs are recorded by src/runs.
  */
-export {
-  DEFAULT_STALE_RUN_AFTER_MS,
-  recordScheduledRun,
-  type RecordedRun,
-  type RunHandle,
-  type RunIdentity,
-  type RunRecordDependencies,
-} from './record-scheduled-run.ts';
-export {
-  lastSuccessByTask,
-  missedWebhooksSince,
-  recentRuns,
-  type RecentRunsQuery,
-  type RunCounts,
-  type ScheduledRun,
-} from './scheduled-run.repository.ts';
-export type { RunOutcome, RunTrigger, ScheduledRunTable } from './scheduled-run.table.ts';
 export type { PollingCheckpointTable } from './checkpoint.table.ts';
 export { readCheckpoint, type PollingCheckpoint } from './checkpoint.repository.ts';
 export { SWEEP_KINDS, type SweepKind } from './list-streams.ts';
@@ -39,6 +22,14 @@ export {
   type SweepRequest,
 } from './run-sweep.ts';
 export {
+  runSweepTask,
+  SWEEP_PARTS,
+  type SweepPart,
+  type SweepTaskDependencies,
+  type SweepTaskReport,
+  type SweepTaskRequest,
+} from './run-sweep-task.ts';
+export {
   backfillStreamKey,
   runBackfill,
   type BackfillDependencies,
@@ -46,13 +37,6 @@ export {
   type BackfillReport,
   type BackfillRequest,
 } from './run-backfill.ts';
-export {
-  cronIntervalMs,
-  MISSED_INTERVALS_ALLOWED,
-  taskHealth,
-  type ScheduledTaskSpec,
-  type TaskHealth,
-} from './task-health.ts';
 export { pollPlanOf, runJanitor, type JanitorCounts, type JanitorDependencies } from './janitor.ts';
 export { formatAge, stuckRules } from './stuck-items.ts';
 export { sweepCoverage } from './sweep-coverage.ts';

@@ -10,7 +10,7 @@ import { countingClient } from './counting-client.ts';
 import { LIST_STREAMS, SWEEP_KINDS, type SweepKind } from './list-streams.ts';
 import { addTally, emptyTally, type PageTally } from './page-tally.ts';
 import { resolvePollingOptions, type PollingOptions } from './polling-options.ts';
-import type { RunHandle } from './record-scheduled-run.ts';
+import type { RunHandle } from '../runs/index.ts';
 
 export interface BackfillDependencies {
   readonly db: Kysely<Database>;

@@ -10,7 +10,7 @@ import { LIST_STREAMS, SWEEP_KINDS, type SweepKind } from './list-streams.ts';
 import { addTally, emptyTally, type PageTally } from './page-tally.ts';
 import { missedWebhooksTotal } from './polling-metrics.ts';
 import { resolvePollingOptions, type PollingOptions } from './polling-options.ts';
-import type { RunHandle } from './record-scheduled-run.ts';
+import type { RunHandle } from '../runs/index.ts';
 
 export interface SweepDependencies {
   readonly db: Kysely<Database>;

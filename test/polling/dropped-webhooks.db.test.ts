@@ -1,11 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import {
-  missedWebhooksTotal,
-  recentRuns,
-  recordScheduledRun,
-  runSweep,
-} from '../../src/polling/index.ts';
+import { missedWebhooksTotal, runSweep } from '../../src/polling/index.ts';
+import { recentRuns, recordScheduledRun } from '../../src/runs/index.ts';
 import {
   createDaemonFixture,
   queueBacklog,

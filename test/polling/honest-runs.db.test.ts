@@ -1,11 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  readCheckpoint,
-  recentRuns,
-  recordScheduledRun,
-  sweepStreamKey,
-} from '../../src/polling/index.ts';
+import { readCheckpoint, sweepStreamKey } from '../../src/polling/index.ts';
+import { recentRuns, recordScheduledRun } from '../../src/runs/index.ts';
 import {
   createQueues,
   createRedisConnection,

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { recentRuns } from '../../src/polling/index.ts';
+import { recentRuns } from '../../src/runs/index.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 import { PAYSYNC_BIN } from '../support/run-cli.ts';
 import { testDialect } from '../support/test-database.ts';

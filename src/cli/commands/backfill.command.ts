@@ -154,7 +154,8 @@ Examples:
       }
       const config = loadConfig();
       const { openPollingSession } = await import('./polling-session.ts');
-      const { recordScheduledRun, runBackfill } = await import('../../polling/index.ts');
+      const { runBackfill } = await import('../../polling/index.ts');
+      const { recordScheduledRun } = await import('../../runs/index.ts');
       const { createRequestRateLimiter } = await import('../../upstream/index.ts');
       const session = await openPollingSession(config, 'backfill');
       const progress = await progressReporter();

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
-import type { ScheduledRun } from '../../polling/index.ts';
+import type { ScheduledRun } from '../../runs/index.ts';
 import { integerOption } from '../input/parse-integer.ts';
 
 interface RunsFlags {
@@ -42,7 +42,7 @@ Examples:
     .action(async (flags: RunsFlags) => {
       const config = loadConfig();
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
-      const { recentRuns } = await import('../../polling/index.ts');
+      const { recentRuns } = await import('../../runs/index.ts');
       const { renderTable } = await import('../format/render-table.ts');
       const handle = await openLedgerDatabase(config, 'runs');
       let runs: ScheduledRun[];

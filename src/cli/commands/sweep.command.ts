@@ -1,18 +1,21 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config.ts';
-import type { StreamSweepReport, SweepKind } from '../../polling/index.ts';
+import type { StreamSweepReport, SweepPart, SweepTaskReport } from '../../polling/index.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 
 interface SweepFlags {
-  kind?: SweepKind;
+  kind?: SweepPart;
   since?: Date;
 }
 
-function sweepKind(value: string): SweepKind {
-  if (value === 'intents' || value === 'transfers') return value;
+const PARTS: readonly SweepPart[] = ['intents', 'transfers', 'refunds', 'payment-refunds'];
+
+function sweepPart(value: string): SweepPart {
+  const part = PARTS.find((p) => p === value);
+  if (part) return part;
   throw new InvalidArgumentError(
-    `--kind "${value}" is not a list to sweep: use intents or transfers`,
+    `--kind "${value}" is not a part of the sweep: use ${PARTS.join(', ')}`,
   );
 }
 
@@ -24,12 +27,31 @@ function reportLine(report: StreamSweepReport): string {
     : `${head}; checkpoint ${report.checkpoint}`;
 }
 
+/** One line per part of the sweep that ran to the end (a part that failed is in the outcome). */
+function reportLines(report: SweepTaskReport): string[] {
+  const lines = report.lists.map(reportLine);
+  const { refunds, paymentRefunds } = report;
+  if (refunds && !refunds.unreadable) {
+    lines.push(
+      `refunds: ${refunds.listed} listed, ${refunds.unknown} unknown to paysync (a sync of each queued)`,
+    );
+  }
+  if (paymentRefunds) {
+    lines.push(
+      `payment refunds: ${paymentRefunds.probed} ids asked about, ${paymentRefunds.found} found (a sync of each queued)`,
+    );
+  }
+  return lines;
+}
+
 /** `paysync sweep`: one sweep now, in the foreground. */
 export function sweepCommand(): Command {
   return new Command('sweep')
-    .description('sweep the payment-intent and transfer lists now for items webhooks missed')
+    .description('sweep now for payment intents, transfers and refunds webhooks missed')
     .addOption(
-      new Option('--kind <kind>', 'only one list: intents or transfers').argParser(sweepKind),
+      new Option('--kind <kind>', `only one part of the sweep: ${PARTS.join(', ')}`).argParser(
+        sweepPart,
+      ),
     )
     .addOption(
       new Option(
@@ -40,10 +62,12 @@ export function sweepCommand(): Command {
     .addHelpText(
       'after',
       `
-Walks GET /payment-intents and GET /transfers over items created from the last checkpoint
+Runs the daemon's sweep task (PAYSYNC_SWEEP_CRON, default every 5 minutes), the same function:
+walks GET /payment-intents and GET /transfers over items created from the last checkpoint
 (minus the overlap) up to now, applies every listed item to the ledger (as a sync job would),
-and moves the checkpoint. What the daemon does on PAYSYNC_SWEEP_CRON (default every 5 minutes).
-The run is recorded (paysync runs --task sweep). It shares PAYSYNC_UPSTREAM_RPS with the
+and moves the checkpoint; then reads GET /refunds and asks about the payment-refund ids in the
+gaps of those paysync knows (up to PAYSYNC_PAYMENT_REFUND_PROBES), and queues a sync of every
+refund no webhook announced: the daemon's workers book it. The run is recorded (paysync runs --task sweep). It shares PAYSYNC_UPSTREAM_RPS with the
 daemon through Redis. Exit codes: 0 swept, 1 the sweep was cut short (429s, timeouts) or
 failed, or the database, Redis or the service cannot be reached, 2 bad arguments or config.
 
@@ -54,7 +78,8 @@ Examples:
     .action(async (flags: SweepFlags) => {
       const config = loadConfig();
       const { openPollingSession } = await import('./polling-session.ts');
-      const { recordScheduledRun, runSweep } = await import('../../polling/index.ts');
+      const { runSweepTask } = await import('../../polling/index.ts');
+      const { recordScheduledRun } = await import('../../runs/index.ts');
       const session = await openPollingSession(config, 'sweep');
       try {
         const startedAt = new Date().toISOString();
@@ -66,23 +91,27 @@ Examples:
           },
           { task: 'sweep', slot: startedAt, trigger: 'manual' },
           (run) =>
-            runSweep(
+            runSweepTask(
               {
                 db: session.handle.db,
                 upstream: session.upstream,
+                queues: session.queues,
                 logger: session.logger,
                 environment: config.environment,
               },
               {
                 sweepOverlapMs: config.polling.sweepOverlapMs,
                 perPage: config.polling.perPage,
-                ...(flags.kind ? { kinds: [flags.kind] } : {}),
+                paymentRefundProbes: config.polling.paymentRefundProbes,
+                ...(flags.kind ? { parts: [flags.kind] } : {}),
                 ...(flags.since ? { since: flags.since } : {}),
               },
               run,
             ),
         );
-        for (const report of recorded.value ?? []) console.log(`sweep: ${reportLine(report)}`);
+        if (recorded.value) {
+          for (const line of reportLines(recorded.value)) console.log(`sweep: ${line}`);
+        }
         if (recorded.outcome === 'failed') {
           throw new CliError(`sweep: failed: ${recorded.error ?? 'unknown reason'}`);
         }

@@ -1,11 +1,6 @@
 import { pino } from 'pino';
-import {
-  recordScheduledRun,
-  runSweep,
-  type RecordedRun,
-  type StreamSweepReport,
-  type SweepRequest,
-} from '../../../src/polling/index.ts';
+import { runSweep, type StreamSweepReport, type SweepRequest } from '../../../src/polling/index.ts';
+import { recordScheduledRun, type RecordedRun } from '../../../src/runs/index.ts';
 import {
   startSimulator,
   type RunningSimulator,

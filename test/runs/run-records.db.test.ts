@@ -5,7 +5,7 @@ import {
   recordScheduledRun,
   taskHealth,
   type RunRecordDependencies,
-} from '../../src/polling/index.ts';
+} from '../../src/runs/index.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 
 const logger = pino({ level: 'silent' });

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordScheduledRun } from '../../src/polling/index.ts';
+import { recordScheduledRun } from '../../src/runs/index.ts';
 import { runCli } from '../support/run-cli.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 
