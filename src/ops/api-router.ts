@@ -33,7 +33,8 @@ import {
   type OpsReadContext,
 } from './ops-queries.ts';
 import { decodeCursor, pageOf } from './page-cursor.ts';
-import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES, type PendingFeature } from './pending-features.ts';
+import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES, type OptionalPart } from './ops-features.ts';
+import { expressPathOf, OPS_ROUTES, type OpsOperationId } from './ops-routes.ts';
 import { serveReceiptHtml } from './serve-receipt.ts';
 import { exportContentType } from './export-content-type.ts';
 
@@ -50,16 +51,146 @@ function offsetOf(cursor: string | undefined): number {
   return offset;
 }
 
-function notAvailable(response: Response, feature: PendingFeature): void {
+function notAvailable(response: Response, feature: OptionalPart): void {
   sendOpsError(response, 501, 'not_available', NOT_AVAILABLE_MESSAGES[feature]);
 }
 
 type Handler = (request: Request, response: Response) => Promise<void>;
 
-/** The `/api/v1` routes (authentication is the caller's, see createOpsRouter). */
+/**
+ * One handler per route of the table ({@link OPS_ROUTES}): the compiler refuses a route
+ * without a handler and a handler without a route.
+ */
+function apiHandlers(
+  deps: ResolvedOpsDependencies,
+  ctx: OpsReadContext,
+): Record<OpsOperationId, Handler> {
+  const features = deps.features;
+  const listOf =
+    (kind: 'payment_intent' | 'transfer' | 'refunds'): Handler =>
+    async (request, response) => {
+      const q = query(resourceQuery, request);
+      const offset = offsetOf(q.cursor);
+      const rows = await readResources(ctx, kind, q, offset + q.limit + 1);
+      const page = pageOf(rows, offset, q.limit);
+      response.json({ data: page.data.map(publicRecord), nextCursor: page.nextCursor });
+    };
+  const alertAction =
+    (action: 'ack' | 'resolve'): Handler =>
+    async (request, response) => {
+      const { id } = parseParameters(numericIdParam, request.params, 'path');
+      const apply = action === 'ack' ? features.ackAlert : features.resolveAlert;
+      const done = await apply(deps.db, id, 'ops-api');
+      if (done === NOT_AVAILABLE) return notAvailable(response, 'alerts');
+      if (!done) return sendOpsError(response, 404, 'not_found', `no open alert with id ${id}`);
+      response.json({ data: { id, [action === 'ack' ? 'acked' : 'resolved']: true } });
+    };
+  return {
+    getItem: async (request, response) => {
+      const { id } = parseParameters(idParam, request.params, 'path');
+      const item = await readItem(ctx, id);
+      if (!item) return sendOpsError(response, 404, 'not_found', `no item with id ${id}`);
+      response.json(item);
+    },
+    listPaymentIntents: listOf('payment_intent'),
+    listTransfers: listOf('transfer'),
+    listRefunds: listOf('refunds'),
+    listDiscrepancies: async (request, response) => {
+      const q = query(pageQuery, request);
+      const offset = offsetOf(q.cursor);
+      response.json(
+        pageOf(await readOpenDiscrepancies(ctx, offset + q.limit + 1), offset, q.limit),
+      );
+    },
+    resolveDiscrepancy: async (request, response) => {
+      const { id } = parseParameters(numericIdParam, request.params, 'path');
+      if (!(await discrepancyExists(deps.db, id)))
+        return sendOpsError(response, 404, 'not_found', `no discrepancy with id ${id}`);
+      const resolved = await resolveDiscrepancy(deps.db, id);
+      response.json({ data: { id, resolved } });
+    },
+    listAlerts: async (request, response) => {
+      const q = query(pageQuery, request);
+      const offset = offsetOf(q.cursor);
+      const rows = await features.listAlerts(deps.db, { limit: q.limit + 1, offset });
+      if (rows === NOT_AVAILABLE) return notAvailable(response, 'alerts');
+      response.json(pageOf(rows, 0, q.limit));
+    },
+    ackAlert: alertAction('ack'),
+    resolveAlert: alertAction('resolve'),
+    getBalances: async (_request, response) => {
+      response.json(await readBalances(ctx));
+    },
+    listBalanceHistory: async (request, response) => {
+      const q = query(historyQuery, request);
+      const offset = offsetOf(q.cursor);
+      response.json(
+        pageOf(await readSnapshotHistory(ctx, q, offset + q.limit + 1), offset, q.limit),
+      );
+    },
+    listVerdicts: async (request, response) => {
+      const q = query(pageQuery, request);
+      const offset = offsetOf(q.cursor);
+      response.json(pageOf(await readVerdicts(ctx, offset + q.limit + 1), offset, q.limit));
+    },
+    getReport: async (request, response) => {
+      const { date } = parseParameters(dateParam, request.params, 'path');
+      response.json(await readReport(ctx, date));
+    },
+    listRuns: async (request, response) => {
+      const q = query(pageQuery, request);
+      const runs = await features.lastRuns(deps.db);
+      if (runs === NOT_AVAILABLE) return notAvailable(response, 'runs');
+      const offset = offsetOf(q.cursor);
+      response.json(pageOf(runs, offset, q.limit));
+    },
+    listExports: async (request, response) => {
+      const q = query(exportQuery, request);
+      const offset = offsetOf(q.cursor);
+      // The list is small (a file a day per format): page it here, like the runs.
+      const rows = await features.listExports(deps.db, {
+        limit: offset + q.limit + 1,
+        offset: 0,
+        ...(q.kind ? { kind: q.kind } : {}),
+        ...(q.format ? { format: q.format } : {}),
+      });
+      if (rows === NOT_AVAILABLE) return notAvailable(response, 'exports');
+      response.json(pageOf(rows, offset, q.limit));
+    },
+    downloadExport: async (request, response) => {
+      const { id } = parseParameters(exportFileParam, request.params, 'path');
+      const file = await features.openExport(deps.db, id);
+      if (file === NOT_AVAILABLE) return notAvailable(response, 'exports');
+      if (!file) return sendOpsError(response, 404, 'not_found', `no export file ${id}`);
+      response.setHeader('Content-Type', exportContentType(file.view.format));
+      response.attachment(file.view.id);
+      response.setHeader('X-Content-SHA256', file.view.sha256);
+      await pipeline(file.stream, response);
+    },
+    getReceipt: async (request, response) => {
+      const { id } = parseParameters(idParam, request.params, 'path');
+      const html = await features.receiptHtml(deps.db, id);
+      if (html === NOT_AVAILABLE) return notAvailable(response, 'receipts');
+      if (html === undefined)
+        return sendOpsError(response, 404, 'not_found', `no receipt for ${id}`);
+      serveReceiptHtml(response, html);
+    },
+    replay: async (request, response) => {
+      const body = parseParameters(replayBody, request.body ?? {}, 'body');
+      if (!deps.queues) {
+        return sendOpsError(response, 503, 'queues_unavailable', 'this process has no queues');
+      }
+      const selection =
+        body.inboxId !== undefined ? { inboxId: body.inboxId } : { since: new Date(body.since!) };
+      const result = await replayInboxEvents({ db: deps.db, queues: deps.queues }, selection);
+      response.json({ data: { ...result } });
+    },
+  };
+}
+
+/** The `/api/v1` routes of the table (authentication is the caller's, see createOpsRouter). */
 export function createApiRouter(deps: ResolvedOpsDependencies, ctx: OpsReadContext): Router {
   const router = Router();
-  const features = deps.features;
   const route = (handler: Handler) => async (request: Request, response: Response) => {
     try {
       await handler(request, response);
@@ -75,170 +206,11 @@ export function createApiRouter(deps: ResolvedOpsDependencies, ctx: OpsReadConte
     }
   };
   router.use(express.json({ limit: '16kb' }));
-
-  router.get(
-    '/items/:id',
-    route(async (request, response) => {
-      const { id } = parseParameters(idParam, request.params, 'path');
-      const item = await readItem(ctx, id);
-      if (!item) return sendOpsError(response, 404, 'not_found', `no item with id ${id}`);
-      response.json(item);
-    }),
-  );
-  const lists = [
-    ['/payment-intents', 'payment_intent'],
-    ['/transfers', 'transfer'],
-    ['/refunds', 'refunds'],
-  ] as const;
-  for (const [path, kind] of lists) {
-    router.get(
-      path,
-      route(async (request, response) => {
-        const q = query(resourceQuery, request);
-        const offset = offsetOf(q.cursor);
-        const rows = await readResources(ctx, kind, q, offset + q.limit + 1);
-        const page = pageOf(rows, offset, q.limit);
-        response.json({ data: page.data.map(publicRecord), nextCursor: page.nextCursor });
-      }),
-    );
+  const handlers = apiHandlers(deps, ctx);
+  for (const definition of OPS_ROUTES) {
+    const handler = handlers[definition.operationId as OpsOperationId];
+    router[definition.method](expressPathOf(definition), route(handler));
   }
-  router.get(
-    '/discrepancies',
-    route(async (request, response) => {
-      const q = query(pageQuery, request);
-      const offset = offsetOf(q.cursor);
-      response.json(
-        pageOf(await readOpenDiscrepancies(ctx, offset + q.limit + 1), offset, q.limit),
-      );
-    }),
-  );
-  router.post(
-    '/discrepancies/:id/resolve',
-    route(async (request, response) => {
-      const { id } = parseParameters(numericIdParam, request.params, 'path');
-      if (!(await discrepancyExists(deps.db, id)))
-        return sendOpsError(response, 404, 'not_found', `no discrepancy with id ${id}`);
-      const resolved = await resolveDiscrepancy(deps.db, id);
-      response.json({ data: { id, resolved } });
-    }),
-  );
-  router.get(
-    '/alerts',
-    route(async (request, response) => {
-      const q = query(pageQuery, request);
-      const offset = offsetOf(q.cursor);
-      const rows = await features.listAlerts(deps.db, { limit: q.limit + 1, offset });
-      if (rows === NOT_AVAILABLE) return notAvailable(response, 'alerts');
-      response.json(pageOf(rows, 0, q.limit));
-    }),
-  );
-  for (const action of ['ack', 'resolve'] as const) {
-    router.post(
-      `/alerts/:id/${action}`,
-      route(async (request, response) => {
-        const { id } = parseParameters(numericIdParam, request.params, 'path');
-        const apply = action === 'ack' ? features.ackAlert : features.resolveAlert;
-        const done = await apply(deps.db, id, 'ops-api');
-        if (done === NOT_AVAILABLE) return notAvailable(response, 'alerts');
-        if (!done) return sendOpsError(response, 404, 'not_found', `no open alert with id ${id}`);
-        response.json({ data: { id, [action === 'ack' ? 'acked' : 'resolved']: true } });
-      }),
-    );
-  }
-  router.get(
-    '/balances',
-    route(async (_request, response) => {
-      response.json(await readBalances(ctx));
-    }),
-  );
-  router.get(
-    '/balances/history',
-    route(async (request, response) => {
-      const q = query(historyQuery, request);
-      const offset = offsetOf(q.cursor);
-      response.json(
-        pageOf(await readSnapshotHistory(ctx, q, offset + q.limit + 1), offset, q.limit),
-      );
-    }),
-  );
-  router.get(
-    '/verdicts',
-    route(async (request, response) => {
-      const q = query(pageQuery, request);
-      const offset = offsetOf(q.cursor);
-      response.json(pageOf(await readVerdicts(ctx, offset + q.limit + 1), offset, q.limit));
-    }),
-  );
-  router.get(
-    '/reports/:date',
-    route(async (request, response) => {
-      const { date } = parseParameters(dateParam, request.params, 'path');
-      response.json(await readReport(ctx, date));
-    }),
-  );
-  router.get(
-    '/runs',
-    route(async (request, response) => {
-      const q = query(pageQuery, request);
-      const runs = await features.lastRuns(deps.db);
-      if (runs === NOT_AVAILABLE) return notAvailable(response, 'runs');
-      const offset = offsetOf(q.cursor);
-      response.json(pageOf(runs, offset, q.limit));
-    }),
-  );
-  router.get(
-    '/exports',
-    route(async (request, response) => {
-      const q = query(exportQuery, request);
-      const offset = offsetOf(q.cursor);
-      // The list is small (a file a day per format): page it here, like the runs.
-      const rows = await features.listExports(deps.db, {
-        limit: offset + q.limit + 1,
-        offset: 0,
-        ...(q.kind ? { kind: q.kind } : {}),
-        ...(q.format ? { format: q.format } : {}),
-      });
-      if (rows === NOT_AVAILABLE) return notAvailable(response, 'exports');
-      response.json(pageOf(rows, offset, q.limit));
-    }),
-  );
-  router.get(
-    '/exports/:id',
-    route(async (request, response) => {
-      const { id } = parseParameters(exportFileParam, request.params, 'path');
-      const file = await features.openExport(deps.db, id);
-      if (file === NOT_AVAILABLE) return notAvailable(response, 'exports');
-      if (!file) return sendOpsError(response, 404, 'not_found', `no export file ${id}`);
-      response.setHeader('Content-Type', exportContentType(file.view.format));
-      response.attachment(file.view.id);
-      response.setHeader('X-Content-SHA256', file.view.sha256);
-      await pipeline(file.stream, response);
-    }),
-  );
-  router.get(
-    '/receipts/:id',
-    route(async (request, response) => {
-      const { id } = parseParameters(idParam, request.params, 'path');
-      const html = await features.receiptHtml(deps.db, id);
-      if (html === NOT_AVAILABLE) return notAvailable(response, 'receipts');
-      if (html === undefined)
-        return sendOpsError(response, 404, 'not_found', `no receipt for ${id}`);
-      serveReceiptHtml(response, html);
-    }),
-  );
-  router.post(
-    '/replay',
-    route(async (request, response) => {
-      const body = parseParameters(replayBody, request.body ?? {}, 'body');
-      if (!deps.queues) {
-        return sendOpsError(response, 503, 'queues_unavailable', 'this process has no queues');
-      }
-      const selection =
-        body.inboxId !== undefined ? { inboxId: body.inboxId } : { since: new Date(body.since!) };
-      const result = await replayInboxEvents({ db: deps.db, queues: deps.queues }, selection);
-      response.json({ data: { ...result } });
-    }),
-  );
   router.use((_request, response) => sendOpsError(response, 404, 'not_found', 'no such route'));
   const onError: ErrorRequestHandler = (error, _request, response, next) => {
     if (response.headersSent) return next(error);

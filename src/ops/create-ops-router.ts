@@ -7,7 +7,8 @@ import { createDashboardRouter } from './dashboard-router.ts';
 import { AdminTokens, bearerToken, opsRefusals } from './ops-auth.ts';
 import type { OpsDependencies, ResolvedOpsDependencies } from './ops-dependencies.ts';
 import { sendOpsError } from './ops-errors.ts';
-import { opsFeatures } from './pending-features.ts';
+import { opsFeatures } from './ops-features.ts';
+import { OPS_API_BASE } from './ops-routes.ts';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
 
@@ -38,14 +39,14 @@ export function createOpsRouter(options: OpsDependencies): Router {
     logger: deps.logger,
   };
   const router = Router();
-  router.use('/api/v1', (request: Request, response: Response, next: NextFunction) => {
+  router.use(OPS_API_BASE, (request: Request, response: Response, next: NextFunction) => {
     const presented = bearerToken(request);
     if (tokens.accepts(presented)) return next();
     opsRefusals.inc({ surface: 'api', reason: presented ? 'wrong' : 'missing' });
     response.setHeader('WWW-Authenticate', 'Bearer realm="paysync"');
     sendOpsError(response, 401, 'unauthorized', 'authentication required');
   });
-  router.use('/api/v1', createApiRouter(deps, ctx));
+  router.use(OPS_API_BASE, createApiRouter(deps, ctx));
 
   const dashboard = createDashboardRouter(deps, ctx, tokens);
   if (deps.queues) {

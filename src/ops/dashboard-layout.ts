@@ -1,4 +1,19 @@
 import { html, SafeHtml } from './html.ts';
+import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
+import type { OpsReadContext } from './ops-queries.ts';
+
+/** What a dashboard page is given: the ops parts and the viewer's CSRF token for its forms. */
+export interface DashboardView {
+  readonly deps: ResolvedOpsDependencies;
+  readonly ctx: OpsReadContext;
+  readonly csrf: string;
+}
+
+/** A rendered dashboard page and its status. */
+export interface PageAnswer {
+  readonly status: number;
+  readonly html: string;
+}
 
 export const PANELS = [
   ['/', 'Today'],
@@ -14,8 +29,8 @@ header{background:#1d2430;color:#fff;padding:.6rem 1rem;display:flex;flex-wrap:w
 header a{color:#cfe0ff;text-decoration:none}header a.current{color:#fff;font-weight:600;text-decoration:underline}
 header .brand{font-weight:700;margin-right:1rem}header form{margin-left:auto}
 main{padding:1rem;max-width:1100px;margin:auto}section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:.8rem 1rem;margin-bottom:1rem;overflow-x:auto}
-h1{font-size:1.3rem;margin:.2rem 0 1rem}h2{font-size:1.05rem;margin:.2rem 0 .6rem}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #eef0f3;vertical-align:top}td{overflow-wrap:break-word}.verdict,button{white-space:nowrap}
+h1{font-size:1.3rem;margin:.2rem 0 1rem}h2{font-size:1.05rem;margin:.2rem 0 .6rem}h1,h2,p{overflow-wrap:anywhere}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #eef0f3;vertical-align:top}td{overflow-wrap:anywhere}.verdict,button{white-space:nowrap}
 th{font-weight:600;color:#4a5568}.num{text-align:right;font-variant-numeric:tabular-nums}
 .verdict{display:inline-block;padding:.1rem .5rem;border-radius:4px;font-weight:600}
 .verdict-reconciled,.verdict-agrees{background:#d9f2e3;color:#17603a}.verdict-incomplete,.verdict-pending,.verdict-reconciled_with_pending{background:#fff1cc;color:#7a5600}
@@ -23,7 +38,7 @@ th{font-weight:600;color:#4a5568}.num{text-align:right;font-variant-numeric:tabu
 button{font:inherit;padding:.2rem .6rem;border-radius:4px;border:1px solid #9aa5b1;background:#fff;cursor:pointer}
 input{font:inherit;padding:.3rem}iframe{width:100%;min-height:320px;border:1px solid #dde1e7;background:#fff}
 pre{white-space:pre-wrap;word-break:break-all;font-size:12px;background:#f3f4f6;padding:.4rem}
-@media (max-width:640px){body{font-size:14px}main{padding:.5rem}th,td{padding:.25rem}}
+@media (max-width:640px){body{font-size:14px}main{padding:.5rem}section{padding:.6rem .5rem}th,td{padding:.25rem;overflow-wrap:anywhere}.verdict{white-space:normal;overflow-wrap:anywhere}}
 `;
 
 export function page(options: {
@@ -76,4 +91,39 @@ export function verdictBadge(verdict: string | undefined): SafeHtml {
 
 export function notAvailable(message: string): SafeHtml {
   return html`<p class="na">Not available: ${message}</p>`;
+}
+
+/** Longer text is cut on the page (the full text stays in the cell's `title`, shown on hover). */
+export const CELL_TEXT_LIMIT = 160;
+
+/**
+ * A table cell of outside text (a description, a failure message, a break's line): it wraps
+ * anywhere so no column is pushed out of its card, is cut past {@link CELL_TEXT_LIMIT}
+ * characters, and always carries the full text in `title`.
+ */
+export function textCell(value: unknown, content?: SafeHtml): SafeHtml {
+  const text = value === undefined || value === null ? '' : String(value);
+  return html`<td title="${text}">${content ?? clipped(text)}</td>`;
+}
+
+/** The text cut to {@link CELL_TEXT_LIMIT} characters, with `…` when cut. */
+export function clipped(text: string): string {
+  return text.length > CELL_TEXT_LIMIT ? `${text.slice(0, CELL_TEXT_LIMIT - 1)}…` : text;
+}
+
+/** A plain table of flat rows (values escaped by html``, each a {@link textCell}). */
+export function table(rows: readonly Record<string, unknown>[]): SafeHtml {
+  if (rows.length === 0) return html`<p class="muted">None.</p>`;
+  const keys = Object.keys(rows[0]!);
+  return html`<table>
+    <tr>
+      ${keys.map((k) => html`<th>${k}</th>`)}
+    </tr>
+    ${rows.map(
+      (row) =>
+        html`<tr>
+          ${keys.map((k) => textCell(typeof row[k] === 'object' && row[k] !== null ? JSON.stringify(row[k]) : String(row[k] ?? '')))}
+        </tr>`,
+    )}
+  </table>`;
 }

@@ -4,29 +4,31 @@ import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import { inboxCountSince } from '../inbox/index.ts';
 import { resolveDiscrepancy } from '../ledger/index.ts';
-import { formatAmount } from '../money/index.ts';
-import { webhookOutcomes } from '../receiver/index.ts';
-import { dayOf, previousDay, startOfDay, storedVerdicts } from '../reports/index.ts';
 import { replayInboxEvents } from '../replay/index.ts';
-import { cookieValue, opsRefusals, SESSION_COOKIE, type AdminTokens } from './ops-auth.ts';
-import { CsrfTokens } from './csrf-token.ts';
-import { notAvailable, page, verdictBadge } from './dashboard-layout.ts';
-import { html, jsonForScript, type SafeHtml } from './html.ts';
-import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
+import { balancesPage } from './balances.page.ts';
 import {
-  publicRecord,
-  readBalances,
-  readItem,
-  readOpenDiscrepancies,
-  readResources,
-  readSnapshotHistory,
-  type OpsReadContext,
-} from './ops-queries.ts';
+  bearerToken,
+  cookieValue,
+  opsRefusals,
+  SESSION_COOKIE,
+  type AdminTokens,
+} from './ops-auth.ts';
+import { CsrfTokens } from './csrf-token.ts';
+import { page, type DashboardView, type PageAnswer } from './dashboard-layout.ts';
+import { exportsPage } from './exports.page.ts';
+import { html } from './html.ts';
+import { itemPage } from './item.page.ts';
+import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
+import type { OpsReadContext } from './ops-queries.ts';
 import { exportContentType } from './export-content-type.ts';
-import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES, type ExportView } from './pending-features.ts';
+import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES } from './ops-features.ts';
+import { pipelinePage } from './pipeline.page.ts';
 import { serveReceiptHtml } from './serve-receipt.ts';
+import { todayPage } from './today.page.ts';
+
+/** A page of the dashboard: one file each (`*.page.ts`), all in the layout of dashboard-layout.ts. */
+type DashboardPage = (view: DashboardView, request: Request) => Promise<PageAnswer>;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const uplotDist = join(
@@ -83,9 +85,23 @@ export function createDashboardRouter(
       </section>`,
     });
 
-  /** Cookie session (or a bearer token, for scripts) or 401 with the login form. */
+  /**
+   * The session cookie, or for scripts an admin token as `Authorization: Bearer` (it stands for
+   * the session of that token; a browser never sends the header by itself, so it adds no CSRF
+   * risk, and the form actions still want the page's CSRF token); else 401 with the login form.
+   */
   const requireSession =
     (surface: string) => (request: Request, response: Response, next: NextFunction) => {
+      const presented = bearerToken(request);
+      if (presented !== undefined) {
+        if (tokens.accepts(presented)) {
+          const session = tokens.sessionFor(presented);
+          response.locals.opsSession = { session, csrf: csrf.tokenFor(session) };
+          return next();
+        }
+        opsRefusals.inc({ surface, reason: 'wrong' });
+        return send(response, 401, loginPage());
+      }
       const cookie = cookieValue(request, SESSION_COOKIE);
       if (tokens.acceptsSession(cookie)) {
         response.locals.opsSession = { session: cookie!, csrf: csrf.tokenFor(cookie!) };
@@ -157,241 +173,27 @@ export function createDashboardRouter(
     response.redirect(303, '/login');
   });
 
-  authed.get(
-    '/',
-    wrap(async (_request, response) => {
-      const { csrf: token } = sessionOf(response);
-      const today = dayOf(new Date(), ctx.timeZone);
-      const yesterday = previousDay(today);
-      const dayBefore = previousDay(yesterday);
-      const verdicts = await storedVerdicts(deps.db, ctx.environment, {
-        since: dayBefore,
-        limit: 5,
-      });
-      const verdictOf = (day: string) => verdicts.find((v) => v.day === day);
-      const since = startOfDay(today, ctx.timeZone).toISOString();
-      const failed = await readResources(ctx, 'transfer', { status: 'failed', since }, 200);
-      const breaks = await readOpenDiscrepancies(ctx, 100);
-      const listed = await deps.features.listAlerts(deps.db, { limit: 50, offset: 0 });
-      // The panel is for what still needs someone: resolved alerts stay in the API's list.
-      const alerts =
-        listed === NOT_AVAILABLE ? listed : listed.filter((a) => a.state !== 'resolved');
-      const body = html` <section id="verdicts">
-          <h2>Verdicts</h2>
-          <table>
-            <tr>
-              <th>Day</th>
-              <th>Verdict</th>
-              <th>Why</th>
-            </tr>
-            ${[yesterday, dayBefore].map((day) => {
-              const stored = verdictOf(day);
-              const why = stored
-                ? [
-                    ...stored.report.breaks.map((b) => b.line),
-                    ...stored.report.incomplete,
-                    ...(stored.report.pending.length > 0
-                      ? [`${stored.report.pending.length} item(s) still pending`]
-                      : []),
-                  ]
-                : ['the verdict is computed after the day ends (paysync report)'];
-              return html`<tr data-day="${day}">
-                <td>${day}</td>
-                <td>${verdictBadge(stored?.verdict)}</td>
-                <td>
-                  ${why.length === 0 ? 'all items final and booked; balances agree' : why.join('; ')}
-                </td>
-              </tr>`;
-            })}
-          </table>
-        </section>
-        <section id="failed-transfers">
-          <h2>Failed transfers today (${failed.length})</h2>
-          ${
-            failed.length === 0
-              ? html`<p class="muted">None.</p>`
-              : html`<table>
-                  <tr>
-                    <th>Transfer</th>
-                    <th>Description</th>
-                    <th class="num">Amount</th>
-                    <th>Reason</th>
-                    <th>Updated</th>
-                  </tr>
-                  ${failed.map((t) => {
-                    const r = publicRecord(t);
-                    return html`<tr data-id="${t.id}">
-                      <td><a href="/items/${encodeURIComponent(t.id)}">${t.id}</a></td>
-                      <td>${t.kind === 'transfer' ? t.description : ''}</td>
-                      <td class="num">${formatAmount(t.amount, t.currency)}</td>
-                      <td>${t.failureMessage ?? t.failureCode ?? r.upstreamStatus}</td>
-                      <td>${t.updatedAt}</td>
-                    </tr>`;
-                  })}
-                </table>`
-          }
-        </section>
-        <section id="breaks">
-          <h2>Open breaks (${breaks.length})</h2>
-          ${
-            breaks.length === 0
-              ? html`<p class="muted">None.</p>`
-              : html`<table>
-                  <tr>
-                    <th>Break</th>
-                    <th>Suggested action</th>
-                    <th></th>
-                  </tr>
-                  ${breaks.map(
-                    (d) =>
-                      html`<tr data-id="${d.id}">
-                        <td>
-                          ${d.resourceId ? html`<a href="/items/${encodeURIComponent(d.resourceId)}">${d.line}</a>` : d.line}
-                        </td>
-                        <td>${d.action}</td>
-                        <td>
-                          <form method="post" action="/actions/discrepancies/${d.id}/resolve">
-                            <input type="hidden" name="csrf" value="${token}" /><button>
-                              Resolve
-                            </button>
-                          </form>
-                        </td>
-                      </tr>`,
-                  )}
-                </table>`
-          }
-        </section>
-        <section id="alerts">
-          <h2>Open alerts</h2>
-          ${
-            alerts === NOT_AVAILABLE
-              ? notAvailable(NOT_AVAILABLE_MESSAGES.alerts)
-              : alerts.length === 0
-                ? html`<p class="muted">None.</p>`
-                : html`<table>
-                    <tr>
-                      <th>Alert</th>
-                      <th>State</th>
-                      <th>Since</th>
-                      <th></th>
-                    </tr>
-                    ${alerts.map(
-                      (a) =>
-                        html`<tr data-id="${a.id}">
-                          <td>${a.summary}</td>
-                          <td>${a.state}</td>
-                          <td>${a.createdAt}</td>
-                          <td>
-                            ${
-                              a.state === 'open'
-                                ? html`<form method="post" action="/actions/alerts/${a.id}/ack">
-                                    <input type="hidden" name="csrf" value="${token}" /><button>
-                                      Ack
-                                    </button>
-                                  </form>`
-                                : ''
-                            }
-                          </td>
-                        </tr>`,
-                    )}
-                  </table>`
-          }
-        </section>`;
-      send(response, 200, page({ title: `Today (${today})`, current: '/', csrf: token, body }));
-    }),
-  );
-
-  authed.get(
-    '/items/:id',
-    wrap(async (request, response) => {
-      const { csrf: token } = sessionOf(response);
-      const id = String(request.params.id);
-      const item = await readItem(ctx, id);
-      if (!item) {
-        return send(
-          response,
-          404,
-          page({
-            title: 'Not found',
-            csrf: token,
-            body: html`<section>
-              <p>No item with id <code>${id}</code>.</p>
-            </section>`,
-          }),
-        );
-      }
-      const record = item.record;
-      const body = html` <section id="record">
-          <h2>Record</h2>
-          <table>
-            ${Object.entries(record).map(
-              ([key, value]) =>
-                html`<tr>
-                  <th>${key}</th>
-                  <td>
-                    ${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}
-                  </td>
-                </tr>`,
-            )}
-          </table>
-        </section>
-        <section id="history">
-          <h2>Status history</h2>
-          ${table(item.history)}
-        </section>
-        <section id="journals">
-          <h2>Journals</h2>
-          ${table(item.journals.map((j) => ({ ...j, lines: JSON.stringify(j.lines ?? []) })))}
-        </section>
-        <section id="discrepancies">
-          <h2>Discrepancies</h2>
-          ${table(item.discrepancies.map((d) => ({ id: d.id, line: d.line, action: d.action, resolvedAt: d.resolvedAt })))}
-        </section>
-        <section id="inbox">
-          <h2>Inbox events</h2>
-          ${
-            item.inboxEvents.length === 0
-              ? html`<p class="muted">None.</p>`
-              : html`<table>
-                  <tr>
-                    <th>Inbox id</th>
-                    <th>Type</th>
-                    <th>Status</th>
-                    <th>Received</th>
-                    <th>Body</th>
-                    <th></th>
-                  </tr>
-                  ${item.inboxEvents.map(
-                    (e) =>
-                      html`<tr data-inbox-id="${e.inboxId}">
-                        <td>${e.inboxId}</td>
-                        <td>${e.eventType}</td>
-                        <td>${e.status}</td>
-                        <td>${e.receivedAt}</td>
-                        <td><pre>${e.body}</pre></td>
-                        <td>
-                          <form method="post" action="/actions/replay">
-                            <input type="hidden" name="csrf" value="${token}" /><input
-                              type="hidden"
-                              name="inboxId"
-                              value="${e.inboxId}"
-                            /><input type="hidden" name="back" value="${id}" /><button>
-                              Replay
-                            </button>
-                          </form>
-                        </td>
-                      </tr>`,
-                  )}
-                </table>`
-          }
-        </section>
-        <section id="receipt">
-          <h2>Receipt</h2>
-          <iframe sandbox title="receipt" src="/receipts/${encodeURIComponent(id)}"></iframe>
-        </section>`;
-      send(response, 200, page({ title: `${String(record.kind)} ${id}`, csrf: token, body }));
-    }),
-  );
+  const view = (response: Response): DashboardView => ({
+    deps,
+    ctx,
+    csrf: sessionOf(response).csrf,
+  });
+  const pages: readonly (readonly [string, DashboardPage])[] = [
+    ['/', todayPage],
+    ['/items/:id', itemPage],
+    ['/balances', balancesPage],
+    ['/pipeline', pipelinePage],
+    ['/exports', exportsPage],
+  ];
+  for (const [path, render] of pages) {
+    authed.get(
+      path,
+      wrap(async (request, response) => {
+        const answer = await render(view(response), request);
+        send(response, answer.status, answer.html);
+      }),
+    );
+  }
 
   authed.get(
     '/receipts/:id',
@@ -404,214 +206,6 @@ export function createDashboardRouter(
         );
       }
       serveReceiptHtml(response, html ?? '<p style="color:#6b7280">No receipt for this item.</p>');
-    }),
-  );
-
-  authed.get(
-    '/balances',
-    wrap(async (_request, response) => {
-      const { csrf: token } = sessionOf(response);
-      const balances = await readBalances(ctx);
-      const history = await readSnapshotHistory(ctx, {}, 10_000);
-      const names = [...new Set(history.map((s) => `${s.accountType} ${s.currency}`))].sort();
-      const times = [...new Set(history.map((s) => s.asOf))].sort();
-      const values = names.map((name) =>
-        times.map(
-          (t) =>
-            history.find((s) => s.asOf === t && `${s.accountType} ${s.currency}` === name)
-              ?.amount ?? null,
-        ),
-      );
-      const chart = { series: names, times: times.map((t) => Date.parse(t) / 1000), values };
-      const body = html` <section id="comparison">
-          <h2>Service against ledger</h2>
-          ${
-            balances.data.length === 0
-              ? html`<p class="muted">No snapshot yet.</p>`
-              : html`<table>
-                  <tr>
-                    <th>Account</th>
-                    <th>Currency</th>
-                    <th class="num">Service</th>
-                    <th class="num">Ledger</th>
-                    <th class="num">Difference</th>
-                    <th>Verdict</th>
-                    <th>As of</th>
-                  </tr>
-                  ${balances.data.map(
-                    (b) =>
-                      html`<tr>
-                        <td>${b.accountType}</td>
-                        <td>${b.currency}</td>
-                        <td class="num">${formatAmount(b.service, b.currency)}</td>
-                        <td class="num">${formatAmount(b.ledger, b.currency)}</td>
-                        <td class="num">${formatAmount(b.difference, b.currency)}</td>
-                        <td>${verdictBadge(b.verdict)}</td>
-                        <td>${b.asOf}</td>
-                      </tr>`,
-                  )}
-                </table>`
-          }
-        </section>
-        <section id="history-chart">
-          <h2>Balance over time (${names.length} series)</h2>
-          <div id="balance-chart"></div>
-          <script type="application/json" id="balance-data">
-            ${jsonForScript(chart)}
-          </script>
-        </section>`;
-      send(
-        response,
-        200,
-        page({
-          title: 'Balances',
-          current: '/balances',
-          csrf: token,
-          body,
-          head: html`<link rel="stylesheet" href="/assets/uPlot.min.css" />`,
-          scripts: ['/assets/uPlot.iife.min.js', '/assets/balance-chart.js'],
-        }),
-      );
-    }),
-  );
-
-  authed.get(
-    '/pipeline',
-    wrap(async (_request, response) => {
-      const { csrf: token } = sessionOf(response);
-      const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-      const queues = deps.queues
-        ? await Promise.all(
-            (['ingest', 'sync', 'followUp', 'scheduled'] as const).map(async (name) => ({
-              name,
-              counts: await deps.queues![name].getJobCounts(
-                'waiting',
-                'active',
-                'delayed',
-                'failed',
-              ),
-            })),
-          )
-        : undefined;
-      const received = await inboxCountSince(deps.db, 'received', hourAgo);
-      const processed = await inboxCountSince(deps.db, 'processed', hourAgo);
-      const refused = (await webhookOutcomes.get()).values
-        .filter((v) => !['accepted', 'duplicate'].includes(String(v.labels.outcome)))
-        .reduce((sum, v) => sum + v.value, 0);
-      const missed = await deps.features.missedWebhooks(deps.db, hourAgo);
-      const runs = await deps.features.lastRuns(deps.db);
-      const body = html` <section id="queues">
-          <h2>Queues</h2>
-          ${
-            queues
-              ? html`<table>
-                    <tr>
-                      <th>Queue</th>
-                      <th class="num">Waiting</th>
-                      <th class="num">Active</th>
-                      <th class="num">Delayed</th>
-                      <th class="num">Failed</th>
-                    </tr>
-                    ${queues.map(
-                      (q) =>
-                        html`<tr>
-                          <td>${q.name}</td>
-                          <td class="num">${q.counts.waiting ?? 0}</td>
-                          <td class="num">${q.counts.active ?? 0}</td>
-                          <td class="num">${q.counts.delayed ?? 0}</td>
-                          <td class="num">${q.counts.failed ?? 0}</td>
-                        </tr>`,
-                    )}
-                  </table>
-                  <p>
-                    <a href="/admin/queues">Open the queue board</a> to inspect or retry failed
-                    jobs.
-                  </p>`
-              : notAvailable('this process has no queues')
-          }
-        </section>
-        <section id="webhooks">
-          <h2>Webhooks in the last hour</h2>
-          <table>
-            <tr>
-              <th>Received</th>
-              <td class="num">${received}</td>
-            </tr>
-            <tr>
-              <th>Processed</th>
-              <td class="num">${processed}</td>
-            </tr>
-            <tr>
-              <th>Refused <span class="muted">(since this process started)</span></th>
-              <td class="num">${refused}</td>
-            </tr>
-            <tr>
-              <th>Missed, found by sweeps</th>
-              <td class="num">
-                ${missed === NOT_AVAILABLE ? notAvailable(NOT_AVAILABLE_MESSAGES.missed) : missed}
-              </td>
-            </tr>
-          </table>
-        </section>
-        <section id="runs">
-          <h2>Last run of each scheduled task</h2>
-          ${runs === NOT_AVAILABLE ? notAvailable(NOT_AVAILABLE_MESSAGES.runs) : table(runs.map((r) => ({ ...r })))}
-        </section>`;
-      send(response, 200, page({ title: 'Pipeline', current: '/pipeline', csrf: token, body }));
-    }),
-  );
-
-  authed.get(
-    '/exports',
-    wrap(async (_request, response) => {
-      const { csrf: token } = sessionOf(response);
-      const files = await deps.features.listExports(deps.db, { limit: 500, offset: 0 });
-      const body =
-        files === NOT_AVAILABLE
-          ? html`<section id="exports-list">
-              <h2>Exports</h2>
-              ${notAvailable(NOT_AVAILABLE_MESSAGES.exports)}
-            </section>`
-          : html`<section id="closed-periods">
-                <h2>Closed periods</h2>
-                ${exportTable(
-                  files.filter((e) => e.kind === 'closed_period'),
-                  [
-                    ['Period', (e) => e.period],
-                    ['Format', (e) => e.format],
-                    ['Rows', (e) => e.rows],
-                    ['Closed at', (e) => e.at],
-                    ['Forced', (e) => (e.forced ? `yes: ${e.reason ?? ''}` : 'no')],
-                  ],
-                  html`No period is closed yet (<code>paysync close --period YYYY-MM</code>).`,
-                )}
-              </section>
-              <section id="exports-list">
-                <h2>Daily exports (the export folder's manifest)</h2>
-                ${exportTable(
-                  files.filter((e) => e.kind === 'daily'),
-                  [
-                    ['Day', (e) => e.period],
-                    ['Format', (e) => e.format],
-                    ['Rows', (e) => e.rows],
-                    [
-                      'Sums (debits / credits)',
-                      (e) =>
-                        (e.sums ?? [])
-                          .map(
-                            (c) =>
-                              `${formatAmount(c.debits, c.currency)} / ${formatAmount(c.credits, c.currency)}`,
-                          )
-                          .join('; '),
-                    ],
-                    ['Verdict', (e) => verdictBadge(e.verdict ?? undefined)],
-                    ['Generated at', (e) => e.at],
-                  ],
-                  html`No daily export yet: the scheduled task writes yesterday's at
-                    <code>PAYSYNC_EXPORT_CRON</code> (02:00 by default).`,
-                )}
-              </section>`;
-      send(response, 200, page({ title: 'Exports', current: '/exports', csrf: token, body }));
     }),
   );
 
@@ -667,51 +261,4 @@ export function createDashboardRouter(
   );
   router.use(authed);
   return { router, requireSession };
-}
-
-/** A plain table of flat rows (values escaped by html``). */
-function table(rows: readonly Record<string, unknown>[]): SafeHtml {
-  if (rows.length === 0) return html`<p class="muted">None.</p>`;
-  const keys = Object.keys(rows[0]!);
-  return html`<table>
-    <tr>
-      ${keys.map((k) => html`<th>${k}</th>`)}
-    </tr>
-    ${rows.map(
-      (row) =>
-        html`<tr>
-          ${keys.map((k) => html`<td>${typeof row[k] === 'object' && row[k] !== null ? JSON.stringify(row[k]) : String(row[k] ?? '')}</td>`)}
-        </tr>`,
-    )}
-  </table>`;
-}
-
-/** One table of export files: the given columns, then the sha256 and the download link. */
-function exportTable(
-  files: readonly ExportView[],
-  columns: readonly (readonly [string, (e: ExportView) => unknown])[],
-  empty: SafeHtml,
-): SafeHtml {
-  if (files.length === 0) return html`<p>${empty}</p>`;
-  return html`<table>
-    <tr>
-      ${columns.map(([name]) => html`<th class="${name === 'Rows' ? 'num' : ''}">${name}</th>`)}
-      <th>sha256</th>
-      <th>File</th>
-    </tr>
-    ${files.map(
-      (e) =>
-        html`<tr>
-          ${columns.map(([name, cell]) => html`<td class="${name === 'Rows' ? 'num' : ''}">${cell(e)}</td>`)}
-          <td><code title="${e.sha256}">${e.sha256.slice(0, 12)}…</code></td>
-          <td>
-            ${
-              e.bytes === null
-                ? html`<span class="verdict verdict-breaks">missing</span>`
-                : html`<a href="/exports/${encodeURIComponent(e.id)}/download" download>${e.id}</a>`
-            }
-          </td>
-        </tr>`,
-    )}
-  </table>`;
 }

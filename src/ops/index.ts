@@ -4,15 +4,14 @@
  */
 export { createOpsRouter, opsStartupLine, QUEUE_BOARD_PATH } from './create-ops-router.ts';
 export type { OpsDependencies } from './ops-dependencies.ts';
-export { OPS_ROUTES, type OpsRouteDefinition } from './ops-routes.ts';
+export { OPS_API_BASE, OPS_ROUTES, type OpsRouteDefinition } from './ops-routes.ts';
 export { errorBody } from './ops-api.schema.ts';
 export {
   NOT_AVAILABLE,
   opsFeatures,
-  pendingFeatures,
   type OpsFeatureParts,
-  type PendingFeatures,
-} from './pending-features.ts';
+  type OpsFeatures,
+} from './ops-features.ts';
 export { RECEIPT_CSP, serveReceiptHtml } from './serve-receipt.ts';
 export { createOpsServer, type OpsServer } from './ops-server.ts';
 export { mountOps, type OpsMount } from './mount-ops.ts';

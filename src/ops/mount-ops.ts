@@ -7,7 +7,7 @@ import type { Logger } from '../logger.ts';
 import type { Queues } from '../queues/index.ts';
 import { createOpsRouter, opsStartupLine } from './create-ops-router.ts';
 import { createOpsServer } from './ops-server.ts';
-import type { PendingFeatures } from './pending-features.ts';
+import type { OpsFeatures } from './ops-features.ts';
 import type { RequestHandler } from 'express';
 
 export interface OpsMount {
@@ -32,7 +32,7 @@ export function mountOps(options: {
   readonly host?: string;
   /** For acking and resolving alerts from the API and the dashboard. */
   readonly alerts?: AlertRuntime;
-  readonly features?: PendingFeatures;
+  readonly features?: OpsFeatures;
 }): OpsMount {
   const { config, logger } = options;
   const tokens = config.ops.adminTokens;

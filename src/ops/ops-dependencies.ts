@@ -3,7 +3,7 @@ import type { AlertRuntime } from '../alerts/index.ts';
 import type { Database } from '../db/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Queues } from '../queues/index.ts';
-import type { PendingFeatures } from './pending-features.ts';
+import type { OpsFeatures } from './ops-features.ts';
 
 /** What the ops API and dashboard need; the daemon builds it. */
 export interface OpsDependencies {
@@ -24,10 +24,10 @@ export interface OpsDependencies {
   /** The export folder (`config.exports.dir`); without it exports answer "not available". */
   readonly exportsDir?: string;
   /** @defaultValue `opsFeatures({ alerts, receiptsDir, exports })` */
-  readonly features?: PendingFeatures;
+  readonly features?: OpsFeatures;
   /** Set the cookie's Secure flag (behind HTTPS). @defaultValue false */
   readonly secureCookie?: boolean;
 }
 
 /** {@link OpsDependencies} with the defaults merged (see createOpsRouter). */
-export type ResolvedOpsDependencies = OpsDependencies & { readonly features: PendingFeatures };
+export type ResolvedOpsDependencies = OpsDependencies & { readonly features: OpsFeatures };

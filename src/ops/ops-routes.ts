@@ -46,8 +46,15 @@ export interface OpsRouteDefinition {
   readonly optionalPart?: boolean;
 }
 
-/** Every route of `/api/v1`, in the order of the document. */
-export const OPS_ROUTES: readonly OpsRouteDefinition[] = [
+/** Where the ops API is mounted; every path of the table starts with it. */
+export const OPS_API_BASE = '/api/v1';
+
+/**
+ * Every route of `/api/v1`, in the order of the document: the one declaration of the ops API.
+ * It feeds the Express router (`api-router.ts`, one handler per operationId) and the OpenAPI
+ * document (`scripts/generate-ops-openapi.ts`).
+ */
+const routes = [
   {
     method: 'get',
     path: '/api/v1/items/{id}',
@@ -220,4 +227,17 @@ export const OPS_ROUTES: readonly OpsRouteDefinition[] = [
     body: replayBody,
     response: replayResult,
   },
-];
+] as const satisfies readonly OpsRouteDefinition[];
+
+export const OPS_ROUTES: readonly OpsRouteDefinition[] = routes;
+
+/** The operationIds of the table: the API router has exactly one handler for each. */
+export type OpsOperationId = (typeof routes)[number]['operationId'];
+
+/** The Express path of a table route, relative to {@link OPS_API_BASE}: `{id}` becomes `:id`. */
+export function expressPathOf(definition: OpsRouteDefinition): string {
+  if (!definition.path.startsWith(`${OPS_API_BASE}/`)) {
+    throw new Error(`ops route ${definition.path} does not start with ${OPS_API_BASE}/`);
+  }
+  return definition.path.slice(OPS_API_BASE.length).replace(/\{(\w+)\}/g, ':$1');
+}

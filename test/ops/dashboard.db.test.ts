@@ -16,9 +16,10 @@ import {
   type OpsServer,
 } from '../../src/ops/index.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
-import { ingestJobId } from '../../src/queues/index.ts';
+import { ingestJobId, type Queues } from '../../src/queues/index.ts';
 import { testDialect } from '../support/test-database.ts';
 import {
+  addFailedTransfer,
   DAY_SIM_OPTIONS,
   HOSTILE_DESCRIPTION,
   simulateDay,
@@ -51,6 +52,7 @@ describe('the dashboard in a real browser', () => {
   let closedPeriod: string;
   let alertRuntime: AlertRuntime;
   let alertId: number;
+  let daemonQueues: Queues;
 
   const shoot = async (name: string) => {
     if (keepScreenshots) {
@@ -62,6 +64,7 @@ describe('the dashboard in a real browser', () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     fixture = await createDaemonFixture({ sim: DAY_SIM_OPTIONS });
     const daemon = await fixture.startDaemon(['receiver'], { PAYSYNC_BOOKS_TIMEZONE: 'UTC' });
+    daemonQueues = daemon.queues;
     day = await simulateDay({ db: fixture.database.db, sim: fixture.sim, queues: daemon.queues });
     receiptsDir = await mkdtemp(join(tmpdir(), 'paysync-dashboard-receipts-'));
     await archiveReceipt(fixture.database.db, receiptsDir, {
@@ -349,4 +352,73 @@ describe('the dashboard in a real browser', () => {
     await expect.poll(() => page.textContent('body'), { timeout: 15_000 }).not.toContain('Loading');
     await shoot('queues');
   });
+  it('keeps long values inside their card on every page, at desktop and phone widths, with the full text on hover', async () => {
+    // One word too long for any column (nowhere to break), after ordinary words.
+    const unbroken = `REF${'0123456789'.repeat(30)}`;
+    const description = `Payout to the regional distributor for the northern stores, ${unbroken}`;
+    const longId = await addFailedTransfer(
+      { db: fixture.database.db, sim: fixture.sim, queues: daemonQueues },
+      description,
+    );
+    const alertTitle = `Transfer ${longId} failed: ${unbroken}`;
+    const runtime = { db: fixture.database.db, alerts: alertRuntime };
+    await raiseAlert(runtime, { kind: 'transfer_failed', subject: longId, title: alertTitle });
+    const reason = `forced for the overflow test: ${unbroken}`;
+    await closePeriod({
+      db: fixture.database.db,
+      environment: 'sandbox',
+      timeZone: 'UTC',
+      dir: exportsDir,
+      period: `${Number(day.yesterday.slice(0, 4)) - 2}-${day.yesterday.slice(5, 7)}`,
+      formats: ['csv'],
+      force: true,
+      reason,
+      by: 'test',
+    });
+    const pages = ['/', `/items/${longId}`, '/balances', '/pipeline', '/exports'];
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const path of pages) {
+        await page.goto(`${server.url}${path}`);
+        // Every table fits its card: nothing to scroll sideways, the last column in view.
+        const overflowing = await page.$$eval('main table', (tables) =>
+          tables
+            .map((table) => {
+              const card = table.closest('section')!;
+              const lastHeader = table.querySelector('tr')!.lastElementChild!;
+              const cardRight = card.getBoundingClientRect().right;
+              const fits =
+                card.scrollWidth <= card.clientWidth &&
+                lastHeader.getBoundingClientRect().right <= cardRight &&
+                table.getBoundingClientRect().right <= cardRight;
+              return fits ? '' : `#${card.id} (${card.scrollWidth} > ${card.clientWidth})`;
+            })
+            .filter(Boolean),
+        );
+        expect(overflowing, `${path} at ${width}px`).toEqual([]);
+        expect(
+          await page.evaluate<number>('document.documentElement.scrollWidth'),
+          `${path} at ${width}px`,
+        ).toBeLessThanOrEqual(width);
+      }
+    }
+    // The full text on hover, wherever it was wrapped or cut.
+    await page.goto(`${server.url}/`);
+    const row = page.locator(`#failed-transfers tr[data-id="${longId}"]`);
+    expect(await row.locator('td').nth(1).getAttribute('title')).toBe(description);
+    expect(await row.locator('td').nth(3).getAttribute('title')).toBe(
+      'The recipient account does not exist',
+    );
+    const alertRow = page.locator('#alerts tr', { hasText: longId });
+    expect(await alertRow.locator('td').first().getAttribute('title')).toBe(alertTitle);
+    await page.goto(`${server.url}/items/${longId}`);
+    const descriptionRow = page.locator('#record tr', {
+      has: page.locator('th:text-is("description")'),
+    });
+    expect(await descriptionRow.locator('td').getAttribute('title')).toBe(description);
+    await page.goto(`${server.url}/exports`);
+    const forced = page.locator('#closed-periods td', { hasText: 'forced for the overflow test' });
+    expect(await forced.getAttribute('title')).toBe(`yes: ${reason}`);
+    await page.setViewportSize({ width: 1200, height: 900 });
+  }, 60_000);
 });

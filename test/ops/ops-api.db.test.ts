@@ -169,6 +169,42 @@ describe('the ops API', () => {
     expect(await refusals()).toBe(before + refused + 2);
   });
 
+  it("opens the dashboard pages and the queue board to a script's bearer token, and nothing else", async () => {
+    for (const path of [
+      '/',
+      '/balances',
+      '/pipeline',
+      '/exports',
+      `/items/${day.failedTransferId}`,
+    ]) {
+      const page = await call(path, { token: OLD_TOKEN });
+      expect(page.status, path).toBe(200);
+      expect(await page.text(), path).toContain('Log out');
+    }
+    const today = await (await call('/', { token: NEW_TOKEN })).text();
+    expect(today).toContain(day.failedTransferId);
+    expect((await call('/admin/queues', { token: NEW_TOKEN })).status).toBe(200);
+    const before = await refusals();
+    for (const token of ['not-the-token', `${NEW_TOKEN}x`]) {
+      const refused = await call('/', { token });
+      expect(refused.status).toBe(401);
+      expect(await refused.text()).toContain('Log in');
+    }
+    expect(await refusals()).toBe(before + 2);
+    // Form actions still want the CSRF token of a page: a bare POST changes nothing.
+    const action = await call(`/actions/discrepancies/${day.discrepancyId}/resolve`, {
+      method: 'POST',
+      token: NEW_TOKEN,
+    });
+    expect(action.status).toBe(403);
+    const still = await fixture.database.db
+      .selectFrom('discrepancies')
+      .select('resolved_at')
+      .where('id', '=', day.discrepancyId)
+      .executeTakeFirstOrThrow();
+    expect(still.resolved_at).toBeNull();
+  });
+
   it('answers every documented route with a right token (either one), matching the OpenAPI document', async () => {
     for (const route of OPS_ROUTES) {
       for (const token of [OLD_TOKEN, NEW_TOKEN]) {

@@ -4,6 +4,7 @@ import { CsrfTokens } from '../../src/ops/csrf-token.ts';
 import { html, jsonForScript } from '../../src/ops/html.ts';
 import { AdminTokens } from '../../src/ops/ops-auth.ts';
 import { maskNumber } from '../../src/alerts/index.ts';
+import { expressPathOf, OPS_ROUTES } from '../../src/ops/ops-routes.ts';
 import { decodeCursor, encodeCursor, pageOf } from '../../src/ops/page-cursor.ts';
 
 describe('ops building blocks', () => {
@@ -63,5 +64,17 @@ describe('ops building blocks', () => {
   it('masks a number with the one policy: network prefix and last two digits', () => {
     expect(maskNumber('+221770009901')).toBe('+22177•••••01');
     expect(maskNumber('12')).toBe('•••');
+  });
+
+  it('mounts each route of the one table at its Express path, and refuses a path outside /api/v1', () => {
+    const mounted = OPS_ROUTES.map((r) => `${r.method} ${expressPathOf(r)}`);
+    expect(mounted).toContain('get /items/:id');
+    expect(mounted).toContain('post /alerts/:id/resolve');
+    expect(mounted).toContain('get /reports/:date');
+    expect(new Set(mounted).size).toBe(OPS_ROUTES.length);
+    expect(new Set(OPS_ROUTES.map((r) => r.operationId)).size).toBe(OPS_ROUTES.length);
+    expect(() => expressPathOf({ ...OPS_ROUTES[0]!, path: '/items/{id}' })).toThrow(
+      'ops route /items/{id} does not start with /api/v1/',
+    );
   });
 });

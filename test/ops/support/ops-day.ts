@@ -45,32 +45,82 @@ export interface SimulatedDay {
   readonly dayBefore: string;
 }
 
+/** What {@link addFailedTransfer} needs: the same parts as {@link simulateDay}. */
+export interface DayParts {
+  db: Kysely<Database>;
+  sim: RunningSimulator;
+  queues: Queues;
+}
+
+function syncDependencies(input: DayParts): SyncDependencies {
+  const logger = pino({ level: 'silent' });
+  const upstream = createUpstreamClient({
+    baseUrl: input.sim.url,
+    ...input.sim.credentials,
+    rps: 1000,
+    maxRetries: 0,
+  });
+  return {
+    db: input.db,
+    queues: input.queues,
+    upstream,
+    logger,
+    credentials: new CredentialGuard(input.db, input.queues, logger),
+    transferSearchHours: 2,
+  };
+}
+
+/** A transfer created on the simulator and mirrored through the real sync path (not settled yet). */
+async function createSyncedTransfer(
+  deps: SyncDependencies,
+  sim: RunningSimulator,
+  input: { amount: number; number: string; description: string },
+): Promise<string> {
+  const created = sim.control.createTransfer({
+    amount: input.amount,
+    description: input.description,
+    destination: { number: input.number },
+  });
+  await syncResource(
+    deps,
+    {
+      kind: 'transfer',
+      id: created.id,
+      reference: String(created.resource.reference),
+      via: 'poll',
+    },
+    { attempt: 1 },
+  );
+  return created.id;
+}
+
+/** One more transfer that fails today (the recipient does not exist), mirrored once it has failed. */
+export async function addFailedTransfer(input: DayParts, description: string): Promise<string> {
+  const created = input.sim.control.createTransfer({
+    amount: 5_000,
+    description,
+    destination: { number: '+221770009901' },
+  });
+  input.sim.control.advance(10_000);
+  const target = {
+    kind: 'transfer' as const,
+    id: created.id,
+    reference: String(created.resource.reference),
+    via: 'poll' as const,
+  };
+  await syncResource(syncDependencies(input), target, { attempt: 1 });
+  return created.id;
+}
+
 /**
  * A day of the business through the real sync path against the simulator: a transfer that
  * fails (with a hostile description), one that succeeds, balance snapshots before and after,
  * an open break, and the stored verdicts of yesterday and the day before.
  */
-export async function simulateDay(input: {
-  db: Kysely<Database>;
-  sim: RunningSimulator;
-  queues: Queues;
-}): Promise<SimulatedDay> {
-  const { db, sim, queues } = input;
-  const logger = pino({ level: 'silent' });
-  const upstream = createUpstreamClient({
-    baseUrl: sim.url,
-    ...sim.credentials,
-    rps: 1000,
-    maxRetries: 0,
-  });
-  const deps: SyncDependencies = {
-    db,
-    queues,
-    upstream,
-    logger,
-    credentials: new CredentialGuard(db, queues, logger),
-    transferSearchHours: 2,
-  };
+export async function simulateDay(input: DayParts): Promise<SimulatedDay> {
+  const { db, sim } = input;
+  const deps = syncDependencies(input);
+  const { upstream, logger } = deps;
   const snapshot = async () => {
     const outcome = await takeBalanceSnapshot(
       { db, upstream, logger, environment: 'sandbox' },
@@ -79,20 +129,8 @@ export async function simulateDay(input: {
     if (!outcome.ok) throw new Error(outcome.problem);
   };
   await snapshot();
-  const create = async (amount: number, number: string, description: string) => {
-    const created = sim.control.createTransfer({ amount, description, destination: { number } });
-    await syncResource(
-      deps,
-      {
-        kind: 'transfer',
-        id: created.id,
-        reference: String(created.resource.reference),
-        via: 'poll',
-      },
-      { attempt: 1 },
-    );
-    return created.id;
-  };
+  const create = (amount: number, number: string, description: string) =>
+    createSyncedTransfer(deps, sim, { amount, number, description });
   const failed = await create(150_000, '+221770009901', HOSTILE_DESCRIPTION);
   const ok = await create(250_000, '+221770001234', 'supplier payout');
   sim.control.advance(10_000);

@@ -23,7 +23,7 @@ import { receiptFilePath, receiptKindOfId, receiptsFor } from '../receipts/index
 export const NOT_AVAILABLE = Symbol('not available');
 export type NotAvailable = typeof NOT_AVAILABLE;
 
-/** What a part not merged yet says instead of an answer. */
+/** What a part this process was started without says instead of an answer. */
 export const NOT_AVAILABLE_MESSAGES = {
   alerts: 'alert actions are not available here (this process runs without the alert runtime)',
   exports: 'exports are not available here (this process was given no export folder)',
@@ -32,7 +32,7 @@ export const NOT_AVAILABLE_MESSAGES = {
   missed: 'missed webhooks are not available here',
 } as const;
 
-export type PendingFeature = keyof typeof NOT_AVAILABLE_MESSAGES;
+export type OptionalPart = keyof typeof NOT_AVAILABLE_MESSAGES;
 
 export interface AlertView {
   readonly id: number;
@@ -52,8 +52,8 @@ export interface RunView {
   readonly outcome: string;
 }
 
-/** The functions the lead fills at merge. */
-export interface PendingFeatures {
+/** What the ops surfaces read and do through other components, one function each. */
+export interface OpsFeatures {
   listAlerts(
     db: Kysely<Database>,
     page: { limit: number; offset: number },
@@ -86,7 +86,7 @@ function viewOf(entry: ExportFileEntry): ExportView {
 
 const notAvailable = async (): Promise<NotAvailable> => NOT_AVAILABLE;
 
-/** What the filled functions need beyond the database; without a part, its functions say "not available". */
+/** What the functions need beyond the database; without a part, its functions say "not available". */
 export interface OpsFeatureParts {
   /** The alert runtime (sinks, routing, clock) acking and resolving go through. */
   readonly alerts?: AlertRuntime;
@@ -111,7 +111,7 @@ async function liveAlertAction(action: () => Promise<unknown>): Promise<boolean>
  * What this build has: alerts (list, and with the runtime ack and resolve), receipts (with
  * the archive directory), exports (with the export folder), the runs record and missed webhooks.
  */
-export function opsFeatures(parts: OpsFeatureParts = {}): PendingFeatures {
+export function opsFeatures(parts: OpsFeatureParts = {}): OpsFeatures {
   const { alerts, receiptsDir, exports } = parts;
   return {
     async listAlerts(db, page) {
@@ -178,6 +178,3 @@ export function opsFeatures(parts: OpsFeatureParts = {}): PendingFeatures {
     missedWebhooks: (db, since) => missedWebhooksSince(db, since),
   };
 }
-
-/** The features with no alert runtime, receipts directory or export folder: those parts say "not available". */
-export const pendingFeatures: PendingFeatures = opsFeatures();

@@ -1,0 +1,92 @@
+import { inboxCountSince } from '../inbox/index.ts';
+import { webhookOutcomes } from '../receiver/index.ts';
+import {
+  notAvailable,
+  page,
+  table,
+  type DashboardView,
+  type PageAnswer,
+} from './dashboard-layout.ts';
+import { html } from './html.ts';
+import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES } from './ops-features.ts';
+
+/** Pipeline: queue depths, the last hour's webhooks and the last run of each scheduled task. */
+export async function pipelinePage(view: DashboardView): Promise<PageAnswer> {
+  const { deps, csrf: token } = view;
+  const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+  const queues = deps.queues
+    ? await Promise.all(
+        (['ingest', 'sync', 'followUp', 'scheduled'] as const).map(async (name) => ({
+          name,
+          counts: await deps.queues![name].getJobCounts('waiting', 'active', 'delayed', 'failed'),
+        })),
+      )
+    : undefined;
+  const received = await inboxCountSince(deps.db, 'received', hourAgo);
+  const processed = await inboxCountSince(deps.db, 'processed', hourAgo);
+  const refused = (await webhookOutcomes.get()).values
+    .filter((v) => !['accepted', 'duplicate'].includes(String(v.labels.outcome)))
+    .reduce((sum, v) => sum + v.value, 0);
+  const missed = await deps.features.missedWebhooks(deps.db, hourAgo);
+  const runs = await deps.features.lastRuns(deps.db);
+  const body = html` <section id="queues">
+      <h2>Queues</h2>
+      ${
+        queues
+          ? html`<table>
+                <tr>
+                  <th>Queue</th>
+                  <th class="num">Waiting</th>
+                  <th class="num">Active</th>
+                  <th class="num">Delayed</th>
+                  <th class="num">Failed</th>
+                </tr>
+                ${queues.map(
+                  (q) =>
+                    html`<tr>
+                      <td>${q.name}</td>
+                      <td class="num">${q.counts.waiting ?? 0}</td>
+                      <td class="num">${q.counts.active ?? 0}</td>
+                      <td class="num">${q.counts.delayed ?? 0}</td>
+                      <td class="num">${q.counts.failed ?? 0}</td>
+                    </tr>`,
+                )}
+              </table>
+              <p>
+                <a href="/admin/queues">Open the queue board</a> to inspect or retry failed jobs.
+              </p>`
+          : notAvailable('this process has no queues')
+      }
+    </section>
+    <section id="webhooks">
+      <h2>Webhooks in the last hour</h2>
+      <table>
+        <tr>
+          <th>Received</th>
+          <td class="num">${received}</td>
+        </tr>
+        <tr>
+          <th>Processed</th>
+          <td class="num">${processed}</td>
+        </tr>
+        <tr>
+          <th>Refused <span class="muted">(since this process started)</span></th>
+          <td class="num">${refused}</td>
+        </tr>
+        <tr>
+          <th>Missed, found by sweeps</th>
+          <td class="num">
+            ${missed === NOT_AVAILABLE ? notAvailable(NOT_AVAILABLE_MESSAGES.missed) : missed}
+          </td>
+        </tr>
+      </table>
+    </section>
+    <section id="runs">
+      <h2>Last run of each scheduled task</h2>
+      ${runs === NOT_AVAILABLE ? notAvailable(NOT_AVAILABLE_MESSAGES.runs) : table(runs.map((r) => ({ ...r })))}
+    </section>`;
+  return {
+    status: 200,
+    html: page({ title: 'Pipeline', current: '/pipeline', csrf: token, body }),
+  };
+}
