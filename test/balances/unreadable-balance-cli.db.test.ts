@@ -176,4 +176,28 @@ describe('paysync balances on a ledger that holds balances', () => {
       .comparisons;
     expect(comparisons.map((c) => c.service)).toEqual([40_000]);
   });
+
+  it('keeps an open drift of an account the answer omits open, until an answer lists it again', async () => {
+    const collection = { accountType: 'collection', currency: 'XOF', amount: 40_000 };
+    answer({
+      balances: [collection, { accountType: 'transfer', currency: 'XOF', amount: 2_400_000 }],
+    });
+    const drift = await runCli(['balances'], { env: cliEnv() });
+    expect(drift.code).toBe(0);
+    expect(drift.stdout).toContain('unexplained: -100,000 XOF');
+    const recorded = (await books()).drift;
+    expect(recorded.map((d) => d.resourceId)).toEqual(['sandbox:transfer:XOF']);
+
+    answer({ balances: [collection] });
+    const omitted = await runCli(['balances'], { env: cliEnv() });
+    expect(omitted.code).toBe(0);
+    expect(omitted.stdout).toContain("Not in the service's answer");
+    expect((await books()).drift.map((d) => d.id)).toEqual(recorded.map((d) => d.id));
+
+    answer(READABLE);
+    const agrees = await runCli(['balances'], { env: cliEnv() });
+    expect(agrees.code).toBe(0);
+    expect(agrees.stdout).not.toContain('DRIFT');
+    expect((await books()).drift).toEqual([]);
+  });
 });
