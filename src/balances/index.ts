@@ -25,8 +25,10 @@ export {
   compareWithLedger,
   openBalancesAgain,
   takeBalanceSnapshot,
+  unansweredAccounts,
   type SnapshotOutcome,
   type SnapshotRequest,
+  type UnansweredAccount,
 } from './take-snapshot.ts';
 export type { AccountComparison, AccountVerdict, DriftCandidate } from './explain-drift.ts';
 export type { LowBalanceCrossing } from './low-balance.ts';

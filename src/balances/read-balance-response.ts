@@ -1,8 +1,10 @@
 /**
  * The balance response's fields are not shown in the interface document, so paysync reads it
  * tolerantly: the simulator's list shape, an object keyed by account type, and a `data` or
- * `accounts` list with snake_case or nested amounts. Anything else, or any amount that is not an
- * integer in minor units, is "not understood": no numbers are taken from it.
+ * `accounts` list with snake_case or nested amounts. Anything else, any amount that is not an
+ * integer in minor units (or is one too large to hold exactly), or an answer in which no account
+ * can be read (an empty list, an unknown envelope, a map keyed by currency) is "not understood":
+ * no numbers are taken from it, and nothing in it is ever read as a zero balance.
  */
 
 export const SERVICE_ACCOUNT_TYPES = [
@@ -51,12 +53,21 @@ function knownAccountType(value: string): BalanceAccountType | undefined {
     : undefined;
 }
 
-/** An integer number, or a string of an integer; never a fraction (its unit would be a guess). */
-function minorUnits(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
-  if (typeof value === 'string' && /^-?\d{1,16}$/.test(value.trim())) {
+/** An amount is an integer beyond 2^53 − 1: a double cannot hold it exactly, so it is refused. */
+const TOO_LARGE = 'too large';
+
+/**
+ * An integer number, or a string of an integer; never a fraction (its unit would be a guess),
+ * and never an integer beyond `Number.MAX_SAFE_INTEGER` (it would be rounded).
+ */
+function minorUnits(value: unknown): number | typeof TOO_LARGE | undefined {
+  if (typeof value === 'number') {
+    if (Number.isSafeInteger(value)) return value;
+    return Number.isInteger(value) ? TOO_LARGE : undefined;
+  }
+  if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) {
     const parsed = Number(value.trim());
-    return Number.isSafeInteger(parsed) ? parsed : undefined;
+    return Number.isSafeInteger(parsed) ? parsed : TOO_LARGE;
   }
   if (isRecord(value)) return minorUnits(value.amount ?? value.value);
   return undefined;
@@ -104,6 +115,12 @@ function collectEntry(entry: unknown, into: Collected, accountHint?: string): vo
   }
   if (amount === undefined) {
     into.problems.push(`the ${accountType} ${currency} balance is not an integer in minor units`);
+    return;
+  }
+  if (amount === TOO_LARGE) {
+    into.problems.push(
+      `the ${accountType} ${currency} balance is an integer too large to hold exactly (beyond 2^53 − 1 minor units); paysync will not round it`,
+    );
     return;
   }
   into.balances.push({ accountType, currency, amount });
@@ -154,8 +171,18 @@ export function readBalanceResponse(body: unknown): BalanceReading {
     };
   }
   if (into.problems.length > 0) return { ok: false, problem: into.problems[0]! };
-  if (into.balances.length === 0 && into.unknown.size === 0 && !Array.isArray(list)) {
-    return { ok: false, problem: 'the response lists no balance' };
+  // An answer with no readable account is not "every account holds 0": it is not understood.
+  if (into.balances.length === 0 && into.unknown.size > 0) {
+    return {
+      ok: false,
+      problem: `no balance it can read: the response names no account type paysync knows (found ${[...into.unknown].join(', ')}; known: ${SERVICE_ACCOUNT_TYPES.join(', ')})`,
+    };
+  }
+  if (into.balances.length === 0) {
+    return {
+      ok: false,
+      problem: 'the response lists no balance (an empty answer is not read as zero balances)',
+    };
   }
   return {
     ok: true,

@@ -45,6 +45,8 @@ export type SnapshotOutcome =
       /** Accounts that went under their low-balance threshold with this snapshot. */
       readonly lowBalance: readonly LowBalanceCrossing[];
       readonly unknownAccounts: readonly string[];
+      /** Accounts the ledger holds that the answer omits: not compared, never read as 0. */
+      readonly unanswered: readonly UnansweredAccount[];
     }
   | {
       readonly ok: false;
@@ -54,6 +56,19 @@ export type SnapshotOutcome =
       readonly problem: string;
       readonly discrepancyId: number | undefined;
     };
+
+/**
+ * A `service:*` account the ledger holds (non-zero) that the service's answer did not list. Its
+ * balance at the service is unknown, not 0: it is not compared, no drift is recorded or resolved
+ * for it, and the next answer that lists it is compared as usual.
+ */
+export interface UnansweredAccount {
+  readonly accountType: string;
+  readonly account: string;
+  readonly currency: string;
+  /** The ledger's balance at the snapshot's instant, minor units. */
+  readonly ledger: number;
+}
 
 export interface SnapshotRequest {
   /** The instant to ask the balance for (`date`). @defaultValue now */
@@ -127,7 +142,13 @@ async function openIfFirst(
     openAt === current.asOf
       ? current
       : await readBalances(deps, openAt, 'manual', deps.now().toISOString());
-  if (!reading.ok) return [];
+  if (!reading.ok) {
+    deps.logger.warn(
+      { openAt, problem: reading.problem },
+      "balance snapshot: the service's balance before the first item could not be read; no opening balance was booked (the next snapshot tries again)",
+    );
+    return [];
+  }
   return bookOpenings(deps, reading.balances, openAt, 1, 'first balance snapshot');
 }
 
@@ -333,6 +354,13 @@ export async function takeBalanceSnapshot(
   await insertSnapshot(deps.db, reading.balances, JSON.stringify(reading.body));
   const openings = await openIfFirst(deps, reading);
   const comparisons = await compareWithLedger(deps, reading.balances, reading.asOf);
+  const unanswered = await unansweredAccounts(deps, reading.balances, reading.asOf);
+  for (const account of unanswered) {
+    deps.logger.warn(
+      { unanswered: account },
+      `balance snapshot: the service's answer omits ${account.accountType} ${account.currency}, which the ledger holds; it is not compared (never read as 0)`,
+    );
+  }
   const driftRecorded = await settleDrift(deps, comparisons);
   const lowBalance =
     kind === 'end_of_day'
@@ -381,32 +409,47 @@ export async function takeBalanceSnapshot(
     driftRecorded,
     lowBalance,
     unknownAccounts: reading.unknown,
+    unanswered,
   };
 }
 
-/** Each snapshot balance against the ledger's `service:*` account at the same instant. */
+/**
+ * Each snapshot balance against the ledger's `service:*` account at the same instant. Only
+ * accounts the answer lists are compared: one it omits is unknown at the service, not 0 (see
+ * {@link unansweredAccounts}).
+ */
 export async function compareWithLedger(
   deps: LedgerComparison,
   balances: readonly SnapshotBalance[],
   asOf: string,
 ): Promise<AccountComparison[]> {
-  const pairs = pairServiceBalances(balances, await serviceBalancesAsOf(deps.db, asOf));
-  const differs = pairs.some((pair) => pair.listed && pair.service !== pair.ledger);
+  const pairs = pairServiceBalances(balances, await serviceBalancesAsOf(deps.db, asOf)).filter(
+    (pair) => pair.listed,
+  );
+  const differs = pairs.some((pair) => pair.service !== pair.ledger);
   const polled = differs ? await pollOpenItems(deps, asOf) : [];
   const comparisons: AccountComparison[] = [];
   for (const pair of pairs) {
     const snapshot = balances.find(
       (b) => b.accountType === pair.accountType && b.currency === pair.currency,
-    ) ?? {
-      environment: deps.environment,
-      accountType: pair.accountType,
-      currency: pair.currency,
-      amount: 0,
-      asOf,
-      takenAt: asOf,
-      kind: 'manual' as const,
-    };
+    )!;
     comparisons.push(await explainAccount(deps, snapshot, pair.ledger, polled));
   }
   return comparisons;
+}
+
+/** The ledger's non-zero `service:*` accounts at the instant that the answer does not list. */
+export async function unansweredAccounts(
+  deps: Pick<LedgerComparison, 'db'>,
+  balances: readonly SnapshotBalance[],
+  asOf: string,
+): Promise<UnansweredAccount[]> {
+  return pairServiceBalances(balances, await serviceBalancesAsOf(deps.db, asOf))
+    .filter((pair) => !pair.listed)
+    .map((pair) => ({
+      accountType: pair.accountType,
+      account: SERVICE_ACCOUNTS[pair.accountType as ServiceAccountType],
+      currency: pair.currency,
+      ledger: pair.ledger,
+    }));
 }

@@ -1,3 +1,4 @@
+import { FUNDED_AT } from './engine/money-ledger.ts';
 import { presentItem } from './engine/present-item.ts';
 import { SimEngine, type ItemChange } from './engine/sim-engine.ts';
 import type { Mode, WebhookResource } from './engine/sim-resources.ts';
@@ -107,13 +108,21 @@ export class SimRuntime {
     this.fund();
   }
 
+  /**
+   * The start-up funding is dated {@link FUNDED_AT}, not when the simulator starts: seeded items
+   * may be dated earlier than the start, and a balance asked for their time must already hold
+   * the money they spend (or a first snapshot would book no opening balance).
+   */
   private fund(): void {
     const { engine } = this;
+    const fundedAtMs = Math.min(Date.parse(FUNDED_AT), engine.clock.nowMs());
     for (const balance of this.options.initialBalances) {
       for (const mode of balance.mode ? [balance.mode] : (['sandbox', 'live'] as const)) {
         engine.ledger.hold(mode, balance.accountType, balance.currency);
         if (balance.amount !== 0) {
-          engine.move(mode, balance.accountType, balance.currency, balance.amount, 'funding');
+          engine.clock.pinned(fundedAtMs, () =>
+            engine.move(mode, balance.accountType, balance.currency, balance.amount, 'funding'),
+          );
         }
       }
     }

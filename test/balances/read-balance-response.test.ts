@@ -95,6 +95,37 @@ describe('reading the balance response, whose fields the document does not show'
       { balances: [{ accountType: 'transfer', amount: 10 }] },
       'the transfer balance has no ISO 4217 currency',
     ],
+    [
+      'an envelope it does not recognise',
+      {
+        success: true,
+        data: { balances: [{ accountType: 'transfer', currency: 'XOF', amount: 300 }] },
+      },
+      'no balance it can read: the response names no account type paysync knows (found balances',
+    ],
+    [
+      'a map keyed by currency, then account type',
+      { balances: { XOF: { collection: 1_250_000, transfer: 300 } } },
+      'no balance it can read: the response names no account type paysync knows (found XOF',
+    ],
+    [
+      'an empty list',
+      { date: '2026-11-21T00:00:00.000Z', balances: [] },
+      'the response lists no balance (an empty answer is not read as zero balances)',
+    ],
+    [
+      'an amount above 2^53 as a JSON number',
+      // Parsed as the client parses the body: the literal is already rounded by JSON.parse.
+      JSON.parse(
+        '{"balances":[{"accountType":"transfer","currency":"XOF","amount":9007199254740993}]}',
+      ) as unknown,
+      'the transfer XOF balance is an integer too large to hold exactly',
+    ],
+    [
+      'an amount above 2^53 as a string',
+      { balances: [{ accountType: 'transfer', currency: 'XOF', amount: '90071992547409930' }] },
+      'the transfer XOF balance is an integer too large to hold exactly',
+    ],
   ])('takes no number from %s', (_what, body, problem) => {
     const reading = readBalanceResponse(body);
     expect(reading.ok).toBe(false);

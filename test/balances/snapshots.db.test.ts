@@ -82,6 +82,32 @@ describe('balance snapshots against the ledger', () => {
     expect(await snapshotHistory(context.database.db, { environment: 'sandbox' })).toHaveLength(6);
   });
 
+  it('books the opening balance before items seeded earlier than the simulator started, and agrees', async () => {
+    const startedMs = Date.parse(context.sim.control.now());
+    const { ids } = context.sim.control.seed({
+      kind: 'transfer',
+      count: 5,
+      // Before the start, but inside the 2 h that a transfer known only by id is searched in.
+      from: new Date(startedMs - 50 * 60_000).toISOString(),
+      to: new Date(startedMs - 10 * 60_000).toISOString(),
+      failureRate: 0,
+      settle: true,
+    });
+    await syncAll(ids);
+    const first = await takeBalanceSnapshot(deps);
+    if (!first.ok) throw new Error(first.problem);
+    const transfer = first.openings.find((o) => o.account === 'service:transfer');
+    expect(transfer).toMatchObject({ currency: 'XOF', amount: 2_000_000 });
+    expect(Date.parse(transfer!.effectiveAt)).toBeLessThan(startedMs - 10 * 60_000);
+    expect(first.comparisons.map((c) => [c.account, c.verdict])).toEqual(
+      expect.arrayContaining([
+        ['service:transfer', 'agrees'],
+        ['service:transfer-irt', 'agrees'],
+      ]),
+    );
+    expect(first.driftRecorded).toEqual([]);
+  });
+
   it('reports transfers settled at the service but not yet synced as pending, with their ids, not drift', async () => {
     await takeBalanceSnapshot(deps);
     const ids = [await syncedTransfer(20_000), await syncedTransfer(30_000)];

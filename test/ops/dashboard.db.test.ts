@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,8 +28,20 @@ import {
 
 const TOKEN = 'dashboard-token-3b9e51d2';
 const SCREENSHOTS = resolve(import.meta.dirname, '../../docs/screenshots');
-// Screenshots are kept from one dialect, so a full run writes each file once.
-const keepScreenshots = testDialect() === 'sqlite';
+// The tracked screenshots are rewritten only by `npm run docs:screenshots` (which sets this),
+// never by a test run, and from one dialect.
+const keepScreenshots = process.env.PAYSYNC_DOCS_SCREENSHOTS === '1' && testDialect() === 'sqlite';
+
+/** Each tracked screenshot's modification time and content hash. */
+function screenshotFingerprints(): Record<string, string> {
+  const prints: Record<string, string> = {};
+  for (const name of readdirSync(SCREENSHOTS).filter((n) => n.endsWith('.png'))) {
+    const path = resolve(SCREENSHOTS, name);
+    const hash = createHash('sha256').update(readFileSync(path)).digest('hex');
+    prints[name] = `${statSync(path).mtimeMs} ${hash}`;
+  }
+  return prints;
+}
 
 /**
  * A receipt that would take over the page that frames it, if it could run: the sandbox must
@@ -53,6 +65,7 @@ describe('the dashboard in a real browser', () => {
   let alertRuntime: AlertRuntime;
   let alertId: number;
   let daemonQueues: Queues;
+  let screenshotsBefore: Record<string, string>;
 
   const shoot = async (name: string) => {
     if (keepScreenshots) {
@@ -62,6 +75,7 @@ describe('the dashboard in a real browser', () => {
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
+    screenshotsBefore = screenshotFingerprints();
     fixture = await createDaemonFixture({ sim: DAY_SIM_OPTIONS });
     const daemon = await fixture.startDaemon(['receiver'], { PAYSYNC_BOOKS_TIMEZONE: 'UTC' });
     daemonQueues = daemon.queues;
@@ -421,4 +435,15 @@ describe('the dashboard in a real browser', () => {
     expect(await forced.getAttribute('title')).toBe(`yes: ${reason}`);
     await page.setViewportSize({ width: 1200, height: 900 });
   }, 60_000);
+
+  it('leaves the tracked screenshots alone unless `npm run docs:screenshots` asks for them', () => {
+    const after = screenshotFingerprints();
+    if (keepScreenshots) {
+      for (const name of Object.keys(screenshotsBefore)) {
+        expect(after[name], name).not.toBe(screenshotsBefore[name]);
+      }
+    } else {
+      expect(after).toEqual(screenshotsBefore);
+    }
+  });
 });

@@ -44,8 +44,11 @@ describe('balances', () => {
     expect(amountOf(past.body, 'collection')).toBe(25_000);
     expect(amountOf(past.body, 'transfer')).toBe(1_000_000_000);
 
+    // The start-up funding is dated before anything seeded (issue 20), so it predates the
+    // start; the payment does not.
     const before = await test.call('GET', '/balance?date=2030-01-10T09:59:59.999Z');
-    expect(amountOf(before.body, 'transfer')).toBe(0);
+    expect(amountOf(before.body, 'transfer')).toBe(1_000_000_000);
+    expect(amountOf(before.body, 'collection')).toBe(0);
   });
 
   it('gives the money back on a successful transfer refund, and fails a transfer the account cannot pay', async () => {

@@ -112,6 +112,11 @@ function renderSnapshot(outcome: Extract<SnapshotOutcome, { ok: true }>): string
       `LOW BALANCE: ${low.accountType} ${formatAmount(low.amount, low.currency)} is under ${formatAmount(low.minimum, low.currency)}`,
     );
   }
+  for (const missing of outcome.unanswered) {
+    lines.push(
+      `Not in the service's answer, so not compared (never read as 0): ${missing.accountType} ${missing.currency} (ledger ${formatAmount(missing.ledger, missing.currency)})`,
+    );
+  }
   if (outcome.unknownAccounts.length > 0) {
     lines.push(
       `Not understood (kept in the raw snapshot): account types ${outcome.unknownAccounts.join(', ')}`,

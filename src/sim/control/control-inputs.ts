@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FUNDED_AT } from '../engine/money-ledger.ts';
 import { ACCOUNT_TYPES, ITEM_KINDS } from '../engine/sim-resources.ts';
 import { faultSettingsSchema } from '../faults/fault-settings.ts';
 
@@ -75,7 +76,12 @@ export const seedInput = z.strictObject({
   count: z.number().int().min(1).max(200_000),
   mode: mode.default('sandbox'),
   /** Spread `createdAt` uniformly over [from, to]. @defaultValue the last 24 h within this month */
-  from: z.iso.datetime().optional(),
+  from: z.iso
+    .datetime()
+    .refine((value) => Date.parse(value) >= Date.parse(FUNDED_AT), {
+      message: `from is before ${FUNDED_AT}, when the start-up funding is dated: seed from then on`,
+    })
+    .optional(),
   to: z.iso.datetime().optional(),
   /** Share of items given a failing sandbox number. @defaultValue 0.1 */
   failureRate: z.number().min(0).max(1).default(0.1),

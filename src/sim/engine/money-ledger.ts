@@ -18,6 +18,12 @@ export interface MoneyMovement {
   readonly resourceId?: string;
 }
 
+/**
+ * When the start-up funding (`initialBalances`) is dated: the Unix epoch, earlier than anything
+ * the simulator can hold (seeded items may be dated before it starts, never before this).
+ */
+export const FUNDED_AT = '1970-01-01T00:00:00.000Z';
+
 export interface Balance {
   accountType: AccountType;
   currency: string;
