@@ -49,12 +49,12 @@
 /** Bottom to top. A name is a folder under src/ (or a single src/<name>.ts), or jobs/bin. */
 const LAYERS = [
   { name: 'infrastructure: settings', components: ['config'] },
-  { name: 'infrastructure: logging and error reasons', components: ['logger', 'error-reason'] },
+  { name: 'infrastructure: logs, reasons', components: ['logger', 'error-reason'] },
   { name: 'infrastructure: database', components: ['db'] },
-  { name: 'infrastructure: process lifecycle and metrics', components: ['lifecycle', 'metrics'] },
+  { name: 'infrastructure: process', components: ['lifecycle', 'metrics'] },
   { name: 'shared words', components: ['resources', 'money', 'books-calendar'] },
   { name: 'the payment service', components: ['upstream'] },
-  { name: 'the simulator (no production code imports it)', components: ['sim'] },
+  { name: 'the simulator', components: ['sim'] },
   { name: 'durable stores and queues', components: ['inbox', 'queues', 'service-state'] },
   { name: 'intake and follow-ups', components: ['ingest', 'outbox'] },
   { name: 'the ledger', components: ['ledger'] },
@@ -141,7 +141,7 @@ const layerRules = LAYERS.flatMap((layer, index) =>
 );
 
 /** @type {import('dependency-cruiser').IConfiguration} */
-module.exports = {
+const configuration = {
   forbidden: [
     ...layerRules.filter((rule) => rule.to.path.length > 0),
     {
@@ -347,3 +347,8 @@ module.exports = {
     skipAnalysisNotInRules: true,
   },
 };
+
+// test/foundation/architecture-doc.test.ts compares LAYERS with docs/architecture.md; not
+// enumerable, so dependency-cruiser's schema (no unknown keys) never sees it.
+Object.defineProperty(configuration, 'layers', { value: LAYERS, enumerable: false });
+module.exports = configuration;
