@@ -28,7 +28,11 @@
  * Components being moved by other work, already placed: `runs` (scheduled-run records out of
  * src/polling) under polling; `resource-view` (the `show` read model out of src/ledger) above
  * the ledger and inbox; `books-calendar` (books-day arithmetic, if it becomes a component) with
- * the shared words; `config` as file or folder. A new component must be added to a layer here
+ * the shared words; `config` as file or folder (it is the bottom: settings that other layers
+ * read, so a component's DEFAULT_* constant that the configuration needs must be declared in
+ * src/config/ and read from there by the component, not the other way round, which would be
+ * an upward import, and a folder cycle wherever the component reads its settings). A new
+ * component must be added to a layer here
  * (rule component-has-a-layer) and to docs/architecture.md.
  *
  * Other documented exceptions:
