@@ -32,8 +32,8 @@
  * read, so a component's DEFAULT_* constant that the configuration needs must be declared in
  * src/config/ and read from there by the component, not the other way round, which would be
  * an upward import, and a folder cycle wherever the component reads its settings). A new
- * component must be added to a layer here
- * (rule component-has-a-layer) and to docs/architecture.md.
+ * component must be added to a layer here (rule component-has-a-layer) and to
+ * docs/architecture.md.
  *
  * Other documented exceptions:
  * - src/db/database.ts gathers every component's `*.table.ts` into the one `Database`
