@@ -25,7 +25,7 @@ import { freePort } from '../../src/lifecycle/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { generateWebhookSecret, startSimulator } from '../../src/sim/index.ts';
 import { createUpstreamClient } from '../../src/upstream/index.ts';
-import { generateMixedTraffic } from '../../test/processing/support/mixed-traffic.ts';
+import { generateMixedTraffic } from '../../test/support/mixed-traffic.ts';
 
 const HELP = `Usage: npm run test:chaos -- [options]
 

@@ -8,7 +8,7 @@ import {
   type DaemonFixture,
 } from '../processing/support/daemon-fixture.ts';
 import { compareWithTruth, describeState, type EndState } from '../processing/support/end-state.ts';
-import { generateMixedTraffic } from '../processing/support/mixed-traffic.ts';
+import { generateMixedTraffic } from '../support/mixed-traffic.ts';
 import { testDialect } from '../support/test-database.ts';
 
 /**

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { missedWebhooksTotal, readCheckpoint, sweepStreamKey } from '../../src/polling/index.ts';
 import { recentRuns } from '../../src/runs/index.ts';
 import { compareWithTruth, describeState } from '../processing/support/end-state.ts';
-import { generateMixedTraffic } from '../processing/support/mixed-traffic.ts';
+import { generateMixedTraffic } from '../support/mixed-traffic.ts';
 import { testDialect } from '../support/test-database.ts';
 import { createSweepFixture, type SweepFixture } from './support/sweep-fixture.ts';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDialect } from '../support/test-database.ts';
 import { createDaemonFixture, queueBacklog, type DaemonFixture } from './support/daemon-fixture.ts';
 import { caughtUp, describeState, waitForCatchUp, type EndState } from './support/end-state.ts';
-import { generateMixedTraffic } from './support/mixed-traffic.ts';
+import { generateMixedTraffic } from '../support/mixed-traffic.ts';
 
 /**
  * Acceptance 1: 2,000 mixed items through the real receiver, real queues and real workers,

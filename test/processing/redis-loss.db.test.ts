@@ -4,7 +4,7 @@ import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.t
 import { testDialect } from '../support/test-database.ts';
 import { createDaemonFixture, queueBacklog, type DaemonFixture } from './support/daemon-fixture.ts';
 import { describeState, waitForCatchUp, type EndState } from './support/end-state.ts';
-import { generateMixedTraffic } from './support/mixed-traffic.ts';
+import { generateMixedTraffic } from '../support/mixed-traffic.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDialect } from '../support/test-database.ts';
 import { createDaemonFixture, queueBacklog, type DaemonFixture } from './support/daemon-fixture.ts';
 import { describeState, waitForCatchUp, type EndState } from './support/end-state.ts';
-import { generateMixedTraffic } from './support/mixed-traffic.ts';
+import { generateMixedTraffic } from '../support/mixed-traffic.ts';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

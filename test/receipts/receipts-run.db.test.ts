@@ -12,7 +12,7 @@ import {
   type DaemonFixture,
 } from '../processing/support/daemon-fixture.ts';
 import { describeState, waitForCatchUp, type EndState } from '../processing/support/end-state.ts';
-import { generateMixedTraffic } from '../processing/support/mixed-traffic.ts';
+import { generateMixedTraffic } from '../support/mixed-traffic.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,5 +1,5 @@
-import type { RunningSimulator } from '../../../src/sim/index.ts';
-import type { UpstreamClient } from '../../../src/upstream/index.ts';
+import type { RunningSimulator } from '../../src/sim/index.ts';
+import type { UpstreamClient } from '../../src/upstream/index.ts';
 
 export interface TrafficPlan {
   readonly transfers: number;
