@@ -3,8 +3,9 @@
  * `npm run lint` and by test/foundation/boundaries.test.ts; a violation fails both.
  *
  * A component is a folder under src/ (src/inbox, src/ledger…); its public surface is its
- * index.ts. The single files at the top of src/ (config.ts, logger.ts, error-reason.ts) are
- * shared leaves anyone may import. Type-only imports count like any other.
+ * index.ts. The single files at the top of src/ (logger.ts, error-reason.ts) are shared leaves
+ * anyone may import; src/config/ is an infrastructure component anyone may import, through its
+ * index.ts like any other. Type-only imports count like any other.
  *
  * Documented exceptions:
  * - src/db/database.ts gathers every component's `*.table.ts` into the one `Database`

@@ -23,7 +23,7 @@ export function balancesJob(context: JobContext) {
             fetch: resolveSyncDependencies(context),
             now,
           },
-          { timeZone: context.balances.timeZone, now: now() },
+          { timeZone: context.books.timeZone, now: now() },
         );
         const snapshots = [result.current, ...result.endOfDay.map((d) => d.outcome)];
         run.count({ itemsSeen: snapshots.length, upstreamCalls: snapshots.length });

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AlertSettings } from '../config.ts';
+import type { AlertSettings } from '../config/index.ts';
 import { defaultRouting, loadAlertRouting, type AlertRouting } from './alert-routing.ts';
 import type { AlertSink, SinkName } from './sinks/alert-sink.ts';
 import { emailSink } from './sinks/email.sink.ts';

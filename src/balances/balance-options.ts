@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { LowBalanceThreshold } from '../config.ts';
+import type { LowBalanceThreshold } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import type { FetchDependencies } from '../reconcile/index.ts';
 import type { UpstreamClient } from '../upstream/index.ts';

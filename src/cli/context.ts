@@ -1,4 +1,4 @@
-import { loadConfig, secretValues, type Config } from '../config.ts';
+import { loadConfig, secretValues, type Config } from '../config/index.ts';
 import { createLogger, type Logger } from '../logger.ts';
 
 /** What most commands need: the validated config and a logger that knows its secrets. */

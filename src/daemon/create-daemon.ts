@@ -11,7 +11,7 @@ import {
   type AlertRuntime,
   type AlertRuntimeOptions,
 } from '../alerts/index.ts';
-import { DEFAULT_METRICS_PORT, type Config } from '../config.ts';
+import { DEFAULT_METRICS_PORT, type Config } from '../config/index.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
 import {
@@ -239,7 +239,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         janitor: config.janitor,
         exports: {
           ...config.exports,
-          timeZone: config.balances.timeZone,
+          timeZone: config.books.timeZone,
           environment: config.environment,
         },
         pollPlan: config.janitor.scheduleMs,
@@ -247,6 +247,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         environment: config.environment,
         polling: config.polling,
         balances: config.balances,
+        books: config.books,
         alerts,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cronTable } from '../../jobs/cron-table.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { createDatabase, dialectOf } from '../db/index.ts';
 import { missedWebhooksSince, taskHealth } from '../polling/index.ts';
 import { failed, passed, type CheckResult } from './check-result.ts';

@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { checkCredentialRecord } from './check-credential-record.ts';
 import { checkDatabase } from './check-database.ts';
 import { checkRedis } from './check-redis.ts';

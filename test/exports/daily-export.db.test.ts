@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cronTable } from '../../jobs/cron-table.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { runDailyExport, type ManifestDay } from '../../src/exports/index.ts';
 import { applyPaymentIntent } from '../../src/ledger/index.ts';
 import { paymentIntentFixture } from '../support/resource-fixtures.ts';

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { createDatabase, type DatabaseHandle } from '../../src/db/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createQueues, createRedisConnection } from '../../src/queues/index.ts';

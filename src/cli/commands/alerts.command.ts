@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig, type Config } from '../../config.ts';
+import { loadConfig, type Config } from '../../config/index.ts';
 import type { Alert, AlertDelivery, AlertDependencies, SinkName } from '../../alerts/index.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { renderTable } from '../format/render-table.ts';
@@ -40,7 +40,7 @@ async function withAlerts<T>(
   const { createAlertRuntime, AlertRulesError, AlertActionError } =
     await import('../../alerts/index.ts');
   const { createLogger } = await import('../../logger.ts');
-  const { secretValues } = await import('../../config.ts');
+  const { secretValues } = await import('../../config/index.ts');
   const logger = createLogger({ level: 'silent', secrets: secretValues(config) });
   let runtime;
   try {
@@ -187,7 +187,7 @@ export function alertsCommand(): Command {
       const { createAlertRuntime, sendTestAlert, AlertRulesError } =
         await import('../../alerts/index.ts');
       const { createLogger } = await import('../../logger.ts');
-      const { secretValues } = await import('../../config.ts');
+      const { secretValues } = await import('../../config/index.ts');
       const logger = createLogger({
         level: config.logLevel,
         secrets: secretValues(config),

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import { CliError, ExitCode } from '../errors.ts';
 
 /** `paysync audit [--json] [--truth file|url]`: judges the books from first principles. */

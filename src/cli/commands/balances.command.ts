@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig, type Config } from '../../config.ts';
+import { loadConfig, type Config } from '../../config/index.ts';
 import type {
   AccountComparison,
   BalanceDependencies,
@@ -136,7 +136,7 @@ async function withBalances<T>(
 ): Promise<T> {
   const { openLedgerDatabase } = await import('../open-ledger-database.ts');
   const { createLogger } = await import('../../logger.ts');
-  const { secretValues, requireServiceCredentials } = await import('../../config.ts');
+  const { secretValues, requireServiceCredentials } = await import('../../config/index.ts');
   if (service) requireServiceCredentials(config);
   const handle = await openLedgerDatabase(config, 'balances');
   try {

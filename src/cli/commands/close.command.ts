@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { Command, Option } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { periodOption } from '../input/parse-period.ts';
 
@@ -51,7 +51,7 @@ Examples:
             db: handle.db,
             environment: flags.environment ?? config.environment,
             period: flags.period,
-            timeZone: config.balances.timeZone,
+            timeZone: config.books.timeZone,
             formats: config.exports.formats,
             dir: config.exports.dir,
             force: Boolean(flags.force),

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import type { CheckResult } from '../../doctor/index.ts';
 import { ExitCode } from '../errors.ts';
 

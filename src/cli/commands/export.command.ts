@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import type { ExportFormat, ExportProgress } from '../../exports/index.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { parseTime, TIME_FORMS } from '../input/parse-time.ts';
@@ -140,7 +140,7 @@ Examples:
     .action(async (flags: ExportFlags) => {
       const config = loadConfig();
       const { startOfDay } = await import('../../reports/index.ts');
-      const timeZone = config.balances.timeZone;
+      const timeZone = config.books.timeZone;
       const instant = (value: string, flag: string) =>
         DATE_ONLY.test(value)
           ? startOfDay(value, timeZone).toISOString()

@@ -7,7 +7,7 @@ import {
   type AlertRuntimeOptions,
   type RaiseAlertInput,
 } from '../../../src/alerts/index.ts';
-import { loadConfig, secretValues } from '../../../src/config.ts';
+import { loadConfig, secretValues } from '../../../src/config/index.ts';
 import type { TransferRecord } from '../../../src/ledger/index.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { freshDatabase, type TestDatabase } from '../../support/test-database.ts';

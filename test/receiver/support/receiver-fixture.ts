@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
-import { loadConfig, type Config } from '../../../src/config.ts';
+import { loadConfig, type Config } from '../../../src/config/index.ts';
 import { createLogger, type Logger } from '../../../src/logger.ts';
 import { createQueues, createRedisConnection, type Queues } from '../../../src/queues/index.ts';
 import { createReceiverServer, type ReceiverServer } from '../../../src/receiver/index.ts';
