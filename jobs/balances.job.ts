@@ -8,9 +8,14 @@ import type { JobContext } from './job-context.ts';
 /** `balances` (a scheduler tick): snapshot now, fill in missed end-of-day snapshots. */
 export function balancesJob(context: JobContext) {
   return async (job: Job<ScheduledJobData>): Promise<string> => {
-    const now = context.now ?? (() => new Date());
+    const now = context.now;
     const recorded = await recordScheduledRun(
-      { db: context.db, logger: context.logger, staleRunAfterMs: context.polling.staleRunAfterMs },
+      {
+        db: context.db,
+        logger: context.logger,
+        staleRunAfterMs: context.polling.staleRunAfterMs,
+        now: context.now,
+      },
       job.data,
       async (run) => {
         const result = await runBalanceTask(

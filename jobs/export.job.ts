@@ -9,7 +9,7 @@ export function exportJob(context: JobContext) {
   return async (_job: Job<ScheduledJobData>): Promise<string> => {
     const settings = context.exports;
     if (!settings) return 'exports are not configured for this worker';
-    const now = (context.now ?? (() => new Date()))();
+    const now = context.now();
     const day = previousDay(dayOf(now, settings.timeZone));
     const entry = await runDailyExport({
       db: context.db,

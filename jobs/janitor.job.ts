@@ -7,7 +7,12 @@ import type { JobContext } from './job-context.ts';
 export function janitorJob(context: JobContext) {
   return async (job: Job<ScheduledJobData>): Promise<string> => {
     const recorded = await recordScheduledRun(
-      { db: context.db, logger: context.logger, staleRunAfterMs: context.polling.staleRunAfterMs },
+      {
+        db: context.db,
+        logger: context.logger,
+        staleRunAfterMs: context.polling.staleRunAfterMs,
+        now: context.now,
+      },
       job.data,
       async (run) => {
         const counts = await runJanitor(
@@ -17,7 +22,7 @@ export function janitorJob(context: JobContext) {
             logger: context.logger,
             settings: context.janitor,
           },
-          (context.now ?? (() => new Date()))(),
+          context.now(),
         );
         run.count({ itemsSeen: counts.due, itemsChanged: counts.stuck });
         run.checkpoint(`due ${counts.due}, polled ${counts.polled}, stuck ${counts.stuck}`);

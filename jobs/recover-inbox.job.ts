@@ -8,7 +8,12 @@ import type { JobContext } from './job-context.ts';
 export function recoverInboxJob(context: JobContext) {
   return async (job: Job<ScheduledJobData>): Promise<string> => {
     const recorded = await recordScheduledRun(
-      { db: context.db, logger: context.logger, staleRunAfterMs: context.polling.staleRunAfterMs },
+      {
+        db: context.db,
+        logger: context.logger,
+        staleRunAfterMs: context.polling.staleRunAfterMs,
+        now: context.now,
+      },
       job.data,
       async (run) => {
         const result = await runRecoverySweep({
@@ -16,7 +21,7 @@ export function recoverInboxJob(context: JobContext) {
           queues: context.queues,
           logger: context.logger,
           olderThanMs: context.recoveryAfterMs,
-          ...(context.now ? { now: context.now } : {}),
+          now: context.now,
         });
         run.count({ itemsSeen: result.found, itemsChanged: result.enqueued + result.retried });
         return result;

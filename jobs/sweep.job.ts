@@ -17,7 +17,12 @@ import type { JobContext } from './job-context.ts';
 export function sweepJob(context: JobContext) {
   return async (job: Job<ScheduledJobData>): Promise<string> => {
     const recorded = await recordScheduledRun(
-      { db: context.db, logger: context.logger, staleRunAfterMs: context.polling.staleRunAfterMs },
+      {
+        db: context.db,
+        logger: context.logger,
+        staleRunAfterMs: context.polling.staleRunAfterMs,
+        now: context.now,
+      },
       job.data,
       async (run) => {
         const deps = {
@@ -26,7 +31,7 @@ export function sweepJob(context: JobContext) {
           queues: context.queues,
           logger: context.logger,
           environment: context.environment,
-          ...(context.now ? { now: context.now } : {}),
+          now: context.now,
         };
         const reports = await runSweep(
           deps,

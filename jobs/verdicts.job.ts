@@ -8,7 +8,12 @@ import type { JobContext } from './job-context.ts';
 export function verdictsJob(context: JobContext) {
   return async (job: Job<ScheduledJobData>): Promise<string> => {
     const recorded = await recordScheduledRun(
-      { db: context.db, logger: context.logger, staleRunAfterMs: context.polling.staleRunAfterMs },
+      {
+        db: context.db,
+        logger: context.logger,
+        staleRunAfterMs: context.polling.staleRunAfterMs,
+        now: context.now,
+      },
       job.data,
       async (run) => {
         const judged = await judgeClosedDays({
@@ -17,7 +22,7 @@ export function verdictsJob(context: JobContext) {
           timeZone: context.books.timeZone,
           sla: pendingSlaOf(context.janitor.stuckAfterMs),
           coverage: sweepCoverage(context.db, context.environment),
-          ...(context.now ? { now: context.now } : {}),
+          now: context.now,
         });
         run.count({
           itemsSeen: judged.length,

@@ -13,7 +13,7 @@ import {
 } from '../alerts/index.ts';
 import { DEFAULT_METRICS_PORT, type Config } from '../config/index.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
-import type { Component } from '../lifecycle/index.ts';
+import { systemClock, type Clock, type Component } from '../lifecycle/index.ts';
 import {
   addScrapeSource,
   collectProcessMetrics,
@@ -50,6 +50,11 @@ export interface DaemonOptions {
   readonly notFoundAttempts?: number;
   /** How often the outbox dispatcher polls without a wake-up, in ms. @defaultValue 1000 */
   readonly outboxPollMs?: number;
+  /**
+   * The clock every job reads: resolved here, once, and passed down. Tests move it.
+   * @defaultValue the machine's clock
+   */
+  readonly now?: Clock;
   /** Alert pacing and clock overrides (tests). @defaultValue from `config.alerts` */
   readonly alerts?: AlertRuntimeOptions & { readonly pollMs?: number };
   /**
@@ -83,6 +88,7 @@ export interface Daemon {
  */
 export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config, logger } = options;
+  const now = options.now ?? systemClock;
   const roles = new Set(options.roles);
   const prefix = options.queuePrefix ?? config.processing.queuePrefix;
   // Fail on missing service credentials before opening anything.
@@ -248,6 +254,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         polling: config.polling,
         balances: config.balances,
         books: config.books,
+        now,
         alerts,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }

@@ -12,8 +12,8 @@ export interface ClosedDayDependencies {
   readonly timeZone: string;
   readonly sla?: PendingSla;
   readonly coverage?: CoverageCheck;
-  /** @defaultValue `() => new Date()` */
-  readonly now?: () => Date;
+  /** The clock, resolved where the process is assembled. */
+  readonly now: () => Date;
 }
 
 /** How far back the task looks for days to (re)judge. */
@@ -28,7 +28,7 @@ export const VERDICT_LOOKBACK_DAYS = 31;
 export async function judgeClosedDays(
   deps: ClosedDayDependencies,
 ): Promise<{ day: string; verdict: Verdict; previous: Verdict | undefined }[]> {
-  const now = (deps.now ?? (() => new Date()))();
+  const now = deps.now();
   const lastClosed = previousDay(dayOf(now, deps.timeZone));
   let day = lastClosed;
   for (let i = 1; i < VERDICT_LOOKBACK_DAYS; i += 1) day = previousDay(day);

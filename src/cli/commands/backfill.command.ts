@@ -6,6 +6,7 @@ import type {
   PageTally,
   SweepKind,
 } from '../../polling/index.ts';
+import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { integerOption } from '../input/parse-integer.ts';
@@ -161,6 +162,7 @@ Examples:
       try {
         const rps = Math.min(flags.rps ?? config.polling.backfillRps, config.upstream.rps);
         const deps = {
+          now: cliClock,
           db: session.handle.db,
           upstream: session.upstream,
           logger: session.logger,
@@ -193,8 +195,9 @@ Examples:
               db: session.handle.db,
               logger: session.logger,
               staleRunAfterMs: config.polling.staleRunAfterMs,
+              now: cliClock,
             },
-            { task: 'backfill', slot: new Date().toISOString(), trigger: 'manual' },
+            { task: 'backfill', slot: cliClock().toISOString(), trigger: 'manual' },
             (run) => runBackfill(deps, request, run),
           );
           report = recorded.value;

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config/index.ts';
 import type { StreamSweepReport, SweepKind } from '../../polling/index.ts';
+import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 
@@ -57,12 +58,13 @@ Examples:
       const { recordScheduledRun, runSweep } = await import('../../polling/index.ts');
       const session = await openPollingSession(config, 'sweep');
       try {
-        const startedAt = new Date().toISOString();
+        const startedAt = cliClock().toISOString();
         const recorded = await recordScheduledRun(
           {
             db: session.handle.db,
             logger: session.logger,
             staleRunAfterMs: config.polling.staleRunAfterMs,
+            now: cliClock,
           },
           { task: 'sweep', slot: startedAt, trigger: 'manual' },
           (run) =>
@@ -72,6 +74,7 @@ Examples:
                 upstream: session.upstream,
                 logger: session.logger,
                 environment: config.environment,
+                now: cliClock,
               },
               {
                 sweepOverlapMs: config.polling.sweepOverlapMs,

@@ -70,6 +70,7 @@ export async function simulateDay(input: {
     logger,
     credentials: new CredentialGuard(db, queues, logger),
     transferSearchHours: 2,
+    now: () => new Date(),
   };
   const snapshot = async () => {
     const outcome = await takeBalanceSnapshot(
