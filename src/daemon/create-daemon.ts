@@ -56,7 +56,7 @@ export interface DaemonOptions {
    */
   readonly now?: Clock;
   /** Alert pacing and clock overrides (tests). @defaultValue from `config.alerts` */
-  readonly alerts?: AlertRuntimeOptions & { readonly pollMs?: number };
+  readonly alerts?: Partial<AlertRuntimeOptions> & { readonly pollMs?: number };
   /**
    * Port of the metrics and health server of a process without the receiver role; 0 picks a
    * free one. @defaultValue `config.metricsPort` (`startDaemon`: 0)
@@ -96,7 +96,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // A bad alert rule file stops every role: an operator must not believe alerts are routed.
   let alerts: AlertRuntime;
   try {
-    alerts = createAlertRuntime(config.alerts, logger, options.alerts);
+    alerts = createAlertRuntime(config.alerts, logger, { now, ...options.alerts });
   } catch (error) {
     if (error instanceof AlertRulesError) throw new StartupError(error.message);
     throw error;
@@ -278,6 +278,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         queues,
         logger,
         redispatchAfterMs: config.processing.outboxRedispatchMs,
+        now,
         ...(options.outboxPollMs !== undefined ? { pollMs: options.outboxPollMs } : {}),
       });
       components.push(outbox);

@@ -94,7 +94,9 @@ describe('the dashboard in a real browser', () => {
       reason: 'dashboard test: a quiet month',
       by: 'test',
     });
-    alertRuntime = createAlertRuntime(fixture.config.alerts, pino({ level: 'silent' }));
+    alertRuntime = createAlertRuntime(fixture.config.alerts, pino({ level: 'silent' }), {
+      now: () => new Date(),
+    });
     const raised = await raiseAlert(
       { db: fixture.database.db, alerts: alertRuntime },
       {

@@ -68,7 +68,9 @@ describe('the ops API', () => {
     fixture = await createDaemonFixture({ sim: DAY_SIM_OPTIONS });
     receiptsDir = await mkdtemp(join(tmpdir(), 'paysync-ops-receipts-'));
     exportsDir = await mkdtemp(join(tmpdir(), 'paysync-ops-exports-'));
-    alertRuntime = createAlertRuntime(fixture.config.alerts, createLogger({ level: 'silent' }));
+    alertRuntime = createAlertRuntime(fixture.config.alerts, createLogger({ level: 'silent' }), {
+      now: () => new Date(),
+    });
     daemon = await fixture.startDaemon(['receiver'], {
       PAYSYNC_RECEIPTS_DIR: receiptsDir,
       PAYSYNC_EXPORT_DIR: exportsDir,

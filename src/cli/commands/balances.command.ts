@@ -7,6 +7,7 @@ import type {
   SnapshotBalance,
   SnapshotOutcome,
 } from '../../balances/index.ts';
+import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { renderTable } from '../format/render-table.ts';
@@ -161,7 +162,7 @@ async function withBalances<T>(
         db: handle.db,
         upstream,
         transferSearchHours: config.processing.transferSearchHours,
-        now: () => new Date(),
+        now: cliClock,
       },
     });
   } finally {

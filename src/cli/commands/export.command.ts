@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config/index.ts';
 import type { ExportFormat, ExportProgress } from '../../exports/index.ts';
+import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { parseTime, TIME_FORMS } from '../input/parse-time.ts';
 
@@ -65,7 +66,7 @@ async function exportProgress(
  */
 function edge(flag: '--from' | '--to'): (value: string) => string {
   return (value) => {
-    parseTime(value, flag);
+    parseTime(value, flag, cliClock());
     return value.trim();
   };
 }
@@ -144,7 +145,7 @@ Examples:
       const instant = (value: string, flag: string) =>
         DATE_ONLY.test(value)
           ? startOfDay(value, timeZone).toISOString()
-          : parseTime(value, flag).toISOString();
+          : parseTime(value, flag, cliClock()).toISOString();
       const window = { from: instant(flags.from, '--from'), to: instant(flags.to, '--to') };
       if (window.from >= window.to) {
         throw new CliError(

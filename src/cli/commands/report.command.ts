@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config/index.ts';
 import type { DailyReport } from '../../reports/index.ts';
+import { cliClock } from '../context.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { renderTable } from '../format/render-table.ts';
 
@@ -140,7 +141,7 @@ Examples:
       const config = loadConfig();
       const reports = await import('../../reports/index.ts');
       const day =
-        flags.date ?? reports.previousDay(reports.dayOf(new Date(), config.books.timeZone));
+        flags.date ?? reports.previousDay(reports.dayOf(cliClock(), config.books.timeZone));
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const handle = await openLedgerDatabase(config, 'report');
       let report: DailyReport;

@@ -11,7 +11,7 @@ import type { DaemonFixture } from '../../processing/support/daemon-fixture.ts';
 export async function startAlertDaemon(
   fixture: DaemonFixture,
   env: Record<string, string>,
-  alerts: AlertRuntimeOptions & { pollMs?: number },
+  alerts: Partial<AlertRuntimeOptions> & { pollMs?: number },
 ): Promise<RunningDaemon> {
   const config = loadConfig({ ...fixture.env, ...env });
   const destination = {

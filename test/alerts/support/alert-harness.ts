@@ -28,7 +28,7 @@ export interface AlertHarness {
 /** A migrated database, the alert runtime built from `env` like the daemon's, and a test clock. */
 export async function alertHarness(
   env: Record<string, string>,
-  options: AlertRuntimeOptions = {},
+  options: Partial<AlertRuntimeOptions> = {},
 ): Promise<AlertHarness> {
   const database = await freshDatabase();
   const config = loadConfig(env);
