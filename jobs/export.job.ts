@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import { runDailyExport } from '../src/exports/index.ts';
 import type { ScheduledJobData } from '../src/queues/index.ts';
-import { dayOf, previousDay } from '../src/reports/index.ts';
+import { dayOf, previousDay } from '../src/books-calendar/index.ts';
 import type { JobContext } from './job-context.ts';
 
 /** `export` (a scheduler tick, daily by default): yesterday's books to the export folder. */

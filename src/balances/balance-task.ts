@@ -1,5 +1,5 @@
 import { earliestKnownInstant } from '../ledger/index.ts';
-import { dayOf, dayWindow, nextDay, previousDay } from '../reports/index.ts';
+import { dayOf, dayWindow, nextDay, previousDay } from '../books-calendar/index.ts';
 import type { BalanceDependencies } from './balance-options.ts';
 import { snapshotsAt } from './balance-snapshot.repository.ts';
 import { takeBalanceSnapshot, type SnapshotOutcome } from './take-snapshot.ts';

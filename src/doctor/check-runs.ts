@@ -11,10 +11,7 @@ import { failed, passed, type CheckResult } from './check-result.ts';
  * sweeps found that webhooks missed in the last day. Undefined when the database cannot be
  * read (the database check says why) or has no runs table yet (migrations pending).
  */
-export async function checkRuns(
-  config: Config,
-  now: Date = new Date(),
-): Promise<CheckResult | undefined> {
+export async function checkRuns(config: Config, now: Date): Promise<CheckResult | undefined> {
   if (dialectOf(config.databaseUrl) === 'sqlite') {
     const file = config.databaseUrl.slice('sqlite:'.length);
     if (file !== ':memory:' && !existsSync(resolve(file))) return undefined;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { addToOutbox, notifyOutbox } from '../outbox/index.ts';
-import { dayOf, dayWindow, nextDay, previousDay } from './books-day.ts';
+import { dayOf, dayWindow, nextDay, previousDay } from '../books-calendar/index.ts';
 import { buildDailyReport, type CoverageCheck, type PendingSla } from './daily-report.ts';
 import { storeVerdict } from './daily-verdict.repository.ts';
 import type { Verdict } from './daily-verdict.table.ts';

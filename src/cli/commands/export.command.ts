@@ -140,7 +140,7 @@ Examples:
     )
     .action(async (flags: ExportFlags) => {
       const config = loadConfig();
-      const { startOfDay } = await import('../../reports/index.ts');
+      const { startOfDay } = await import('../../books-calendar/index.ts');
       const timeZone = config.books.timeZone;
       const instant = (value: string, flag: string) =>
         DATE_ONLY.test(value)

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { dayOf, previousDay } from '../../books-calendar/index.ts';
 import { loadConfig } from '../../config/index.ts';
 import type { DailyReport } from '../../reports/index.ts';
 import { cliClock } from '../context.ts';
@@ -140,8 +141,7 @@ Examples:
     .action(async (flags: { date?: string; json?: boolean }) => {
       const config = loadConfig();
       const reports = await import('../../reports/index.ts');
-      const day =
-        flags.date ?? reports.previousDay(reports.dayOf(cliClock(), config.books.timeZone));
+      const day = flags.date ?? previousDay(dayOf(cliClock(), config.books.timeZone));
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const handle = await openLedgerDatabase(config, 'report');
       let report: DailyReport;
