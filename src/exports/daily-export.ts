@@ -38,8 +38,8 @@ export interface DailyExportRequest {
   readonly dir: string;
   /** The books day to export, YYYY-MM-DD. */
   readonly day: string;
-  /** @defaultValue now */
-  readonly now?: Date;
+  /** The caller's clock reading: when the files were generated. */
+  readonly now: Date;
 }
 
 async function sha256Of(file: string): Promise<string | undefined> {
@@ -85,7 +85,7 @@ export async function runDailyExport(request: DailyExportRequest): Promise<Manif
     day,
     window,
     verdict,
-    generatedAt: (request.now ?? new Date()).toISOString(),
+    generatedAt: request.now.toISOString(),
     files,
   };
   const manifestFile = join(folder, 'manifest.json');

@@ -52,6 +52,7 @@ describe('11 acceptance 6: the scheduled daily export', () => {
       formats: ['csv', 'hledger', 'beancount'] as const,
       dir,
       day: '2026-11-20',
+      now: new Date(),
     };
     const first = await runDailyExport({ ...request, formats: [...request.formats] });
     const folder = join(dir, '2026', '11');

@@ -76,6 +76,7 @@ describe('the dashboard in a real browser', () => {
       environment: 'sandbox',
       timeZone: 'UTC',
       dir: exportsDir,
+      now: new Date(),
     };
     // Today's books hold the simulated day's journals; yesterday's file is empty but listed.
     await runDailyExport({ ...exportRequest, formats: ['csv'], day: day.yesterday });
