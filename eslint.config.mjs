@@ -26,6 +26,27 @@ const inboxTableOutsideInbox = [
 const clockMessage =
   'the clock is resolved once where the process is assembled: take a `now: Clock` from the caller (src/lifecycle) instead';
 const isDateNow = "CallExpression[callee.object.name='Date'][callee.property.name='now']";
+// Files that still read the machine's clock themselves (issue 20, not finished): take a file off
+// this list once its clock comes from its caller. Never add one.
+const clockNotYetPassedDown = [
+  'src/alerts/sinks/webhook.sink.ts',
+  'src/balances/balance-options.ts',
+  'src/balances/balance-task.ts',
+  'src/inbox/inbox.repository.ts',
+  'src/ledger/book-adjustment.ts',
+  'src/ledger/discrepancy.repository.ts',
+  'src/metrics/job-metrics.ts',
+  'src/ops/dashboard-router.ts',
+  'src/outbox/add-to-outbox.ts',
+  'src/outbox/outbox-consumption.ts',
+  'src/receiver/hmac.scheme.ts',
+  'src/receiver/receiver-app.ts',
+  'src/receiver/standard-webhooks.scheme.ts',
+  'src/reports/daily-report.ts',
+  'src/upstream/client-options.ts',
+  'src/upstream/errors.ts',
+  'src/upstream/paging.ts',
+];
 const oneClock = {
   meta: { type: 'problem', schema: [], messages: { clock: clockMessage } },
   create(context) {
@@ -78,6 +99,7 @@ export default tseslint.config(
       'src/sim/**',
       'src/demo/**',
       'src/lifecycle/clock.ts',
+      ...clockNotYetPassedDown,
     ],
     plugins: { paysync: { rules: { 'one-clock': oneClock } } },
     rules: { 'paysync/one-clock': 'error' },
