@@ -30,8 +30,6 @@ const isDateNow = "CallExpression[callee.object.name='Date'][callee.property.nam
 // this list once its clock comes from its caller. Never add one.
 const clockNotYetPassedDown = [
   'src/alerts/sinks/webhook.sink.ts',
-  'src/balances/balance-options.ts',
-  'src/balances/balance-task.ts',
   'src/inbox/inbox.repository.ts',
   'src/ledger/book-adjustment.ts',
   'src/ledger/discrepancy.repository.ts',

@@ -22,7 +22,7 @@ export async function runBalanceTask(
   deps: BalanceDependencies,
   options: { timeZone: string; now?: Date },
 ): Promise<BalanceTaskResult> {
-  const now = options.now ?? deps.now?.() ?? new Date();
+  const now = options.now ?? deps.now();
   const current = await takeBalanceSnapshot(deps, { kind: 'scheduled' });
   const endOfDay: { day: string; outcome: SnapshotOutcome }[] = [];
   const earliest = await earliestKnownInstant(deps.db);

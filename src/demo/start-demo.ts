@@ -174,6 +174,7 @@ async function startDemoOn(
         upstream: client,
         logger: logger.child({ role: 'demo' }),
         environment: config.environment,
+        now: () => new Date(),
       });
     } finally {
       await books.close();

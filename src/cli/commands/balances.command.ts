@@ -151,6 +151,7 @@ async function withBalances<T>(
       environment: config.environment,
       lowBalance: config.balances.lowBalance,
       bookedBy: 'paysync balances',
+      now: cliClock,
     };
     if (!service) return await (run as (deps: LedgerOnly) => Promise<T>)(base);
     const { serviceClientFor } = await import('../service-client.ts');

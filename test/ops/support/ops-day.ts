@@ -74,7 +74,7 @@ export async function simulateDay(input: {
   };
   const snapshot = async () => {
     const outcome = await takeBalanceSnapshot(
-      { db, upstream, logger, environment: 'sandbox' },
+      { db, upstream, logger, environment: 'sandbox', now: () => new Date() },
       { at: sim.control.now() },
     );
     if (!outcome.ok) throw new Error(outcome.problem);
