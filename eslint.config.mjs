@@ -38,7 +38,6 @@ const clockNotYetPassedDown = [
   'src/outbox/add-to-outbox.ts',
   'src/outbox/outbox-consumption.ts',
   'src/receiver/hmac.scheme.ts',
-  'src/receiver/receiver-app.ts',
   'src/receiver/standard-webhooks.scheme.ts',
   'src/reports/daily-report.ts',
   'src/upstream/client-options.ts',

@@ -316,6 +316,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         redis: producerRedis,
         config,
         logger,
+        now,
         port: receiverPort,
         ...(options.host !== undefined ? { host: options.host } : {}),
         ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),

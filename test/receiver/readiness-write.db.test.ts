@@ -63,6 +63,7 @@ describe(`7.D15: readiness checks that the inbox can be written (${testDialect()
       redis,
       config: loadConfig({ PAYSYNC_WEBHOOK_SCHEME: 'none' }),
       logger: createLogger({ level: 'silent', pretty: false }),
+      now: () => new Date(),
       port: 0,
       host: '127.0.0.1',
     });

@@ -75,6 +75,7 @@ export function serveCommand(): Command {
         redis,
         config,
         logger,
+        now,
         verifier,
         port: config.port,
         ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),

@@ -56,6 +56,7 @@ export async function startReceiverFixture(options: FixtureOptions = {}): Promis
     redis,
     config,
     logger,
+    now: () => new Date(),
     port: 0,
     host: '127.0.0.1',
   });
