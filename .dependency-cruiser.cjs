@@ -3,10 +3,10 @@
  * 7.F20 and 20.3). Run by `npm run lint:boundaries` (part of `npm run lint`), together with the
  * folder-cycle check in .dependency-cruiser.folders.cjs; a violation fails both.
  *
- * A component is a folder under src/ (src/inbox, src/ledger…) or one of the single files at the
- * top of src/ (logger.ts, error-reason.ts, config.ts until it becomes src/config/); its public
- * surface is its index.ts. jobs/ and bin/ are doors outside src/. Type-only imports count like
- * any other.
+ * A component is a folder under src/ (src/inbox, src/ledger…); its public surface is its
+ * index.ts. The single files at the top of src/ (logger.ts, error-reason.ts) are shared leaves
+ * anyone may import; src/config/ is an infrastructure component anyone may import, through its
+ * index.ts like any other. Type-only imports count like any other.
  *
  * THE LAYERS (bottom to top; docs/architecture.md draws them). A component may import only
  * components of a lower layer, never one of its own layer or above, except the pairs listed in

@@ -290,7 +290,11 @@ try {
     `seeded ${total} items, ${seed.journals.length} journals, ${seed.lines.length} lines, ${seed.inbox.length} inbox rows in ${seedSeconds.toFixed(1)} s`,
   );
   const started = performance.now();
-  const report = await runAudit(handle.db, { truth: seed.truth, mode: 'sandbox' });
+  const report = await runAudit(handle.db, {
+    truth: seed.truth,
+    mode: 'sandbox',
+    now: () => new Date(),
+  });
   const seconds = (performance.now() - started) / 1000;
   console.log(formatAudit(report));
   const verdict = report.clean && seconds < TARGET_SECONDS ? 'pass' : 'FAIL';

@@ -279,6 +279,7 @@ try {
         upstream: client,
         logger: createLogger({ level: 'silent' }),
         environment: 'sandbox',
+        now: () => new Date(),
       });
     }
     const before = {

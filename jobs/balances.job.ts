@@ -5,7 +5,7 @@ import { scheduledJob } from './scheduled-job.ts';
 
 /** `balances` (a scheduler tick): snapshot now, fill in missed end-of-day snapshots. */
 export function balancesJob(context: JobContext) {
-  const now = context.now ?? (() => new Date());
+  const now = context.now;
   return scheduledJob(context, async (run) => {
     const result = await runBalanceTask(
       {
@@ -17,7 +17,7 @@ export function balancesJob(context: JobContext) {
         fetch: resolveSyncDependencies(context),
         now,
       },
-      { timeZone: context.balances.timeZone, now: now() },
+      { timeZone: context.books.timeZone, now: now() },
     );
     const snapshots = [result.current, ...result.endOfDay.map((d) => d.outcome)];
     run.count({ itemsSeen: snapshots.length, upstreamCalls: snapshots.length });

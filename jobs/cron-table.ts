@@ -1,4 +1,4 @@
-import type { Config } from '../src/config.ts';
+import type { Config } from '../src/config/index.ts';
 import { JobName } from '../src/queues/index.ts';
 
 /** One scheduled task: when it fires, and which job on the `scheduled` queue it enqueues. */
@@ -56,7 +56,7 @@ export function cronTable(config: Config): CronEntry[] {
       cron: config.exports.cron,
       variable: 'PAYSYNC_EXPORT_CRON',
       // Daily at 02:00 in the books' zone by default: yesterday there is over.
-      timeZone: config.balances.timeZone,
+      timeZone: config.books.timeZone,
     },
   ];
 }

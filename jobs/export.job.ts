@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import { runDailyExport } from '../src/exports/index.ts';
 import type { ScheduledJobData } from '../src/queues/index.ts';
-import { dayOf, previousDay } from '../src/reports/index.ts';
+import { dayOf, previousDay } from '../src/books-calendar/index.ts';
 import type { JobContext } from './job-context.ts';
 
 /** `export` (a scheduler tick, daily by default): yesterday's books to the export folder. */
@@ -9,7 +9,7 @@ export function exportJob(context: JobContext) {
   return async (_job: Job<ScheduledJobData>): Promise<string> => {
     const settings = context.exports;
     if (!settings) return 'exports are not configured for this worker';
-    const now = (context.now ?? (() => new Date()))();
+    const now = context.now();
     const day = previousDay(dayOf(now, settings.timeZone));
     const entry = await runDailyExport({
       db: context.db,

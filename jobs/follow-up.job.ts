@@ -36,6 +36,7 @@ function receiptFollowUp(context: JobContext) {
         db: context.db,
         upstream: context.upstream,
         dir: context.receiptsDir,
+        now: context.now,
         logger: context.logger,
         ...(context.receiptRetryDelaysMs ? { retryDelaysMs: context.receiptRetryDelaysMs } : {}),
       },

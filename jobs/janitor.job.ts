@@ -12,7 +12,7 @@ export function janitorJob(context: JobContext) {
         logger: context.logger,
         settings: context.janitor,
       },
-      (context.now ?? (() => new Date()))(),
+      context.now(),
     );
     run.count({ itemsSeen: counts.due, itemsChanged: counts.stuck });
     run.checkpoint(`due ${counts.due}, polled ${counts.polled}, stuck ${counts.stuck}`);

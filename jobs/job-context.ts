@@ -1,9 +1,10 @@
 import type {
   BalanceSettings,
+  BooksSettings,
   ExportSettings,
   JanitorSettings,
   PollingSettings,
-} from '../src/config.ts';
+} from '../src/config/index.ts';
 import type { AlertRuntime } from '../src/alerts/index.ts';
 import type { SyncDependencies } from '../src/reconcile/index.ts';
 
@@ -21,8 +22,10 @@ export interface JobContext extends SyncDependencies {
   readonly environment: string;
   /** Sweep window, page size, and when a run with no heartbeat counts as dead. */
   readonly polling: PollingSettings;
-  /** Snapshots, low-balance thresholds and the books' time zone (config `balances`). */
+  /** Snapshots and low-balance thresholds (config `balances`). */
   readonly balances: BalanceSettings;
+  /** The books' time zone, which closes their days (config `books`). */
+  readonly books: BooksSettings;
   /** Sinks, routing and pacing of alerts; without it alert follow-ups are only logged. */
   readonly alerts?: AlertRuntime;
   /** The daily export (config `exports`, plus the books' zone and environment); absent: off. */

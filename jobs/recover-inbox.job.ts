@@ -12,7 +12,7 @@ export function recoverInboxJob(context: JobContext) {
         queues: context.queues,
         logger: context.logger,
         olderThanMs: context.recoveryAfterMs,
-        ...(context.now ? { now: context.now } : {}),
+        now: context.now,
       });
       run.count({ itemsSeen: result.found, itemsChanged: result.enqueued + result.retried });
       return result;

@@ -20,7 +20,12 @@ export function scheduledJob<T>(
 ): (job: Job<ScheduledJobData>) => Promise<string> {
   return async (job) => {
     const recorded = await recordScheduledRun(
-      { db: context.db, logger: context.logger, staleRunAfterMs: context.polling.staleRunAfterMs },
+      {
+        db: context.db,
+        logger: context.logger,
+        staleRunAfterMs: context.polling.staleRunAfterMs,
+        now: context.now,
+      },
       job.data,
       work,
     );

@@ -17,7 +17,7 @@ export function sweepJob(context: JobContext) {
           queues: context.queues,
           logger: context.logger,
           environment: context.environment,
-          ...(context.now ? { now: context.now } : {}),
+          now: context.now,
         },
         {
           sweepOverlapMs: context.polling.sweepOverlapMs,

@@ -9,10 +9,10 @@ export function verdictsJob(context: JobContext) {
     const judged = await judgeClosedDays({
       db: context.db,
       environment: context.environment,
-      timeZone: context.balances.timeZone,
+      timeZone: context.books.timeZone,
       sla: pendingSlaOf(context.janitor.stuckAfterMs),
       coverage: sweepCoverage(context.db, context.environment),
-      ...(context.now ? { now: context.now } : {}),
+      now: context.now,
     });
     run.count({
       itemsSeen: judged.length,

@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { hidePasswordInUrl } from './config.ts';
+import { hidePasswordInUrl } from './config/index.ts';
 
 export type { Logger } from 'pino';
 

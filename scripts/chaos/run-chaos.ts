@@ -311,6 +311,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
       upstream: client,
       logger: createLogger({ level: 'silent' }),
       environment: 'sandbox',
+      now: () => new Date(),
     });
     sim.control.setFaults({
       webhookDuplicateRate: 0.2,

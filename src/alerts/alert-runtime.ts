@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AlertSettings } from '../config.ts';
+import type { AlertSettings } from '../config/index.ts';
 import { defaultRouting, loadAlertRouting, type AlertRouting } from './alert-routing.ts';
 import type { AlertSink, SinkName } from './sinks/alert-sink.ts';
 import { emailSink } from './sinks/email.sink.ts';
@@ -37,7 +37,7 @@ export interface AlertRuntime {
   readonly routing: AlertRouting;
   readonly pacing: AlertPacing;
   readonly logger: Logger;
-  /** The clock; tests move it. @defaultValue `() => new Date()` */
+  /** The clock, from the caller; tests move it. */
   readonly now: () => Date;
   /** Called after new deliveries are written, so a deliverer in this process sends them now. */
   wake(): void;
@@ -48,7 +48,8 @@ export interface AlertRuntime {
 
 export interface AlertRuntimeOptions {
   readonly pacing?: Partial<AlertPacing>;
-  readonly now?: () => Date;
+  /** The clock, resolved where the process is assembled. */
+  readonly now: () => Date;
   /** Per-request timeout of the HTTP and SMTP sinks. @defaultValue 10000 */
   readonly sinkTimeoutMs?: number;
   /** Accept a self-signed SMTP certificate (tests). @defaultValue false */
@@ -78,7 +79,7 @@ export function alertPacing(
 export function configuredSinks(
   settings: AlertSettings,
   logger: Logger,
-  options: AlertRuntimeOptions = {},
+  options: Omit<AlertRuntimeOptions, 'now'> = {},
 ): Map<SinkName, AlertSink> {
   const timeoutMs = options.sinkTimeoutMs ?? 10_000;
   const sinks = new Map<SinkName, AlertSink>();
@@ -109,7 +110,7 @@ export function configuredSinks(
 export function createAlertRuntime(
   settings: AlertSettings,
   logger: Logger,
-  options: AlertRuntimeOptions = {},
+  options: AlertRuntimeOptions,
 ): AlertRuntime {
   const sinks = configuredSinks(settings, logger, options);
   const names = [...sinks.keys()];
@@ -122,7 +123,7 @@ export function createAlertRuntime(
     routing,
     pacing: alertPacing(settings, options.pacing),
     logger,
-    now: options.now ?? (() => new Date()),
+    now: options.now,
     wake() {
       for (const listener of listeners) listener();
     },

@@ -23,25 +23,21 @@ export interface AuditOptions {
    * @defaultValue 10 minutes
    */
   readonly outboxStaleMs?: number;
-  /** @defaultValue `() => new Date()` */
-  readonly now?: () => Date;
+  /** The clock, resolved where the process is assembled. */
+  readonly now: () => Date;
 }
 
 const DEFAULTS = {
   mode: 'sandbox',
   outboxStaleMs: 10 * 60_000,
-  now: () => new Date(),
-} satisfies Required<Omit<AuditOptions, 'truth'>>;
+} satisfies Required<Omit<AuditOptions, 'truth' | 'now'>>;
 
 /**
  * Judges the books from first principles: reads the tables with its own queries and checks
  * every invariant of docs/audit.md, then, given the simulator's truth, compares statuses,
  * money and balances. Read-only: it writes nothing.
  */
-export async function runAudit(
-  db: Kysely<Database>,
-  options: AuditOptions = {},
-): Promise<AuditReport> {
+export async function runAudit(db: Kysely<Database>, options: AuditOptions): Promise<AuditReport> {
   const { mode, outboxStaleMs, now } = { ...DEFAULTS, ...options };
   const started = performance.now();
   const auditedAt = now();

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { LowBalanceThreshold } from '../config.ts';
+import type { LowBalanceThreshold } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import type { FetchDependencies } from '../reconcile/index.ts';
 import type { UpstreamClient } from '../upstream/index.ts';
@@ -25,19 +25,19 @@ export interface BalanceDependencies {
   readonly maxInFlightPolls?: number;
   /** Who books an automatic opening balance. @defaultValue `paysync` */
   readonly bookedBy?: string;
-  /** @defaultValue `() => new Date()` */
-  readonly now?: () => Date;
+  /** The clock, resolved where the process is assembled. */
+  readonly now: () => Date;
 }
 
 export type ResolvedBalanceDependencies = Required<Omit<BalanceDependencies, 'fetch'>> &
   Pick<BalanceDependencies, 'fetch'>;
 
 /** What comparing with the ledger needs: no client, so cached balances can be compared offline. */
-export type LedgerComparison = Omit<ResolvedBalanceDependencies, 'upstream'>;
+export type LedgerComparison = Omit<ResolvedBalanceDependencies, 'upstream' | 'now'>;
 
 /** Merges the defaults, in this one place. */
 export function resolveLedgerComparison(
-  deps: Omit<BalanceDependencies, 'upstream'>,
+  deps: Omit<BalanceDependencies, 'upstream' | 'now'>,
 ): LedgerComparison {
   return {
     ...deps,
@@ -45,10 +45,9 @@ export function resolveLedgerComparison(
     straddleWindowMs: deps.straddleWindowMs ?? 15 * 60_000,
     maxInFlightPolls: deps.maxInFlightPolls ?? 200,
     bookedBy: deps.bookedBy ?? 'paysync',
-    now: deps.now ?? (() => new Date()),
   };
 }
 
 export function resolveBalanceDependencies(deps: BalanceDependencies): ResolvedBalanceDependencies {
-  return { ...resolveLedgerComparison(deps), upstream: deps.upstream };
+  return { ...resolveLedgerComparison(deps), upstream: deps.upstream, now: deps.now };
 }

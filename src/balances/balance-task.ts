@@ -1,5 +1,5 @@
 import { earliestKnownInstant } from '../ledger/index.ts';
-import { dayOf, dayWindow, nextDay, previousDay } from '../reports/index.ts';
+import { dayOf, dayWindow, nextDay, previousDay } from '../books-calendar/index.ts';
 import type { BalanceDependencies } from './balance-options.ts';
 import { snapshotsAt } from './balance-snapshot.repository.ts';
 import { takeBalanceSnapshot, type SnapshotOutcome } from './take-snapshot.ts';
@@ -22,7 +22,7 @@ export async function runBalanceTask(
   deps: BalanceDependencies,
   options: { timeZone: string; now?: Date },
 ): Promise<BalanceTaskResult> {
-  const now = options.now ?? deps.now?.() ?? new Date();
+  const now = options.now ?? deps.now();
   const current = await takeBalanceSnapshot(deps, { kind: 'scheduled' });
   const endOfDay: { day: string; outcome: SnapshotOutcome }[] = [];
   const earliest = await earliestKnownInstant(deps.db);

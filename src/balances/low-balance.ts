@@ -1,6 +1,6 @@
 import type { Executor } from '../ledger/index.ts';
 import type { SnapshotBalance } from './balance-snapshot.repository.ts';
-import type { LowBalanceThreshold } from '../config.ts';
+import type { LowBalanceThreshold } from '../config/index.ts';
 
 /** An account that has just gone under its threshold. */
 export interface LowBalanceCrossing {

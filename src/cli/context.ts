@@ -1,10 +1,18 @@
-import { loadConfig, secretValues, type Config } from '../config.ts';
+import { loadConfig, secretValues, type Config } from '../config/index.ts';
+import { systemClock, type Clock } from '../lifecycle/index.ts';
 import { createLogger, type Logger } from '../logger.ts';
 
-/** What most commands need: the validated config and a logger that knows its secrets. */
+/**
+ * The CLI's clock: every command reads the time through it (or through its context), so the
+ * clock is chosen here, once, for the whole CLI.
+ */
+export const cliClock: Clock = systemClock;
+
+/** What most commands need: the validated config, a logger that knows its secrets, the clock. */
 export interface CommandContext {
   readonly config: Config;
   readonly logger: Logger;
+  readonly now: Clock;
 }
 
 /** Loads and validates the config once per command; throws ConfigError on a bad variable. */
@@ -15,5 +23,5 @@ export function commandContext(role: string): CommandContext {
     secrets: secretValues(config),
     base: { role },
   });
-  return { config, logger };
+  return { config, logger, now: cliClock };
 }

@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config/index.ts';
 import { startupErrorFrom } from '../lifecycle/index.ts';
 import { CliError, ExitCode } from './errors.ts';
 import { buildProgram } from './program.ts';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { DatabaseHandle } from '../db/index.ts';
 import { reasonOf } from '../error-reason.ts';
 import { CliError } from './errors.ts';

@@ -11,9 +11,9 @@ import {
   type AlertRuntime,
   type AlertRuntimeOptions,
 } from '../alerts/index.ts';
-import { DEFAULT_METRICS_PORT, type Config } from '../config.ts';
+import { DEFAULT_METRICS_PORT, type Config } from '../config/index.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
-import type { Component } from '../lifecycle/index.ts';
+import { systemClock, type Clock, type Component } from '../lifecycle/index.ts';
 import {
   addScrapeSource,
   collectProcessMetrics,
@@ -50,8 +50,13 @@ export interface DaemonOptions {
   readonly notFoundAttempts?: number;
   /** How often the outbox dispatcher polls without a wake-up, in ms. @defaultValue 1000 */
   readonly outboxPollMs?: number;
+  /**
+   * The clock every job reads: resolved here, once, and passed down. Tests move it.
+   * @defaultValue the machine's clock
+   */
+  readonly now?: Clock;
   /** Alert pacing and clock overrides (tests). @defaultValue from `config.alerts` */
-  readonly alerts?: AlertRuntimeOptions & { readonly pollMs?: number };
+  readonly alerts?: Partial<AlertRuntimeOptions> & { readonly pollMs?: number };
   /**
    * Port of the metrics and health server of a process without the receiver role; 0 picks a
    * free one. @defaultValue `config.metricsPort` (`startDaemon`: 0)
@@ -83,6 +88,7 @@ export interface Daemon {
  */
 export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config, logger } = options;
+  const now = options.now ?? systemClock;
   const roles = new Set(options.roles);
   const prefix = options.queuePrefix ?? config.processing.queuePrefix;
   // Fail on missing service credentials before opening anything.
@@ -90,7 +96,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // A bad alert rule file stops every role: an operator must not believe alerts are routed.
   let alerts: AlertRuntime;
   try {
-    alerts = createAlertRuntime(config.alerts, logger, options.alerts);
+    alerts = createAlertRuntime(config.alerts, logger, { now, ...options.alerts });
   } catch (error) {
     if (error instanceof AlertRulesError) throw new StartupError(error.message);
     throw error;
@@ -239,7 +245,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         janitor: config.janitor,
         exports: {
           ...config.exports,
-          timeZone: config.balances.timeZone,
+          timeZone: config.books.timeZone,
           environment: config.environment,
         },
         pollPlan: config.janitor.scheduleMs,
@@ -247,6 +253,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         environment: config.environment,
         polling: config.polling,
         balances: config.balances,
+        books: config.books,
+        now,
         alerts,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }
@@ -270,6 +278,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         queues,
         logger,
         redispatchAfterMs: config.processing.outboxRedispatchMs,
+        now,
         ...(options.outboxPollMs !== undefined ? { pollMs: options.outboxPollMs } : {}),
       });
       components.push(outbox);
@@ -307,6 +316,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         redis: producerRedis,
         config,
         logger,
+        now,
         port: receiverPort,
         ...(options.host !== undefined ? { host: options.host } : {}),
         ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),

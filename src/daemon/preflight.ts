@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Redis } from 'ioredis';
-import { hidePasswordInUrl, type Config } from '../config.ts';
+import { hidePasswordInUrl, type Config } from '../config/index.ts';
 import {
   createDatabase,
   DatabaseOpenError,

@@ -15,7 +15,7 @@ import {
   type UnknownRow,
 } from 'kysely';
 import type pg from 'pg';
-import { hidePasswordInUrl } from '../config.ts';
+import { hidePasswordInUrl } from '../config/index.ts';
 import { reasonOf } from '../error-reason.ts';
 import type { Database } from './database.ts';
 

@@ -13,7 +13,8 @@ import {
 } from '../ledger/index.ts';
 import { countOpenAlerts } from '../alerts/index.ts';
 import { latestSnapshots } from '../balances/index.ts';
-import { buildDailyReport, dayOf, type Verdict } from '../reports/index.ts';
+import { dayOf } from '../books-calendar/index.ts';
+import { buildDailyReport, type Verdict } from '../reports/index.ts';
 import type { RunningSimulator } from '../sim/index.ts';
 import type { TrafficCounts } from './demo-traffic.ts';
 

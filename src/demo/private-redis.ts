@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { Redis } from 'ioredis';
-import { hidePasswordInUrl } from '../config.ts';
+import { hidePasswordInUrl } from '../config/index.ts';
 import { freePort } from '../lifecycle/index.ts';
 
 /** The Redis the demo uses: the configured one, or a private one it started. */

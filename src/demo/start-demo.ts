@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { takeBalanceSnapshot } from '../balances/index.ts';
-import { loadConfig, type Config } from '../config.ts';
+import { loadConfig, type Config } from '../config/index.ts';
 import { startDaemon, type RunningDaemon } from '../daemon/index.ts';
 import { createDatabase, migrateToLatest } from '../db/index.ts';
 import { createRedisConnection } from '../queues/index.ts';
@@ -175,6 +175,7 @@ async function startDemoOn(
         upstream: client,
         logger: logger.child({ role: 'demo' }),
         environment: config.environment,
+        now: () => new Date(),
       });
     } finally {
       await books.close();
@@ -209,7 +210,7 @@ async function startDemoOn(
   traffic.start();
 
   let stopping: Promise<void> | undefined;
-  const context = { environment: config.environment, timeZone: config.balances.timeZone };
+  const context = { environment: config.environment, timeZone: config.books.timeZone };
   return {
     simUrl: sim.url,
     webhookUrl,

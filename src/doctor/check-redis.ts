@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { hidePasswordInUrl } from '../config.ts';
+import { hidePasswordInUrl } from '../config/index.ts';
 import { failed, passed, type CheckResult } from './check-result.ts';
 import { reasonOf } from '../error-reason.ts';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cronTable } from '../../jobs/cron-table.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { createDatabase, dialectOf } from '../db/index.ts';
 import { missedWebhooksSince, taskHealth } from '../runs/index.ts';
 import { failed, passed, type CheckResult } from './check-result.ts';
@@ -11,10 +11,7 @@ import { failed, passed, type CheckResult } from './check-result.ts';
  * sweeps found that webhooks missed in the last day. Undefined when the database cannot be
  * read (the database check says why) or has no runs table yet (migrations pending).
  */
-export async function checkRuns(
-  config: Config,
-  now: Date = new Date(),
-): Promise<CheckResult | undefined> {
+export async function checkRuns(config: Config, now: Date): Promise<CheckResult | undefined> {
   if (dialectOf(config.databaseUrl) === 'sqlite') {
     const file = config.databaseUrl.slice('sqlite:'.length);
     if (file !== ':memory:' && !existsSync(resolve(file))) return undefined;

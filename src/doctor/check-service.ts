@@ -1,4 +1,4 @@
-import { ConfigError, requireServiceCredentials, type Config } from '../config.ts';
+import { ConfigError, requireServiceCredentials, type Config } from '../config/index.ts';
 import { failed, passed, type CheckResult } from './check-result.ts';
 import { reasonOf } from '../error-reason.ts';
 

@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { checkCredentialRecord } from './check-credential-record.ts';
 import { checkDatabase } from './check-database.ts';
 import { checkRedis } from './check-redis.ts';
@@ -10,13 +10,14 @@ export type { CheckResult } from './check-result.ts';
 export { checkCredentialRecord, checkDatabase, checkRedis, checkRuns, checkService };
 
 /** Every check, run side by side; one failing never stops the others. */
-export async function runDoctorChecks(config: Config): Promise<CheckResult[]> {
+/** `now`: the caller's clock reading, against which the scheduled runs' health is judged. */
+export async function runDoctorChecks(config: Config, now: Date): Promise<CheckResult[]> {
   const results = await Promise.all([
     checkDatabase(config.databaseUrl),
     checkRedis(config.redisUrl),
     checkService(config, Math.min(config.upstream.timeoutMs, 5000)),
     checkCredentialRecord(config.databaseUrl),
-    checkRuns(config),
+    checkRuns(config, now),
   ]);
   return results.filter((result): result is CheckResult => result !== undefined);
 }

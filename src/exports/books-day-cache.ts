@@ -1,4 +1,4 @@
-import { dayOf, dayWindow } from '../reports/index.ts';
+import { dayOf, dayWindow } from '../books-calendar/index.ts';
 
 /**
  * `dayOf` builds an Intl formatter per call, too slow for a million journals. Journals come in

@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
-import { nextDay, startOfDay, storedVerdicts } from '../reports/index.ts';
+import { nextDay, startOfDay } from '../books-calendar/index.ts';
+import { storedVerdicts } from '../reports/index.ts';
 import type { ExportWindow } from './export-line.ts';
 import { writeExportFile } from './write-export-file.ts';
 import { EXPORT_EXTENSIONS, type ExportFormat } from './write-export.ts';
@@ -58,8 +59,8 @@ export interface ClosePeriodRequest {
   readonly force?: boolean;
   readonly reason?: string;
   readonly by: string;
-  /** @defaultValue now */
-  readonly now?: Date;
+  /** The caller's clock reading: when the period closed. */
+  readonly now: Date;
 }
 
 /**
@@ -70,7 +71,7 @@ export interface ClosePeriodRequest {
  */
 export async function closePeriod(request: ClosePeriodRequest): Promise<ClosedPeriod> {
   const { db, environment, period, timeZone } = request;
-  const now = (request.now ?? new Date()).toISOString();
+  const now = request.now.toISOString();
   if (request.force && !request.reason?.trim()) {
     throw new PeriodError(
       'reason_required',
@@ -156,7 +157,8 @@ export async function reopenPeriod(request: {
   period: string;
   reason: string;
   by: string;
-  now?: Date;
+  /** The caller's clock reading: when the period reopened. */
+  now: Date;
 }): Promise<void> {
   const { db, environment, period } = request;
   if (!request.reason.trim()) {
@@ -165,7 +167,7 @@ export async function reopenPeriod(request: {
       'reopen needs --reason "…": say why the closed month must change',
     );
   }
-  const now = (request.now ?? new Date()).toISOString();
+  const now = request.now.toISOString();
   await db.transaction().execute(async (trx) => {
     const row = await trx
       .deleteFrom('closed_periods')

@@ -4,7 +4,8 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
-import { dayWindow, storedVerdicts } from '../reports/index.ts';
+import { dayWindow } from '../books-calendar/index.ts';
+import { storedVerdicts } from '../reports/index.ts';
 import type { ExportWindow } from './export-line.ts';
 import { writeExportFile } from './write-export-file.ts';
 import { EXPORT_EXTENSIONS, type CurrencySums, type ExportFormat } from './write-export.ts';
@@ -37,8 +38,8 @@ export interface DailyExportRequest {
   readonly dir: string;
   /** The books day to export, YYYY-MM-DD. */
   readonly day: string;
-  /** @defaultValue now */
-  readonly now?: Date;
+  /** The caller's clock reading: when the files were generated. */
+  readonly now: Date;
 }
 
 async function sha256Of(file: string): Promise<string | undefined> {
@@ -84,7 +85,7 @@ export async function runDailyExport(request: DailyExportRequest): Promise<Manif
     day,
     window,
     verdict,
-    generatedAt: (request.now ?? new Date()).toISOString(),
+    generatedAt: request.now.toISOString(),
     files,
   };
   const manifestFile = join(folder, 'manifest.json');

@@ -8,7 +8,7 @@ import {
   SERVICE_ACCOUNTS,
   type ServiceAccountType,
 } from '../ledger/index.ts';
-import { dayOf, dayWindow, nextDay } from '../reports/index.ts';
+import { dayOf, dayWindow, nextDay } from '../books-calendar/index.ts';
 import type { ExportWindow } from './export-line.ts';
 
 export interface AccountAmount {

@@ -1,4 +1,4 @@
-import { nextDay } from '../reports/index.ts';
+import { nextDay } from '../books-calendar/index.ts';
 import { booksDayCache } from './books-day-cache.ts';
 import { beancountAccount } from './account-names.ts';
 import { decimalAmount } from '../money/index.ts';

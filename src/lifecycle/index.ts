@@ -8,3 +8,4 @@ export {
 } from './lifecycle.ts';
 export { freePort } from './free-port.ts';
 export { StartupError, startupErrorFrom } from './startup-error.ts';
+export { systemClock, type Clock } from './clock.ts';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AlertRuntime } from '../alerts/index.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
@@ -50,7 +50,7 @@ export function mountOps(options: {
     logger,
     tokens,
     environment: config.environment,
-    timeZone: config.balances.timeZone,
+    timeZone: config.books.timeZone,
     queues: options.queues,
     receiptsDir: config.receipts.dir,
     exportsDir: config.exports.dir,

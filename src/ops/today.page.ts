@@ -1,5 +1,6 @@
 import { formatAmount } from '../money/index.ts';
-import { dayOf, previousDay, startOfDay, storedVerdicts } from '../reports/index.ts';
+import { dayOf, previousDay, startOfDay } from '../books-calendar/index.ts';
+import { storedVerdicts } from '../reports/index.ts';
 import {
   clipped,
   notAvailable,

@@ -22,8 +22,8 @@ export interface DispatchDependencies {
    * exists, BullMQ ignores the second add of its id. @defaultValue 300000 (5 minutes)
    */
   readonly redispatchAfterMs?: number;
-  /** @defaultValue `() => new Date()` */
-  readonly now?: () => Date;
+  /** The clock, resolved where the process is assembled. */
+  readonly now: () => Date;
 }
 
 export interface DispatchResult {
@@ -81,7 +81,7 @@ export function outboxJobData(row: Pick<OutboxRow, 'id' | 'kind' | 'payload'>): 
  */
 export async function dispatchOutbox(deps: DispatchDependencies): Promise<DispatchResult> {
   const batchSize = deps.batchSize ?? DEFAULT_BATCH_SIZE;
-  const nowMs = (deps.now ?? (() => new Date()))().getTime();
+  const nowMs = deps.now().getTime();
   const now = new Date(nowMs).toISOString();
   const rows = await deps.db
     .selectFrom('outbox')
@@ -140,7 +140,7 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
       .catch(() => undefined);
     throw error;
   }
-  const stampedAt = (deps.now ?? (() => new Date()))().toISOString();
+  const stampedAt = deps.now().toISOString();
   await deps.db
     .updateTable('outbox')
     .set((eb) => ({

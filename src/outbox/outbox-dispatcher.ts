@@ -18,6 +18,8 @@ export interface OutboxDispatcherOptions {
   readonly stopWaitMs?: number;
   /** See {@link DispatchDependencies}: `PAYSYNC_OUTBOX_REDISPATCH_SECONDS`. @defaultValue 300000 */
   readonly redispatchAfterMs?: number;
+  /** The clock, resolved where the process is assembled. */
+  readonly now: () => Date;
 }
 
 export interface OutboxDispatcher extends Component {
@@ -56,6 +58,7 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
         const result = await dispatchOutbox({
           db: options.db,
           queues: options.queues,
+          now: options.now,
           ...(options.redispatchAfterMs !== undefined
             ? { redispatchAfterMs: options.redispatchAfterMs }
             : {}),

@@ -14,7 +14,7 @@ export interface PaymentRefundProbeDependencies {
   readonly logger: Logger;
   /** `live` or `sandbox`: the probe's watermark is kept per environment. */
   readonly environment: string;
-  readonly now?: () => Date;
+  readonly now: () => Date;
 }
 
 export interface PaymentRefundProbeOptions {
@@ -177,7 +177,7 @@ export async function discoverPaymentRefunds(
       stream,
       position: String(Math.max(answeredUpTo, watermark)).padStart(PAD, '0'),
       detail: { pending },
-      at: (deps.now?.() ?? new Date()).toISOString(),
+      at: deps.now().toISOString(),
     });
   }
   if (found > 0) {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { JanitorSettings } from '../config.ts';
+import type { JanitorSettings } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { claimDuePoll, duePolls, type DuePoll, type PollPlan } from '../ledger/index.ts';
 import { enqueueSync, type Queues } from '../queues/index.ts';

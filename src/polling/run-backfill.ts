@@ -19,8 +19,8 @@ export interface BackfillDependencies {
   readonly environment: string;
   /** The backfill's own share of the shared upstream budget, on top of the shared limit. */
   readonly limiter?: RequestRateLimiter;
-  /** @defaultValue `() => new Date()` */
-  readonly now?: () => Date;
+  /** The clock, resolved where the process is assembled. */
+  readonly now: () => Date;
   /** Called as the backfill goes (windows started and finished, pages committed). */
   readonly onProgress?: (event: BackfillProgress) => void;
 }
@@ -98,7 +98,7 @@ export async function runBackfill(
     throw new RangeError('backfill: --from must not be after --to');
   }
   const options = resolvePollingOptions(request);
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const kinds = request.kinds ?? SWEEP_KINDS;
   const span = request.to.getTime() - request.from.getTime() + 1;
   const windowsPerKind = Math.ceil(span / options.backfillWindowMs);

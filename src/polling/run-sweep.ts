@@ -23,8 +23,8 @@ export interface SweepDependencies {
    * commit). @defaultValue true
    */
   readonly followUps?: boolean;
-  /** @defaultValue `() => new Date()` */
-  readonly now?: () => Date;
+  /** The clock, resolved where the process is assembled. */
+  readonly now: () => Date;
 }
 
 export interface SweepRequest extends PollingOptions {
@@ -65,7 +65,7 @@ export async function runSweep(
   run?: RunHandle,
 ): Promise<StreamSweepReport[]> {
   const options = resolvePollingOptions(request);
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const reports: StreamSweepReport[] = [];
   for (const kind of request.kinds ?? SWEEP_KINDS) {
     const stream = LIST_STREAMS[kind];

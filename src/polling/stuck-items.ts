@@ -1,4 +1,4 @@
-import type { JanitorSettings } from '../config.ts';
+import type { JanitorSettings } from '../config/index.ts';
 import {
   markStuck,
   recordDiscrepancy,

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { hidePasswordInUrl } from '../config.ts';
+import { hidePasswordInUrl } from '../config/index.ts';
 
 /** Raised at start-up when Redis would silently drop queued jobs. */
 export class RedisPolicyError extends Error {

@@ -33,8 +33,8 @@ export interface ReceiptDependencies {
   readonly retryDelaysMs?: readonly number[];
   /** How long after the first 409 the receipt is declared unavailable. @defaultValue 1 day */
   readonly giveUpAfterMs?: number;
-  /** @defaultValue `() => new Date()` */
-  readonly now?: () => Date;
+  /** The clock, resolved where the process is assembled. */
+  readonly now: () => Date;
 }
 
 export type ReceiptOutcome =
@@ -73,7 +73,7 @@ export async function fetchReceipt(
   outboxId?: number,
 ): Promise<ReceiptOutcome> {
   const { db } = deps;
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   if (!RECEIPT_KINDS.includes(request.kind) || typeof request.id !== 'string' || !request.id) {
     throw new Error(
       `receipt follow-up${outboxId !== undefined ? ` (outbox row ${outboxId})` : ''} names no payment intent or transfer: ${JSON.stringify({ kind: request.kind, id: request.id })}`,
@@ -132,7 +132,7 @@ async function notReadyYet(
   request: ReceiptRequest,
   outboxId: number | undefined,
 ): Promise<ReceiptOutcome> {
-  const now = (deps.now ?? (() => new Date()))();
+  const now = deps.now();
   const attempt = request.attempt ?? 1;
   const firstAttemptAt = request.firstAttemptAt ?? now.toISOString();
   const giveUpAfterMs = deps.giveUpAfterMs ?? DEFAULT_RECEIPT_GIVE_UP_AFTER_MS;

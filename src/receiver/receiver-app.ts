@@ -22,6 +22,8 @@ export interface ReceiverDependencies {
   readonly redis: Redis;
   readonly config: SigningConfig;
   readonly logger: Logger;
+  /** The clock, resolved where the process is assembled (stamps refused signatures). */
+  readonly now: () => Date;
   /** More checks `/readyz` must pass, e.g. a role's own. */
   readonly readinessChecks?: readonly ReadinessCheck[];
   /** Longest wait for Redis to take an ingest job before answering anyway. @defaultValue 1000 */
@@ -71,7 +73,7 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
       accept: (events) => intake.acceptAll(events),
       // A durable per-minute count the workers' alert watcher reads (signature_failures).
       onRefusedSignature: () =>
-        countSignatureFailure(deps.db, new Date()).catch((error: unknown) => {
+        countSignatureFailure(deps.db, deps.now()).catch((error: unknown) => {
           logger.warn(
             { reason: reasonOf(error) },
             'could not count a refused webhook signature; the signature_failures alert may miss it',

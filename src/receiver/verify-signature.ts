@@ -1,4 +1,4 @@
-import { ConfigError, type Config } from '../config.ts';
+import { ConfigError, type Config } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { hmacVerifier } from './hmac.scheme.ts';
 import type { SignatureVerifier } from './signature-outcome.ts';

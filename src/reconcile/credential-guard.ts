@@ -33,7 +33,7 @@ export class CredentialGuard {
   ) {}
 
   /** Records the refusal and pauses syncing; logs once per process until resumed. */
-  async refused(error: WrongCredentialsError, at: Date = new Date()): Promise<void> {
+  async refused(error: WrongCredentialsError, at: Date): Promise<void> {
     await recordCredentialFailure(this.db, {
       reason: `${error.status ?? 401} ${error.code}`,
       operation: error.operationId,

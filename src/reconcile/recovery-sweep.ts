@@ -13,8 +13,8 @@ export interface RecoverySweepOptions {
   readonly olderThanMs: number;
   /** Rows per sweep; the next sweep takes the rest. @defaultValue 1000 */
   readonly limit?: number;
-  /** @defaultValue `() => new Date()` */
-  readonly now?: () => Date;
+  /** The clock, resolved where the process is assembled. */
+  readonly now: () => Date;
 }
 
 export interface RecoverySweepResult {
@@ -35,7 +35,7 @@ export interface RecoverySweepResult {
 export async function runRecoverySweep(
   options: RecoverySweepOptions,
 ): Promise<RecoverySweepResult> {
-  const now = (options.now ?? (() => new Date()))();
+  const now = options.now();
   const rows = await inboxRowsAwaitingRecovery(options.db, {
     olderThan: new Date(now.getTime() - options.olderThanMs),
     limit: options.limit ?? 1000,

@@ -4,6 +4,7 @@ import type { Database } from '../db/index.ts';
 import type { Queues } from '../queues/index.ts';
 import type { PollPlan } from '../ledger/index.ts';
 import type { UpstreamClient } from '../upstream/index.ts';
+import type { Clock } from '../lifecycle/index.ts';
 import type { CredentialGuard } from './credential-guard.ts';
 
 /**
@@ -20,27 +21,26 @@ export interface SyncDependencies {
   readonly transferSearchHours: number;
   /** Tries before a 404 becomes `unknown_upstream_resource`. @defaultValue 3 */
   readonly notFoundAttempts?: number;
-  /** @defaultValue `() => new Date()` */
-  readonly now?: () => Date;
+  /** The clock, resolved where the process is assembled (no default: STYLE 12). */
+  readonly now: Clock;
   /** The janitor's schedule, for the next poll set when a fetch changes an item. @defaultValue `DEFAULT_POLL_PLAN` */
   readonly pollPlan?: PollPlan;
 }
 
 export type ResolvedSyncDependencies = SyncDependencies &
-  Required<Pick<SyncDependencies, 'notFoundAttempts' | 'now'>>;
+  Required<Pick<SyncDependencies, 'notFoundAttempts'>>;
 
 export const DEFAULT_SYNC_DEPENDENCIES = {
   notFoundAttempts: 3,
 } as const satisfies Partial<SyncDependencies>;
 
-/** The one place the defaults (and the clock) are merged; resolving twice changes nothing. */
+/** The one place the defaults are merged; resolving twice changes nothing. */
 export function resolveSyncDependencies(deps: SyncDependencies): ResolvedSyncDependencies {
   const defined = Object.fromEntries(
     Object.entries(deps).filter(([, value]) => value !== undefined),
   ) as SyncDependencies;
   return {
     ...DEFAULT_SYNC_DEPENDENCIES,
-    now: () => new Date(),
     ...defined,
   };
 }

@@ -28,7 +28,7 @@ export async function syncPaymentLink(
   data: SyncJobData,
   upToId: number,
 ): Promise<SyncResult> {
-  const fetchStartedAt = new Date().toISOString();
+  const fetchStartedAt = deps.now().toISOString();
   let link: Record<string, unknown> | undefined;
   if (data.id) {
     link = await deps.upstream.getPaymentLink(data.id);

@@ -49,7 +49,7 @@ async function runSync(
     }
   }
   const target = { ...data, kind: data.kind };
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const fetchStartedAt = now().toISOString();
   const skipped = await skipCoveredFetch(deps, target, fetchStartedAt);
   if (skipped) return skipped;

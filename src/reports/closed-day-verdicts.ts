@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { addToOutbox, notifyOutbox } from '../outbox/index.ts';
-import { dayOf, dayWindow, nextDay, previousDay } from './books-day.ts';
+import { dayOf, dayWindow, nextDay, previousDay } from '../books-calendar/index.ts';
 import { buildDailyReport, type CoverageCheck, type PendingSla } from './daily-report.ts';
 import { storeVerdict } from './daily-verdict.repository.ts';
 import type { Verdict } from './daily-verdict.table.ts';
@@ -12,8 +12,8 @@ export interface ClosedDayDependencies {
   readonly timeZone: string;
   readonly sla?: PendingSla;
   readonly coverage?: CoverageCheck;
-  /** @defaultValue `() => new Date()` */
-  readonly now?: () => Date;
+  /** The clock, resolved where the process is assembled. */
+  readonly now: () => Date;
 }
 
 /** How far back the task looks for days to (re)judge. */
@@ -28,7 +28,7 @@ export const VERDICT_LOOKBACK_DAYS = 31;
 export async function judgeClosedDays(
   deps: ClosedDayDependencies,
 ): Promise<{ day: string; verdict: Verdict; previous: Verdict | undefined }[]> {
-  const now = (deps.now ?? (() => new Date()))();
+  const now = deps.now();
   const lastClosed = previousDay(dayOf(now, deps.timeZone));
   let day = lastClosed;
   for (let i = 1; i < VERDICT_LOOKBACK_DAYS; i += 1) day = previousDay(day);

@@ -11,7 +11,7 @@ import {
   type DiscrepancySummary,
   type OpenItem,
 } from '../ledger/index.ts';
-import { dayWindow } from './books-day.ts';
+import { dayWindow } from '../books-calendar/index.ts';
 import { describeBreak, type BreakLine } from './break-wording.ts';
 import type { Verdict } from './daily-verdict.table.ts';
 

@@ -22,8 +22,8 @@ export interface RunRecordDependencies {
    * run of the task marks it `failed`. @defaultValue 120000
    */
   readonly staleRunAfterMs?: number;
-  /** @defaultValue `() => new Date()` */
-  readonly now?: () => Date;
+  /** The clock, resolved where the process is assembled. */
+  readonly now: () => Date;
 }
 
 export const DEFAULT_STALE_RUN_AFTER_MS = 120_000;
@@ -76,7 +76,7 @@ export async function recordScheduledRun<T>(
   identity: RunIdentity,
   work: (run: RunHandle) => Promise<T>,
 ): Promise<RecordedRun<T>> {
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const staleMs = deps.staleRunAfterMs ?? DEFAULT_STALE_RUN_AFTER_MS;
   const { task, slot } = identity;
   const startedAt = now().toISOString();

@@ -17,7 +17,7 @@ export interface TaskHealth {
 }
 
 /** The longest gap between two ticks over the next few, in milliseconds. */
-export function cronIntervalMs(cron: string, from: Date = new Date()): number {
+export function cronIntervalMs(cron: string, from: Date): number {
   const expression = CronExpressionParser.parse(cron, { currentDate: from, tz: 'UTC' });
   let previous = expression.next().getTime();
   let longest = 0;
@@ -40,7 +40,7 @@ export const MISSED_INTERVALS_ALLOWED = 3;
 export async function taskHealth(
   db: Executor,
   tasks: readonly ScheduledTaskSpec[],
-  now: Date = new Date(),
+  now: Date,
 ): Promise<TaskHealth[]> {
   const summaries = new Map((await taskRunSummaries(db)).map((s) => [s.task, s]));
   const results: TaskHealth[] = [];

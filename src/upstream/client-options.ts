@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { requireServiceCredentials, type Config } from '../config.ts';
+import { requireServiceCredentials, type Config } from '../config/index.ts';
 import type { Environment } from './contract/index.ts';
 
 /** The smallest fetch the client needs; inject one for tests or a custom agent. */

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAlertRuntime, raiseAlert } from '../../src/alerts/index.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { runCli } from '../support/run-cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
@@ -21,7 +21,9 @@ afterEach(async () => {
 describe('paysync alerts list, ack and resolve', () => {
   it('list open alerts, snooze one, resolve one; bad ids and durations get one line', async () => {
     database = await freshDatabase();
-    const runtime = createAlertRuntime(loadConfig({}).alerts, createLogger({ level: 'silent' }));
+    const runtime = createAlertRuntime(loadConfig({}).alerts, createLogger({ level: 'silent' }), {
+      now: () => new Date(),
+    });
     const deps = { db: database.db, alerts: runtime };
     const first = await raiseAlert(deps, stuckTransfer('tr_cli1'));
     const second = await raiseAlert(deps, stuckTransfer('tr_cli2'));

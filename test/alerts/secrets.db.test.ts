@@ -5,8 +5,8 @@ import {
   raiseAlert,
   transferFailedAlert,
 } from '../../src/alerts/index.ts';
-import type { ConfigError } from '../../src/config.ts';
-import { loadConfig, secretValues } from '../../src/config.ts';
+import type { ConfigError } from '../../src/config/index.ts';
+import { loadConfig, secretValues } from '../../src/config/index.ts';
 import { testDialect } from '../support/test-database.ts';
 import { alertHarness, failedTransfer, type AlertHarness } from './support/alert-harness.ts';
 import {

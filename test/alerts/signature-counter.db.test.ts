@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { readStateValue } from '../../src/service-state/index.ts';
 import { countSignatureFailure, signatureFailuresBetween } from '../../src/service-state/index.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';

@@ -6,7 +6,7 @@ import {
   listAlerts,
   type AlertDeliverer,
 } from '../../src/alerts/index.ts';
-import { loadConfig, secretValues } from '../../src/config.ts';
+import { loadConfig, secretValues } from '../../src/config/index.ts';
 import { markInboxStatus } from '../../src/inbox/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { testDialect } from '../support/test-database.ts';

@@ -30,7 +30,10 @@ describe(`paysync audit checks on ${testDialect()}`, () => {
   });
 
   const audit = (truth?: GroundTruth) =>
-    runAudit(database.db, truth ? { truth, mode: 'sandbox' } : {});
+    runAudit(database.db, {
+      now: () => new Date(),
+      ...(truth ? { truth, mode: 'sandbox' } : {}),
+    });
   const checks = (report: AuditReport) => report.violations.map((v) => v.check);
 
   it('finds nothing wrong with correct books, with or without the truth', async () => {

@@ -35,6 +35,7 @@ describe(`audit of a real simulated workload on ${testDialect()}`, () => {
       upstream: fixture.client,
       logger: pino({ level: 'silent' }),
       environment: 'sandbox',
+      now: () => new Date(),
     });
     await generateMixedTraffic(fixture.sim, fixture.client, {
       transfers: 60,
@@ -47,6 +48,7 @@ describe(`audit of a real simulated workload on ${testDialect()}`, () => {
     report = await runAudit(fixture.database.db, {
       truth: fixture.sim.control.groundTruth(),
       mode: 'sandbox',
+      now: () => new Date(),
     });
   }, 240_000);
 

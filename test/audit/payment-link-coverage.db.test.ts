@@ -32,7 +32,7 @@ describe(`payment-link inbox rows are proven covered on ${testDialect()}`, () =>
     );
     expect(synced).toMatchObject({ outcome: 'linked', closedRows: 1 });
     expect(await findInboxEvent(ctx.database.db, inboxId)).toMatchObject({ status: 'processed' });
-    const clean = await runAudit(ctx.database.db);
+    const clean = await runAudit(ctx.database.db, { now: () => new Date() });
     expect(clean.violations).toEqual([]);
 
     const later = await ctx.inboxEvent({ kind: 'payment_link', id: link.id });
@@ -41,7 +41,7 @@ describe(`payment-link inbox rows are proven covered on ${testDialect()}`, () =>
       .set({ status: 'processed', processed_at: new Date().toISOString() })
       .where('id', '=', later)
       .execute();
-    const report = await runAudit(ctx.database.db);
+    const report = await runAudit(ctx.database.db, { now: () => new Date() });
     expect(report.violations.map((v) => [v.check, v.ids.inboxId])).toEqual([
       ['inbox_processed_uncovered', String(later)],
     ]);

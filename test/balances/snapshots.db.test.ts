@@ -30,6 +30,7 @@ describe('balance snapshots against the ledger', () => {
       },
     });
     deps = {
+      now: () => new Date(),
       db: context.database.db,
       upstream: context.deps.upstream,
       logger: context.deps.logger,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cronTable } from '../../jobs/cron-table.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { runDailyExport, type ManifestDay } from '../../src/exports/index.ts';
 import { applyPaymentIntent } from '../../src/ledger/index.ts';
 import { paymentIntentFixture } from '../support/resource-fixtures.ts';
@@ -52,6 +52,7 @@ describe('11 acceptance 6: the scheduled daily export', () => {
       formats: ['csv', 'hledger', 'beancount'] as const,
       dir,
       day: '2026-11-20',
+      now: new Date(),
     };
     const first = await runDailyExport({ ...request, formats: [...request.formats] });
     const folder = join(dir, '2026', '11');

@@ -7,7 +7,7 @@ import {
   loadConfig,
   readEnvironment,
   requireServiceCredentials,
-} from '../../src/config.ts';
+} from '../../src/config/index.ts';
 
 function configError(env: Record<string, string>): ConfigError {
   try {

@@ -2,7 +2,12 @@ import { Writable } from 'node:stream';
 import { parseURL as parseRedisUrl } from 'ioredis/built/utils/index.js';
 import { parse as parsePostgresUrl } from 'pg-connection-string';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, hidePasswordInUrl, loadConfig, secretValues } from '../../src/config.ts';
+import {
+  ConfigError,
+  hidePasswordInUrl,
+  loadConfig,
+  secretValues,
+} from '../../src/config/index.ts';
 import { createDatabase } from '../../src/db/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { runCli } from '../support/run-cli.ts';

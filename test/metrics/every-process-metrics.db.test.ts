@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
-import { DEFAULT_METRICS_PORT, loadConfig } from '../../src/config.ts';
+import { DEFAULT_METRICS_PORT, loadConfig } from '../../src/config/index.ts';
 import { createDaemon } from '../../src/daemon/index.ts';
 import { stopAll } from '../../src/lifecycle/index.ts';
 import { createLogger } from '../../src/logger.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { addScrapeSource, metricsRegistry } from '../../src/metrics/index.ts';
 import { freshDatabase } from '../support/test-database.ts';
 

@@ -93,6 +93,7 @@ describe('the dashboard in a real browser', () => {
       environment: 'sandbox',
       timeZone: 'UTC',
       dir: exportsDir,
+      now: new Date(),
     };
     // Today's books hold the simulated day's journals; yesterday's file is empty but listed.
     await runDailyExport({ ...exportRequest, formats: ['csv'], day: day.yesterday });
@@ -111,7 +112,9 @@ describe('the dashboard in a real browser', () => {
       reason: 'dashboard test: a quiet month',
       by: 'test',
     });
-    alertRuntime = createAlertRuntime(fixture.config.alerts, pino({ level: 'silent' }));
+    alertRuntime = createAlertRuntime(fixture.config.alerts, pino({ level: 'silent' }), {
+      now: () => new Date(),
+    });
     const raised = await raiseAlert(
       { db: fixture.database.db, alerts: alertRuntime },
       {

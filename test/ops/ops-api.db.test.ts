@@ -68,7 +68,9 @@ describe('the ops API', () => {
     fixture = await createDaemonFixture({ sim: DAY_SIM_OPTIONS });
     receiptsDir = await mkdtemp(join(tmpdir(), 'paysync-ops-receipts-'));
     exportsDir = await mkdtemp(join(tmpdir(), 'paysync-ops-exports-'));
-    alertRuntime = createAlertRuntime(fixture.config.alerts, createLogger({ level: 'silent' }));
+    alertRuntime = createAlertRuntime(fixture.config.alerts, createLogger({ level: 'silent' }), {
+      now: () => new Date(),
+    });
     daemon = await fixture.startDaemon(['receiver'], {
       PAYSYNC_RECEIPTS_DIR: receiptsDir,
       PAYSYNC_EXPORT_DIR: exportsDir,
@@ -81,7 +83,13 @@ describe('the ops API', () => {
     // Yesterday's scheduled export, and a month closed (forced, it has no verdicts) that
     // lies before the simulated day, so no later booking of these tests touches it.
     const db = fixture.database.db;
-    const exportRequest = { db, environment: 'sandbox', timeZone: 'UTC', dir: exportsDir };
+    const exportRequest = {
+      db,
+      environment: 'sandbox',
+      timeZone: 'UTC',
+      dir: exportsDir,
+      now: new Date(),
+    };
     await runDailyExport({ ...exportRequest, formats: ['csv', 'hledger'], day: day.yesterday });
     const [year, month] = day.yesterday.split('-').map(Number) as [number, number];
     closedPeriod = `${year - 1}-${String(month).padStart(2, '0')}`;

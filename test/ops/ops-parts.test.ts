@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, secretValues } from '../../src/config.ts';
+import { loadConfig, secretValues } from '../../src/config/index.ts';
 import { CsrfTokens } from '../../src/ops/csrf-token.ts';
 import { html, jsonForScript } from '../../src/ops/html.ts';
 import { AdminTokens } from '../../src/ops/ops-auth.ts';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import {
   addToOutbox,
   createOutboxDispatcher,
@@ -61,7 +61,11 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
   it('the dispatcher hands each row to the follow-up queue once, under the job id outbox-<id>', async () => {
     const id = failedTransfer();
     await syncResource(context.deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
-    const first = await dispatchOutbox({ db: context.database.db, queues: context.queues });
+    const first = await dispatchOutbox({
+      now: () => new Date(),
+      db: context.database.db,
+      queues: context.queues,
+    });
     expect(first).toEqual({ dispatched: 2, more: false });
     const rows = await outboxRows();
     expect(rows.every((row) => row.dispatched_at !== null)).toBe(true);
@@ -78,13 +82,25 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     });
 
     // Nothing left to hand out; a row handed out twice (its stamp lost) is still one job.
-    expect(await dispatchOutbox({ db: context.database.db, queues: context.queues })).toEqual({
+    expect(
+      await dispatchOutbox({
+        now: () => new Date(),
+        db: context.database.db,
+        queues: context.queues,
+      }),
+    ).toEqual({
       dispatched: 0,
       more: false,
     });
     await context.database.db.updateTable('outbox').set({ dispatched_at: null }).execute();
     expect(
-      (await dispatchOutbox({ db: context.database.db, queues: context.queues })).dispatched,
+      (
+        await dispatchOutbox({
+          now: () => new Date(),
+          db: context.database.db,
+          queues: context.queues,
+        })
+      ).dispatched,
     ).toBe(2);
     expect(await context.queues.followUp.count()).toBe(2);
   });
@@ -93,14 +109,18 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     const id = failedTransfer();
     await syncResource(context.deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
     const db = context.database.db;
-    expect((await dispatchOutbox({ db, queues: context.queues })).dispatched).toBe(2);
+    expect(
+      (await dispatchOutbox({ now: () => new Date(), db, queues: context.queues })).dispatched,
+    ).toBe(2);
     // The alert was consumed; the receipt's job is lost with Redis (as in a FLUSHALL).
     const [alertRow] = await openOutboxEntries(db, { kind: 'alert' });
     await markOutboxConsumed(db, alertRow!.id);
     await context.queues.followUp.obliterate({ force: true });
     expect(await context.queues.followUp.count()).toBe(0);
     // Not before redispatchAfterMs…
-    expect((await dispatchOutbox({ db, queues: context.queues })).dispatched).toBe(0);
+    expect(
+      (await dispatchOutbox({ now: () => new Date(), db, queues: context.queues })).dispatched,
+    ).toBe(0);
     // …then the unconsumed receipt, and only it, goes out again under its own job id.
     const later = await dispatchOutbox({
       db,
@@ -120,6 +140,7 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     const id = failedTransfer();
     await syncResource(context.deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
     const dispatcher = createOutboxDispatcher({
+      now: () => new Date(),
       db: context.database.db,
       queues: context.queues,
       logger: pino({ level: 'silent' }),
@@ -164,7 +185,13 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     });
     expect(again).toEqual({ id: first.id, isNew: false });
     expect(
-      (await dispatchOutbox({ db: context.database.db, queues: context.queues })).dispatched,
+      (
+        await dispatchOutbox({
+          now: () => new Date(),
+          db: context.database.db,
+          queues: context.queues,
+        })
+      ).dispatched,
     ).toBe(0);
     const due = await dispatchOutbox({
       db: context.database.db,
@@ -181,7 +208,7 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     const deadQueues = createQueues({ connection: deadRedis, prefix: 'paysync-test:dead' });
     try {
       await expect(
-        dispatchOutbox({ db: context.database.db, queues: deadQueues }),
+        dispatchOutbox({ now: () => new Date(), db: context.database.db, queues: deadQueues }),
       ).rejects.toThrow();
     } finally {
       await deadQueues.close();
@@ -196,7 +223,13 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     ]);
     expect(rows[0]!.last_error).toBeTruthy();
     expect(
-      (await dispatchOutbox({ db: context.database.db, queues: context.queues })).dispatched,
+      (
+        await dispatchOutbox({
+          now: () => new Date(),
+          db: context.database.db,
+          queues: context.queues,
+        })
+      ).dispatched,
     ).toBe(2);
   });
 });

@@ -77,6 +77,7 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
     expect(Number(lost) < Number(transferRefund)).toBe(true);
 
     const deps = {
+      now: () => new Date(),
       db: database.db,
       upstream: client,
       queues: daemon.queues,
@@ -129,6 +130,7 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
     const { database } = fixture;
     const daemon = await fixture.startDaemon(['workers']);
     const deps = {
+      now: () => new Date(),
       db: database.db,
       upstream: fixture.client,
       queues: daemon.queues,
@@ -178,6 +180,7 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
     const { database } = fixture;
     const daemon = await fixture.startDaemon(['workers']);
     const deps = {
+      now: () => new Date(),
       db: database.db,
       upstream: fixture.client,
       queues: daemon.queues,

@@ -148,7 +148,12 @@ describe(`honest runs on ${testDialect()}`, () => {
     sim.control.setFaults({ latencyMs: 0, operations: [] });
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const next = await recordScheduledRun(
-      { db: database.db, logger: pino({ level: 'silent' }), staleRunAfterMs: 1_000 },
+      {
+        db: database.db,
+        logger: pino({ level: 'silent' }),
+        staleRunAfterMs: 1_000,
+        now: () => new Date(),
+      },
       { task: 'sweep', slot: '2030-01-01T10:05:00.000Z' },
       async () => undefined,
     );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cronTable } from '../../jobs/cron-table.ts';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

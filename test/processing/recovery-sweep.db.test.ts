@@ -52,6 +52,7 @@ describe(`inbox recovery sweep on ${testDialect()}`, () => {
     await row(context, 10, 'failed');
     const sweep = () =>
       runRecoverySweep({
+        now: () => new Date(),
         db: context!.database.db,
         queues: context!.queues,
         logger,
@@ -84,6 +85,7 @@ describe(`inbox recovery sweep on ${testDialect()}`, () => {
     expect(await context.queues.ingest.getFailedCount()).toBe(1);
 
     const result = await runRecoverySweep({
+      now: () => new Date(),
       db: context.database.db,
       queues: context.queues,
       logger,

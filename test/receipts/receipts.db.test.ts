@@ -31,6 +31,7 @@ beforeEach(async () => {
     db: context.database.db,
     upstream: context.deps.upstream,
     dir,
+    now: () => new Date(),
     logger: pino({ level: 'silent' }),
   };
 });

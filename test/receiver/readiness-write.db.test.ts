@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { createDatabase, type DatabaseHandle } from '../../src/db/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createQueues, createRedisConnection } from '../../src/queues/index.ts';
@@ -63,6 +63,7 @@ describe(`7.D15: readiness checks that the inbox can be written (${testDialect()
       redis,
       config: loadConfig({ PAYSYNC_WEBHOOK_SCHEME: 'none' }),
       logger: createLogger({ level: 'silent', pretty: false }),
+      now: () => new Date(),
       port: 0,
       host: '127.0.0.1',
     });

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createSignatureVerifier } from '../../src/receiver/index.ts';
 

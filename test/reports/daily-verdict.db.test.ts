@@ -56,6 +56,7 @@ describe('the daily verdict', () => {
         upstream: context.deps.upstream,
         logger: context.deps.logger,
         environment: 'sandbox',
+        now: () => new Date(),
       },
       { at: MIDNIGHT, kind: 'end_of_day' },
     );

@@ -17,7 +17,7 @@ describe(`scheduled run records on ${testDialect()}`, () => {
 
   beforeEach(async () => {
     database = await freshDatabase();
-    deps = { db: database.db, logger, staleRunAfterMs: 1_000 };
+    deps = { db: database.db, logger, staleRunAfterMs: 1_000, now: () => new Date() };
   });
   afterEach(async () => {
     await database.cleanup();

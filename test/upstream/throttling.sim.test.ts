@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { createUpstreamClient, clientOptionsFromConfig } from '../../src/upstream/index.ts';
 import { TEST_REDIS_URL, deleteRedisPrefix, uniqueRedisPrefix } from '../support/test-redis.ts';
 import { startSimulator, type RunningSimulator } from './support/sim-fixture.ts';

@@ -1,5 +1,5 @@
 import { createTransport } from 'nodemailer';
-import { hidePasswordInUrl } from '../../config.ts';
+import { hidePasswordInUrl } from '../../config/index.ts';
 import { headline, type AlertMessage } from '../alert-message.ts';
 import { SinkError, type AlertSink } from './alert-sink.ts';
 

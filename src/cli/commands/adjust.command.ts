@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import type { ServiceAccountName } from '../../ledger/index.ts';
+import { cliClock } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
@@ -123,7 +124,7 @@ counts it; \`paysync show adj_…\` shows it. Exit codes: 0 booked, 1 database e
           amount: flags.amount,
           reason: flags.reason,
           bookedBy: flags.by?.trim() || operatorName(),
-          effectiveAt: (flags.at ?? new Date()).toISOString(),
+          effectiveAt: (flags.at ?? cliClock()).toISOString(),
         });
       } finally {
         await handle.close().catch(() => undefined);

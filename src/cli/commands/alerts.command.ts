@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig, type Config } from '../../config.ts';
+import { loadConfig, type Config } from '../../config/index.ts';
 import type { Alert, AlertDelivery, AlertDependencies, SinkName } from '../../alerts/index.ts';
+import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { renderTable } from '../format/render-table.ts';
 import { integerOption } from '../input/parse-integer.ts';
@@ -40,11 +41,11 @@ async function withAlerts<T>(
   const { createAlertRuntime, AlertRulesError, AlertActionError } =
     await import('../../alerts/index.ts');
   const { createLogger } = await import('../../logger.ts');
-  const { secretValues } = await import('../../config.ts');
+  const { secretValues } = await import('../../config/index.ts');
   const logger = createLogger({ level: 'silent', secrets: secretValues(config) });
   let runtime;
   try {
-    runtime = createAlertRuntime(config.alerts, logger);
+    runtime = createAlertRuntime(config.alerts, logger, { now: cliClock });
   } catch (error) {
     if (error instanceof AlertRulesError) throw new CliError(`${what}: ${error.message}`);
     throw error;
@@ -187,7 +188,7 @@ export function alertsCommand(): Command {
       const { createAlertRuntime, sendTestAlert, AlertRulesError } =
         await import('../../alerts/index.ts');
       const { createLogger } = await import('../../logger.ts');
-      const { secretValues } = await import('../../config.ts');
+      const { secretValues } = await import('../../config/index.ts');
       const logger = createLogger({
         level: config.logLevel,
         secrets: secretValues(config),
@@ -195,7 +196,7 @@ export function alertsCommand(): Command {
       });
       let runtime;
       try {
-        runtime = createAlertRuntime(config.alerts, logger);
+        runtime = createAlertRuntime(config.alerts, logger, { now: cliClock });
       } catch (error) {
         if (error instanceof AlertRulesError) throw new CliError(`alerts test: ${error.message}`);
         throw error;

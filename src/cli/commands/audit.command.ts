@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
+import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 
 /** `paysync audit [--json] [--truth file|url]`: judges the books from first principles. */
@@ -44,6 +45,7 @@ Examples:
       try {
         report = await audit.runAudit(handle.db, {
           mode: config.environment,
+          now: cliClock,
           ...(truth ? { truth } : {}),
         });
       } finally {

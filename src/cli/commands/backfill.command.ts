@@ -1,11 +1,12 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import type {
   BackfillProgress,
   BackfillReport,
   PageTally,
   SweepKind,
 } from '../../polling/index.ts';
+import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { integerOption } from '../input/parse-integer.ts';
@@ -162,6 +163,7 @@ Examples:
       try {
         const rps = Math.min(flags.rps ?? config.polling.backfillRps, config.upstream.rps);
         const deps = {
+          now: cliClock,
           db: session.handle.db,
           upstream: session.upstream,
           logger: session.logger,
@@ -194,8 +196,9 @@ Examples:
               db: session.handle.db,
               logger: session.logger,
               staleRunAfterMs: config.polling.staleRunAfterMs,
+              now: cliClock,
             },
-            { task: 'backfill', slot: new Date().toISOString(), trigger: 'manual' },
+            { task: 'backfill', slot: cliClock().toISOString(), trigger: 'manual' },
             (run) => runBackfill(deps, request, run),
           );
           report = recorded.value;

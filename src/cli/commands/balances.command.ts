@@ -1,12 +1,13 @@
 import { userInfo } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig, type Config } from '../../config.ts';
+import { loadConfig, type Config } from '../../config/index.ts';
 import type {
   AccountComparison,
   BalanceDependencies,
   SnapshotBalance,
   SnapshotOutcome,
 } from '../../balances/index.ts';
+import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { renderTable } from '../format/render-table.ts';
@@ -141,7 +142,7 @@ async function withBalances<T>(
 ): Promise<T> {
   const { openLedgerDatabase } = await import('../open-ledger-database.ts');
   const { createLogger } = await import('../../logger.ts');
-  const { secretValues, requireServiceCredentials } = await import('../../config.ts');
+  const { secretValues, requireServiceCredentials } = await import('../../config/index.ts');
   if (service) requireServiceCredentials(config);
   const handle = await openLedgerDatabase(config, 'balances');
   try {
@@ -155,6 +156,7 @@ async function withBalances<T>(
       environment: config.environment,
       lowBalance: config.balances.lowBalance,
       bookedBy: 'paysync balances',
+      now: cliClock,
     };
     if (!service) return await (run as (deps: LedgerOnly) => Promise<T>)(base);
     const { serviceClientFor } = await import('../service-client.ts');
@@ -166,7 +168,7 @@ async function withBalances<T>(
         db: handle.db,
         upstream,
         transferSearchHours: config.processing.transferSearchHours,
-        now: () => new Date(),
+        now: cliClock,
       },
     });
   } finally {

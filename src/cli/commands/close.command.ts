@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { Command, Option } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
+import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { periodOption } from '../input/parse-period.ts';
 
@@ -51,10 +52,11 @@ Examples:
             db: handle.db,
             environment: flags.environment ?? config.environment,
             period: flags.period,
-            timeZone: config.balances.timeZone,
+            timeZone: config.books.timeZone,
             formats: config.exports.formats,
             dir: config.exports.dir,
             force: Boolean(flags.force),
+            now: cliClock(),
             ...(flags.reason ? { reason: flags.reason } : {}),
             by: userInfo().username,
           });

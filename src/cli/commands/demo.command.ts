@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { Command } from 'commander';
-import { readEnvironment } from '../../config.ts';
+import { readEnvironment } from '../../config/index.ts';
 import { CliError } from '../errors.ts';
 import { integerOption } from '../input/parse-integer.ts';
 import { reasonOf } from '../../error-reason.ts';
@@ -128,7 +128,7 @@ or the database could not be used, 2 bad options.`,
         });
       } catch (error) {
         logStream.end();
-        const { ConfigError } = await import('../../config.ts');
+        const { ConfigError } = await import('../../config/index.ts');
         if (error instanceof ConfigError) throw error;
         const message = reasonOf(error);
         throw new CliError(`demo: cannot start: ${message}`);

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import type { CheckResult } from '../../doctor/index.ts';
+import { cliClock } from '../context.ts';
 import { ExitCode } from '../errors.ts';
 
 function line(result: CheckResult): string {
@@ -19,7 +20,7 @@ export function doctorCommand(): Command {
       console.log(line({ name: 'config', ok: true, detail: `environment ${config.environment}` }));
       // Loaded here, not at the top, so `paysync --help` and `paysync sim` start fast.
       const { runDoctorChecks } = await import('../../doctor/index.ts');
-      const results = await runDoctorChecks(config);
+      const results = await runDoctorChecks(config, cliClock());
       for (const result of results) console.log(line(result));
       if (results.some((r) => !r.ok)) process.exitCode = ExitCode.failure;
     });

@@ -4,8 +4,9 @@ import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import type { ExportFormat, ExportProgress } from '../../exports/index.ts';
+import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { parseTime, TIME_FORMS } from '../input/parse-time.ts';
 
@@ -65,7 +66,7 @@ async function exportProgress(
  */
 function edge(flag: '--from' | '--to'): (value: string) => string {
   return (value) => {
-    parseTime(value, flag);
+    parseTime(value, flag, cliClock());
     return value.trim();
   };
 }
@@ -139,12 +140,12 @@ Examples:
     )
     .action(async (flags: ExportFlags) => {
       const config = loadConfig();
-      const { startOfDay } = await import('../../reports/index.ts');
-      const timeZone = config.balances.timeZone;
+      const { startOfDay } = await import('../../books-calendar/index.ts');
+      const timeZone = config.books.timeZone;
       const instant = (value: string, flag: string) =>
         DATE_ONLY.test(value)
           ? startOfDay(value, timeZone).toISOString()
-          : parseTime(value, flag).toISOString();
+          : parseTime(value, flag, cliClock()).toISOString();
       const window = { from: instant(flags.from, '--from'), to: instant(flags.to, '--to') };
       if (window.from >= window.to) {
         throw new CliError(

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import type { MirrorRecord } from '../../ledger/index.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { integerOption } from '../input/parse-integer.ts';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { secretValues, type Config } from '../../config.ts';
+import { secretValues, type Config } from '../../config/index.ts';
 import type { DatabaseHandle } from '../../db/index.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 import type { Queues } from '../../queues/index.ts';

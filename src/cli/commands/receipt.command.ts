@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import { CliError } from '../errors.ts';
 import { reasonOf } from '../../error-reason.ts';
 

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
+import { cliClock } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 
@@ -41,6 +42,7 @@ recorded as a discrepancy. Exit codes: 0 every fetch answered, 1 some failed (co
             db: handle.db,
             upstream,
             dir: config.receipts.dir,
+            now: cliClock,
             logger: createLogger({ level: 'silent', pretty: false }),
           },
           flags.since ? { since: flags.since.toISOString() } : {},

@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { Command, Option } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
+import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { periodOption } from '../input/parse-period.ts';
 
@@ -39,6 +40,7 @@ export function reopenCommand(): Command {
           period: flags.period,
           reason: flags.reason,
           by: userInfo().username,
+          now: cliClock(),
         });
         console.log(`reopened ${flags.period} (${environment}): ${flags.reason.trim()}`);
       } catch (error) {

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 

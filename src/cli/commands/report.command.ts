@@ -1,6 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { dayOf, previousDay } from '../../books-calendar/index.ts';
+import { loadConfig } from '../../config/index.ts';
 import type { DailyReport } from '../../reports/index.ts';
+import { cliClock } from '../context.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { renderTable } from '../format/render-table.ts';
 
@@ -139,8 +141,7 @@ Examples:
     .action(async (flags: { date?: string; json?: boolean }) => {
       const config = loadConfig();
       const reports = await import('../../reports/index.ts');
-      const day =
-        flags.date ?? reports.previousDay(reports.dayOf(new Date(), config.balances.timeZone));
+      const day = flags.date ?? previousDay(dayOf(cliClock(), config.books.timeZone));
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const handle = await openLedgerDatabase(config, 'report');
       let report: DailyReport;
@@ -150,7 +151,7 @@ Examples:
           db: handle.db,
           environment: config.environment,
           day,
-          timeZone: config.balances.timeZone,
+          timeZone: config.books.timeZone,
           sla: reports.pendingSlaOf(config.janitor.stuckAfterMs),
           coverage: sweepCoverage(handle.db, config.environment),
         });

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import type { ScheduledRun } from '../../runs/index.ts';
 import { integerOption } from '../input/parse-integer.ts';
 

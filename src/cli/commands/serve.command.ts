@@ -13,7 +13,7 @@ export function serveCommand(): Command {
       'run the webhook receiver (POST $PAYSYNC_WEBHOOK_PATH, /healthz, /readyz, /metrics)',
     )
     .action(async () => {
-      const { config, logger } = commandContext('serve');
+      const { config, logger, now } = commandContext('serve');
       // Loaded here, not at the top, so `paysync --help` stays fast.
       const { createSignatureVerifier, createReceiverServer } =
         await import('../../receiver/index.ts');
@@ -30,7 +30,7 @@ export function serveCommand(): Command {
       // The ops routes ack and resolve alerts through it; a bad rule file refuses the start.
       let alerts;
       try {
-        alerts = createAlertRuntime(config.alerts, logger);
+        alerts = createAlertRuntime(config.alerts, logger, { now });
       } catch (error) {
         if (error instanceof AlertRulesError) throw new StartupError(error.message);
         throw error;
@@ -75,6 +75,7 @@ export function serveCommand(): Command {
         redis,
         config,
         logger,
+        now,
         verifier,
         port: config.port,
         ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import type { DatabaseHandle } from '../../db/index.ts';
 import { CliError } from '../errors.ts';
 

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { readEnvironment } from '../../config.ts';
+import { readEnvironment } from '../../config/index.ts';
 import { createLogger } from '../../logger.ts';
 import { CliError } from '../errors.ts';
 

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../config/index.ts';
 import type { StreamSweepReport, SweepPart, SweepTaskReport } from '../../polling/index.ts';
+import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 
@@ -82,12 +83,13 @@ Examples:
       const { recordScheduledRun } = await import('../../runs/index.ts');
       const session = await openPollingSession(config, 'sweep');
       try {
-        const startedAt = new Date().toISOString();
+        const startedAt = cliClock().toISOString();
         const recorded = await recordScheduledRun(
           {
             db: session.handle.db,
             logger: session.logger,
             staleRunAfterMs: config.polling.staleRunAfterMs,
+            now: cliClock,
           },
           { task: 'sweep', slot: startedAt, trigger: 'manual' },
           (run) =>
@@ -98,6 +100,7 @@ Examples:
                 queues: session.queues,
                 logger: session.logger,
                 environment: config.environment,
+                now: cliClock,
               },
               {
                 sweepOverlapMs: config.polling.sweepOverlapMs,

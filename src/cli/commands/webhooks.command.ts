@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig, type Config } from '../../config.ts';
+import { loadConfig, type Config } from '../../config/index.ts';
 import type { UpstreamClient, Webhook } from '../../upstream/index.ts';
 import { CliError } from '../errors.ts';
 import { formatTime } from '../format/format-time.ts';

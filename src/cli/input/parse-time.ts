@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { cliClock } from '../context.ts';
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -64,7 +65,7 @@ function impossibility(fields: {
  * without an offset is read as UTC, so an operator never gets a window shifted by the
  * machine's time zone; an impossible calendar time is refused, never rolled over.
  */
-export function parseTime(value: string, flag: string, now: Date = new Date()): Date {
+export function parseTime(value: string, flag: string, now: Date): Date {
   const text = value.trim();
   const refuse = (why: string): never => {
     throw new InvalidArgumentError(`${flag} "${value}" is not a time: ${why}use ${TIME_FORMS}`);
@@ -106,10 +107,10 @@ export function parseTime(value: string, flag: string, now: Date = new Date()): 
   return new Date(ms);
 }
 
-/** A commander option parser for a time flag, naming the flag when the value is refused. */
-export function timeOption(
-  flag: string,
-  now: () => Date = () => new Date(),
-): (value: string) => Date {
-  return (value) => parseTime(value, flag, now());
+/**
+ * A commander option parser for a time flag, naming the flag when the value is refused.
+ * Relative times (`2h`) count back from the CLI's clock.
+ */
+export function timeOption(flag: string): (value: string) => Date {
+  return (value) => parseTime(value, flag, cliClock());
 }

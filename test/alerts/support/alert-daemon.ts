@@ -1,5 +1,5 @@
 import type { AlertRuntimeOptions } from '../../../src/alerts/index.ts';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/config/index.ts';
 import { startDaemon, type RunningDaemon } from '../../../src/daemon/index.ts';
 import { createLogger } from '../../../src/logger.ts';
 import type { DaemonFixture } from '../../processing/support/daemon-fixture.ts';
@@ -11,7 +11,7 @@ import type { DaemonFixture } from '../../processing/support/daemon-fixture.ts';
 export async function startAlertDaemon(
   fixture: DaemonFixture,
   env: Record<string, string>,
-  alerts: AlertRuntimeOptions & { pollMs?: number },
+  alerts: Partial<AlertRuntimeOptions> & { pollMs?: number },
 ): Promise<RunningDaemon> {
   const config = loadConfig({ ...fixture.env, ...env });
   const destination = {
@@ -19,7 +19,7 @@ export async function startAlertDaemon(
       fixture.logs.push(line);
     },
   };
-  const { secretValues } = await import('../../../src/config.ts');
+  const { secretValues } = await import('../../../src/config/index.ts');
   fixture.daemon = await startDaemon({
     config,
     logger: createLogger({

@@ -7,7 +7,7 @@ import {
   type AlertRuntimeOptions,
   type RaiseAlertInput,
 } from '../../../src/alerts/index.ts';
-import { loadConfig, secretValues } from '../../../src/config.ts';
+import { loadConfig, secretValues } from '../../../src/config/index.ts';
 import type { TransferRecord } from '../../../src/ledger/index.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { freshDatabase, type TestDatabase } from '../../support/test-database.ts';
@@ -28,7 +28,7 @@ export interface AlertHarness {
 /** A migrated database, the alert runtime built from `env` like the daemon's, and a test clock. */
 export async function alertHarness(
   env: Record<string, string>,
-  options: AlertRuntimeOptions = {},
+  options: Partial<AlertRuntimeOptions> = {},
 ): Promise<AlertHarness> {
   const database = await freshDatabase();
   const config = loadConfig(env);

@@ -67,6 +67,7 @@ function syncDependencies(input: DayParts): SyncDependencies {
     logger,
     credentials: new CredentialGuard(input.db, input.queues, logger),
     transferSearchHours: 2,
+    now: () => new Date(),
   };
 }
 
@@ -123,7 +124,7 @@ export async function simulateDay(input: DayParts): Promise<SimulatedDay> {
   const { upstream, logger } = deps;
   const snapshot = async () => {
     const outcome = await takeBalanceSnapshot(
-      { db, upstream, logger, environment: 'sandbox' },
+      { db, upstream, logger, environment: 'sandbox', now: () => new Date() },
       { at: sim.control.now() },
     );
     if (!outcome.ok) throw new Error(outcome.problem);

@@ -1,5 +1,5 @@
 import { Worker } from 'bullmq';
-import { loadConfig, type JanitorSettings } from '../../../src/config.ts';
+import { loadConfig, type JanitorSettings } from '../../../src/config/index.ts';
 import { createRedisConnection, QueueName, type SyncJobData } from '../../../src/queues/index.ts';
 import { syncResource, type SyncResult } from '../../../src/reconcile/index.ts';
 import type { SimulatorOptions } from '../../../src/sim/index.ts';

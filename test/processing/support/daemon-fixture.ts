@@ -1,4 +1,4 @@
-import { loadConfig, type Config } from '../../../src/config.ts';
+import { loadConfig, type Config } from '../../../src/config/index.ts';
 import { startDaemon, type DaemonRole, type RunningDaemon } from '../../../src/daemon/index.ts';
 import { createLogger } from '../../../src/logger.ts';
 import {

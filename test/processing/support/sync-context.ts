@@ -53,6 +53,7 @@ export async function createSyncContext(
     logger,
     credentials: new CredentialGuard(database.db, queues, logger),
     transferSearchHours: 2,
+    now: () => new Date(),
     ...options.overrides,
   };
   let counter = 0;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
-import { loadConfig, type Config } from '../../../src/config.ts';
+import { loadConfig, type Config } from '../../../src/config/index.ts';
 import { createLogger, type Logger } from '../../../src/logger.ts';
 import { createQueues, createRedisConnection, type Queues } from '../../../src/queues/index.ts';
 import { createReceiverServer, type ReceiverServer } from '../../../src/receiver/index.ts';
@@ -56,6 +56,7 @@ export async function startReceiverFixture(options: FixtureOptions = {}): Promis
     redis,
     config,
     logger,
+    now: () => new Date(),
     port: 0,
     host: '127.0.0.1',
   });

@@ -1,0 +1,172 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { z } from 'zod';
+import { ALERT_VARIABLES, alertSettings, type AlertSettings } from './alerts.ts';
+import { BALANCE_VARIABLES, balanceSettings, type BalanceSettings } from './balances.ts';
+import { BOOKS_VARIABLES, booksSettings, type BooksSettings } from './books.ts';
+import { ConfigError } from './config-error.ts';
+import {
+  CONNECTION_VARIABLES,
+  hidePasswordInUrl,
+  URL_VARIABLES_WITH_PASSWORDS,
+} from './connections.ts';
+import { EXPORT_VARIABLES, exportSettings, type ExportSettings } from './exports.ts';
+import { JANITOR_VARIABLES, janitorSettings, type JanitorSettings } from './janitor.ts';
+import { OPS_VARIABLES, opsSettings, type OpsSettings } from './ops.ts';
+import { POLLING_VARIABLES, pollingSettings, type PollingSettings } from './polling.ts';
+import { PROCESS_VARIABLES, type LogLevel } from './process.ts';
+import { PROCESSING_VARIABLES, processingSettings, type ProcessingSettings } from './processing.ts';
+import { RECEIPT_VARIABLES, receiptSettings, type ReceiptSettings } from './receipts.ts';
+import { SECRET_VARIABLES } from './secrets.ts';
+import {
+  SERVICE_VARIABLES,
+  UPSTREAM_VARIABLES,
+  upstreamSettings,
+  type Environment,
+  type UpstreamSettings,
+} from './service.ts';
+import {
+  WEBHOOK_VARIABLES,
+  webhookSecrets,
+  webhookSettings,
+  type WebhookSettings,
+} from './webhook.ts';
+
+const { PAYSYNC_WEBHOOK_SECRET, ...WEBHOOK_RECEIVING } = WEBHOOK_VARIABLES;
+const { PAYSYNC_ADMIN_TOKEN, PAYSYNC_OPS_PORT } = OPS_VARIABLES;
+const { PAYSYNC_PORT, PAYSYNC_METRICS_PORT, PAYSYNC_LOG_LEVEL } = PROCESS_VARIABLES;
+const { PAYSYNC_LOW_BALANCE, ...BALANCE_SCHEDULES } = BALANCE_VARIABLES;
+
+/**
+ * Every variable paysync reads, gathered from each component's file, where its default is
+ * declared. Secrets have no defaults. The order is the order they are checked in, so the
+ * first bad variable named stays the same: keep it.
+ */
+const schema = z.object({
+  ...SERVICE_VARIABLES,
+  ...CONNECTION_VARIABLES,
+  PAYSYNC_PORT,
+  PAYSYNC_METRICS_PORT,
+  PAYSYNC_WEBHOOK_SECRET,
+  PAYSYNC_ADMIN_TOKEN,
+  PAYSYNC_OPS_PORT,
+  PAYSYNC_LOG_LEVEL,
+  ...UPSTREAM_VARIABLES,
+  ...WEBHOOK_RECEIVING,
+  ...PROCESSING_VARIABLES,
+  ...ALERT_VARIABLES,
+  ...JANITOR_VARIABLES,
+  ...BOOKS_VARIABLES,
+  ...BALANCE_SCHEDULES,
+  ...EXPORT_VARIABLES,
+  PAYSYNC_LOW_BALANCE,
+  ...RECEIPT_VARIABLES,
+  ...POLLING_VARIABLES,
+});
+
+export interface Config {
+  readonly upstreamUrl: string | undefined;
+  readonly apiKey: string | undefined;
+  readonly merchantId: string | undefined;
+  readonly environment: Environment;
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  readonly port: number;
+  /**
+   * Metrics and health port of a process without a receiver (see docs/metrics.md); undefined
+   * when `PAYSYNC_METRICS_PORT` is not set ({@link DEFAULT_METRICS_PORT}, best effort).
+   */
+  readonly metricsPort: number | undefined;
+  /** Every accepted signing secret; the first one signs, all of them verify. */
+  readonly webhookSecrets: readonly string[];
+  readonly adminToken: string | undefined;
+  /** The ops API and dashboard (see docs/ops.md). */
+  readonly ops: OpsSettings;
+  readonly logLevel: LogLevel;
+  readonly upstream: UpstreamSettings;
+  /** How the receiver takes webhooks (see docs/receiver.md). */
+  readonly webhook: WebhookSettings;
+  /** How workers and the scheduler process events (see docs/processing.md). */
+  readonly processing: ProcessingSettings;
+  /** Where alerts go and how often (see docs/alerts.md). */
+  readonly alerts: AlertSettings;
+  /** Re-polling of non-terminal items and stuck detection (see docs/processing.md). */
+  readonly janitor: JanitorSettings;
+  /** The books' time zone, which closes their days (see docs/balances.md). */
+  readonly books: BooksSettings;
+  /** Snapshots, low-balance thresholds and the verdict task (see docs/balances.md). */
+  readonly balances: BalanceSettings;
+  /** Receipt archive (see docs/receipts.md). */
+  readonly receipts: ReceiptSettings;
+  /** Sweeps, backfills and scheduled-run records (see docs/processing.md). */
+  readonly polling: PollingSettings;
+  /** Scheduled exports and closed periods' files (see docs/exports.md). */
+  readonly exports: ExportSettings;
+}
+
+export type EnvSource = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The environment as paysync sees it: a `.env` file in `cwd`, if any, under the real
+ * environment (real variables win).
+ */
+export function readEnvironment(
+  processEnv: EnvSource = process.env,
+  cwd: string = process.cwd(),
+): EnvSource {
+  const file = resolve(cwd, '.env');
+  const fromFile = existsSync(file) ? parseDotenv(readFileSync(file)) : {};
+  return { ...fromFile, ...processEnv };
+}
+
+function describeValue(variable: string, value: unknown): string {
+  if (value === undefined) return ' is not set';
+  if ((SECRET_VARIABLES as readonly string[]).includes(variable)) return ' is invalid';
+  let shown = String(value);
+  if ((URL_VARIABLES_WITH_PASSWORDS as readonly string[]).includes(variable)) {
+    shown = hidePasswordInUrl(shown);
+  }
+  return `="${shown}" is invalid`;
+}
+
+/** Parse and validate once; the result is frozen. Throws {@link ConfigError} naming the variable. */
+export function loadConfig(env: EnvSource = readEnvironment()): Config {
+  const picked: Record<string, string | undefined> = {};
+  for (const key of Object.keys(schema.shape)) picked[key] = env[key];
+  const result = schema.safeParse(picked);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const variable = String(issue.path[0] ?? 'PAYSYNC_*');
+    throw new ConfigError(
+      variable,
+      `${variable}${describeValue(variable, picked[variable])}: ${issue.message}`,
+    );
+  }
+  const e = result.data;
+  const config: Config = {
+    upstreamUrl: e.PAYSYNC_UPSTREAM_URL,
+    apiKey: e.PAYSYNC_API_KEY,
+    merchantId: e.PAYSYNC_MERCHANT_ID,
+    environment: e.PAYSYNC_ENVIRONMENT,
+    databaseUrl: e.PAYSYNC_DATABASE_URL,
+    redisUrl: e.PAYSYNC_REDIS_URL,
+    port: e.PAYSYNC_PORT,
+    metricsPort: e.PAYSYNC_METRICS_PORT,
+    webhookSecrets: webhookSecrets(e),
+    adminToken: e.PAYSYNC_ADMIN_TOKEN,
+    ops: opsSettings(e),
+    logLevel: e.PAYSYNC_LOG_LEVEL,
+    upstream: upstreamSettings(e),
+    webhook: webhookSettings(e),
+    processing: processingSettings(e),
+    alerts: alertSettings(e),
+    janitor: janitorSettings(e),
+    books: booksSettings(e),
+    balances: balanceSettings(e),
+    receipts: receiptSettings(e),
+    polling: pollingSettings(e, e.PAYSYNC_UPSTREAM_RPS),
+    exports: exportSettings(e),
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,49 @@
+import { parseConnectionUrl } from './connections.ts';
+import type { Config } from './load-config.ts';
+
+/** Variables whose values must never be echoed back, in an error or a log. */
+export const SECRET_VARIABLES = [
+  'PAYSYNC_API_KEY',
+  'PAYSYNC_WEBHOOK_SECRET',
+  'PAYSYNC_ADMIN_TOKEN',
+  'PAYSYNC_ALERT_SMTP_URL',
+  'PAYSYNC_ALERT_WEBHOOK_SECRET',
+  'PAYSYNC_ALERT_SLACK_URL',
+] as const;
+
+/** The decoded passwords of the database and Redis URLs, for the log scrubber. */
+function urlPasswords(config: Config): string[] {
+  return [config.databaseUrl, config.redisUrl].flatMap((url) => {
+    const password = parseConnectionUrl(url)?.password;
+    if (!password) return [];
+    try {
+      return [password, decodeURIComponent(password)];
+    } catch {
+      return [password];
+    }
+  });
+}
+
+/** The password inside a URL, decoded, when there is one. */
+function urlPassword(url: string | undefined): string | undefined {
+  if (!url || !URL.canParse(url)) return undefined;
+  const password = new URL(url).password;
+  return password === '' ? undefined : decodeURIComponent(password);
+}
+
+/** Every secret value in the config, so the logger can scrub them wherever they show up. */
+export function secretValues(config: Config): string[] {
+  const alerts = config.alerts;
+  const slackPath = alerts.slackUrl ? new URL(alerts.slackUrl).pathname : undefined;
+  return [
+    config.apiKey,
+    config.adminToken,
+    ...config.ops.adminTokens,
+    ...config.webhookSecrets,
+    alerts.webhookSecret,
+    urlPassword(alerts.smtpUrl),
+    // The token of an incoming-webhook URL is its path.
+    slackPath && slackPath.length > 1 ? slackPath : undefined,
+    ...urlPasswords(config),
+  ].filter((value): value is string => typeof value === 'string' && value.length >= 4);
+}
