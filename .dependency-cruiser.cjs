@@ -62,12 +62,13 @@ const LAYERS = [
   { name: 'durable stores and queues', components: ['inbox', 'queues', 'service-state'] },
   { name: 'intake and follow-ups', components: ['ingest', 'outbox'] },
   { name: 'the ledger', components: ['ledger'] },
-  { name: 'sync and run records', components: ['reconcile', 'runs'] },
+  { name: 'sync, run records, the item view', components: ['reconcile', 'runs', 'resource-view'] },
   {
     name: 'books tasks and views',
-    components: ['polling', 'reports', 'receipts', 'replay', 'audit', 'resource-view'],
+    components: ['polling', 'reports', 'receipts', 'replay', 'audit'],
   },
-  { name: 'built on the books day', components: ['balances', 'exports'] },
+  { name: 'built on the books day', components: ['balances'] },
+  { name: 'the books out', components: ['exports'] },
   { name: 'watch', components: ['alerts'] },
   { name: 'doors', components: ['receiver', 'ops', 'jobs'] },
   { name: 'composition', components: ['daemon', 'doctor'] },
@@ -108,6 +109,9 @@ const TEST_REACHES_INTERNAL = [
   },
 ];
 
+/** A component's defaults: a leaf of constants the configuration may read (see the rules). */
+const DEFAULTS_FILE = '^src/[^/]+/[^/]+\\.defaults\\.ts$';
+
 const pathOf = (component) =>
   component === 'jobs' || component === 'bin' ? `^${component}/` : `^src/${component}(/|\\.ts$)`;
 
@@ -139,7 +143,12 @@ const layerRules = LAYERS.flatMap((layer, index) =>
         path: pathOf(component),
         ...(component === 'db' ? { pathNot: '^src/db/database\\.ts$' } : {}),
       },
-      to: { path: [...above, ...sameLayer].map(pathOf) },
+      to: {
+        path: [...above, ...sameLayer].map(pathOf),
+        // The configuration reads a component's DEFAULT_* constants from its leaf
+        // `*.defaults.ts` (rule defaults-are-leaves), so each default is declared once.
+        ...(component === 'config' ? { pathNot: DEFAULTS_FILE } : {}),
+      },
     };
   }),
 );
@@ -172,11 +181,38 @@ const configuration = {
       comment:
         "Components talk only through each other's index.ts: import '../<component>/index.ts', " +
         'or export what you need from there.',
-      from: { path: '^src/([^/]+)/', pathNot: '^src/db/database\\.ts$' },
+      from: { path: '^src/([^/]+)/', pathNot: ['^src/db/database\\.ts$', '^src/config/'] },
       to: {
         path: '^src/[^/]+/',
         pathNot: ['^src/$1/', '^src/[^/]+/index\\.ts$', '^src/upstream/contract/index\\.ts$'],
       },
+    },
+    {
+      name: 'component-private-file',
+      severity: 'error',
+      comment:
+        'src/config, the bottom layer, reads a component only for its leaf `*.defaults.ts` ' +
+        '(defaults-are-leaves, below): each default is declared once, in its component.',
+      from: { path: '^src/config/' },
+      to: { path: '^src/[^/]+/', pathNot: ['^src/config/', DEFAULTS_FILE] },
+    },
+    {
+      name: 'only-config-reads-defaults-files',
+      severity: 'error',
+      comment:
+        "A component's `*.defaults.ts` is read by its own component and by src/config alone; " +
+        'everyone else uses the constant through the index.ts.',
+      from: { path: '^src/([^/]+)/', pathNot: ['^src/config/'] },
+      to: { path: DEFAULTS_FILE, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'defaults-are-leaves',
+      severity: 'error',
+      comment:
+        'A `*.defaults.ts` file declares constants and imports nothing, so the configuration ' +
+        '(the bottom layer) can read it without importing its component.',
+      from: { path: DEFAULTS_FILE },
+      to: { path: '^(src|jobs|bin)/' },
     },
     {
       name: 'database-gathers-tables-only',

@@ -44,7 +44,7 @@ const TABLE_OWNERS = {
   outbox: ['src/outbox'],
   receipts: ['src/receipts'],
   // Moves to src/runs with the scheduled-run records.
-  scheduled_runs: ['src/polling'],
+  scheduled_runs: ['src/runs'],
   polling_checkpoints: ['src/polling'],
   alerts: ['src/alerts'],
   alert_deliveries: ['src/alerts'],
@@ -66,7 +66,8 @@ const KYSELY_TABLE_CALLS =
  * a qualified column (`receipts.id`) and SQL text (`from receipts`).
  */
 function tableSelectors(table) {
-  const message = `only ${TABLE_OWNERS[table].join(' and ')} name ${table}: add a query there and call it through its index.ts (eslint.config.mjs, TABLE_OWNERS)`;
+  const owners = TABLE_OWNERS[table];
+  const message = `only ${owners.join(' and ')} ${owners.length === 1 ? 'names' : 'name'} ${table}: add a query there and call it through its index.ts (eslint.config.mjs, TABLE_OWNERS)`;
   const sqlText = `/\\b(from|join|into|update|FROM|JOIN|INTO|UPDATE)\\s+${table}\\b/`;
   if (table.includes('_')) {
     return [
@@ -139,7 +140,7 @@ const clockNotYetPassedDown = [
   'src/ledger/book-adjustment.ts',
   'src/ledger/discrepancy.repository.ts',
   'src/metrics/job-metrics.ts',
-  'src/ops/dashboard-router.ts',
+  'src/ops/today.page.ts',
   'src/outbox/add-to-outbox.ts',
   'src/outbox/outbox-consumption.ts',
   'src/receiver/hmac.scheme.ts',

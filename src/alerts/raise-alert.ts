@@ -121,7 +121,7 @@ export async function raiseAlert(
 export async function raiseAlertClaiming(
   deps: AlertDependencies,
   input: RaiseAlertInput,
-  claim: (trx: AlertExecutor) => Promise<boolean>,
+  claim: (trx: Executor) => Promise<boolean>,
 ): Promise<RaisedAlert | undefined> {
   const { alerts: runtime } = deps;
   const now = runtime.now();

@@ -1,4 +1,4 @@
-import { DEFAULT_POLL_GAPS } from '../ledger/index.ts';
+import { DEFAULT_POLL_GAPS } from '../ledger/poll-gaps.defaults.ts';
 import { cronOrOff, duration, durationList, positiveInt, type Parsed } from './fields.ts';
 
 // Re-polling of non-terminal items and stuck detection (docs/processing.md).
@@ -50,7 +50,7 @@ export interface JanitorSettings {
   };
 }
 
-/** Read only when the config is loaded: the ledger's index must have finished loading. */
+/** The gaps default to the ledger's `DEFAULT_POLL_GAPS` (src/ledger/poll-gaps.defaults.ts). */
 export function janitorSettings(e: Parsed<typeof JANITOR_VARIABLES>): JanitorSettings {
   return Object.freeze({
     cron: e.PAYSYNC_JANITOR_CRON,

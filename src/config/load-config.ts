@@ -18,7 +18,7 @@ import { POLLING_VARIABLES, pollingSettings, type PollingSettings } from './poll
 import { PROCESS_VARIABLES, type LogLevel } from './process.ts';
 import { PROCESSING_VARIABLES, processingSettings, type ProcessingSettings } from './processing.ts';
 import { RECEIPT_VARIABLES, receiptSettings, type ReceiptSettings } from './receipts.ts';
-import { SECRET_VARIABLES } from './secrets.ts';
+import { SECRET_VARIABLES } from './secret-variables.ts';
 import {
   SERVICE_VARIABLES,
   UPSTREAM_VARIABLES,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_POLLING_OPTIONS } from '../polling/index.ts';
+import { DEFAULT_POLLING_OPTIONS } from '../polling/polling.defaults.ts';
 import { cronOrOff, optionalPositiveInt, positiveInt, type Parsed } from './fields.ts';
 
 // Sweeps, backfills and scheduled-run records (docs/processing.md, "Sweeps and backfill";
@@ -54,8 +54,7 @@ export interface PollingSettings {
 
 /**
  * Sweep overlap, page size and backfill window default to the polling component's
- * `DEFAULT_POLLING_OPTIONS`. Read only when the config is loaded: the polling index must have
- * finished loading.
+ * `DEFAULT_POLLING_OPTIONS` (src/polling/polling.defaults.ts, a leaf the configuration may read).
  */
 export function pollingSettings(
   e: Parsed<typeof POLLING_VARIABLES>,

@@ -1,15 +1,7 @@
 import { parseConnectionUrl } from './connections.ts';
 import type { Config } from './load-config.ts';
 
-/** Variables whose values must never be echoed back, in an error or a log. */
-export const SECRET_VARIABLES = [
-  'PAYSYNC_API_KEY',
-  'PAYSYNC_WEBHOOK_SECRET',
-  'PAYSYNC_ADMIN_TOKEN',
-  'PAYSYNC_ALERT_SMTP_URL',
-  'PAYSYNC_ALERT_WEBHOOK_SECRET',
-  'PAYSYNC_ALERT_SLACK_URL',
-] as const;
+export { SECRET_VARIABLES } from './secret-variables.ts';
 
 /** The decoded passwords of the database and Redis URLs, for the log scrubber. */
 function urlPasswords(config: Config): string[] {

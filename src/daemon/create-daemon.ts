@@ -21,6 +21,7 @@ import {
   type MetricReader,
   type MetricsServer,
 } from '../metrics/index.ts';
+import { openDiscrepancyCounts, openDriftDetails } from '../ledger/index.ts';
 import { createOutboxDispatcher, type OutboxDispatcher } from '../outbox/index.ts';
 import { lastSuccessByTask } from '../runs/index.ts';
 import { mountOps } from '../ops/index.ts';
@@ -170,6 +171,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const stopScraping = addScrapeSource({
     queues: [queues.ingest, queues.sync, queues.followUp, queues.scheduled],
     db,
+    books: {
+      openDiscrepancyCounts: () => openDiscrepancyCounts(db),
+      openDriftDetails: (limit) => openDriftDetails(db, { limit }),
+    },
     environment: config.environment,
     readers: metricReaders,
   });

@@ -1,4 +1,7 @@
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
+import { DEFAULT_POLL_GAPS } from './poll-gaps.defaults.ts';
+
+export { DEFAULT_POLL_GAPS };
 
 /** The janitor's schedule families: payment refunds follow the refunds' schedule. */
 export type PollKind = 'payment_intent' | 'transfer' | 'refund';
@@ -9,19 +12,6 @@ export type PollKind = 'payment_intent' | 'transfer' | 'refund';
  * one's due time; the last gap repeats for as long as the item stays non-terminal.
  */
 export type PollPlan = Readonly<Record<PollKind, readonly number[]>>;
-
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-
-/** 1 m, 5 m, 15 m, 1 h, 6 h, then every 24 h (`PAYSYNC_JANITOR_SCHEDULE`). */
-export const DEFAULT_POLL_GAPS: readonly number[] = [
-  MINUTE,
-  5 * MINUTE,
-  15 * MINUTE,
-  HOUR,
-  6 * HOUR,
-  24 * HOUR,
-];
 
 export const DEFAULT_POLL_PLAN: PollPlan = {
   payment_intent: DEFAULT_POLL_GAPS,

@@ -9,6 +9,7 @@ export {
   type MetricReader,
   type MetricSample,
   type ObservedQueue,
+  type BooksReader,
   type ScrapeSource,
 } from './scrape-collectors.ts';
 export {

@@ -1,7 +1,6 @@
 import { Counter, Gauge } from 'prom-client';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
-import { openDiscrepancyCounts, openDriftDetails } from '../ledger/index.ts';
 import { metricsRegistry } from './metrics-registry.ts';
 
 /** What the queue collector needs of a BullMQ queue. */
@@ -34,10 +33,24 @@ export interface MetricReader {
   read(): Promise<readonly MetricSample[]>;
 }
 
+/**
+ * What the books gauges read: the ledger's open discrepancies, given by the process that holds
+ * the database (the daemon passes the ledger's read repositories). Metrics sits below the
+ * ledger in the layers (docs/architecture.md) and never imports it.
+ */
+export interface BooksReader {
+  /** Unresolved discrepancies by kind. */
+  openDiscrepancyCounts(): Promise<readonly { kind: string; count: number }[]>;
+  /** The JSON details of unresolved balance drifts, newest first, at most `limit`. */
+  openDriftDetails(limit: number): Promise<readonly string[]>;
+}
+
 /** What one process lets its `/metrics` read on each scrape. */
 export interface ScrapeSource {
   readonly queues?: readonly ObservedQueue[];
   readonly db?: Kysely<Database>;
+  /** The books gauges' reader; they are absent without it. */
+  readonly books?: BooksReader;
   /** The service environment whose balance snapshots count (`sandbox` or `live`). */
   readonly environment?: string;
   readonly readers?: readonly MetricReader[];
@@ -180,12 +193,12 @@ async function readQueues(queues: readonly ObservedQueue[], now: number) {
   return samples;
 }
 
-async function readDiscrepancies(db: Kysely<Database>): Promise<MetricSample[]> {
-  const rows = await openDiscrepancyCounts(db);
+async function readDiscrepancies(books: BooksReader): Promise<MetricSample[]> {
+  const rows = await books.openDiscrepancyCounts();
   return rows.map((row) => ({ labels: { kind: row.kind }, value: row.count }));
 }
 
-async function readBalances(db: Kysely<Database>, environment: string) {
+async function readBalances(db: Kysely<Database>, books: BooksReader, environment: string) {
   // The newest snapshot of each account, as balances' `latestSnapshots` reads it; queried here
   // because the balances component imports the upstream client, which imports metrics.
   const rows = await db
@@ -201,7 +214,7 @@ async function readBalances(db: Kysely<Database>, environment: string) {
     const key = `${row.account_type}|${row.currency}`;
     if (!newest.has(key)) newest.set(key, row);
   }
-  const drifts = await openDriftDetails(db, { limit: DRIFT_ROWS });
+  const drifts = await books.openDriftDetails(DRIFT_ROWS);
   const drift = new Map<string, number>();
   for (const row of drifts) {
     const detail = parseDetail(row);
@@ -268,17 +281,17 @@ async function readAll(): Promise<Reading> {
           }),
         );
       }
-      const db = source.db;
-      if (db) {
+      const { db, books } = source;
+      if (db && books) {
         parts.push(
-          guarded('discrepancies', () => readDiscrepancies(db)).then((read) =>
+          guarded('discrepancies', () => readDiscrepancies(books)).then((read) =>
             add('discrepancies', read),
           ),
         );
         if (source.environment) {
           const environment = source.environment;
           parts.push(
-            guarded('balances', () => readBalances(db, environment)).then((read) => {
+            guarded('balances', () => readBalances(db, books, environment)).then((read) => {
               add('balance', read?.balance);
               add('balanceAsOf', read?.asOf);
               add('drift', read?.drift);

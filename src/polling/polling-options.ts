@@ -1,3 +1,7 @@
+import { DEFAULT_POLLING_OPTIONS } from './polling.defaults.ts';
+
+export { DEFAULT_POLLING_OPTIONS };
+
 /** Options of sweeps and backfills. Defaults are merged in {@link resolvePollingOptions}. */
 export interface PollingOptions {
   /**
@@ -18,12 +22,6 @@ export interface PollingOptions {
 
 export type ResolvedPollingOptions = Required<Omit<PollingOptions, 'backfillRps'>> &
   Pick<PollingOptions, 'backfillRps'>;
-
-export const DEFAULT_POLLING_OPTIONS = {
-  sweepOverlapMs: 10 * 60_000,
-  perPage: 100,
-  backfillWindowMs: 24 * 3_600_000,
-} as const satisfies PollingOptions;
 
 /** The one place defaults are merged. */
 export function resolvePollingOptions(options: PollingOptions = {}): ResolvedPollingOptions {

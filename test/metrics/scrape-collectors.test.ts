@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
+import { openDiscrepancyCounts, openDriftDetails } from '../../src/ledger/index.ts';
 import { addScrapeSource, metricsRegistry } from '../../src/metrics/index.ts';
 import { freshDatabase } from '../support/test-database.ts';
 
@@ -20,7 +21,15 @@ describe('scrape-time gauges', () => {
         resolved_at: null,
       })
       .execute();
-    const stop = addScrapeSource({ db: database.db, environment: 'sandbox' });
+    const db = database.db;
+    const stop = addScrapeSource({
+      db,
+      books: {
+        openDiscrepancyCounts: () => openDiscrepancyCounts(db),
+        openDriftDetails: (limit) => openDriftDetails(db, { limit }),
+      },
+      environment: 'sandbox',
+    });
     try {
       expect(await metricsRegistry.metrics()).toContain(
         'paysync_discrepancies_open{kind="contract_error"} 1',

@@ -391,6 +391,7 @@ describe('the dashboard in a real browser', () => {
       force: true,
       reason,
       by: 'test',
+      now: new Date(),
     });
     const pages = ['/', `/items/${longId}`, '/balances', '/pipeline', '/exports'];
     for (const width of [1280, 390]) {
