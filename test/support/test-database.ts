@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -29,8 +29,34 @@ export function testPostgresUrl(): string {
 }
 
 /**
+ * One migrated SQLite file per worker, made on first use: each migrated test database is a copy
+ * of it, which costs a file copy instead of running every migration again. The migration tests
+ * ask for `migrate: false` and run the real migrations themselves.
+ */
+let sqliteTemplate: Promise<string> | undefined;
+
+function migratedSqliteTemplate(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paysync-template-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'paysync.db');
+    const template = createDatabase(`sqlite:${file}`);
+    try {
+      await migrateToLatest(template.db);
+    } finally {
+      // Closing the only connection checkpoints the WAL into the file, so a copy is complete.
+      await template.close();
+    }
+    return file;
+  })();
+  sqliteTemplate.catch(() => (sqliteTemplate = undefined));
+  return sqliteTemplate;
+}
+
+/**
  * A database of the current dialect with nothing in it: a temp SQLite file, or a PostgreSQL
- * schema of its own. Migrated unless `migrate: false`.
+ * schema of its own. Migrated unless `migrate: false` (on SQLite, a copy of a file migrated
+ * once per worker; on PostgreSQL, migrated in place).
  */
 export async function freshDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const dialect = testDialect();
@@ -40,7 +66,9 @@ export async function freshDatabase(options: { migrate?: boolean } = {}): Promis
   let dropStorage: () => Promise<void>;
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'paysync-test-'));
-    url = `sqlite:${join(dir, 'paysync.db')}`;
+    const file = join(dir, 'paysync.db');
+    if (options.migrate !== false) copyFileSync(await migratedSqliteTemplate(), file);
+    url = `sqlite:${file}`;
     handle = createDatabase(url);
     dropStorage = async () => rmSync(dir, { recursive: true, force: true });
   } else {
@@ -59,7 +87,7 @@ export async function freshDatabase(options: { migrate?: boolean } = {}): Promis
       await cleaner.close();
     };
   }
-  if (options.migrate !== false) {
+  if (options.migrate !== false && dialect === 'postgres') {
     try {
       await migrateToLatest(handle.db);
     } catch (error) {
