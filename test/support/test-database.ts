@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import {
   createDatabase,
@@ -54,9 +56,62 @@ function migratedSqliteTemplate(): Promise<string> {
 }
 
 /**
+ * PostgreSQL has no schema copy: each worker migrates one template schema once, takes it as SQL
+ * with `pg_dump` (tables, indexes, functions, triggers and the migration bookkeeping rows) and
+ * drops it; a migrated test schema is that SQL replayed under the test's own schema name, in one
+ * round trip. Without `pg_dump` (or if it fails) each test schema is migrated in place.
+ */
+let postgresTemplate: Promise<string | undefined> | undefined;
+const SCHEMA_PLACEHOLDER = '__paysync_test_schema__';
+
+function migratedPostgresTemplate(): Promise<string | undefined> {
+  postgresTemplate ??= (async () => {
+    const schema = `tpl_${randomBytes(6).toString('hex')}`;
+    const admin = createDatabase(testPostgresUrl(), { poolSize: 1 });
+    try {
+      await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+      const template = createDatabase(testPostgresUrl(), { searchPath: schema, poolSize: 1 });
+      try {
+        await migrateToLatest(template.db);
+      } finally {
+        await template.close();
+      }
+      const { stdout } = await promisify(execFile)(
+        'pg_dump',
+        [
+          `--dbname=${testPostgresUrl()}`,
+          `--schema=${schema}`,
+          '--no-owner',
+          '--no-privileges',
+          '--inserts',
+        ],
+        { maxBuffer: 64 * 1024 * 1024 },
+      );
+      return (
+        stdout
+          .split('\n')
+          // psql meta-commands (\restrict) are not SQL.
+          .filter((line) => !line.startsWith('\\'))
+          .join('\n')
+          // The schema's name is random, so a plain replace finds only it.
+          .replaceAll(schema, SCHEMA_PLACEHOLDER)
+      );
+    } catch {
+      return undefined;
+    } finally {
+      await sql`drop schema if exists ${sql.id(schema)} cascade`
+        .execute(admin.db)
+        .catch(() => undefined);
+      await admin.close();
+    }
+  })();
+  return postgresTemplate;
+}
+
+/**
  * A database of the current dialect with nothing in it: a temp SQLite file, or a PostgreSQL
- * schema of its own. Migrated unless `migrate: false` (on SQLite, a copy of a file migrated
- * once per worker; on PostgreSQL, migrated in place).
+ * schema of its own. Migrated unless `migrate: false`: a copy of a file migrated once per worker
+ * on SQLite, the replayed template schema on PostgreSQL.
  */
 export async function freshDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const dialect = testDialect();
@@ -64,6 +119,7 @@ export async function freshDatabase(options: { migrate?: boolean } = {}): Promis
   let url: string;
   let schema: string | undefined;
   let dropStorage: () => Promise<void>;
+  let migrated = false;
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'paysync-test-'));
     const file = join(dir, 'paysync.db');
@@ -73,9 +129,19 @@ export async function freshDatabase(options: { migrate?: boolean } = {}): Promis
     dropStorage = async () => rmSync(dir, { recursive: true, force: true });
   } else {
     schema = `t_${randomBytes(6).toString('hex')}`;
+    const template = options.migrate === false ? undefined : await migratedPostgresTemplate();
     const admin = createDatabase(testPostgresUrl(), { poolSize: 1 });
-    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-    await admin.close();
+    try {
+      if (template === undefined) {
+        await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+      } else {
+        // One simple query of many statements (no parameters), the template's `create schema` first.
+        await sql.raw(template.replaceAll(SCHEMA_PLACEHOLDER, schema)).execute(admin.db);
+        migrated = true;
+      }
+    } finally {
+      await admin.close();
+    }
     const base = new URL(testPostgresUrl());
     base.searchParams.set('options', `-c search_path=${schema}`);
     url = base.toString();
@@ -87,7 +153,7 @@ export async function freshDatabase(options: { migrate?: boolean } = {}): Promis
       await cleaner.close();
     };
   }
-  if (options.migrate !== false && dialect === 'postgres') {
+  if (options.migrate !== false && dialect === 'postgres' && !migrated) {
     try {
       await migrateToLatest(handle.db);
     } catch (error) {
