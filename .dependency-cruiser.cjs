@@ -1,6 +1,7 @@
 /**
  * Import boundaries of paysync (README, Development; hardening issue 7.F20). Run by
- * `npm run lint` and by test/foundation/boundaries.test.ts; a violation fails both.
+ * `npm run lint`, where a violation fails; test/foundation/boundaries.test.ts checks that
+ * these rules still catch a planted violation.
  *
  * A component is a folder under src/ (src/inbox, src/ledger…); its public surface is its
  * index.ts. The single files at the top of src/ (config.ts, logger.ts, error-reason.ts) are
