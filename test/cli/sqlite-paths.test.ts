@@ -37,6 +37,7 @@ describe('7.D11, 7.D12: every command names PAYSYNC_DATABASE_URL and the path of
       });
       // The old code hung for ever in a recursive mkdir under /proc: runCli then kills it, and
       // the one line below is never printed.
+      expect(result.signal).toBeNull();
       expect(result.code).toBe(1);
       const lines = result.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
