@@ -153,9 +153,12 @@ export async function freshDatabase(options: { migrate?: boolean } = {}): Promis
       await cleaner.close();
     };
   }
-  if (options.migrate !== false && dialect === 'postgres' && !migrated) {
+  if (options.migrate !== false) {
     try {
-      await migrateToLatest(handle.db);
+      if (dialect === 'postgres' && !migrated) await migrateToLatest(handle.db);
+      // Use the handle once, as migrating through it did: kysely's destroy() does nothing to a
+      // handle that never ran a query, and tests close it to see the database go away.
+      else await sql`select 1`.execute(handle.db);
     } catch (error) {
       await handle.close().catch(() => undefined);
       await dropStorage();

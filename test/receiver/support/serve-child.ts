@@ -56,7 +56,7 @@ export async function spawnServe(
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const alive = () => child.exitCode === null && child.signalCode === null;
   try {
-    await waitForHealth(child, url, options.startTimeoutMs ?? 20_000);
+    await waitForHealth(child, url, options.startTimeoutMs ?? 60_000);
   } catch (error) {
     if (alive()) child.kill('SIGKILL');
     throw new Error(`${(error as Error).message}; it printed:\n${output.slice(-2000)}`);
