@@ -2,6 +2,7 @@
  * Import boundaries of paysync (README, Development; docs/architecture.md; hardening issues
  * 7.F20 and 20.3). Run by `npm run lint:boundaries` (part of `npm run lint`), together with the
  * folder-cycle check in .dependency-cruiser.folders.cjs; a violation fails both.
+ * test/foundation/boundaries.test.ts checks that these rules still catch a planted violation.
  *
  * A component is a folder under src/ (src/inbox, src/ledger…); its public surface is its
  * index.ts. The single files at the top of src/ (logger.ts, error-reason.ts) are shared leaves

@@ -1,60 +1,98 @@
 #!/usr/bin/env node
-// The test command the README and CI use: the `unit` project once, then every database suite
+// The test command the README and CI use: the `unit` project once, and every database suite
 // on SQLite and again on PostgreSQL, each with its own count, then one closing total line.
 // Extra arguments go to vitest (for example a file filter).
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+//
+// The projects share nothing but Redis (each test uses queue prefixes of its own), so they run
+// in two lanes side by side: `unit` then `sqlite` in one, `postgres` (the longest) in the
+// other. Each project's output is kept and printed whole when it ends, so two projects never
+// interleave their lines. PAYSYNC_TEST_SERIAL=1 runs the three one after another instead.
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-const projects = ['unit', 'sqlite', 'postgres'];
 // Most suites wait on child processes, the simulator, Redis and the database rather than on
-// the CPU, so on a 2-core machine three files at a time finish far sooner than vitest's
+// the CPU, so on a 2-core machine several files at a time finish far sooner than vitest's
 // default (one worker fewer than the cores: one). PostgreSQL files each use a schema of their
 // own in one database; migrating beside a schema being dropped used to fail (see
 // src/db/migrate.ts, anotherSchemaVanished), which kept PostgreSQL at one file at a time.
 // PAYSYNC_TEST_WORKERS overrides.
 const workers = { unit: 3, sqlite: 3, postgres: 3 };
+const serial = process.env.PAYSYNC_TEST_SERIAL === '1';
+const lanes = serial ? [['unit', 'sqlite', 'postgres']] : [['unit', 'sqlite'], ['postgres']];
 const resultsDir = '.test-results';
 rmSync(resultsDir, { recursive: true, force: true });
 mkdirSync(resultsDir, { recursive: true });
 
-const summaries = [];
-for (const project of projects) {
+/** Runs one vitest project; resolves with its counts once its report is written. */
+function runProject(project) {
   const outputFile = join(resultsDir, `${project}.json`);
-  console.log(`\n=== ${project} ===`);
-  const run = spawnSync(
-    process.execPath,
-    [
-      'node_modules/vitest/vitest.mjs',
-      'run',
-      '--project',
-      project,
-      '--reporter=default',
-      '--reporter=json',
-      `--outputFile.json=${outputFile}`,
-      '--passWithNoTests',
-      `--maxWorkers=${process.env.PAYSYNC_TEST_WORKERS ?? workers[project]}`,
-      ...process.argv.slice(2),
-    ],
-    { stdio: 'inherit' },
-  );
-  let counts = { passed: 0, failed: 0, skipped: 0 };
-  try {
-    const report = JSON.parse(readFileSync(outputFile, 'utf8'));
-    counts = {
-      passed: report.numPassedTests,
-      failed: report.numFailedTests + (run.status !== 0 && report.numFailedTests === 0 ? 1 : 0),
-      skipped: report.numPendingTests + report.numTodoTests,
-    };
-  } catch {
-    counts.failed = 1; // vitest died before writing its report: count the run as a failure
-  }
-  summaries.push({ project, ...counts, exit: run.status });
+  const logFile = join(resultsDir, `${project}.log`);
+  const started = Date.now();
+  console.log(`=== ${project}: started (output in ${logFile}, printed when it ends) ===`);
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [
+        'node_modules/vitest/vitest.mjs',
+        'run',
+        '--project',
+        project,
+        '--reporter=default',
+        '--reporter=json',
+        `--outputFile.json=${outputFile}`,
+        '--passWithNoTests',
+        `--maxWorkers=${process.env.PAYSYNC_TEST_WORKERS ?? workers[project]}`,
+        ...process.argv.slice(2),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } },
+    );
+    const log = createWriteStream(logFile);
+    const chunks = [];
+    for (const stream of [child.stdout, child.stderr]) {
+      stream.on('data', (chunk) => {
+        chunks.push(chunk);
+        log.write(chunk);
+      });
+    }
+    child.on('close', (code, signal) => {
+      log.end();
+      const seconds = Math.round((Date.now() - started) / 1000);
+      console.log(`\n=== ${project} (${seconds} s) ===`);
+      process.stdout.write(Buffer.concat(chunks));
+      let counts = { passed: 0, failed: 0, skipped: 0 };
+      const exit = code ?? (signal ? 1 : 0);
+      try {
+        const report = JSON.parse(readFileSync(outputFile, 'utf8'));
+        counts = {
+          passed: report.numPassedTests,
+          failed: report.numFailedTests + (exit !== 0 && report.numFailedTests === 0 ? 1 : 0),
+          skipped: report.numPendingTests + report.numTodoTests,
+        };
+      } catch {
+        counts.failed = 1; // vitest died before writing its report: count the run as a failure
+      }
+      resolve({ project, ...counts, exit, seconds });
+    });
+  });
 }
+
+async function runLane(projects) {
+  const results = [];
+  for (const project of projects) results.push(await runProject(project));
+  return results;
+}
+
+const byProject = new Map(
+  (await Promise.all(lanes.map(runLane))).flat().map((s) => [s.project, s]),
+);
+const summaries = ['unit', 'sqlite', 'postgres'].map((p) => byProject.get(p));
 
 console.log('\n=== summary ===');
 for (const s of summaries) {
-  console.log(`${s.project}: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`);
+  console.log(
+    `${s.project}: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped (${s.seconds} s)`,
+  );
 }
 const total = summaries.reduce(
   (sum, s) => ({

@@ -13,7 +13,8 @@ import { clearCredentialFailure, recordCredentialFailure } from '../../src/servi
 import { testDialect } from '../support/test-database.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
 import { alertHarness, type AlertHarness } from './support/alert-harness.ts';
-import { startHttpCollector, until, type HttpCollector } from './support/sink-servers.ts';
+import { startHttpCollector, type HttpCollector } from './support/sink-servers.ts';
+import { until } from '../support/until.ts';
 
 let harness: AlertHarness | undefined;
 let slack: HttpCollector | undefined;
@@ -90,10 +91,10 @@ describe(`conditions watched by the deliverer, on ${testDialect()}`, () => {
       { type: 'receipt', kind: 'transfer', id: 'tr_dead', status: 'successful' },
       { attempts: 1 },
     );
-    await until(
-      async () => (await queues.followUp.getJobCounts('failed')).failed ?? 0,
-      (failed) => failed === 1,
-    );
+    await until(async () => (await queues.followUp.getJobCounts('failed')).failed ?? 0, {
+      accept: (failed) => failed === 1,
+      message: 'one follow-up job failed',
+    });
     const deliverer = createAlertDeliverer(harness.deps, { queues, conditionIntervalMs: 0 });
     await deliverer.runOnce();
     await deliverer.runOnce();

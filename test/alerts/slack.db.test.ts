@@ -3,7 +3,8 @@ import { listAlerts, listDeliveries } from '../../src/alerts/index.ts';
 import { testDialect } from '../support/test-database.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 import { startAlertDaemon } from './support/alert-daemon.ts';
-import { startHttpCollector, until, type HttpCollector } from './support/sink-servers.ts';
+import { startHttpCollector, type HttpCollector } from './support/sink-servers.ts';
+import { until } from '../support/until.ts';
 
 interface SlackBody {
   text: string;
@@ -41,10 +42,10 @@ describe(`Slack alerts, on ${testDialect()}`, () => {
     });
     fixture.sim.control.advance(60_000);
 
-    const received = await until(
-      () => slack!.received,
-      (list) => list.length >= 1,
-    );
+    const received = await until(() => slack!.received, {
+      accept: (list) => list.length >= 1,
+      message: 'the first Slack message',
+    });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(slack.received).toHaveLength(1);
     const body = JSON.parse(received[0]!.body) as SlackBody;
@@ -83,17 +84,17 @@ describe(`Slack alerts, on ${testDialect()}`, () => {
     const db = fixture.database.db;
     expect(
       (
-        await until(
-          () => listAlerts(db, { limit: 100 }),
-          (a) => a.length >= 40,
-        )
+        await until(() => listAlerts(db, { limit: 100 }), {
+          accept: (a) => a.length >= 40,
+          message: '40 alerts',
+        })
       ).length,
     ).toBe(40);
-    const withDigest = await until(
-      () => slack!.received,
-      (list) => list.some((r) => r.body.includes('transfers failed in the last')),
-      40_000,
-    );
+    const withDigest = await until(() => slack!.received, {
+      accept: (list) => list.some((r) => r.body.includes('transfers failed in the last')),
+      message: 'the digest message',
+      timeoutMs: 40_000,
+    });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(slack.received.length).toBeLessThanOrEqual(6);
     expect(slack.received).toHaveLength(6);

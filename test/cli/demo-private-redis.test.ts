@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closedPort, PAYSYNC_BIN } from '../support/run-cli.ts';
+import { until } from '../support/until.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'paysync-demo-redis-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -58,11 +59,15 @@ describe('paysync demo without a Redis running, redis-server installed (child pr
     );
     const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
 
-    let dashboard: RegExpExecArray | null = null;
-    for (let i = 0; i < 300 && !dashboard && child.exitCode === null; i += 1) {
-      dashboard = /dashboard (http:\/\/127\.0\.0\.1:\d+\/) · token (\S+)/.exec(stdout);
-      if (!dashboard) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const dashboard = await until(
+      () =>
+        /dashboard (http:\/\/127\.0\.0\.1:\d+\/) · token (\S+)/.exec(stdout) ??
+        (child.exitCode === null ? null : 'exited'),
+      { message: 'the demo to print its dashboard URL', timeoutMs: 60_000 },
+    ).then(
+      (found) => (found === 'exited' ? null : found),
+      () => null,
+    );
     expect(dashboard, `stdout:\n${stdout}\nstderr:\n${stderr}`).not.toBeNull();
     const privateRedis =
       /started a private one at (redis:\/\/127\.0\.0\.1:\d+) \(nothing on disk, stopped on exit\)/.exec(

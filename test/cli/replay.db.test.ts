@@ -6,6 +6,7 @@ import { createDaemonFixture, type DaemonFixture } from '../processing/support/d
 import { runCli } from '../support/run-cli.ts';
 import { TEST_REDIS_URL } from '../support/test-redis.ts';
 import { fillLedger, type FilledLedger } from './support/filled-ledger.ts';
+import { until } from '../support/until.ts';
 
 let fixture: DaemonFixture;
 let filled: FilledLedger;
@@ -51,13 +52,11 @@ async function ledgerCounts(): Promise<{ journals: number; lines: number; histor
   };
 }
 
-async function waitForInbox(status: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if ((await inboxStatuses()).every((s) => s === status)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`inbox rows never all became ${status}: ${(await inboxStatuses()).join(', ')}`);
+async function waitForInbox(status: string): Promise<void> {
+  await until(inboxStatuses, {
+    accept: (statuses) => statuses.every((s) => s === status),
+    message: `every inbox row ${status}`,
+  });
 }
 
 describe('paysync replay', () => {

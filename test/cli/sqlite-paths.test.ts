@@ -31,13 +31,13 @@ describe('7.D11, 7.D12: every command names PAYSYNC_DATABASE_URL and the path of
   it.each(CASES)(
     '`paysync %s` on %s (%s) exits 1 at once with one line',
     async (name, _what, path, args) => {
-      const started = Date.now();
       const result = await runCli(args, {
         env: { PAYSYNC_DATABASE_URL: `sqlite:${path}`, PAYSYNC_WEBHOOK_SCHEME: 'none' },
-        timeoutMs: 15_000,
+        timeoutMs: 60_000,
       });
-      // The old code hung for ever in a recursive mkdir under /proc.
-      expect(Date.now() - started).toBeLessThan(14_000);
+      // The old code hung for ever in a recursive mkdir under /proc: runCli then kills it, and
+      // the one line below is never printed.
+      expect(result.signal).toBeNull();
       expect(result.code).toBe(1);
       const lines = result.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
@@ -46,7 +46,7 @@ describe('7.D11, 7.D12: every command names PAYSYNC_DATABASE_URL and the path of
       expect(lines[0]).toContain(`sqlite:${path}`);
       expect(result.stderr).not.toMatch(/^\s+at /m);
     },
-    20_000,
+    90_000,
   );
 });
 

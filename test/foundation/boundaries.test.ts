@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -31,25 +32,52 @@ interface CruiseViolation {
   readonly rule: { readonly name: string };
 }
 
-describe('import boundaries (.dependency-cruiser.cjs, also run by npm run lint)', () => {
-  it('finds no violation in src, jobs, bin and migrations', async () => {
-    const cli = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
-    const args = ['--config', '.dependency-cruiser.cjs', '--output-type', 'json'];
-    // depcruise exits non-zero when it finds violations; the JSON report is printed either way.
-    const stdout = await promisify(execFile)(
-      process.execPath,
-      [cli, ...args, 'src', 'jobs', 'bin', 'migrations'],
-      { cwd: root, maxBuffer: 64 * 1024 * 1024 },
-    ).then(
-      (done) => done.stdout,
-      (failed: { stdout?: string }) => failed.stdout ?? '',
-    );
-    const report = JSON.parse(stdout) as {
-      summary: { violations: CruiseViolation[]; totalCruised: number };
-    };
-    expect(report.summary.totalCruised).toBeGreaterThan(100);
-    const found = report.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
-    expect(found).toEqual([]);
+/** Runs depcruise with the project's rules over `folders` of `cwd`; returns its JSON report. */
+async function cruise(cwd: string, folders: readonly string[]) {
+  const cli = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+  const args = ['--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'json'];
+  // depcruise exits non-zero when it finds violations; the JSON report is printed either way.
+  const stdout = await promisify(execFile)(process.execPath, [cli, ...args, ...folders], {
+    cwd,
+    maxBuffer: 64 * 1024 * 1024,
+  }).then(
+    (done) => done.stdout,
+    (failed: { stdout?: string }) => failed.stdout ?? '',
+  );
+  return JSON.parse(stdout) as {
+    summary: { violations: CruiseViolation[]; totalCruised: number };
+  };
+}
+
+/**
+ * `npm run lint` runs depcruise over the whole tree (src, jobs, bin, migrations) and fails on
+ * any violation; CI runs it before the tests, so the suite does not cruise the tree again. What
+ * only the suite checks: that the rules still catch a planted violation and pass its fix.
+ */
+describe('import boundaries (.dependency-cruiser.cjs; the whole tree is checked by npm run lint)', () => {
+  it('refuses a component importing a private file of another, and accepts its index.ts', async () => {
+    const tree = mkdtempSync(join(tmpdir(), 'paysync-boundaries-'));
+    try {
+      const files: Record<string, string> = {
+        'tsconfig.json': JSON.stringify({
+          compilerOptions: { module: 'nodenext', allowImportingTsExtensions: true, noEmit: true },
+        }),
+        'src/ledger/index.ts': "export { post } from './post.ts';\n",
+        'src/ledger/post.ts': 'export const post = 1;\n',
+        'src/inbox/index.ts': "export { post } from '../ledger/post.ts';\n",
+        'src/reports/index.ts': "export { post } from '../ledger/index.ts';\n",
+      };
+      for (const [file, text] of Object.entries(files)) {
+        mkdirSync(dirname(join(tree, file)), { recursive: true });
+        writeFileSync(join(tree, file), text);
+      }
+      const report = await cruise(tree, ['src']);
+      expect(report.summary.totalCruised).toBe(4);
+      const found = report.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
+      expect(found).toEqual(['component-private-file: src/inbox/index.ts → src/ledger/post.ts']);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
   }, 60_000);
 });
 

@@ -7,14 +7,13 @@ import {
   testPostgresUrl,
   type TestDatabase,
 } from '../support/test-database.ts';
+import { until } from '../support/until.ts';
 
 let database: TestDatabase | undefined;
 afterEach(async () => {
   await database?.cleanup();
   database = undefined;
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // The chaos run (issue 14) terminated paysync's PostgreSQL connections and two of three workers
 // died: a connection dropped while a transaction held it between two queries made pg emit
@@ -29,8 +28,19 @@ describe.skipIf(testDialect() !== 'postgres')(
         const transaction = database.db.transaction().execute(async (trx) => {
           const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
           // Between two queries, as a job is while it waits on the service: the backend goes.
-          await sql`select pg_terminate_backend(${rows[0]!.pid})`.execute(admin.db);
-          await sleep(300);
+          const pid = rows[0]!.pid;
+          await sql`select pg_terminate_backend(${pid})`.execute(admin.db);
+          await until(
+            async () =>
+              (
+                await sql<{
+                  n: number;
+                }>`select count(*)::int as n from pg_stat_activity where pid = ${pid}`.execute(
+                  admin.db,
+                )
+              ).rows[0]!.n === 0,
+            { message: `backend ${pid} gone` },
+          );
           await sql`select 1`.execute(trx);
         });
         await expect(transaction).rejects.toThrow(/terminat|connection|not queryable/i);

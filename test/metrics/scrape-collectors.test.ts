@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { openDiscrepancyCounts, openDriftDetails } from '../../src/ledger/index.ts';
 import { addScrapeSource, metricsRegistry } from '../../src/metrics/index.ts';
 import { freshDatabase } from '../support/test-database.ts';
+import { until } from '../support/until.ts';
 
 describe('scrape-time gauges', () => {
   it('a database that fails leaves its series out and counts the error; the scrape still answers', async () => {
@@ -35,9 +36,11 @@ describe('scrape-time gauges', () => {
         'paysync_discrepancies_open{kind="contract_error"} 1',
       );
       await database.cleanup();
-      // Past the reuse window of the previous reading.
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      const text = await metricsRegistry.metrics();
+      // Once the previous reading is past its reuse window (a second) and read again.
+      const text = await until(() => metricsRegistry.metrics(), {
+        accept: (t) => !t.includes('paysync_discrepancies_open{kind="contract_error"}'),
+        message: 'a fresh reading without the dropped database',
+      });
       expect(text).not.toContain('paysync_discrepancies_open{kind="contract_error"}');
       expect(text).toMatch(
         /paysync_metrics_collect_errors_total\{collector="discrepancies"\} [1-9]/,
@@ -46,8 +49,12 @@ describe('scrape-time gauges', () => {
       stop();
     }
     // A removed source is not read any more.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect(await metricsRegistry.metrics()).not.toContain('paysync_discrepancies_open{');
+    expect(
+      await until(() => metricsRegistry.metrics(), {
+        accept: (t) => !t.includes('paysync_discrepancies_open{'),
+        message: 'a reading without the removed source',
+      }),
+    ).not.toContain('paysync_discrepancies_open{');
   });
 
   it('a bad PAYSYNC_METRICS_PORT is refused naming the variable', () => {

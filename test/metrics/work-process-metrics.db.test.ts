@@ -10,6 +10,7 @@ import { createDaemonFixture, type DaemonFixture } from '../processing/support/d
 import { startWorkerProcess, type WorkerProcess } from '../processing/support/worker-process.ts';
 import { closedPort } from '../support/run-cli.ts';
 import { TEST_REDIS_URL } from '../support/test-redis.ts';
+import { until } from '../support/until.ts';
 
 const RULES = resolve(import.meta.dirname, '../../docs/prometheus-rules.yml');
 /** Debian's promtool (`.ci/run` installs the prometheus package when it is installable). */
@@ -17,7 +18,6 @@ const PROMTOOL = (process.env.PATH ?? '')
   .split(':')
   .map((folder) => join(folder, 'promtool'))
   .find((candidate) => existsSync(candidate));
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 interface Sample {
   readonly name: string;
@@ -116,12 +116,15 @@ describe('paysync work alone serves metrics that the example rules evaluate', ()
     // One job that completes (an ingest of a row that is not there) and one that fails for good.
     await enqueueIngest(queues, 999_999);
     await queues.scheduled.add('no-such-task', { task: 'x', slot: 'y' }, { attempts: 1 });
-    for (let i = 0; i < 100; i += 1) {
-      const counts = await queues.scheduled.getJobCounts('failed');
-      const ingest = await queues.ingest.getJobCounts('waiting', 'active');
-      if ((counts.failed ?? 0) > 0 && ingest.waiting === 0 && ingest.active === 0) break;
-      await sleep(100);
-    }
+    const { scheduled, ingest: ingestQueue } = queues;
+    await until(
+      async () => {
+        const counts = await scheduled.getJobCounts('failed');
+        const ingest = await ingestQueue.getJobCounts('waiting', 'active');
+        return (counts.failed ?? 0) > 0 && ingest.waiting === 0 && ingest.active === 0;
+      },
+      { message: 'one scheduled job failed and the ingest job done' },
+    );
 
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     const ready = await fetch(`${base}/readyz`);

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { closedPort, PAYSYNC_BIN } from '../support/run-cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
+import { until } from '../support/until.ts';
 
 let database: TestDatabase | undefined;
 let prefix: string | undefined;
@@ -16,16 +17,16 @@ afterEach(async () => {
   prefix = undefined;
 });
 
-async function waitForHealth(url: string, deadline = Date.now() + 20_000): Promise<void> {
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('paysync serve did not become healthy');
+async function waitForHealth(url: string): Promise<void> {
+  await until(
+    // Not listening yet: fetch throws; keep asking.
+    () =>
+      fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    { message: 'paysync serve to answer /healthz', timeoutMs: 30_000 },
+  );
 }
 
 /** Runs `paysync serve`, hands its URL to `check`, stops it; returns its output. */

@@ -11,22 +11,9 @@ import { upstreamRequestsTotal } from '../../src/upstream/index.ts';
 import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.ts';
 import { testDialect } from '../support/test-database.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
+import { until } from '../support/until.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  ms = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /** A redis-server on a given port (the private one's, after it was stopped), empty. */
 async function redisServerOn(port: number): Promise<ChildProcess> {
@@ -41,14 +28,17 @@ async function redisServerOn(port: number): Promise<ChildProcess> {
     retryStrategy: () => 100,
   });
   probe.on('error', () => undefined);
-  await until('the restarted Redis', async () => {
-    try {
-      if (probe.status === 'wait') await probe.connect();
-      return (await probe.ping()) === 'PONG' ? true : undefined;
-    } catch {
-      return undefined;
-    }
-  });
+  await until(
+    async () => {
+      try {
+        if (probe.status === 'wait') await probe.connect();
+        return (await probe.ping()) === 'PONG' ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    { message: 'the restarted Redis' },
+  );
   probe.disconnect();
   return child;
 }
@@ -96,20 +86,25 @@ describe(`follow-ups survive a Redis outage after the commit, on ${testDialect()
     transferId = transfer.id;
     await enqueueSync(daemon.queues, { kind: 'transfer', id: transferId, via: 'poll' });
     // The ledger commit: the transfer is failed in the mirror, its follow-ups in the outbox.
-    await until('the ledger commit', async () => {
-      const row = await db
-        .selectFrom('transfers')
-        .select('status')
-        .where('id', '=', transferId)
-        .executeTakeFirst();
-      const outbox = await db.selectFrom('outbox').select('id').execute();
-      return row?.status === 'failed' && outbox.length === 2 ? true : undefined;
-    });
+    await until(
+      async () => {
+        const row = await db
+          .selectFrom('transfers')
+          .select('status')
+          .where('id', '=', transferId)
+          .executeTakeFirst();
+        const outbox = await db.selectFrom('outbox').select('id').execute();
+        return row?.status === 'failed' && outbox.length === 2 ? true : undefined;
+      },
+      { message: 'the ledger commit' },
+    );
     await redis.stop();
     daemon.outbox!.resume();
-    // Long enough for a hand-out to time out (5 s) and be counted.
-    await sleep(7_000);
-    const rows = await db.selectFrom('outbox').selectAll().execute();
+    // Until a hand-out timed out (5 s) and was counted on every row.
+    const rows = await until(() => db.selectFrom('outbox').selectAll().execute(), {
+      accept: (all) => all.length === 2 && all.every((r) => Number(r.dispatch_attempts) >= 1),
+      message: 'a timed-out hand-out counted on both follow-ups',
+    });
     duringOutage = {
       dispatched: rows.filter((r) => r.dispatched_at !== null).length,
       consumed: rows.filter((r) => r.consumed_at !== null).length,
@@ -118,7 +113,6 @@ describe(`follow-ups survive a Redis outage after the commit, on ${testDialect()
 
     restarted = await redisServerOn(Number(new URL(redis.url).port));
     await until(
-      'both follow-ups consumed',
       async () => {
         const open = await db
           .selectFrom('outbox')
@@ -127,7 +121,7 @@ describe(`follow-ups survive a Redis outage after the commit, on ${testDialect()
           .execute();
         return open.length === 0 ? true : undefined;
       },
-      60_000,
+      { message: 'both follow-ups consumed', timeoutMs: 60_000 },
     );
     // Room for a second delivery to show up, if the design allowed one.
     await sleep(3_000);
@@ -201,9 +195,9 @@ describe(`follow-ups survive a Redis refusing writes at the commit, on ${testDia
     // Every fetch takes 2 s: time to make Redis refuse while the sync job is in flight.
     fixture.sim.control.setFaults({ latencyMs: 2_000 });
     await enqueueSync(daemon.queues, { kind: 'transfer', id: transferId, via: 'poll' });
-    await until('the sync job to start', async () =>
-      (await daemon.queues.sync.getActiveCount()) > 0 ? true : undefined,
-    );
+    await until(async () => ((await daemon.queues.sync.getActiveCount()) > 0 ? true : undefined), {
+      message: 'the sync job to start',
+    });
     await redis.client.config('SET', 'maxmemory', '1');
     const status = async () =>
       (
@@ -213,9 +207,9 @@ describe(`follow-ups survive a Redis refusing writes at the commit, on ${testDia
           .where('id', '=', transferId)
           .executeTakeFirst()
       )?.status;
-    await until('the ledger commit', async () =>
-      (await status()) === 'failed' ? true : undefined,
-    );
+    await until(async () => ((await status()) === 'failed' ? true : undefined), {
+      message: 'the ledger commit',
+    });
     await sleep(4_000);
     const consumed = await db
       .selectFrom('outbox')
@@ -226,7 +220,6 @@ describe(`follow-ups survive a Redis refusing writes at the commit, on ${testDia
     fixture.sim.control.setFaults({ latencyMs: 0 });
     await redis.client.config('SET', 'maxmemory', '0');
     await until(
-      'the alert and the receipt',
       async () => {
         const alerted = fixture.logs.some((line) =>
           line.includes(`"msg":"alert: Transfer ${transferId} of `),
@@ -234,7 +227,7 @@ describe(`follow-ups survive a Redis refusing writes at the commit, on ${testDia
         const receipts = await receiptsFor(db, 'transfer', transferId);
         return alerted && receipts.length > 0 ? true : undefined;
       },
-      45_000,
+      { message: 'the alert and the receipt', timeoutMs: 45_000 },
     ).catch(() => undefined);
     await sleep(3_000);
   }, 150_000);

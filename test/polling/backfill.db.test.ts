@@ -8,10 +8,11 @@ import { freshDatabase, testDialect, type TestDatabase } from '../support/test-d
 import { startRecordingProxy, type RecordingProxy } from './support/recording-proxy.ts';
 
 /**
- * Acceptance 3. 2,000 seeded items by default (one run of `paysync backfill` takes ~10 s on a
- * loaded 2-core machine); PAYSYNC_TEST_BACKFILL_ITEMS=20000 runs the full-size form.
+ * Acceptance 3. 1,000 seeded items in `npm test`; `npm run test:acceptance` runs 2,000 (one run
+ * of `paysync backfill` takes ~10 s on a loaded 2-core machine), and
+ * PAYSYNC_TEST_BACKFILL_ITEMS=20000 the full-size form.
  */
-const ITEMS = Number(process.env.PAYSYNC_TEST_BACKFILL_ITEMS ?? 2000);
+const ITEMS = Number(process.env.PAYSYNC_TEST_BACKFILL_ITEMS ?? 1000);
 const DAYS = 10;
 const PER_PAGE = 100;
 

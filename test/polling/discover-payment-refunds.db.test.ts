@@ -7,18 +7,9 @@ import {
 } from '../../src/polling/index.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 import { testDialect } from '../support/test-database.ts';
+import { until } from '../support/until.ts';
 
 const MINUTE = 60_000;
-
-async function waitFor<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /**
  * The chaos run could lose a payment refund whose every webhook was dropped: the service has
@@ -65,12 +56,15 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
     sim.control.setFaults({ webhookDropRate: 0 });
     const last = await refundId(client.createPaymentRefund(intents[2]!.id, { amount: 3_000 }));
     await settle();
-    await waitFor('the announced payment refunds in the mirror', async () => {
-      const rows = await paymentRefunds();
-      return rows.length === 2 && rows.every((row) => row.status === 'successful')
-        ? rows
-        : undefined;
-    });
+    await until(
+      async () => {
+        const rows = await paymentRefunds();
+        return rows.length === 2 && rows.every((row) => row.status === 'successful')
+          ? rows
+          : undefined;
+      },
+      { message: 'the announced payment refunds in the mirror', timeoutMs: 60_000 },
+    );
     expect((await paymentRefunds()).map((row) => row.id).sort()).toEqual([first, last].sort());
     // The ids the simulator gives out increase, which the probe relies on to find anything.
     expect(Number(first) < Number(lost) && Number(lost) < Number(last)).toBe(true);
@@ -92,15 +86,18 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
     const probedOnce = await readCheckpoint(database.db, stream);
     expect(Number(probedOnce?.position)).toBe(Number(last));
     expect(probedOnce?.detail).toEqual({ pending: [{ id: Number(lost), sweeps: 0 }] });
-    const booked = await waitFor('the lost payment refund booked', async () => {
-      const row = await database.db
-        .selectFrom('refunds')
-        .selectAll()
-        .where('kind', '=', 'payment_refund')
-        .where('id', '=', lost)
-        .executeTakeFirst();
-      return row?.status === 'successful' ? row : undefined;
-    });
+    const booked = await until(
+      async () => {
+        const row = await database.db
+          .selectFrom('refunds')
+          .selectAll()
+          .where('kind', '=', 'payment_refund')
+          .where('id', '=', lost)
+          .executeTakeFirst();
+        return row?.status === 'successful' ? row : undefined;
+      },
+      { message: 'the lost payment refund booked', timeoutMs: 60_000 },
+    );
     expect(booked.amount).toBe(2_000);
     const journals = await database.db
       .selectFrom('journals')

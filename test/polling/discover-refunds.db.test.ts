@@ -3,18 +3,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { discoverRefunds } from '../../src/polling/index.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 import { testDialect } from '../support/test-database.ts';
+import { until } from '../support/until.ts';
 
 const MINUTE = 60_000;
-
-async function waitFor<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /**
  * The chaos run lost a transfer refund whose three webhooks were all dropped: sweeps listed
@@ -37,14 +28,17 @@ describe(`refunds no webhook announced, on ${testDialect()}`, () => {
       destination: { number: '+221779001234' },
     });
     sim.control.advance(10 * MINUTE);
-    await waitFor('the transfer settled in the ledger', async () => {
-      const row = await database.db
-        .selectFrom('transfers')
-        .select('status')
-        .where('id', '=', transfer.id)
-        .executeTakeFirst();
-      return row?.status === 'successful' ? row : undefined;
-    });
+    await until(
+      async () => {
+        const row = await database.db
+          .selectFrom('transfers')
+          .select('status')
+          .where('id', '=', transfer.id)
+          .executeTakeFirst();
+        return row?.status === 'successful' ? row : undefined;
+      },
+      { message: 'the transfer settled in the ledger', timeoutMs: 60_000 },
+    );
 
     // Every webhook of the refund is lost.
     sim.control.setFaults({ webhookDropRate: 1 });
@@ -68,7 +62,10 @@ describe(`refunds no webhook announced, on ${testDialect()}`, () => {
     expect(await discoverRefunds(deps)).toEqual({ listed: 1, unknown: 1, unreadable: false });
     const truth = (await client.getRefund(refundId)) as { status?: string };
     expect(truth.status).toBe('successful');
-    const mirrored = await waitFor('the refund in the mirror', refunds);
+    const mirrored = await until(refunds, {
+      message: 'the refund in the mirror',
+      timeoutMs: 60_000,
+    });
     expect(mirrored.upstream_status).toBe(truth.status);
     {
       const journals = await database.db

@@ -10,13 +10,15 @@ import {
 import { compareWithTruth, describeState, type EndState } from '../processing/support/end-state.ts';
 import { generateMixedTraffic } from '../support/mixed-traffic.ts';
 import { testDialect } from '../support/test-database.ts';
+import { until } from '../support/until.ts';
 
 /**
- * Acceptance 1 with 1,000 items by default (the daemon, receiver and simulator share a loaded
- * 2-core machine); PAYSYNC_TEST_SWEEP_ITEMS=2000 runs the full size. Refunds are left out:
- * they have no list by creation time; discover-refunds.db.test.ts covers the refund list.
+ * Acceptance 1 with 400 items in `npm test` (the daemon, receiver and simulator share a loaded
+ * 2-core machine, and the chaos run's short form drops webhooks of 1,000 more);
+ * `npm run test:acceptance` runs the full size, PAYSYNC_TEST_SWEEP_ITEMS=2000. Refunds are
+ * left out: they have no list by creation time; discover-refunds.db.test.ts covers that list.
  */
-const ITEMS = Number(process.env.PAYSYNC_TEST_SWEEP_ITEMS ?? 1000);
+const ITEMS = Number(process.env.PAYSYNC_TEST_SWEEP_ITEMS ?? 400);
 const SILENT_TRANSFERS = 20;
 
 async function missedMetric(): Promise<number> {
@@ -33,18 +35,20 @@ describe(`dropped webhooks on ${testDialect()}`, () => {
   /** Waits until every delivered webhook has been taken in and processed. */
   async function drain(): Promise<void> {
     await fixture.sim.control.webhooksIdle();
-    const deadline = Date.now() + 120_000;
-    while (Date.now() < deadline) {
-      const open = await fixture.database.db
-        .selectFrom('webhook_inbox')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('status', '!=', 'processed')
-        .executeTakeFirstOrThrow();
-      const active = await fixture.daemon!.queues.sync.getActiveCount();
-      if (Number(open.count) === 0 && active === 0 && (await queueBacklog(fixture.daemon!)) === 0)
-        return;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await until(
+      async () => {
+        const open = await fixture.database.db
+          .selectFrom('webhook_inbox')
+          .select((eb) => eb.fn.countAll<number>().as('count'))
+          .where('status', '!=', 'processed')
+          .executeTakeFirstOrThrow();
+        const active = await fixture.daemon!.queues.sync.getActiveCount();
+        return (
+          Number(open.count) === 0 && active === 0 && (await queueBacklog(fixture.daemon!)) === 0
+        );
+      },
+      { message: 'every delivered webhook processed', timeoutMs: 120_000, intervalMs: 200 },
+    ).catch(() => undefined); // the sweep and the ground truth below say what is missing
   }
 
   /** One tick of the sweep task, on the simulator's clock. */

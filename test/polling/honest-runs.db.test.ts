@@ -13,6 +13,7 @@ import { startWorkerProcess, type WorkerProcess } from '../processing/support/wo
 import { testDialect } from '../support/test-database.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
 import { createSweepFixture, type SweepFixture } from './support/sweep-fixture.ts';
+import { until } from '../support/until.ts';
 
 const MINUTE = 60_000;
 
@@ -30,16 +31,6 @@ function afterTransferCalls(client: UpstreamClient, hook: (calls: number) => voi
       };
     },
   });
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** Acceptance 5: runs cut short are never recorded as succeeded. */
@@ -134,10 +125,13 @@ describe(`honest runs on ${testDialect()}`, () => {
         task: 'sweep',
         slot: '2030-01-01T10:00:00.000Z',
       });
-      await waitFor(async () => {
-        const [run] = await recentRuns(database.db);
-        return run?.outcome === 'running' ? run : undefined;
-      }, 30_000);
+      await until(
+        async () => {
+          const [run] = await recentRuns(database.db);
+          return run?.outcome === 'running' ? run : undefined;
+        },
+        { message: 'the sweep run recorded as running', timeoutMs: 30_000 },
+      );
       worker.child.kill('SIGKILL');
       await worker.exited;
       worker = undefined;
@@ -146,13 +140,13 @@ describe(`honest runs on ${testDialect()}`, () => {
       await redis.quit().catch(() => redis.disconnect());
     }
     sim.control.setFaults({ latencyMs: 0, operations: [] });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Past the stale-run limit (1 s) on the recording clock, instead of waiting it out.
     const next = await recordScheduledRun(
       {
         db: database.db,
         logger: pino({ level: 'silent' }),
         staleRunAfterMs: 1_000,
-        now: () => new Date(),
+        now: () => new Date(Date.now() + 1_500),
       },
       { task: 'sweep', slot: '2030-01-01T10:05:00.000Z' },
       async () => undefined,

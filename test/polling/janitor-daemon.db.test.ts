@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyPaymentIntent } from '../../src/ledger/index.ts';
 import type { PaymentIntent } from '../../src/upstream/index.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
+import { until } from '../support/until.ts';
 
 let fixture: DaemonFixture | undefined;
 afterEach(async () => {
@@ -24,17 +24,18 @@ describe('janitor in the daemon', () => {
     sim.control.settle(intent.id);
 
     await fixture.startDaemon(['workers', 'scheduler'], { PAYSYNC_JANITOR_CRON: '* * * * * *' });
-    const deadline = Date.now() + 20_000;
-    let status = 'payment_required';
-    while (status !== 'successful' && Date.now() < deadline) {
-      await sleep(250);
-      const row = await database.db
-        .selectFrom('payment_intents')
-        .select('status')
-        .where('id', '=', intent.id)
-        .executeTakeFirstOrThrow();
-      status = row.status;
-    }
+    const { status } = await until(
+      () =>
+        database.db
+          .selectFrom('payment_intents')
+          .select('status')
+          .where('id', '=', intent.id)
+          .executeTakeFirstOrThrow(),
+      {
+        accept: (row) => row.status === 'successful',
+        message: 'the janitor to mirror the settled intent',
+      },
+    );
     expect(status).toBe('successful');
     const history = await database.db
       .selectFrom('status_history')

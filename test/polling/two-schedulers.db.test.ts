@@ -4,6 +4,7 @@ import { recentRuns } from '../../src/runs/index.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 import { PAYSYNC_BIN } from '../support/run-cli.ts';
 import { testDialect } from '../support/test-database.ts';
+import { until } from '../support/until.ts';
 
 /** `paysync schedule` as a real child process, resolved once its scheduler runs. */
 async function startScheduler(env: Record<string, string>): Promise<ChildProcess> {
@@ -54,18 +55,24 @@ describe(`two schedulers on ${testDialect()}`, () => {
     await fixture.startDaemon(['workers']);
     const env = { ...fixture.env, ...crons };
     children.push(...(await Promise.all([startScheduler(env), startScheduler(env)])));
-    await new Promise((resolve) => setTimeout(resolve, 6_500));
+    // Until both tasks ran a few slots (about six seconds; longer on a busy machine).
+    await until(() => recentRuns(fixture.database.db, { limit: 1000 }), {
+      accept: (runs) =>
+        runs.filter((r) => r.task === 'recover-inbox').length >= 4 &&
+        runs.filter((r) => r.task === 'sweep').length >= 2,
+      message: 'four recovery runs and two sweeps',
+      timeoutMs: 45_000,
+    });
     for (const child of children) child.kill('SIGTERM');
     await Promise.all(children.map((c) => new Promise((resolve) => c.once('exit', resolve))));
     children.splice(0);
     // Let the workers finish what was enqueued.
     const queue = fixture.daemon!.queues.scheduled;
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      const counts = await queue.getJobCounts('waiting', 'active', 'delayed');
-      if ((counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await until(() => queue.getJobCounts('waiting', 'active', 'delayed'), {
+      accept: (counts) =>
+        (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) === 0,
+      message: 'the scheduled queue drained',
+    });
 
     const runs = await recentRuns(fixture.database.db, { limit: 1000 });
     const perSlot = new Map<string, number>();

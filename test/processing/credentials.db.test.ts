@@ -4,23 +4,9 @@ import { runCli } from '../support/run-cli.ts';
 import { testDialect } from '../support/test-database.ts';
 import { createDaemonFixture, type DaemonFixture } from './support/daemon-fixture.ts';
 import { describeState, waitForCatchUp } from './support/end-state.ts';
+import { until } from '../support/until.ts';
 
 const WRONG_KEY = 'sk_sandbox_this_key_is_wrong_0000';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(
-  probe: () => Promise<T>,
-  accept: (value: T) => boolean,
-  ms = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  let value = await probe();
-  while (!accept(value) && Date.now() < deadline) {
-    await sleep(100);
-    value = await probe();
-  }
-  return value;
-}
 
 let fixture: DaemonFixture | undefined;
 afterEach(async () => {
@@ -50,7 +36,9 @@ describe(`refused credentials, on ${testDialect()}`, () => {
       });
     transfer('cred-1');
 
-    expect(await until(() => daemon.queues.sync.isPaused(), Boolean)).toBe(true);
+    expect(
+      await until(() => daemon.queues.sync.isPaused(), { message: 'the sync queue paused' }),
+    ).toBe(true);
     const readyz = await fetch(`${daemon.receiver!.url}/readyz`);
     expect(readyz.status).toBe(503);
     const body = (await readyz.json()) as { reasons: string[] };
@@ -66,7 +54,10 @@ describe(`refused credentials, on ${testDialect()}`, () => {
     const waiting = await until(
       async () =>
         (await daemon.queues.sync.getJobCounts('waiting', 'paused')) as Record<string, number>,
-      (counts) => (counts.waiting ?? 0) + (counts.paused ?? 0) >= 2,
+      {
+        accept: (counts) => (counts.waiting ?? 0) + (counts.paused ?? 0) >= 2,
+        message: 'two sync jobs held back',
+      },
     );
     expect((waiting.waiting ?? 0) + (waiting.paused ?? 0)).toBeGreaterThanOrEqual(2);
     const refusals = fixture.logs.filter((line) => line.includes('refused the credentials (401)'));

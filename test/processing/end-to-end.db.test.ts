@@ -5,10 +5,19 @@ import { caughtUp, describeState, waitForCatchUp, type EndState } from './suppor
 import { generateMixedTraffic } from '../support/mixed-traffic.ts';
 
 /**
- * Acceptance 1: 2,000 mixed items through the real receiver, real queues and real workers,
- * with a fifth of the webhooks delivered twice and a fifth held back so later ones overtake
- * them. The end state must match the simulator's ground truth exactly.
+ * Acceptance 1: mixed items through the real receiver, real queues and real workers, with a
+ * fifth of the webhooks delivered twice and a fifth held back so later ones overtake them. The
+ * end state must match the simulator's ground truth exactly. 400 items in `npm test` (the
+ * chaos run's short form sends 1,000 more through the same path); `npm run test:acceptance`
+ * runs the full 2,000 (PAYSYNC_TEST_E2E_ITEMS, a multiple of 40).
  */
+const ITEMS = Number(process.env.PAYSYNC_TEST_E2E_ITEMS ?? 400);
+const MIX = {
+  transfer: (ITEMS * 2) / 5,
+  payment_intent: (ITEMS * 7) / 20,
+  refund: (ITEMS * 7) / 40,
+  payment_refund: (ITEMS * 3) / 40,
+};
 describe(`end to end on ${testDialect()}`, () => {
   let fixture: DaemonFixture;
   let state: EndState;
@@ -22,10 +31,10 @@ describe(`end to end on ${testDialect()}`, () => {
     await fixture.registerWebhook();
     const started = Date.now();
     await generateMixedTraffic(fixture.sim, fixture.client, {
-      transfers: 800,
-      paymentIntents: 700,
-      refunds: 350,
-      paymentRefunds: 150,
+      transfers: MIX.transfer,
+      paymentIntents: MIX.payment_intent,
+      refunds: MIX.refund,
+      paymentRefunds: MIX.payment_refund,
       backlog: () => queueBacklog(fixture.daemon!),
     });
     state = await waitForCatchUp(fixture.database.db, fixture.sim, 240_000);
@@ -36,14 +45,9 @@ describe(`end to end on ${testDialect()}`, () => {
     await fixture?.cleanup();
   });
 
-  it('delivered 2,000 items with duplicates and reordering', () => {
-    expect(state.items).toBe(2000);
-    expect(state.byKind).toEqual({
-      transfer: 800,
-      payment_intent: 700,
-      refund: 350,
-      payment_refund: 150,
-    });
+  it(`delivered ${ITEMS.toLocaleString('en-US')} items with duplicates and reordering`, () => {
+    expect(state.items).toBe(ITEMS);
+    expect(state.byKind).toEqual(MIX);
     const attempts = fixture.sim.control.webhookAttempts();
     const events = new Set(attempts.map((a) => a.eventId)).size;
     const duplicates = attempts.filter((a) => a.duplicate).length;
@@ -77,8 +81,8 @@ describe(`end to end on ${testDialect()}`, () => {
       .selectFrom('webhook_inbox')
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .executeTakeFirstOrThrow();
-    // One row per distinct event: every change of 2,000 items, never a duplicate delivery.
-    expect(Number(count)).toBeGreaterThan(5000);
+    // One row per distinct event: every change of every item, never a duplicate delivery.
+    expect(Number(count)).toBeGreaterThan(ITEMS * 2.5);
     expect(caughtUp(state)).toBe(true);
   });
 });

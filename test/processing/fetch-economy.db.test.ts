@@ -1,9 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findInboxEvent, insertInboxEvent } from '../../src/inbox/index.ts';
 import { recordInboxResource } from '../../src/inbox/index.ts';
 import { syncResource } from '../../src/reconcile/index.ts';
 import { createSyncContext, type SyncContext } from './support/sync-context.ts';
+import { until } from '../support/until.ts';
 
 let context: SyncContext | undefined;
 afterEach(async () => {
@@ -73,12 +73,14 @@ describe('fetch economy: a sync skips a fetch an earlier one covered', () => {
     const ctx = context;
     const intent = ctx.sim.control.createPaymentIntent({ amount: 1500 });
     const early = await ctx.inboxEvent({ kind: 'payment_intent', id: intent.id });
+    const requestsBefore = requests(ctx);
     const syncing = syncResource(
       ctx.deps,
       { kind: 'payment_intent', id: intent.id, inboxId: early, via: 'webhook' },
       { attempt: 1 },
     );
-    await sleep(200);
+    // Once the fetch is under way (the service answers it 600 ms later).
+    await until(() => requests(ctx) > requestsBefore, { message: 'the fetch begun' });
     ctx.sim.control.settle(intent.id); // the change this late event announces
     const late = await ctx.inboxEvent({ kind: 'payment_intent', id: intent.id });
     expect(await syncing).toMatchObject({ outcome: 'synced', closedRows: 1 });

@@ -14,6 +14,7 @@ import {
 import { runRecoverySweep } from '../../src/reconcile/index.ts';
 import { testDialect } from '../support/test-database.ts';
 import { createSyncContext, type SyncContext } from './support/sync-context.ts';
+import { until } from '../support/until.ts';
 
 const MINUTE = 60_000;
 const logger = pino({ level: 'silent' });
@@ -122,7 +123,11 @@ describe('scheduler ticks', () => {
     const b = createScheduler({ queues: context.queues, entries, logger });
     await a.start();
     await b.start();
-    await new Promise((resolve) => setTimeout(resolve, 3_200));
+    // Until a few slots came by (about three seconds; longer on a busy machine).
+    await until(() => context!.queues.scheduled.getWaitingCount(), {
+      accept: (waiting) => waiting >= 3,
+      message: 'three slots enqueued',
+    });
     await a.stop();
     await b.stop();
     const jobs = await context.queues.scheduled.getWaiting();

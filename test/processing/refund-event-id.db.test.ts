@@ -6,8 +6,8 @@ import { journalsFor, openDiscrepancies } from '../../src/ledger/index.ts';
 import { enqueueIngest } from '../../src/queues/index.ts';
 import { testDialect } from '../support/test-database.ts';
 import { createDaemonFixture, type DaemonFixture } from './support/daemon-fixture.ts';
+import { until } from '../support/until.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const EVENT_ID = 55555;
 
 /** A pass-through in front of the simulator that notes every request line paysync sends. */
@@ -89,13 +89,12 @@ describe(`a refund event whose top-level id is the event's, on ${testDialect()}`
     });
     await enqueueIngest(fixture.daemon!.queues, inboxId);
 
-    const deadline = Date.now() + 20_000;
-    let row = await findInboxEvent(fixture.database.db, inboxId);
-    while (row && (row.status === 'received' || row.status === 'processing')) {
-      if (Date.now() > deadline) break;
-      await sleep(100);
-      row = await findInboxEvent(fixture.database.db, inboxId);
-    }
+    const { db } = fixture.database;
+    let row = await findInboxEvent(db, inboxId);
+    await until(async () => (row = await findInboxEvent(db, inboxId)), {
+      accept: (r) => !r || (r.status !== 'received' && r.status !== 'processing'),
+      message: `inbox row ${inboxId} settled`,
+    }).catch(() => undefined); // asserted below
 
     expect(row).toMatchObject({
       status: 'processed',

@@ -9,8 +9,8 @@ import { syncAttemptsTotal } from '../../src/reconcile/reconcile-metrics.ts';
 import { testDialect } from '../support/test-database.ts';
 import { createDaemonFixture, type DaemonFixture } from './support/daemon-fixture.ts';
 import { createSyncContext, type SyncContext } from './support/sync-context.ts';
+import { until } from '../support/until.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const MISSING_INTENT = 'pi_000000000000000000000000';
 
 let fixture: DaemonFixture | undefined;
@@ -37,17 +37,14 @@ async function deliver(f: DaemonFixture, body: unknown): Promise<number> {
 }
 
 async function settledRow(f: DaemonFixture, inboxId: number, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const row = await findInboxEvent(f.database.db, inboxId);
-    if (
-      (row && row.status !== 'received' && row.status !== 'processing') ||
-      Date.now() > deadline
-    ) {
-      return row;
-    }
-    await sleep(100);
-  }
+  // The row as it stands once settled, or after `ms` (the caller's assertions say how it is).
+  let row = await findInboxEvent(f.database.db, inboxId);
+  await until(async () => (row = await findInboxEvent(f.database.db, inboxId)), {
+    accept: (r) => r !== undefined && r.status !== 'received' && r.status !== 'processing',
+    message: `inbox row ${inboxId} settled`,
+    timeoutMs: ms,
+  }).catch(() => undefined);
+  return row;
 }
 
 async function attempts(outcome: string): Promise<number> {
@@ -138,7 +135,11 @@ describe(`sync failure policy on ${testDialect()}`, () => {
     expect(row?.processedAt).not.toBeNull();
     // Enqueued again (say by hand, or a sweep): nothing happens, nothing is logged again.
     await enqueueIngest(fixture.daemon!.queues, inboxId);
-    await sleep(500);
+    const ingestQueue = fixture.daemon!.queues.ingest;
+    await until(() => ingestQueue.getJobCounts('waiting', 'active', 'delayed'), {
+      accept: (c) => (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) === 0,
+      message: 'the second ingest job done',
+    });
     expect(await findInboxEvent(fixture.database.db, inboxId)).toMatchObject({
       status: 'unclassified',
       attempts: 1,
@@ -167,12 +168,16 @@ describe(`which inbox rows a sync closes, on ${testDialect()}`, () => {
       purchaseReference: 'mid-fetch',
     });
     const early = await context.inboxEvent({ kind: 'payment_intent', id: intent.id });
+    const requestsBefore = context.deps.upstream.stats().requests;
     const syncing = syncResource(
       context.deps,
       { kind: 'payment_intent', id: intent.id, inboxId: early, via: 'webhook' },
       { attempt: 1 },
     );
-    await sleep(200);
+    // Once the fetch is under way (the service answers it 600 ms later).
+    await until(() => context!.deps.upstream.stats().requests > requestsBefore, {
+      message: 'the fetch begun',
+    });
     const late = await context.inboxEvent({ kind: 'payment_intent', id: intent.id });
     expect(await syncing).toMatchObject({ outcome: 'synced', closedRows: 1 });
     const db = context.database.db;

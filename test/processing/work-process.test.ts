@@ -7,8 +7,7 @@ import { closedPort, PAYSYNC_BIN, runCli } from '../support/run-cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 import { createDaemonFixture, type DaemonFixture } from './support/daemon-fixture.ts';
 import { startWorkerProcess } from './support/worker-process.ts';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { until } from '../support/until.ts';
 
 function withoutPaysyncVariables(): NodeJS.ProcessEnv {
   return Object.fromEntries(
@@ -53,13 +52,9 @@ describe('paysync work as a process', () => {
       headers: {},
     });
     await enqueueIngest(daemon.queues, inboxId);
-    for (
-      let i = 0;
-      i < 100 && ((await daemon.queues.sync.getJobCounts('active')).active ?? 0) === 0;
-      i += 1
-    ) {
-      await sleep(50);
-    }
+    await until(async () => ((await daemon.queues.sync.getJobCounts('active')).active ?? 0) > 0, {
+      message: 'the sync job active',
+    }).catch(() => undefined); // asserted below
     expect((await daemon.queues.sync.getJobCounts('active')).active).toBe(1);
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
@@ -125,11 +120,10 @@ describe('paysync work as a process', () => {
     const exited = new Promise<number | null>((resolve) =>
       child.once('exit', (code) => resolve(code)),
     );
-    let health: Response | undefined;
-    for (let i = 0; i < 100 && !health; i += 1) {
-      health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
-      if (!health) await sleep(100);
-    }
+    const health = await until(
+      () => fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined),
+      { message: `/healthz on port ${port}` },
+    ).catch(() => undefined);
     expect(health?.status, output).toBe(200);
     expect(output).toContain('workers taking jobs');
     expect(output).toContain('scheduler running');

@@ -4,8 +4,7 @@ import { createDaemonFixture, queueBacklog, type DaemonFixture } from './support
 import { describeState, waitForCatchUp, type EndState } from './support/end-state.ts';
 import { generateMixedTraffic } from '../support/mixed-traffic.ts';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.ts';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { until } from '../support/until.ts';
 
 /**
  * Acceptance 2: the workers run as a separate `paysync work` process, which is killed with
@@ -46,11 +45,17 @@ describe(`a worker process killed with SIGKILL mid-run, on ${testDialect()}`, ()
         if (killed || created < 150) return;
         killed = true;
         const victim = workers[0]!;
-        for (let i = 0; i < 50; i += 1) {
-          activeAtKill = (await fixture.daemon!.queues.sync.getJobCounts('active')).active ?? 0;
-          if (activeAtKill > 0) break;
-          await sleep(20);
-        }
+        // Kill it mid-job if one comes within a second; it dies regardless.
+        await until(
+          async () =>
+            (activeAtKill = (await fixture.daemon!.queues.sync.getJobCounts('active')).active ?? 0),
+          {
+            accept: (active) => active > 0,
+            message: 'a sync job active',
+            timeoutMs: 1_000,
+            intervalMs: 20,
+          },
+        ).catch(() => undefined);
         victim.child.kill('SIGKILL');
         killedBy = await victim.exited;
         workers.push(await startWorkerProcess(fixture.env));

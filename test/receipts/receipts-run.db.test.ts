@@ -13,8 +13,7 @@ import {
 } from '../processing/support/daemon-fixture.ts';
 import { describeState, waitForCatchUp, type EndState } from '../processing/support/end-state.ts';
 import { generateMixedTraffic } from '../support/mixed-traffic.ts';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { until } from '../support/until.ts';
 
 /**
  * Acceptance 6 of the follow-ups issue: a 500-item run through the real receiver, queues and
@@ -43,18 +42,18 @@ describe(`a receipt for every settled item of a 500-item run, on ${testDialect()
       backlog: () => queueBacklog(fixture.daemon!),
     });
     state = await waitForCatchUp(fixture.database.db, fixture.sim, 180_000);
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const open = await fixture.database.db
-        .selectFrom('outbox')
-        .select('id')
-        .where('kind', '=', 'receipt')
-        .where('consumed_at', 'is', null)
-        .execute();
-      openReceiptRows = open.length;
-      if (open.length === 0 || Date.now() > deadline) break;
-      await sleep(500);
-    }
+    await until(
+      async () =>
+        (openReceiptRows = (
+          await fixture.database.db
+            .selectFrom('outbox')
+            .select('id')
+            .where('kind', '=', 'receipt')
+            .where('consumed_at', 'is', null)
+            .execute()
+        ).length),
+      { accept: (open) => open === 0, message: 'every receipt row consumed', timeoutMs: 60_000 },
+    ).catch(() => undefined); // the test below names how many are still open
   }, 420_000);
 
   afterAll(async () => {

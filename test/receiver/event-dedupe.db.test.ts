@@ -8,6 +8,7 @@ import {
   startReceiverFixture,
   type ReceiverFixture,
 } from './support/receiver-fixture.ts';
+import { until } from '../support/until.ts';
 
 let fixture: ReceiverFixture | undefined;
 let daemonFixture: DaemonFixture | undefined;
@@ -17,21 +18,6 @@ afterEach(async () => {
   fixture = undefined;
   daemonFixture = undefined;
 });
-
-async function eventually<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe(`receiver: which deliveries are the same event, on ${testDialect()}`, () => {
   it('keeps two events with distinct long webhook-ids and the same body apart (7.A3)', async () => {
@@ -82,11 +68,10 @@ describe(`receiver: which deliveries are the same event, on ${testDialect()}`, (
     };
     const statusOf = async () => (await findResource(db, transfer.id))?.record.status;
     const processed = (inboxId: number) =>
-      eventually(
-        async () => (await findInboxEvent(db, inboxId))?.status,
-        (status) => status === 'processed',
-        `inbox row ${inboxId} processed`,
-      );
+      until(async () => (await findInboxEvent(db, inboxId))?.status, {
+        accept: (status) => status === 'processed',
+        message: `inbox row ${inboxId} processed`,
+      });
 
     const first = await post();
     expect(first).toMatchObject({ status: 202, body: { duplicate: false } });

@@ -7,6 +7,7 @@ import {
   type RunRecordDependencies,
 } from '../../src/runs/index.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
+import { until } from '../support/until.ts';
 
 const logger = pino({ level: 'silent' });
 
@@ -92,7 +93,9 @@ describe(`scheduled run records on ${testDialect()}`, () => {
     const timed = { ...deps, now: () => new Date(clock) };
     // A worker that dies mid-run never finishes its record: simulate it by never resolving.
     void recordScheduledRun(timed, { task: 'sweep', slot: 'dead' }, () => new Promise(() => {}));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(async () => (await recentRuns(database.db)).find((r) => r.slot === 'dead'), {
+      message: 'the run of slot dead recorded',
+    });
     expect((await recentRuns(database.db))[0]).toMatchObject({ slot: 'dead', outcome: 'running' });
 
     clock = t0 + 60_000;
@@ -110,7 +113,9 @@ describe(`scheduled run records on ${testDialect()}`, () => {
     let clock = Date.parse('2030-01-01T10:00:00.000Z');
     const timed = { ...deps, now: () => new Date(clock) };
     void recordScheduledRun(timed, { task: 'sweep', slot: 's' }, () => new Promise(() => {}));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(async () => (await recentRuns(database.db)).find((r) => r.slot === 's'), {
+      message: 'the run of slot s recorded',
+    });
     clock += 60_000;
     const retry = await recordScheduledRun(timed, { task: 'sweep', slot: 's' }, async () => 1);
     expect(retry.outcome).toBe('succeeded');

@@ -1,5 +1,6 @@
 import type { RunningSimulator } from '../../src/sim/index.ts';
 import type { UpstreamClient } from '../../src/upstream/index.ts';
+import { until } from './until.ts';
 
 export interface TrafficPlan {
   readonly transfers: number;
@@ -61,13 +62,15 @@ export async function generateMixedTraffic(
     sim.control.advance(1_500);
     await plan.onBatch?.(created);
     await sleep(pauseMs);
-    const deadline = Date.now() + 30_000;
-    while (
-      plan.backlog &&
-      (await plan.backlog()) > (plan.maxBacklog ?? 300) &&
-      Date.now() < deadline
-    ) {
-      await sleep(100);
+    const { backlog } = plan;
+    if (backlog) {
+      // Wait out a backlog over the limit, for 30 s at most: then the traffic goes on anyway.
+      await until(backlog, {
+        accept: (waiting) => waiting <= (plan.maxBacklog ?? 300),
+        message: 'the queue backlog to shrink',
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      }).catch(() => undefined);
     }
   };
   const firstWave = Math.max(plan.transfers, plan.paymentIntents);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { closedPort } from './run-cli.ts';
+import { until } from './until.ts';
 
 export interface PrivateRedis {
   readonly url: string;
@@ -37,19 +38,21 @@ export async function startPrivateRedis(extraArgs: readonly string[] = []): Prom
     retryStrategy: () => 100,
   });
   client.on('error', () => undefined);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      if (client.status === 'wait') await client.connect();
-      await client.ping();
-      break;
-    } catch (error) {
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw error;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  try {
+    await until(
+      async () => {
+        try {
+          if (client.status === 'wait') await client.connect();
+          return (await client.ping()) === 'PONG';
+        } catch {
+          return false; // not listening yet
+        }
+      },
+      { message: `redis-server on port ${port} to answer PING`, timeoutMs: 30_000 },
+    );
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
   }
   return {
     url,

@@ -9,6 +9,8 @@ export interface CliResult {
   readonly code: number;
   readonly stdout: string;
   readonly stderr: string;
+  /** The signal that ended it (runCli's own SIGTERM when it ran past `timeoutMs`), or null. */
+  readonly signal: NodeJS.Signals | null;
 }
 
 /** The environment without any PAYSYNC_* the developer's shell may have set. */
@@ -35,7 +37,7 @@ export function runCli(
       { cwd, env: cleanEnvironment(options.env ?? {}), timeout: options.timeoutMs ?? 30_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolveResult({ code, stdout, stderr });
+        resolveResult({ code, stdout, stderr, signal: error?.signal ?? null });
       },
     );
   });

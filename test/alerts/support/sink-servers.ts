@@ -105,17 +105,3 @@ export async function startSmtpInbox(
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });
 }
-
-export async function until<T>(
-  probe: () => T | Promise<T>,
-  accept: (value: T) => boolean,
-  ms = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  let value = await probe();
-  while (!accept(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    value = await probe();
-  }
-  return value;
-}

@@ -6,6 +6,8 @@ import {
   type LedgerResourceKind,
 } from '../../../src/ledger/index.ts';
 import type { RunningSimulator } from '../../../src/sim/index.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { until } from '../../support/until.ts';
 
 const KINDS: readonly LedgerResourceKind[] = [
   'payment_intent',
@@ -90,7 +92,10 @@ export function caughtUp(state: EndState): boolean {
   );
 }
 
-/** Polls until the mirror has caught up with the simulator, or the time is up. */
+/**
+ * Polls until the mirror has caught up with the simulator, or the time is up; returns the last
+ * state either way, so the caller's assertions say what differs.
+ */
 export async function waitForCatchUp(
   db: Kysely<Database>,
   sim: RunningSimulator,
@@ -98,13 +103,15 @@ export async function waitForCatchUp(
   intervalMs = 500,
 ): Promise<EndState> {
   const deadline = Date.now() + timeoutMs;
-  await Promise.race([sim.control.webhooksIdle(), new Promise((r) => setTimeout(r, timeoutMs))]);
-  let state = await compareWithTruth(db, sim);
-  while (!caughtUp(state) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-    state = await compareWithTruth(db, sim);
-  }
-  return state;
+  await Promise.race([sim.control.webhooksIdle(), sleep(timeoutMs, undefined, { ref: false })]);
+  let state: EndState | undefined;
+  await until(async () => (state = await compareWithTruth(db, sim)), {
+    accept: caughtUp,
+    message: 'the mirror to catch up with the simulator',
+    timeoutMs: Math.max(0, deadline - Date.now()),
+    intervalMs,
+  }).catch(() => undefined); // the caller's assertions say what differs
+  return state ?? compareWithTruth(db, sim);
 }
 
 /** A short, readable summary for a failed expectation. */

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { closedPort, PAYSYNC_BIN } from '../../support/run-cli.ts';
+import { until } from '../../support/until.ts';
 
 /** A real `paysync serve` child process, started and answering /healthz. */
 export interface ServeChild {
@@ -17,21 +18,21 @@ export interface ServeChild {
 }
 
 async function waitForHealth(child: ChildProcess, url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(
-        `paysync serve exited (${child.exitCode ?? child.signalCode}) before healthy`,
+  await until(
+    async () => {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(
+          `paysync serve exited (${child.exitCode ?? child.signalCode}) before healthy`,
+        );
+      }
+      // Not listening yet: fetch throws; keep asking.
+      return fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
       );
-    }
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`paysync serve did not answer ${url}/healthz within ${timeoutMs} ms`);
+    },
+    { message: `paysync serve to answer ${url}/healthz`, timeoutMs },
+  );
 }
 
 /**
@@ -55,7 +56,7 @@ export async function spawnServe(
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const alive = () => child.exitCode === null && child.signalCode === null;
   try {
-    await waitForHealth(child, url, options.startTimeoutMs ?? 20_000);
+    await waitForHealth(child, url, options.startTimeoutMs ?? 60_000);
   } catch (error) {
     if (alive()) child.kill('SIGKILL');
     throw new Error(`${(error as Error).message}; it printed:\n${output.slice(-2000)}`);
