@@ -55,7 +55,7 @@ async function cruise(cwd: string, folders: readonly string[]) {
  * only the suite checks: that the rules still catch a planted violation and pass its fix.
  */
 describe('import boundaries (.dependency-cruiser.cjs; the whole tree is checked by npm run lint)', () => {
-  it('refuses a component importing a private file of another, and accepts its index.ts', async () => {
+  it('refuses a private file of another component and an import up the layers, and accepts an index.ts below', async () => {
     const tree = mkdtempSync(join(tmpdir(), 'paysync-boundaries-'));
     try {
       const files: Record<string, string> = {
@@ -64,17 +64,22 @@ describe('import boundaries (.dependency-cruiser.cjs; the whole tree is checked 
         }),
         'src/ledger/index.ts': "export { post } from './post.ts';\n",
         'src/ledger/post.ts': 'export const post = 1;\n',
-        'src/inbox/index.ts': "export { post } from '../ledger/post.ts';\n",
+        'src/polling/index.ts': "export { post } from '../ledger/post.ts';\n",
         'src/reports/index.ts': "export { post } from '../ledger/index.ts';\n",
+        'src/ledger/late.ts': "export { closed } from '../exports/index.ts';\n",
+        'src/exports/index.ts': 'export const closed = 1;\n',
       };
       for (const [file, text] of Object.entries(files)) {
         mkdirSync(dirname(join(tree, file)), { recursive: true });
         writeFileSync(join(tree, file), text);
       }
       const report = await cruise(tree, ['src']);
-      expect(report.summary.totalCruised).toBe(4);
+      expect(report.summary.totalCruised).toBe(6);
       const found = report.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
-      expect(found).toEqual(['component-private-file: src/inbox/index.ts → src/ledger/post.ts']);
+      expect(found.sort()).toEqual([
+        'component-private-file: src/polling/index.ts → src/ledger/post.ts',
+        'layer-order: ledger: src/ledger/late.ts → src/exports/index.ts',
+      ]);
     } finally {
       rmSync(tree, { recursive: true, force: true });
     }
