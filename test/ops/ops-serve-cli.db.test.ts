@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { closedPort, PAYSYNC_BIN } from '../support/run-cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
-import { until } from '../support/until.ts';
+import { waitForHealth } from '../support/wait-for-health.ts';
 
 let database: TestDatabase | undefined;
 let prefix: string | undefined;
@@ -16,18 +16,6 @@ afterEach(async () => {
   database = undefined;
   prefix = undefined;
 });
-
-async function waitForHealth(url: string): Promise<void> {
-  await until(
-    // Not listening yet: fetch throws; keep asking.
-    () =>
-      fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      ),
-    { message: 'paysync serve to answer /healthz', timeoutMs: 30_000 },
-  );
-}
 
 /** Runs `paysync serve`, hands its URL to `check`, stops it; returns its output. */
 async function serve(

@@ -8,7 +8,7 @@ import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 import { closedPort, PAYSYNC_BIN, runCli } from '../support/run-cli.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
 import { newWebhookSecret, signedEvent } from './support/receiver-fixture.ts';
-import { until } from '../support/until.ts';
+import { waitForHealth } from '../support/wait-for-health.ts';
 
 let database: TestDatabase | undefined;
 let prefix: string | undefined;
@@ -18,18 +18,6 @@ afterEach(async () => {
   database = undefined;
   prefix = undefined;
 });
-
-async function waitForHealth(url: string): Promise<void> {
-  await until(
-    // Not listening yet: fetch throws; keep asking.
-    () =>
-      fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      ),
-    { message: 'paysync serve to answer /healthz', timeoutMs: 30_000 },
-  );
-}
 
 describe('paysync serve', () => {
   it('takes a signed webhook into the inbox and exits 0 on SIGTERM', async () => {

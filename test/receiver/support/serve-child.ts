@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { closedPort, PAYSYNC_BIN } from '../../support/run-cli.ts';
-import { until } from '../../support/until.ts';
+import { waitForHealth } from '../../support/wait-for-health.ts';
 
 /** A real `paysync serve` child process, started and answering /healthz. */
 export interface ServeChild {
@@ -15,24 +15,6 @@ export interface ServeChild {
   alive(): boolean;
   /** SIGTERM, then the exit code (null when a signal ended it). */
   stop(): Promise<number | null>;
-}
-
-async function waitForHealth(child: ChildProcess, url: string, timeoutMs: number): Promise<void> {
-  await until(
-    async () => {
-      if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(
-          `paysync serve exited (${child.exitCode ?? child.signalCode}) before healthy`,
-        );
-      }
-      // Not listening yet: fetch throws; keep asking.
-      return fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-    },
-    { message: `paysync serve to answer ${url}/healthz`, timeoutMs },
-  );
 }
 
 /**
@@ -56,7 +38,7 @@ export async function spawnServe(
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const alive = () => child.exitCode === null && child.signalCode === null;
   try {
-    await waitForHealth(child, url, options.startTimeoutMs ?? 60_000);
+    await waitForHealth(url, { child, timeoutMs: options.startTimeoutMs ?? 60_000 });
   } catch (error) {
     if (alive()) child.kill('SIGKILL');
     throw new Error(`${(error as Error).message}; it printed:\n${output.slice(-2000)}`);
