@@ -126,30 +126,16 @@ const tableOwnerBlocks = [
 // One clock (issue 20; STYLE 12): the clock is chosen where a process is assembled (src/daemon,
 // the CLI context src/cli/context.ts, the simulator src/sim, the demo src/demo) and passed down
 // as `now: Clock`. Anywhere else, `new Date()` with no argument or `Date.now()` as a default
-// (`x = Date.now()`, `x ?? Date.now()`) is a second home for it. Parsing (`new Date(text)`)
-// and measuring elapsed time with `Date.now()` stay allowed. Its own rule, so that it
-// composes with the no-restricted-syntax blocks above.
+// (`x = Date.now()`, `x ?? Date.now()`) is a second home for it. What counts as the clock:
+// every time written to the books, the inbox, the outbox, alerts and run records, "today" for
+// a books day, and a signature's timestamp (signing, or the tolerance check of a webhook).
+// What does not: parsing (`new Date(text)`) and measuring elapsed time (`Date.now()` or
+// `performance.now()` differences for a timeout, a deadline, a cache age or a metric's
+// duration), which stay allowed. Its own rule, so that it composes with the
+// no-restricted-syntax blocks above.
 const clockMessage =
   'the clock is resolved once where the process is assembled: take a `now: Clock` from the caller (src/lifecycle) instead';
 const isDateNow = "CallExpression[callee.object.name='Date'][callee.property.name='now']";
-// Files that still read the machine's clock themselves (issue 20, not finished): take a file off
-// this list once its clock comes from its caller. Never add one.
-const clockNotYetPassedDown = [
-  'src/alerts/sinks/webhook.sink.ts',
-  'src/inbox/inbox.repository.ts',
-  'src/ledger/book-adjustment.ts',
-  'src/ledger/discrepancy.repository.ts',
-  'src/metrics/job-metrics.ts',
-  'src/ops/today.page.ts',
-  'src/outbox/add-to-outbox.ts',
-  'src/outbox/outbox-consumption.ts',
-  'src/receiver/hmac.scheme.ts',
-  'src/receiver/standard-webhooks.scheme.ts',
-  'src/reports/daily-report.ts',
-  'src/upstream/client-options.ts',
-  'src/upstream/errors.ts',
-  'src/upstream/paging.ts',
-];
 const oneClock = {
   meta: { type: 'problem', schema: [], messages: { clock: clockMessage } },
   create(context) {
@@ -158,6 +144,8 @@ const oneClock = {
       "NewExpression[callee.name='Date'][arguments.length=0]": report,
       [`AssignmentPattern > ${isDateNow}.right`]: report,
       [`LogicalExpression[operator='??'] > ${isDateNow}.right`]: report,
+      // `x ?? systemClock` and its kin: the machine's clock is the composition roots' alone.
+      "ImportSpecifier[imported.name='systemClock']": report,
     };
   },
 };
@@ -196,7 +184,6 @@ export default tseslint.config(
       'src/sim/**',
       'src/demo/**',
       'src/lifecycle/clock.ts',
-      ...clockNotYetPassedDown,
     ],
     plugins: { paysync: { rules: { 'one-clock': oneClock } } },
     rules: { 'paysync/one-clock': 'error' },

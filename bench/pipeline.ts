@@ -216,7 +216,13 @@ try {
   await waitFor(sim, /listening on (http:\/\/\S+)/, 'paysync sim');
   const daemonUrl = (await waitFor(daemon, /"url":"(http:\/\/[^"]+)"/, 'paysync start'))[1]!;
   const simUrl = `http://127.0.0.1:${simPort}`;
-  const client = createUpstreamClient({ baseUrl: simUrl, apiKey, merchantId, rps: 100 });
+  const client = createUpstreamClient({
+    baseUrl: simUrl,
+    apiKey,
+    merchantId,
+    rps: 100,
+    now: () => new Date(),
+  });
   await client.createWebhook({ url: `${daemonUrl}/webhooks` });
   console.log(`load average ${loadBefore}`);
   console.log(

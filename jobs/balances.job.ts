@@ -17,7 +17,7 @@ export function balancesJob(context: JobContext) {
         fetch: resolveSyncDependencies(context),
         now,
       },
-      { timeZone: context.books.timeZone, now: now() },
+      { timeZone: context.books.timeZone },
     );
     const snapshots = [result.current, ...result.endOfDay.map((d) => d.outcome)];
     run.count({ itemsSeen: snapshots.length, upstreamCalls: snapshots.length });

@@ -20,6 +20,7 @@ function alertFollowUp(context: JobContext) {
       {
         db: context.db,
         logger: context.logger,
+        now: context.now,
         ...(context.alerts ? { alerts: context.alerts } : {}),
       },
       data,

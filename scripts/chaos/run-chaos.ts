@@ -298,6 +298,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
   try {
     await receiverUp();
     const client = createUpstreamClient({
+      now: () => new Date(),
       baseUrl: sim.url,
       apiKey: sim.credentials.apiKey,
       merchantId: sim.credentials.merchantId,

@@ -79,7 +79,7 @@ export function alertPacing(
 export function configuredSinks(
   settings: AlertSettings,
   logger: Logger,
-  options: Omit<AlertRuntimeOptions, 'now'> = {},
+  options: Omit<AlertRuntimeOptions, 'pacing'>,
 ): Map<SinkName, AlertSink> {
   const timeoutMs = options.sinkTimeoutMs ?? 10_000;
   const sinks = new Map<SinkName, AlertSink>();
@@ -97,7 +97,10 @@ export function configuredSinks(
     );
   }
   if (settings.webhookUrl && settings.webhookSecret) {
-    sinks.set('webhook', webhookSink(settings.webhookUrl, settings.webhookSecret, { timeoutMs }));
+    sinks.set(
+      'webhook',
+      webhookSink(settings.webhookUrl, settings.webhookSecret, { timeoutMs, now: options.now }),
+    );
   }
   sinks.set('log', logSink(logger));
   return sinks;

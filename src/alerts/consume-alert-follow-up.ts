@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
+import type { Clock } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
 import { isOutboxConsumed, markOutboxConsumed } from '../outbox/index.ts';
 import type { AlertRuntime } from './alert-runtime.ts';
@@ -10,6 +11,8 @@ import { alertOfFollowUp, type AlertFollowUp } from './raise-from-follow-up.ts';
 export interface AlertFollowUpDependencies {
   readonly db: Kysely<Database>;
   readonly logger: Logger;
+  /** The clock, resolved where the process is assembled: stamps the row consumed. */
+  readonly now: Clock;
   /** Sinks, routing and pacing; without it (as in some tests) the alert is only logged. */
   readonly alerts?: AlertRuntime;
 }
@@ -35,7 +38,8 @@ export async function consumeAlertFollowUp(
       `alert: ${payload.reason.replace('_', ' ')} (${kind} ${id})`,
     );
     // Nothing else is written, so the stamp alone is the consumer's whole transaction.
-    if (outboxId !== undefined) await markOutboxConsumed(deps.db, outboxId);
+    if (outboxId !== undefined)
+      await markOutboxConsumed(deps.db, outboxId, deps.now().toISOString());
     return 'logged';
   }
   const input = await alertOfFollowUp(deps, payload);

@@ -20,7 +20,8 @@ export async function sendTestAlert(
   runtime: AlertRuntime,
   only?: SinkName,
 ): Promise<SinkTestResult[]> {
-  const at = runtime.now().toISOString();
+  const sentAt = runtime.now();
+  const at = sentAt.toISOString();
   const message: AlertMessage = {
     event: 'test',
     alertId: undefined,
@@ -39,7 +40,7 @@ export async function sendTestAlert(
   return Promise.all(
     sinks.map(async (sink, index): Promise<SinkTestResult> => {
       try {
-        await sink.send(message, Date.now() * 10 + index);
+        await sink.send(message, sentAt.getTime() * 10 + index);
         return { sink: sink.name, delivered: true };
       } catch (error) {
         return { sink: sink.name, delivered: false, error: maskNumbersInText(reasonOf(error)) };

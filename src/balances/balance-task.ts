@@ -20,9 +20,9 @@ export const MAX_END_OF_DAY_FILLS = 31;
  */
 export async function runBalanceTask(
   deps: BalanceDependencies,
-  options: { timeZone: string; now?: Date },
+  options: { timeZone: string },
 ): Promise<BalanceTaskResult> {
-  const now = options.now ?? deps.now();
+  const now = deps.now();
   const current = await takeBalanceSnapshot(deps, { kind: 'scheduled' });
   const endOfDay: { day: string; outcome: SnapshotOutcome }[] = [];
   const earliest = await earliestKnownInstant(deps.db);

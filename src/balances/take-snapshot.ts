@@ -181,6 +181,7 @@ export async function bookOpenings(
         reason: `${reason}, service balance as of ${openAt}`,
         bookedBy,
         sequence,
+        postedAt: deps.now().toISOString(),
       });
       if (opening) booked.push(opening);
     }
@@ -308,6 +309,7 @@ async function settleDrift(
             discrepancyKind: 'balance_drift',
             detail: { amount: comparison.unexplained, currency: comparison.currency },
           },
+          createdAt: deps.now().toISOString(),
         });
       }
     }
@@ -338,6 +340,7 @@ export async function takeBalanceSnapshot(
       resourceId: deps.environment,
       detail: { operation: 'getBalance', problem: reading.problem },
       rawBody: reading.body,
+      createdAt: takenAt,
     });
     deps.logger.error(
       { problem: reading.problem, discrepancyId: discrepancy.id },
@@ -387,6 +390,7 @@ export async function takeBalanceSnapshot(
                 id: subject,
                 detail: crossing,
               },
+              createdAt: takenAt,
             });
           }
           return crossings;

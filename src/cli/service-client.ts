@@ -1,4 +1,5 @@
 import type { Config } from '../config/index.ts';
+import { cliClock } from './context.ts';
 import type { UpstreamClient } from '../upstream/index.ts';
 
 /**
@@ -9,7 +10,7 @@ import type { UpstreamClient } from '../upstream/index.ts';
 export async function serviceClientFor(config: Config): Promise<UpstreamClient> {
   const { clientOptionsFromConfig, createUpstreamClient } = await import('../upstream/index.ts');
   return createUpstreamClient({
-    ...clientOptionsFromConfig(config),
+    ...clientOptionsFromConfig(config, cliClock),
     maxRetries: Math.min(config.upstream.maxRetries, 2),
     retryMaxDelayMs: 2_000,
   });

@@ -93,7 +93,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const roles = new Set(options.roles);
   const prefix = options.queuePrefix ?? config.processing.queuePrefix;
   // Fail on missing service credentials before opening anything.
-  const clientOptions = roles.has('workers') ? clientOptionsFromConfig(config) : undefined;
+  const clientOptions = roles.has('workers') ? clientOptionsFromConfig(config, now) : undefined;
   // A bad alert rule file stops every role: an operator must not believe alerts are routed.
   let alerts: AlertRuntime;
   try {
@@ -309,6 +309,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         db: receiverDatabase?.db ?? db,
         queues,
         logger,
+        now,
         receiverPort,
         alerts,
         ...(options.host !== undefined ? { host: options.host } : {}),

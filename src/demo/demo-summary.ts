@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
+import type { Clock } from '../lifecycle/index.ts';
 import { inboxStatusCounts } from '../inbox/index.ts';
 import {
   accountBalances,
@@ -72,6 +73,7 @@ export interface DemoSummary {
 export interface OpsContext {
   readonly environment: string;
   readonly timeZone: string;
+  readonly now: Clock;
 }
 
 async function collectOps(db: Kysely<Database>, context: OpsContext): Promise<OpsSummary> {
@@ -87,12 +89,14 @@ async function collectOps(db: Kysely<Database>, context: OpsContext): Promise<Op
     };
     open.set(`${detail.accountType}|${detail.currency}`, Number(detail.difference ?? 0));
   }
-  const day = dayOf(new Date(), context.timeZone);
+  const now = context.now();
+  const day = dayOf(now, context.timeZone);
   const report = await buildDailyReport({
     db,
     environment: context.environment,
     day,
     timeZone: context.timeZone,
+    now,
   });
   return {
     drift: snapshots.map((s) => ({

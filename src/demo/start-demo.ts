@@ -6,6 +6,7 @@ import { takeBalanceSnapshot } from '../balances/index.ts';
 import { loadConfig, type Config } from '../config/index.ts';
 import { startDaemon, type RunningDaemon } from '../daemon/index.ts';
 import { createDatabase, migrateToLatest } from '../db/index.ts';
+import { systemClock } from '../lifecycle/index.ts';
 import { createRedisConnection } from '../queues/index.ts';
 import { generateWebhookSecret, startSimulator, type RunningSimulator } from '../sim/index.ts';
 import { latestFailedTransferId } from '../ledger/index.ts';
@@ -163,6 +164,7 @@ async function startDemoOn(
     environment: 'sandbox',
     rps: 1000,
     maxRetries: 2,
+    now: systemClock,
   });
   let daemon: RunningDaemon;
   try {
@@ -175,7 +177,7 @@ async function startDemoOn(
         upstream: client,
         logger: logger.child({ role: 'demo' }),
         environment: config.environment,
-        now: () => new Date(),
+        now: systemClock,
       });
     } finally {
       await books.close();
@@ -184,6 +186,7 @@ async function startDemoOn(
       config,
       logger,
       roles: ['receiver', 'workers', 'scheduler'],
+      now: systemClock,
       queuePrefix: prefix,
       port: options.port ?? 0,
       host: '127.0.0.1',
@@ -210,7 +213,11 @@ async function startDemoOn(
   traffic.start();
 
   let stopping: Promise<void> | undefined;
-  const context = { environment: config.environment, timeZone: config.books.timeZone };
+  const context = {
+    environment: config.environment,
+    timeZone: config.books.timeZone,
+    now: systemClock,
+  };
   return {
     simUrl: sim.url,
     webhookUrl,

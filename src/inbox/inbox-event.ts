@@ -10,8 +10,8 @@ export interface NewInboxEvent {
   readonly rawBody: Buffer;
   /** Only the headers {@link storedHeaders} keeps. */
   readonly headers: Readonly<Record<string, string>>;
-  /** @defaultValue now */
-  readonly receivedAt?: Date;
+  /** When the receiver took the request, by the process's clock. */
+  readonly receivedAt: Date;
 }
 
 /** One inbox row, as the rest of paysync sees it. Times are UTC ISO 8601 with milliseconds. */

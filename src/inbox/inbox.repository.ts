@@ -100,7 +100,7 @@ export async function insertInboxEvents(
           event_type: event.eventType ?? null,
           raw_body: event.rawBody,
           headers: JSON.stringify(event.headers),
-          received_at: (event.receivedAt ?? new Date()).toISOString(),
+          received_at: event.receivedAt.toISOString(),
           last_error: null,
           processed_at: null,
         })),
@@ -143,8 +143,14 @@ export interface InboxStatusChange {
   readonly lastError?: string;
   /** Count one more processing attempt. @defaultValue false */
   readonly countAttempt?: boolean;
-  /** @defaultValue now */
-  readonly at?: Date;
+}
+
+/** The statuses that set `processed_at`. */
+export type FinalInboxStatus = 'processed' | 'unclassified';
+
+/** A change to a final status also says when, by the caller's clock (it becomes `processed_at`). */
+export interface FinalInboxStatusChange extends InboxStatusChange {
+  readonly at: Date;
 }
 
 /**
@@ -155,15 +161,29 @@ export async function markInboxStatus(
   db: Executor,
   id: number,
   status: InboxStatus,
-  change: InboxStatusChange = {},
+  change: FinalInboxStatusChange,
+): Promise<boolean>;
+export async function markInboxStatus(
+  db: Executor,
+  id: number,
+  status: Exclude<InboxStatus, FinalInboxStatus>,
+  change?: InboxStatusChange,
+): Promise<boolean>;
+export async function markInboxStatus(
+  db: Executor,
+  id: number,
+  status: InboxStatus,
+  change: InboxStatusChange & { readonly at?: Date } = {},
 ): Promise<boolean> {
   const final = status === 'processed' || status === 'unclassified';
+  if (final && change.at === undefined)
+    throw new Error(`marking inbox row ${id} ${status} needs the time it happened (at)`);
   const result = await db
     .updateTable('webhook_inbox')
     .set((eb) => ({
       status,
       last_error: change.lastError ?? null,
-      processed_at: final ? (change.at ?? new Date()).toISOString() : null,
+      processed_at: final && change.at ? change.at.toISOString() : null,
       ...(change.countAttempt ? { attempts: eb('attempts', '+', 1) } : {}),
     }))
     .where('id', '=', id)

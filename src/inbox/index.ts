@@ -14,6 +14,7 @@ export {
   insertInboxEvents,
   markInboxStatus,
   type InboxRecoveryCandidate,
+  type FinalInboxStatusChange,
   type InboxStatusChange,
 } from './inbox.repository.ts';
 export {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { Clock } from '../lifecycle/index.ts';
 import type { Database } from '../db/index.ts';
 import { findInboxEvent, markInboxStatus, recordInboxResource } from '../inbox/index.ts';
 import { enqueueSync, type Queues } from '../queues/index.ts';
@@ -11,6 +12,8 @@ export interface IngestDependencies {
   readonly db: Kysely<Database>;
   readonly queues: Queues;
   readonly logger: Logger;
+  /** The clock, resolved where the process is assembled: stamps `processed_at`. */
+  readonly now: Clock;
 }
 
 export type IngestResult =
@@ -45,6 +48,7 @@ export async function ingestEvent(
     await markInboxStatus(db, inboxId, 'unclassified', {
       lastError: classification.reason,
       countAttempt: true,
+      at: deps.now(),
     });
     unclassifiedEventsTotal.inc();
     logger.warn(
@@ -59,7 +63,7 @@ export async function ingestEvent(
     return { outcome: 'unclassified', reason: classification.reason };
   }
   if (classification.outcome === 'ignored') {
-    await markInboxStatus(db, inboxId, 'processed', { countAttempt: true });
+    await markInboxStatus(db, inboxId, 'processed', { countAttempt: true, at: deps.now() });
     classifiedEventsTotal.inc({ kind: 'ignored' });
     logger.debug({ inboxId, subject: classification.subject }, 'event about no ledger resource');
     return { outcome: 'ignored', subject: classification.subject };

@@ -19,8 +19,8 @@ export interface NewAdjustment {
   readonly bookedBy: string;
   /** When the money moved at the service. */
   readonly effectiveAt: string;
-  /** @defaultValue now */
-  readonly postedAt?: string;
+  /** When it was booked, by the caller's clock. */
+  readonly postedAt: string;
 }
 
 export interface BookedAdjustment {
@@ -70,7 +70,8 @@ export interface NewOpeningBalance {
    * @defaultValue 1
    */
   readonly sequence?: number;
-  readonly postedAt?: string;
+  /** When it was booked, by the caller's clock. */
+  readonly postedAt: string;
 }
 
 /**
@@ -164,7 +165,7 @@ interface ManualBooking {
   readonly reason: string;
   readonly bookedBy: string;
   readonly effectiveAt: string;
-  readonly postedAt?: string;
+  readonly postedAt: string;
 }
 
 async function bookManual(
@@ -178,7 +179,7 @@ async function bookManual(
     );
   }
   const effectiveAt = utcMillis(input.effectiveAt, 'effectiveAt');
-  const createdAt = utcMillis(input.postedAt ?? new Date().toISOString(), 'postedAt');
+  const createdAt = utcMillis(input.postedAt, 'postedAt');
   const journal = await postJournal(db, {
     resourceKind: input.resourceKind,
     resourceId: input.resourceId,

@@ -18,8 +18,8 @@ export interface NewDiscrepancy {
    * hash of `detail` (not of the raw body, which may differ between two fetches of one fault).
    */
   readonly dedupeKey?: string;
-  /** @defaultValue now */
-  readonly createdAt?: string;
+  /** When it was found, by the caller's clock (UTC ISO 8601). */
+  readonly createdAt: string;
 }
 
 export interface RecordedDiscrepancy {
@@ -46,7 +46,7 @@ export async function recordDiscrepancy(
       raw_body: rawBodyText(input.rawBody),
       inbox_id: input.inboxId ?? null,
       dedupe_key: dedupeKey,
-      created_at: utcMillis(input.createdAt ?? new Date().toISOString(), 'createdAt'),
+      created_at: utcMillis(input.createdAt, 'createdAt'),
       resolved_at: null,
     })
     .onConflict((oc) => oc.column('dedupe_key').doNothing())
@@ -61,11 +61,11 @@ export async function recordDiscrepancy(
   return { isNew: false, discrepancy: toDiscrepancySummary(existing) };
 }
 
-/** Marks a discrepancy resolved; returns false when there is no open one with that id. */
+/** Marks a discrepancy resolved at `resolvedAt` (the caller's clock); returns false when there is no open one with that id. */
 export async function resolveDiscrepancy(
   db: Executor,
   id: number,
-  resolvedAt: string = new Date().toISOString(),
+  resolvedAt: string,
 ): Promise<boolean> {
   const result = await db
     .updateTable('discrepancies')

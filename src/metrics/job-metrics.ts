@@ -41,6 +41,9 @@ interface FinishedJob {
 
 function secondsOf(job: FinishedJob): number | undefined {
   if (job.processedOn === undefined) return undefined;
+  // A duration, not the clock: BullMQ stamps processedOn/finishedOn with the machine's
+  // Date.now(), so an attempt without finishedOn is measured up to the machine's now too.
+  // eslint-disable-next-line paysync/one-clock -- elapsed time against BullMQ's own stamps
   return Math.max(0, ((job.finishedOn ?? Date.now()) - job.processedOn) / 1000);
 }
 

@@ -106,7 +106,7 @@ function apiHandlers(
       const { id } = parseParameters(numericIdParam, request.params, 'path');
       if (!(await discrepancyExists(deps.db, id)))
         return sendOpsError(response, 404, 'not_found', `no discrepancy with id ${id}`);
-      const resolved = await resolveDiscrepancy(deps.db, id);
+      const resolved = await resolveDiscrepancy(deps.db, id, deps.now().toISOString());
       response.json({ data: { id, resolved } });
     },
     listAlerts: async (request, response) => {

@@ -37,6 +37,7 @@ export function createOpsRouter(options: OpsDependencies): Router {
     environment: deps.environment,
     timeZone: deps.timeZone,
     logger: deps.logger,
+    now: deps.now,
   };
   const router = Router();
   router.use(OPS_API_BASE, (request: Request, response: Response, next: NextFunction) => {

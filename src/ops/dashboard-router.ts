@@ -230,7 +230,8 @@ export function createDashboardRouter(
     requireCsrf,
     wrap(async (request, response) => {
       const id = Number(request.params.id);
-      if (Number.isSafeInteger(id) && id > 0) await resolveDiscrepancy(deps.db, id);
+      if (Number.isSafeInteger(id) && id > 0)
+        await resolveDiscrepancy(deps.db, id, deps.now().toISOString());
       response.redirect(303, '/');
     }),
   );

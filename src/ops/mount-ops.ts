@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { AlertRuntime } from '../alerts/index.ts';
 import type { Config } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
-import type { Component } from '../lifecycle/index.ts';
+import type { Clock, Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Queues } from '../queues/index.ts';
 import { createOpsRouter, opsStartupLine } from './create-ops-router.ts';
@@ -27,6 +27,8 @@ export function mountOps(options: {
   readonly db: Kysely<Database>;
   readonly queues: Queues;
   readonly logger: Logger;
+  /** The process's clock (see {@link OpsDependencies}). */
+  readonly now: Clock;
   readonly receiverPort: number;
   /** @defaultValue `0.0.0.0` */
   readonly host?: string;
@@ -48,6 +50,7 @@ export function mountOps(options: {
   const routes = createOpsRouter({
     db: options.db,
     logger,
+    now: options.now,
     tokens,
     environment: config.environment,
     timeZone: config.books.timeZone,

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AlertRuntime } from '../alerts/index.ts';
 import type { Database } from '../db/index.ts';
+import type { Clock } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Queues } from '../queues/index.ts';
 import type { OpsFeatures } from './ops-features.ts';
@@ -9,6 +10,8 @@ import type { OpsFeatures } from './ops-features.ts';
 export interface OpsDependencies {
   readonly db: Kysely<Database>;
   readonly logger: Logger;
+  /** The clock, resolved where the process is assembled: "today", the last hour, resolutions. */
+  readonly now: Clock;
   /** Accepted admin tokens (at least one: with none, nothing is mounted). */
   readonly tokens: readonly string[];
   /** `live` or `sandbox`: snapshots and verdicts are kept per environment. */

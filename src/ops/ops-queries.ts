@@ -17,6 +17,7 @@ import {
   type MirrorRecord,
 } from '../ledger/index.ts';
 import type { Logger } from '../logger.ts';
+import type { Clock } from '../lifecycle/index.ts';
 import { buildDailyReport, describeBreak, storedVerdicts } from '../reports/index.ts';
 
 /**
@@ -28,6 +29,8 @@ export interface OpsReadContext {
   readonly environment: string;
   readonly timeZone: string;
   readonly logger: Logger;
+  /** The process's clock: a report computed on the spot is as of now. */
+  readonly now: Clock;
 }
 
 export interface ResourceFilter {
@@ -168,6 +171,7 @@ export async function readReport(ctx: OpsReadContext, day: string) {
     environment: ctx.environment,
     day,
     timeZone: ctx.timeZone,
+    now: ctx.now(),
   });
   return { data: report, stored: false };
 }

@@ -13,7 +13,7 @@ import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES } from './ops-features.ts';
 /** Pipeline: queue depths, the last hour's webhooks and the last run of each scheduled task. */
 export async function pipelinePage(view: DashboardView): Promise<PageAnswer> {
   const { deps, csrf: token } = view;
-  const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+  const hourAgo = new Date(deps.now().getTime() - 3_600_000).toISOString();
   const queues = deps.queues
     ? await Promise.all(
         (['ingest', 'sync', 'followUp', 'scheduled'] as const).map(async (name) => ({

@@ -17,7 +17,7 @@ import { publicRecord, readOpenDiscrepancies, readResources } from './ops-querie
 /** Today (`/`): the last two verdicts, today's failed transfers, open breaks and open alerts. */
 export async function todayPage(view: DashboardView): Promise<PageAnswer> {
   const { deps, ctx, csrf: token } = view;
-  const today = dayOf(new Date(), ctx.timeZone);
+  const today = dayOf(deps.now(), ctx.timeZone);
   const yesterday = previousDay(today);
   const dayBefore = previousDay(yesterday);
   const verdicts = await storedVerdicts(deps.db, ctx.environment, {

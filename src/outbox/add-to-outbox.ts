@@ -11,10 +11,10 @@ export interface NewOutboxEntry {
   readonly dedupeKey?: string;
   /** Handed to the consumer as job data (with `type` = kind and `outboxId`); JSON only. */
   readonly payload: Readonly<Record<string, unknown>>;
-  /** Not handed out before this time (UTC ISO 8601). @defaultValue now */
+  /** Not handed out before this time (UTC ISO 8601). @defaultValue `createdAt` */
   readonly availableAt?: string;
-  /** @defaultValue now */
-  readonly createdAt?: string;
+  /** When the follow-up was called for, by the caller's clock (UTC ISO 8601). */
+  readonly createdAt: string;
 }
 
 export interface AddedOutboxEntry {
@@ -33,15 +33,14 @@ export async function addToOutbox(
   executor: Executor,
   entry: NewOutboxEntry,
 ): Promise<AddedOutboxEntry> {
-  const now = entry.createdAt ?? new Date().toISOString();
   const inserted = await executor
     .insertInto('outbox')
     .values({
       kind: entry.kind,
       dedupe_key: entry.dedupeKey ?? null,
       payload: JSON.stringify(entry.payload),
-      created_at: now,
-      available_at: entry.availableAt ?? now,
+      created_at: entry.createdAt,
+      available_at: entry.availableAt ?? entry.createdAt,
       dispatched_at: null,
       consumed_at: null,
       last_error: null,

@@ -16,14 +16,14 @@ export async function isOutboxConsumed(executor: Executor, outboxId: number): Pr
 }
 
 /**
- * Stamps the row as done. Call it in the transaction that records the consumer's work (the
+ * Stamps the row as done at `at` (the caller's clock, UTC ISO 8601). Call it in the transaction that records the consumer's work (the
  * receipt row, the alert's delivery state), so the work and the stamp commit together.
  * Returns false when it was already stamped (another delivery finished first).
  */
 export async function markOutboxConsumed(
   executor: Executor,
   outboxId: number,
-  at: string = new Date().toISOString(),
+  at: string,
 ): Promise<boolean> {
   const result = await executor
     .updateTable('outbox')

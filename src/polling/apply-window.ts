@@ -103,7 +103,7 @@ export async function applyWindow(options: WindowApplyOptions): Promise<WindowRe
     } else {
       result = await options.db.transaction().execute(async (trx) => {
         const applied = await applyListedItems(trx, options.stream, ready, observation);
-        if (options.followUps) await addFollowUps(trx, followUpsFor(applied.outcomes));
+        if (options.followUps) await addFollowUps(trx, followUpsFor(applied.outcomes), at);
         const committed = addTally(structuredClone(total), applied.tally);
         await advanceCheckpoint(trx, {
           stream: options.checkpointStream,
@@ -124,7 +124,6 @@ export async function applyWindow(options: WindowApplyOptions): Promise<WindowRe
     from: options.from,
     to: options.to,
     perPage: options.perPage,
-    now: options.now,
     ...(options.signal ? { signal: options.signal } : {}),
   });
   for await (const page of walk) {

@@ -72,17 +72,21 @@ export async function flagStuckItems(deps: StuckDependencies, now: Date): Promis
         if (await markStuck(trx, item, discrepancy.id)) {
           alerts.push({ item, discrepancyId: discrepancy.id });
           // The alert commits with the discrepancy (outbox): never lost to a Redis outage.
-          await addFollowUps(trx, [
-            {
-              type: 'alert',
-              reason: 'discrepancy',
-              kind: item.kind,
-              id: item.id,
-              status: item.status,
-              discrepancyId: discrepancy.id,
-              discrepancyKind: 'stuck',
-            },
-          ]);
+          await addFollowUps(
+            trx,
+            [
+              {
+                type: 'alert',
+                reason: 'discrepancy',
+                kind: item.kind,
+                id: item.id,
+                status: item.status,
+                discrepancyId: discrepancy.id,
+                discrepancyKind: 'stuck',
+              },
+            ],
+            now.toISOString(),
+          );
         }
       }
       return alerts;

@@ -156,8 +156,9 @@ async function notReadyYet(
       dedupeKey: `receipt:${request.kind}:${request.id}:${request.status ?? '-'}:try-${attempt + 1}`,
       payload: { ...request, attempt: attempt + 1, firstAttemptAt },
       availableAt: nextAttemptAt,
+      createdAt: now.toISOString(),
     });
-    if (outboxId !== undefined) await markOutboxConsumed(trx, outboxId);
+    if (outboxId !== undefined) await markOutboxConsumed(trx, outboxId, now.toISOString());
   });
   deps.logger.info(
     { kind: request.kind, id: request.id, attempt, nextAttemptAt },
@@ -176,6 +177,7 @@ async function giveUp(
   rawBody?: unknown,
 ): Promise<ReceiptOutcome> {
   receiptFetchesTotal.inc({ outcome: kind === 'receipt_not_found' ? 'not_found' : 'unavailable' });
+  const at = deps.now().toISOString();
   const discrepancy = await deps.db.transaction().execute(async (trx) => {
     const recorded = await recordDiscrepancy(trx, {
       kind,
@@ -184,6 +186,7 @@ async function giveUp(
       detail: { operation: 'getReceiptHtml', ...detail },
       ...(rawBody !== undefined ? { rawBody } : {}),
       dedupeKey: `${kind}:${request.kind}:${request.id}`,
+      createdAt: at,
     });
     if (recorded.isNew) {
       await addToOutbox(trx, {
@@ -196,9 +199,10 @@ async function giveUp(
           discrepancyId: recorded.discrepancy.id,
           discrepancyKind: kind,
         },
+        createdAt: at,
       });
     }
-    if (outboxId !== undefined) await markOutboxConsumed(trx, outboxId);
+    if (outboxId !== undefined) await markOutboxConsumed(trx, outboxId, at);
     return recorded.discrepancy;
   });
   deps.logger.warn(

@@ -92,7 +92,8 @@ export async function archiveReceipt(
       .onConflict((oc) => oc.columns(['resource_kind', 'resource_id', 'sha256']).doNothing())
       .returning('id')
       .executeTakeFirst();
-    if (receipt.outboxId !== undefined) await markOutboxConsumed(trx, receipt.outboxId);
+    if (receipt.outboxId !== undefined)
+      await markOutboxConsumed(trx, receipt.outboxId, receipt.fetchedAt);
     return inserted !== undefined;
   };
   const isNew = db.isTransaction ? await write(db) : await db.transaction().execute(write);

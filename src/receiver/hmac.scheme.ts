@@ -28,7 +28,7 @@ const FORMAT = { hex: /^(?:[0-9a-fA-F]{2})+$/, base64: /^[A-Za-z0-9+/]+={0,2}$/ 
  */
 export function hmacVerifier(settings: HmacSchemeSettings): SignatureVerifier {
   const keys = settings.secrets.map((secret) => Buffer.from(secret, 'utf8'));
-  return (rawBody, headers, nowMs = Date.now()) => {
+  return (rawBody, headers, nowMs) => {
     const signature = singleHeader(headers, settings.header);
     if (typeof signature === 'object') return signature;
     if (signature === undefined) {

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { createInboxIntake } from '../inbox/index.ts';
+import type { Clock } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
 import { reasonOf } from '../error-reason.ts';
 import { countSignatureFailure } from '../service-state/index.ts';
@@ -22,8 +23,8 @@ export interface ReceiverDependencies {
   readonly redis: Redis;
   readonly config: SigningConfig;
   readonly logger: Logger;
-  /** The clock, resolved where the process is assembled (stamps refused signatures). */
-  readonly now: () => Date;
+  /** The clock, resolved where the process is assembled (checks signed timestamps, stamps received events and refused signatures). */
+  readonly now: Clock;
   /** More checks `/readyz` must pass, e.g. a role's own. */
   readonly readinessChecks?: readonly ReadinessCheck[];
   /** Longest wait for Redis to take an ingest job before answering anyway. @defaultValue 1000 */
@@ -79,6 +80,7 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
             'could not count a refused webhook signature; the signature_failures alert may miss it',
           );
         }),
+      now: deps.now,
       logger,
     }),
   );

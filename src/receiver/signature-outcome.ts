@@ -24,11 +24,14 @@ export type SignatureOutcome =
 
 export type IncomingHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
-/** Checks one request. `nowMs` is injectable for tests. */
+/**
+ * Checks one request. `nowMs` is the clock's reading when the request arrived (the route takes
+ * it from the process's clock; tests pass their own): signed timestamps are checked against it.
+ */
 export type SignatureVerifier = (
   rawBody: Buffer,
   headers: IncomingHeaders,
-  nowMs?: number,
+  nowMs: number,
 ) => SignatureOutcome;
 
 /** ±5 minutes, as Standard Webhooks recommends; applies to the HMAC timestamp header too. */

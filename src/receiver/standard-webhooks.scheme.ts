@@ -29,7 +29,7 @@ export function standardWebhooksKey(secret: string): Buffer | undefined {
  * messages, and decodes the body to a string first.
  */
 export function standardWebhooksVerifier(keys: readonly Buffer[]): SignatureVerifier {
-  return (rawBody, headers, nowMs = Date.now()) => {
+  return (rawBody, headers, nowMs) => {
     const id = singleHeader(headers, 'webhook-id');
     if (typeof id === 'object') return id;
     const timestamp = singleHeader(headers, 'webhook-timestamp');

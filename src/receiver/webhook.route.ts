@@ -8,6 +8,7 @@ import {
   type EventIdentity,
   type NewInboxEvent,
 } from '../inbox/index.ts';
+import type { Clock } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
 import { signatureFailures, webhookOutcomes } from './receiver.metrics.ts';
 import type { SignatureVerifier } from './signature-outcome.ts';
@@ -34,6 +35,8 @@ export interface WebhookRouteSettings {
    * burst (`signature_failures`); must not throw.
    */
   readonly onRefusedSignature?: () => Promise<void>;
+  /** The clock, resolved where the process is assembled: checks signed timestamps, stamps `received_at`. */
+  readonly now: Clock;
   readonly logger: Logger;
 }
 
@@ -88,13 +91,14 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
     // the inbox keeps them byte for byte. Compressed bodies are refused rather than inflated.
     express.raw({ type: () => true, limit: settings.maxBytes, inflate: false }),
     async (request: Request, response: Response) => {
+      const receivedAt = settings.now();
       const rawBody: Buffer = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       if (isBlank(rawBody)) {
         return refuse(response, 400, 'empty_body', 'the body is empty');
       }
       // headersDistinct keeps repeated lines apart (Node's `headers` joins them with ", "), so
       // the verifier can refuse a repeated signature, id or timestamp header.
-      const signature = settings.verify(rawBody, request.headersDistinct);
+      const signature = settings.verify(rawBody, request.headersDistinct, receivedAt.getTime());
       if (!signature.ok) {
         signatureFailures.inc({ reason: signature.reason });
         await settings.onRefusedSignature?.();
@@ -129,7 +133,7 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
       ];
       let results: AcceptResult[];
       try {
-        results = await settings.accept(events.map((event) => ({ ...event, headers })));
+        results = await settings.accept(events.map((event) => ({ ...event, headers, receivedAt })));
       } catch (error) {
         if (!(error instanceof InboxUnavailableError)) throw error;
         settings.logger.error(

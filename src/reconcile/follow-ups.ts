@@ -63,11 +63,12 @@ export function followUpDedupeKey(data: FollowUpJobData): string {
 
 /**
  * Writes the follow-ups to the outbox inside the caller's transaction (the one that made the
- * change), so they commit with it; the outbox dispatcher hands them to the workers afterwards.
+ * change), so they commit with it, stamped `at` (the change's time); the outbox dispatcher hands them to the workers afterwards.
  */
 export async function addFollowUps(
   trx: Executor,
   jobs: readonly FollowUpJobData[],
+  at: string,
 ): Promise<number> {
   let added = 0;
   for (const job of jobs) {
@@ -76,6 +77,7 @@ export async function addFollowUps(
       kind: type,
       dedupeKey: followUpDedupeKey(job),
       payload,
+      createdAt: at,
     });
     if (result.isNew) added += 1;
   }

@@ -34,9 +34,10 @@ async function giveUp(
       detail: discrepancy.detail,
       ...(discrepancy.rawBody !== undefined ? { rawBody: discrepancy.rawBody } : {}),
       ...(data.inboxId !== undefined ? { inboxId: data.inboxId } : {}),
+      createdAt: at,
     });
     const fresh: DiscrepancySummary[] = result.isNew ? [result.discrepancy] : [];
-    await addFollowUps(trx, followUpsFor([], fresh));
+    await addFollowUps(trx, followUpsFor([], fresh), at);
     const handle = { kind: data.kind, id: data.id, reference: data.reference };
     await closeCoveredInboxRows(trx, handle, {
       upToId,

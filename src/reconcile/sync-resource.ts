@@ -74,7 +74,7 @@ async function runSync(
         outcomes.push(await applyFetchedState(trx, state, observation));
         await recordFetchCoverage(trx, itemOf(state), { upToInboxId: upToId, fetchStartedAt });
       }
-      await addFollowUps(trx, followUpsFor(outcomes));
+      await addFollowUps(trx, followUpsFor(outcomes), observedAt);
       const closedRows = await closeCoveredInboxRows(trx, fetched.handle, {
         upToId,
         status: 'processed',

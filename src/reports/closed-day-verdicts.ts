@@ -76,6 +76,7 @@ export async function judgeClosedDays(
               incomplete: report.incomplete,
             },
           },
+          createdAt: now.toISOString(),
         });
       }
       return before;

@@ -62,8 +62,8 @@ export interface DailyReportRequest {
   /** YYYY-MM-DD in `timeZone`. */
   readonly day: string;
   readonly timeZone: string;
-  /** @defaultValue now */
-  readonly now?: Date;
+  /** When the report is made, by the caller's clock: items' ages and whether the day is over. */
+  readonly now: Date;
   /** @defaultValue {@link DEFAULT_PENDING_SLA} */
   readonly sla?: PendingSla;
   /** Without one, the report says it cannot tell whether the sweeps covered the day. */
@@ -229,7 +229,7 @@ function ageing(items: readonly OpenItem[], now: number) {
  */
 export async function buildDailyReport(request: DailyReportRequest): Promise<DailyReport> {
   const { db, environment, day, timeZone } = request;
-  const now = request.now ?? new Date();
+  const now = request.now;
   const sla = request.sla ?? DEFAULT_PENDING_SLA;
   const window = dayWindow(day, timeZone);
   const open = await openItems(db, 100_000);

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { requireServiceCredentials, type Config } from '../config/index.ts';
+import type { Clock } from '../lifecycle/index.ts';
 import type { Environment } from './contract/index.ts';
 
 /** The smallest fetch the client needs; inject one for tests or a custom agent. */
@@ -44,8 +45,11 @@ export interface UpstreamClientOptions {
   logger?: Logger;
   /** @defaultValue `globalThis.fetch` (undici, keep-alive on) */
   fetch?: FetchLike;
-  /** Clock, for the documented `from`/`to` defaults. @defaultValue `() => new Date()` */
-  now?: () => Date;
+  /**
+   * The clock, resolved where the process is assembled: the documented `from`/`to` defaults of
+   * the list operations and an HTTP-date `Retry-After` are read against it.
+   */
+  now: Clock;
 }
 
 export type ResolvedClientOptions = Required<Omit<UpstreamClientOptions, 'redis' | 'logger'>> &
@@ -71,18 +75,18 @@ export function resolveClientOptions(options: UpstreamClientOptions): ResolvedCl
   return {
     ...DEFAULT_CLIENT_OPTIONS,
     fetch: (input, init) => globalThis.fetch(input, init),
-    now: () => new Date(),
     ...defined,
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
   };
 }
 
 /**
- * Client options from the validated config. Throws the config's `ConfigError` naming every
+ * Client options from the validated config, on the caller's clock. Throws the config's `ConfigError` naming every
  * missing credential variable.
  */
 export function clientOptionsFromConfig(
   config: Config,
+  now: Clock,
   redis?: Redis,
   logger?: Logger,
 ): UpstreamClientOptions {
@@ -97,6 +101,7 @@ export function clientOptionsFromConfig(
     concurrency: config.upstream.concurrency,
     rps: config.upstream.rps,
     rateLimitKey: `${config.processing.queuePrefix}:upstream:rps`,
+    now,
     ...(redis ? { redis } : {}),
     ...(logger ? { logger } : {}),
   };

@@ -268,8 +268,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
     .join('');
 }
 
-/** `Retry-After` as delta-seconds or an HTTP date, in milliseconds from `now`. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+/** `Retry-After` as delta-seconds or an HTTP date, in milliseconds from `now` (epoch ms). */
+export function parseRetryAfter(value: string | null, now: number): number | undefined {
   if (value === null || value.trim() === '') return undefined;
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
@@ -282,6 +282,8 @@ export interface ErrorResponse {
   readonly status: number;
   readonly body: unknown;
   readonly retryAfter?: string | null;
+  /** When the answer came, by the client's clock (epoch ms): an HTTP-date `Retry-After` is read against it. */
+  readonly receivedAtMs: number;
 }
 
 /**
@@ -330,7 +332,7 @@ export function errorFromResponse(response: ErrorResponse): UpstreamError {
     }
     case 429:
       return new ThrottledError(
-        parseRetryAfter(response.retryAfter ?? null),
+        parseRetryAfter(response.retryAfter ?? null, response.receivedAtMs),
         init(throttledErrorBody.safeParse(body).success),
       );
     default: {

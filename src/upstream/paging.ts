@@ -8,9 +8,12 @@ export type WindowItem<Id extends WindowedOperationId> = Id extends 'listPayment
   : Transfer;
 
 export interface WindowWalkOptions<Id extends WindowedOperationId> extends RequestOptions {
-  /** Inclusive lower bound. @defaultValue first day of the current month, 00:00 UTC */
+  /**
+   * Inclusive lower bound. @defaultValue first day of the current month, 00:00 UTC, by the
+   * client's clock (`now` of its options)
+   */
   from?: Date | string;
-  /** Inclusive upper bound, frozen when the walk starts. @defaultValue now */
+  /** Inclusive upper bound, frozen when the walk starts. @defaultValue now, by the client's clock */
   to?: Date | string;
   /** Items asked per request. @defaultValue 100 */
   perPage?: number;
@@ -18,8 +21,6 @@ export interface WindowWalkOptions<Id extends WindowedOperationId> extends Reque
   filters?: Omit<QueryInput<Id>, 'from' | 'to' | 'page' | 'perPage'>;
   /** Re-walks of a one-millisecond window that holds more than a page. @defaultValue 3 */
   maxRewalks?: number;
-  /** Clock for the defaults. @defaultValue `() => new Date()` */
-  now?: () => Date;
 }
 
 /** One answer of the walk: the sub-window asked and the items not seen before. */
@@ -60,7 +61,7 @@ export async function* walkWindowPages<Id extends WindowedOperationId>(
   operationId: Id,
   options: WindowWalkOptions<Id> = {},
 ): AsyncGenerator<WindowPage<Id>> {
-  const now = (options.now ?? (() => new Date()))();
+  const now = client.options.now();
   const fromMs = toMs(options.from ?? defaultFrom(now), 'from');
   const toMsBound = toMs(options.to ?? now, 'to');
   const perPage = options.perPage ?? 100;

@@ -433,7 +433,13 @@ export class UpstreamClient {
     }
     const body = parseBody(text);
     if (status < 200 || status >= 300) {
-      const error = errorFromResponse({ operationId, status, body: body.value, retryAfter });
+      const error = errorFromResponse({
+        operationId,
+        status,
+        body: body.value,
+        retryAfter,
+        receivedAtMs: this.options.now().getTime(),
+      });
       if (error instanceof ThrottledError) {
         this.counters.throttled += 1;
         upstreamThrottlesTotal.inc({ operation: operationId });

@@ -106,6 +106,7 @@ describe(`conditions watched by the deliverer, on ${testDialect()}`, () => {
     harness = await alertHarness({ PAYSYNC_ALERT_SLACK_URL: slack.url });
     const db = harness.database.db;
     const { discrepancy } = await recordDiscrepancy(db, {
+      createdAt: new Date().toISOString(),
       kind: 'balance_drift',
       resourceKind: 'balance',
       resourceId: 'sandbox:transfer:XOF',
@@ -124,7 +125,7 @@ describe(`conditions watched by the deliverer, on ${testDialect()}`, () => {
     expect(headers()).toEqual([
       ':rotating_light: Balance drift on service:transfer XOF: -100,000 XOF unexplained',
     ]);
-    await resolveDiscrepancy(db, discrepancy.id);
+    await resolveDiscrepancy(db, discrepancy.id, new Date().toISOString());
     harness.advance(30_000);
     await harness.deliverer.runOnce();
     await harness.deliverer.runOnce();
@@ -220,6 +221,7 @@ describe(`conditions watched by the deliverer, on ${testDialect()}`, () => {
     harness = await alertHarness({ PAYSYNC_ALERT_SLACK_URL: slack.url });
     const db = harness.database.db;
     const { discrepancy } = await recordDiscrepancy(db, {
+      createdAt: new Date().toISOString(),
       kind: 'balance_drift',
       resourceKind: 'balance',
       resourceId: 'sandbox:transfer:XOF',

@@ -36,6 +36,7 @@ describe(`an alert follow-up whose consumption fails, on ${testDialect()}`, () =
     const daemon = await fixture.startDaemon(['workers']);
     const added = await db.transaction().execute((trx) =>
       addToOutbox(trx, {
+        createdAt: new Date().toISOString(),
         kind: 'alert',
         dedupeKey: 'alert:crash-test',
         payload: {
@@ -94,11 +95,17 @@ describe(`an alert follow-up handed out twice, on ${testDialect()}`, () => {
       alert: { kind: 'discrepancy', subject: 'tr_twice000001', title: 'handed out twice' },
     } as const;
     const added = await addToOutbox(db, {
+      createdAt: new Date().toISOString(),
       kind: 'alert',
       dedupeKey: 'alert:twice',
       payload,
     });
-    const deps = { db, logger: harness.runtime.logger, alerts: harness.runtime };
+    const deps = {
+      db,
+      logger: harness.runtime.logger,
+      now: harness.runtime.now,
+      alerts: harness.runtime,
+    };
     const outcomes = await Promise.all([
       consumeAlertFollowUp(deps, { ...payload, outboxId: added.id }),
       consumeAlertFollowUp(deps, { ...payload, outboxId: added.id }),

@@ -122,6 +122,7 @@ describe(`alert life cycle, on ${testDialect()}`, () => {
     const db = harness.database.db;
     // What the polling janitor commits and queues for a transfer past its SLA.
     const { discrepancy } = await recordDiscrepancy(db, {
+      createdAt: new Date().toISOString(),
       kind: 'stuck',
       resourceKind: 'transfer',
       resourceId: 'tr_stuck9',
@@ -144,7 +145,7 @@ describe(`alert life cycle, on ${testDialect()}`, () => {
     expect(headers()).toHaveLength(1);
 
     // The transfer settles: the ledger resolves the stuck discrepancy.
-    await resolveDiscrepancy(db, discrepancy.id);
+    await resolveDiscrepancy(db, discrepancy.id, new Date().toISOString());
     harness.advance(60_000);
     await harness.deliverer.runOnce();
     await harness.deliverer.runOnce();

@@ -165,7 +165,7 @@ describe(`webhook conditions (real receiver), on ${testDialect()}`, () => {
 
     const db = setup.receiver.database.db;
     const row = await db.selectFrom('webhook_inbox').select('id').executeTakeFirstOrThrow();
-    await markInboxStatus(db, row.id, 'unclassified');
+    await markInboxStatus(db, row.id, 'unclassified', { at: new Date() });
     await setup.pass();
     await setup.pass();
     const alerts = await listAlerts(db);
@@ -179,7 +179,7 @@ describe(`webhook conditions (real receiver), on ${testDialect()}`, () => {
     // Warnings go to the log by default: one firing line.
     expect(setup.logs.filter((line) => line.includes('not understood')).length).toBe(1);
 
-    await markInboxStatus(db, row.id, 'processed');
+    await markInboxStatus(db, row.id, 'processed', { at: new Date() });
     await setup.pass();
     expect(await listAlerts(db)).toMatchObject([
       { kind: 'unclassified_events', status: 'resolved', resolvedBy: 'condition' },

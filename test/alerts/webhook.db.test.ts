@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   listAlerts,
   listDeliveries,
@@ -15,6 +15,7 @@ const SECRET = `whsec_${Buffer.from('alert-webhook-secret-bytes-32-long!').toStr
 let harness: AlertHarness | undefined;
 const servers: HttpCollector[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   await harness?.cleanup();
   for (const server of servers.splice(0)) await server.close();
   harness = undefined;
@@ -34,6 +35,12 @@ describe(`webhook alerts, on ${testDialect()}`, () => {
 
     expect(receiver.received).toHaveLength(1);
     const { headers, body } = receiver.received[0]!;
+    // Signed on the injected clock (2030), not the machine's: the receiver's clock agrees with
+    // the sender's, so its verification (standardwebhooks reads Date) runs at that time.
+    const signedAt = harness.runtime.now();
+    expect(headers['webhook-timestamp']).toBe(String(Math.floor(signedAt.getTime() / 1000)));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(signedAt);
     const verified = new Webhook(SECRET).verify(body, {
       'webhook-id': String(headers['webhook-id']),
       'webhook-timestamp': String(headers['webhook-timestamp']),

@@ -122,6 +122,7 @@ describe(`paysync audit checks on ${testDialect()}`, () => {
   it('an inbox row processed without a sync that started after it arrived', async () => {
     const processedRow = async (kind: 'payment_intent', id: string) => {
       const { inboxId } = await insertInboxEvent(database.db, {
+        receivedAt: new Date(),
         dedupeKey: `evt-${id}-${Math.random()}`,
         eventId: undefined,
         eventType: undefined,

@@ -151,6 +151,7 @@ describe('balance snapshots against the ledger', () => {
     expect(others.every((c) => c.verdict === 'agrees')).toBe(true);
 
     await bookAdjustment(context.database.db, {
+      postedAt: new Date().toISOString(),
       environment: 'sandbox',
       account: 'service:transfer',
       currency: 'XOF',

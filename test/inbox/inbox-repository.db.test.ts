@@ -80,6 +80,7 @@ describe('inbox repository', () => {
     const body = Buffer.from('{"resourceId":"tr_a2repeat","resourceType":"transfer"}');
     const key = `sha256:${createHash('sha256').update(body).digest('hex')}`;
     const notification = (): NewInboxEvent => ({
+      receivedAt: new Date(),
       dedupeKey: key,
       eventId: undefined,
       eventType: undefined,
@@ -94,7 +95,7 @@ describe('inbox repository', () => {
     });
     for (const pickedUp of ['processing', 'processed', 'failed', 'unclassified'] as const) {
       const before = await insertInboxEvent(database.db, notification());
-      await markInboxStatus(database.db, before.inboxId, pickedUp);
+      await markInboxStatus(database.db, before.inboxId, pickedUp, { at: new Date() });
       const repeat = await insertInboxEvent(database.db, notification());
       expect(repeat.duplicate).toBe(false);
       expect(repeat.inboxId).toBeGreaterThan(before.inboxId);
@@ -110,7 +111,7 @@ describe('inbox repository', () => {
     }
     // Five receivers racing on a repeat after pick-up store it once.
     const latest = await insertInboxEvent(database.db, notification());
-    await markInboxStatus(database.db, latest.inboxId, 'processed');
+    await markInboxStatus(database.db, latest.inboxId, 'processed', { at: new Date() });
     const racing = await Promise.all(
       Array.from({ length: 5 }, () => insertInboxEvent(database.db, notification())),
     );
@@ -126,7 +127,7 @@ describe('inbox repository', () => {
 
   it('an event with an id stays a duplicate after it was processed', async () => {
     const first = await insertInboxEvent(database.db, event('evt_kept', new Date()));
-    await markInboxStatus(database.db, first.inboxId, 'processed');
+    await markInboxStatus(database.db, first.inboxId, 'processed', { at: new Date() });
     expect(await insertInboxEvent(database.db, event('evt_kept', new Date()))).toEqual({
       inboxId: first.inboxId,
       duplicate: true,
@@ -233,11 +234,15 @@ describe('inbox repository', () => {
       lastError: 'timeout',
       processedAt: null,
     });
-    expect(await markInboxStatus(database.db, inboxId, 'unclassified')).toBe(true);
+    expect(await markInboxStatus(database.db, inboxId, 'unclassified', { at: new Date() })).toBe(
+      true,
+    );
     const final = await findInboxEvent(database.db, inboxId);
     expect(final).toMatchObject({ status: 'unclassified', lastError: null });
     expect(final!.processedAt).toMatch(/Z$/);
-    expect(await markInboxStatus(database.db, 999_999, 'processed')).toBe(false);
+    expect(await markInboxStatus(database.db, 999_999, 'processed', { at: new Date() })).toBe(
+      false,
+    );
   });
 
   it('lists rows awaiting recovery: received or processing, older than the cut-off, oldest first', async () => {
@@ -254,8 +259,8 @@ describe('inbox repository', () => {
       ids[key] = (await insertInboxEvent(database.db, event(key, t(minute)))).inboxId;
     }
     await markInboxStatus(database.db, ids.busy!, 'processing');
-    await markInboxStatus(database.db, ids.done!, 'processed');
-    await markInboxStatus(database.db, ids.bad!, 'unclassified');
+    await markInboxStatus(database.db, ids.done!, 'processed', { at: new Date() });
+    await markInboxStatus(database.db, ids.bad!, 'unclassified', { at: new Date() });
     const due = await inboxRowsAwaitingRecovery(database.db, { olderThan: t(10), limit: 10 });
     expect(due.map((row) => row.id)).toEqual([ids.old1, ids.old2, ids.busy]);
     expect(due[2]).toMatchObject({ status: 'processing', receivedAt: '2025-01-01T12:03:00.000Z' });

@@ -126,6 +126,7 @@ describe('the dashboard in a real browser', () => {
     alertId = raised.alert.id;
     server = createOpsServer({
       routes: createOpsRouter({
+        now: () => new Date(),
         db: fixture.database.db,
         logger: pino({ level: 'silent' }),
         tokens: [TOKEN],

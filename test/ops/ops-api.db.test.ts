@@ -442,13 +442,14 @@ describe('the ops API', () => {
 
   it('replays an inbox event: reopened and queued once, a second call changes nothing', async () => {
     const { inboxId } = await insertInboxEvent(fixture.database.db, {
+      receivedAt: new Date(),
       dedupeKey: 'event:evt_ops_replay',
       eventId: 'evt_ops_replay',
       eventType: 'transfer.updated',
       rawBody: Buffer.from('{"id":"evt_ops_replay"}'),
       headers: {},
     });
-    await markInboxStatus(fixture.database.db, inboxId, 'processed');
+    await markInboxStatus(fixture.database.db, inboxId, 'processed', { at: new Date() });
     const replay = () =>
       call('/api/v1/replay', {
         method: 'POST',

@@ -114,7 +114,7 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     ).toBe(2);
     // The alert was consumed; the receipt's job is lost with Redis (as in a FLUSHALL).
     const [alertRow] = await openOutboxEntries(db, { kind: 'alert' });
-    await markOutboxConsumed(db, alertRow!.id);
+    await markOutboxConsumed(db, alertRow!.id, new Date().toISOString());
     await context.queues.followUp.obliterate({ force: true });
     expect(await context.queues.followUp.count()).toBe(0);
     // Not before redispatchAfterMs…
@@ -163,7 +163,12 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
   it('a transaction that rolls back leaves no outbox row', async () => {
     await expect(
       context.database.db.transaction().execute(async (trx) => {
-        await addToOutbox(trx, { kind: 'alert', dedupeKey: 'k1', payload: { reason: 'x' } });
+        await addToOutbox(trx, {
+          kind: 'alert',
+          dedupeKey: 'k1',
+          payload: { reason: 'x' },
+          createdAt: new Date().toISOString(),
+        });
         throw new Error('the ledger change failed');
       }),
     ).rejects.toThrow('the ledger change failed');
@@ -173,12 +178,14 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
   it('a row not yet due waits; a same-key add is a no-op', async () => {
     const later = new Date(Date.now() + 60_000).toISOString();
     const first = await addToOutbox(context.database.db, {
+      createdAt: new Date().toISOString(),
       kind: 'receipt',
       dedupeKey: 'receipt:transfer:tr_1:successful:try-2',
       payload: { kind: 'transfer', id: 'tr_1' },
       availableAt: later,
     });
     const again = await addToOutbox(context.database.db, {
+      createdAt: new Date().toISOString(),
       kind: 'receipt',
       dedupeKey: 'receipt:transfer:tr_1:successful:try-2',
       payload: { kind: 'transfer', id: 'tr_1' },

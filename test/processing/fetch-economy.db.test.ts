@@ -14,6 +14,7 @@ afterEach(async () => {
 /** An event the receiver stored but the ingest job has not classified yet. */
 async function unclassifiedEvent(ctx: SyncContext, n: number): Promise<number> {
   const { inboxId } = await insertInboxEvent(ctx.database.db, {
+    receivedAt: new Date(),
     dedupeKey: `raw-${n}-${Math.random()}`,
     eventId: undefined,
     eventType: undefined,

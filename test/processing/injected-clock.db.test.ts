@@ -42,4 +42,28 @@ describe(`the injected clock of a sync on ${testDialect()}`, () => {
       processedAt: CLOCK,
     });
   });
+
+  it('dates the discrepancy and the alert follow-up of a sync that gives up with the injected time', async () => {
+    context = await createSyncContext({ overrides: { now: () => new Date(CLOCK) } });
+    const inboxId = await context.inboxEvent({ kind: 'transfer', id: 'tr_clockmissing' });
+    const result = await syncResource(
+      context.deps,
+      { kind: 'transfer', id: 'tr_clockmissing', inboxId, via: 'webhook' },
+      { attempt: 3 },
+    );
+    expect(result.outcome).not.toBe('retry');
+    const db = context.database.db;
+    const discrepancies = await db
+      .selectFrom('discrepancies')
+      .select(['kind', 'created_at'])
+      .where('resource_id', '=', 'tr_clockmissing')
+      .execute();
+    expect(discrepancies).toEqual([{ kind: 'unknown_upstream_resource', created_at: CLOCK }]);
+    const followUps = await db
+      .selectFrom('outbox')
+      .select(['created_at', 'available_at'])
+      .execute();
+    expect(followUps.length).toBeGreaterThan(0);
+    for (const row of followUps) expect(row).toEqual({ created_at: CLOCK, available_at: CLOCK });
+  });
 });

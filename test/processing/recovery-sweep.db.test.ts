@@ -38,7 +38,7 @@ async function row(
     headers: {},
     receivedAt: new Date(Date.now() - minutesAgo * MINUTE),
   });
-  if (status) await markInboxStatus(c.database.db, inboxId, status);
+  if (status) await markInboxStatus(c.database.db, inboxId, status, { at: new Date() });
   return inboxId;
 }
 

@@ -74,6 +74,7 @@ describe(`a refund event whose top-level id is the event's, on ${testDialect()}`
     expect(refund.id).not.toBe(EVENT_ID);
 
     const { inboxId } = await insertInboxEvent(fixture.database.db, {
+      receivedAt: new Date(),
       dedupeKey: `test:refund-event-id:${Math.random()}`,
       eventId: undefined,
       eventType: undefined,

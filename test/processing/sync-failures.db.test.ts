@@ -26,6 +26,7 @@ afterEach(async () => {
 async function deliver(f: DaemonFixture, body: unknown): Promise<number> {
   const { insertInboxEvent } = await import('../../src/inbox/index.ts');
   const { inboxId } = await insertInboxEvent(f.database.db, {
+    receivedAt: new Date(),
     dedupeKey: `test:${Math.random()}`,
     eventId: undefined,
     eventType: undefined,

@@ -43,6 +43,7 @@ describe('paysync work as a process', () => {
     const daemon = await fixture.startDaemon(['scheduler']);
     const worker = await startWorkerProcess(fixture.env);
     const { inboxId } = await insertInboxEvent(fixture.database.db, {
+      receivedAt: new Date(),
       dedupeKey: 'drain:1',
       eventId: undefined,
       eventType: undefined,

@@ -118,6 +118,7 @@ describe(`receipts on ${testDialect()}`, () => {
     const id = settledTransfer();
     context.sim.control.injectErrors({ status: 409, operationId: 'getReceiptHtml', count: 50 });
     const { id: outboxId } = await addToOutbox(context.database.db, {
+      createdAt: new Date().toISOString(),
       kind: 'receipt',
       payload: { kind: 'transfer', id, status: 'successful' },
     });

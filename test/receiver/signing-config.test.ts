@@ -43,7 +43,7 @@ describe('receiver signing set-up, checked at start-up', () => {
       }),
       logger,
     );
-    expect(verify(Buffer.from('{}'), {})).toEqual({ ok: true });
+    expect(verify(Buffer.from('{}'), {}, Date.now())).toEqual({ ok: true });
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({
       level: 40,

@@ -23,6 +23,21 @@ async function failuresFor(reason: string): Promise<number> {
 }
 
 describe('receiver: accepted webhooks', () => {
+  it('checks signed timestamps against, and stamps received_at with, the injected clock', async () => {
+    const clock = new Date('2030-01-02T03:04:05.678Z');
+    fixture = await startReceiverFixture({ now: () => clock });
+    const secret = fixture.config.webhookSecrets[0]!;
+    const onTime = signedEvent(secret, { at: clock });
+    const answer = await fixture.post(onTime.body, onTime.headers);
+    expect(answer.status).toBe(202);
+    const row = await findInboxEvent(fixture.database.db, answer.body.inboxId as number);
+    expect(row!.receivedAt).toBe(clock.toISOString());
+    // Signed by the machine's clock, years before the receiver's: outside the tolerance.
+    const machine = signedEvent(secret, { at: new Date() });
+    const stale = await fixture.post(machine.body, machine.headers);
+    expect(stale).toMatchObject({ status: 401, body: { error: 'stale_timestamp' } });
+  });
+
   it('stores a valid event byte for byte, answers 202, and enqueues ingest with jobId inbox-<id>', async () => {
     fixture = await startReceiverFixture();
     // Odd spacing and non-ASCII text: the stored bytes must be the sent bytes, not re-serialised JSON.

@@ -39,6 +39,7 @@ function client(overrides: Partial<UpstreamClientOptions> = {}) {
     rps: 1000,
     retryInitialDelayMs: 1,
     retryMaxDelayMs: 5,
+    now: () => new Date(),
     ...overrides,
   });
 }
@@ -273,6 +274,7 @@ describe('resilience', () => {
 
   it('maps a refused connection to a retryable NetworkError', async () => {
     const error = await createUpstreamClient({
+      now: () => new Date(),
       baseUrl: 'http://127.0.0.1:1',
       apiKey: API_KEY,
       merchantId: MERCHANT_ID,

@@ -58,7 +58,7 @@ describe('errorFromResponse', () => {
       retryable: true,
     },
   ])('$status $cls.name from the documented body', ({ status, body, cls, retryable }) => {
-    const error = errorFromResponse({ operationId, status, body });
+    const error = errorFromResponse({ operationId, status, body, receivedAtMs: Date.now() });
     expect(error).toBeInstanceOf(cls);
     expect(error.retryable).toBe(retryable);
     expect(error.status).toBe(status);
@@ -71,6 +71,7 @@ describe('errorFromResponse', () => {
     const validation = errorFromResponse({
       operationId,
       status: 400,
+      receivedAtMs: Date.now(),
       body: errorBodies.validation(['a is bad', 'b is bad']),
     }) as ValidationError;
     expect(validation.messages).toEqual(['a is bad', 'b is bad']);
@@ -79,6 +80,7 @@ describe('errorFromResponse', () => {
     const wrongProvider = errorFromResponse({
       operationId,
       status: 400,
+      receivedAtMs: Date.now(),
       body: errorBodies.wrongProvider('unknown provider', 'req_42'),
     }) as WrongProviderError;
     expect(wrongProvider.requestId).toBe('req_42');
@@ -86,6 +88,7 @@ describe('errorFromResponse', () => {
     const internal = errorFromResponse({
       operationId,
       status: 500,
+      receivedAtMs: Date.now(),
       body: errorBodies.internal(['live_mode_not_granted']),
     }) as InternalServiceError;
     expect(internal.codes).toEqual(['live_mode_not_granted']);
@@ -93,6 +96,7 @@ describe('errorFromResponse', () => {
     const throttled = errorFromResponse({
       operationId,
       status: 429,
+      receivedAtMs: Date.now(),
       body: errorBodies.throttled(),
       retryAfter: '2',
     }) as ThrottledError;
@@ -110,18 +114,23 @@ describe('errorFromResponse', () => {
     { status: 503, cls: InternalServiceError },
     { status: 418, cls: UnexpectedStatusError },
   ])('a $status with an undocumented body is still a $cls.name', ({ status, cls }) => {
-    const error = errorFromResponse({ operationId, status, body: '<html>oops</html>' });
+    const error = errorFromResponse({
+      operationId,
+      status,
+      body: '<html>oops</html>',
+      receivedAtMs: Date.now(),
+    });
     expect(error).toBeInstanceOf(cls);
     expect(error.bodyMatchesContract).toBe(false);
     expect(error.body).toBe('<html>oops</html>');
   });
 
   it('reads Retry-After as seconds or as an HTTP date', () => {
-    expect(parseRetryAfter('3')).toBe(3000);
-    expect(parseRetryAfter(null)).toBeUndefined();
     const now = Date.parse('2024-05-01T00:00:00.000Z');
+    expect(parseRetryAfter('3', now)).toBe(3000);
+    expect(parseRetryAfter(null, now)).toBeUndefined();
     expect(parseRetryAfter('Wed, 01 May 2024 00:00:05 GMT', now)).toBe(5000);
-    expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
   });
 
   it('names every failing field of a contract break', () => {

@@ -113,7 +113,7 @@ describe('7.C10: the rate-limit budget is per merchant, environment and queue pr
       PAYSYNC_QUEUE_PREFIX: queuePrefix,
       PAYSYNC_UPSTREAM_MAX_RETRIES: '0',
     });
-    const client = createUpstreamClient(clientOptionsFromConfig(config, redisA));
+    const client = createUpstreamClient(clientOptionsFromConfig(config, () => new Date(), redisA));
     // The request fails (nothing listens), but it passed the limiter first.
     await client.listTransfers({ perPage: 1 }).catch(() => undefined);
     const keys = await redisA.keys(`${queuePrefix}*`);

@@ -39,7 +39,10 @@ function deployment(rps: number) {
     PAYSYNC_UPSTREAM_MAX_RETRIES: '10',
   });
   return [redisA, redisB].map((redis) =>
-    createUpstreamClient({ ...clientOptionsFromConfig(config, redis), rateLimitKey }),
+    createUpstreamClient({
+      ...clientOptionsFromConfig(config, () => new Date(), redis),
+      rateLimitKey,
+    }),
   );
 }
 

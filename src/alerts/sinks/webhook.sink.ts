@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import type { Clock } from '../../lifecycle/index.ts';
 import type { AlertMessage } from '../alert-message.ts';
 import { networkReason, shortBody, SinkError, type AlertSink } from './alert-sink.ts';
 
@@ -15,7 +16,7 @@ export function webhookPayload(message: AlertMessage): Record<string, unknown> {
 export function webhookSink(
   url: string,
   secret: string,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; now: Clock },
 ): AlertSink {
   const signer = new Webhook(secret);
   return {
@@ -24,7 +25,8 @@ export function webhookSink(
     async send(message, deliveryId) {
       const body = JSON.stringify(webhookPayload(message));
       const id = `msg_paysync_alert_${deliveryId}`;
-      const now = new Date();
+      // The signature's timestamp is the clock: the receiver checks it against its own.
+      const now = options.now();
       const headers = {
         'content-type': 'application/json',
         'webhook-id': id,

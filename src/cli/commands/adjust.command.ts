@@ -114,6 +114,7 @@ counts it; \`paysync show adj_…\` shows it. Exit codes: 0 booked, 1 database e
       if (problem) throw new CliError(`adjust: --counter "${counter}" ${problem}`, 2);
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const handle = await openLedgerDatabase(config, 'adjust');
+      const now = cliClock();
       let booked;
       try {
         booked = await bookAdjustment(handle.db, {
@@ -124,7 +125,8 @@ counts it; \`paysync show adj_…\` shows it. Exit codes: 0 booked, 1 database e
           amount: flags.amount,
           reason: flags.reason,
           bookedBy: flags.by?.trim() || operatorName(),
-          effectiveAt: (flags.at ?? cliClock()).toISOString(),
+          effectiveAt: (flags.at ?? now).toISOString(),
+          postedAt: now.toISOString(),
         });
       } finally {
         await handle.close().catch(() => undefined);

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { secretValues, type Config } from '../../config/index.ts';
 import type { DatabaseHandle } from '../../db/index.ts';
 import { createLogger, type Logger } from '../../logger.ts';
+import { cliClock } from '../context.ts';
 import type { Queues } from '../../queues/index.ts';
 import type { UpstreamClient } from '../../upstream/index.ts';
 
@@ -33,7 +34,7 @@ export async function openPollingSession(config: Config, what: string): Promise<
     pretty: false,
     destination: process.stderr,
   });
-  const clientOptions = clientOptionsFromConfig(config);
+  const clientOptions = clientOptionsFromConfig(config, cliClock);
   const handle = await openLedgerDatabase(config, what);
   let redis: Redis;
   try {

@@ -141,7 +141,8 @@ Examples:
     .action(async (flags: { date?: string; json?: boolean }) => {
       const config = loadConfig();
       const reports = await import('../../reports/index.ts');
-      const day = flags.date ?? previousDay(dayOf(cliClock(), config.books.timeZone));
+      const now = cliClock();
+      const day = flags.date ?? previousDay(dayOf(now, config.books.timeZone));
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const handle = await openLedgerDatabase(config, 'report');
       let report: DailyReport;
@@ -152,6 +153,7 @@ Examples:
           environment: config.environment,
           day,
           timeZone: config.books.timeZone,
+          now,
           sla: reports.pendingSlaOf(config.janitor.stuckAfterMs),
           coverage: sweepCoverage(handle.db, config.environment),
         });

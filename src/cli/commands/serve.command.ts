@@ -66,6 +66,7 @@ export function serveCommand(): Command {
         db: database.db,
         queues,
         logger,
+        now,
         receiverPort: config.port,
         alerts: alertRuntime,
       });

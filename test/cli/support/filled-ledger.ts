@@ -41,6 +41,7 @@ export async function fillLedger(
   try {
     const { control } = sim;
     const client = createUpstreamClient({
+      now: () => new Date(),
       baseUrl: sim.url,
       ...sim.credentials,
       maxRetries: 0,
@@ -68,6 +69,7 @@ export async function fillLedger(
     const viaWebhook = async (id: string, type: string): Promise<number> => {
       const body = { id: `evt_${failedInboxIds.length}_${id}`, type, data: { object: { id } } };
       const { inboxId } = await insertInboxEvent(db, {
+        receivedAt: new Date(),
         dedupeKey: `event:${body.id}`,
         eventId: body.id,
         eventType: type,
@@ -81,7 +83,7 @@ export async function fillLedger(
 
     const created = await viaWebhook(failed.id, 'transfer.created');
     await applyTransfer(db, transfer.parse(failed.resource), observed('webhook', created));
-    await markInboxStatus(db, created, 'processed');
+    await markInboxStatus(db, created, 'processed', { at: new Date() });
     await applyTransfer(db, transfer.parse(ok.resource), observed('poll'));
     await applyPaymentIntent(db, paymentIntent.parse(intent.resource), observed('poll'));
 
@@ -92,7 +94,7 @@ export async function fillLedger(
       transfer.parse(control.item(failed.id)!.resource),
       observed('webhook', updated),
     );
-    await markInboxStatus(db, updated, 'processed');
+    await markInboxStatus(db, updated, 'processed', { at: new Date() });
     await applyTransfer(db, transfer.parse(control.item(ok.id)!.resource), observed('poll'));
     await applyPaymentIntent(
       db,

@@ -87,6 +87,7 @@ export async function bookWeek(database: TestDatabase): Promise<void> {
     }
     if (d === 3) {
       await bookAdjustment(db, {
+        postedAt: new Date().toISOString(),
         environment: 'sandbox',
         account: 'service:transfer',
         counterAccount: 'adjustments:bank-top-ups',

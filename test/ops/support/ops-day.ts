@@ -55,6 +55,7 @@ export interface DayParts {
 function syncDependencies(input: DayParts): SyncDependencies {
   const logger = pino({ level: 'silent' });
   const upstream = createUpstreamClient({
+    now: () => new Date(),
     baseUrl: input.sim.url,
     ...input.sim.credentials,
     rps: 1000,
@@ -145,6 +146,7 @@ export async function simulateDay(input: DayParts): Promise<SimulatedDay> {
     data: { object: { id: failed } },
   };
   const { inboxId: failedInboxId } = await insertInboxEvent(db, {
+    receivedAt: new Date(),
     dedupeKey: `event:${eventBody.id}`,
     eventId: eventBody.id,
     eventType: eventBody.type,
@@ -152,10 +154,11 @@ export async function simulateDay(input: DayParts): Promise<SimulatedDay> {
     headers: { 'content-type': 'application/json' },
   });
   await recordInboxResource(db, failedInboxId, { kind: 'transfer', id: failed });
-  await markInboxStatus(db, failedInboxId, 'processed');
+  await markInboxStatus(db, failedInboxId, 'processed', { at: new Date() });
   sim.control.advance(60_000);
   await snapshot();
   const { discrepancy } = await recordDiscrepancy(db, {
+    createdAt: new Date().toISOString(),
     kind: 'amount_changed',
     resourceKind: 'transfer',
     resourceId: ok,
@@ -167,7 +170,7 @@ export async function simulateDay(input: DayParts): Promise<SimulatedDay> {
   for (const day of [dayBefore, yesterday]) {
     await storeVerdict(
       db,
-      await buildDailyReport({ db, environment: 'sandbox', day, timeZone: 'UTC' }),
+      await buildDailyReport({ db, environment: 'sandbox', day, timeZone: 'UTC', now: new Date() }),
     );
   }
   return {

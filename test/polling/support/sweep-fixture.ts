@@ -43,6 +43,7 @@ export async function createSweepFixture(
     rps: 5000,
     concurrency: 16,
     timeoutMs: 60_000,
+    now: () => new Date(),
     ...options.client,
   });
   const logger = pino({ level: 'silent' });

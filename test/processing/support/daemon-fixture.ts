@@ -75,6 +75,7 @@ export async function createDaemonFixture(options: FixtureOptions = {}): Promise
   };
   const config = loadConfig(env);
   const client = createUpstreamClient({
+    now: () => new Date(),
     baseUrl: sim.url,
     apiKey: sim.credentials.apiKey,
     merchantId: sim.credentials.merchantId,

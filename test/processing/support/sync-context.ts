@@ -41,6 +41,7 @@ export async function createSyncContext(
   await queues.waitUntilReady();
   const logger = pino({ level: 'silent' });
   const upstream = createUpstreamClient({
+    now: () => new Date(),
     baseUrl: sim.url,
     ...sim.credentials,
     rps: 1000,
@@ -70,6 +71,7 @@ export async function createSyncContext(
         data: { object: { id: resource.id } },
       };
       const { inboxId } = await insertInboxEvent(database.db, {
+        receivedAt: new Date(),
         dedupeKey: `test-${counter}-${Math.random()}`,
         eventId: undefined,
         eventType: undefined,

@@ -36,6 +36,8 @@ export interface FixtureOptions {
   /** Point the producer at this Redis URL (a closed port simulates an outage). */
   readonly redisUrl?: string;
   readonly logger?: Logger;
+  /** The receiver's clock. @defaultValue the machine's */
+  readonly now?: () => Date;
 }
 
 /** A real receiver on port 0 over a fresh migrated database and a unique Redis prefix. */
@@ -56,7 +58,7 @@ export async function startReceiverFixture(options: FixtureOptions = {}): Promis
     redis,
     config,
     logger,
-    now: () => new Date(),
+    now: options.now ?? (() => new Date()),
     port: 0,
     host: '127.0.0.1',
   });

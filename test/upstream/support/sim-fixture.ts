@@ -19,6 +19,7 @@ export function clientFor(
     concurrency: 16,
     retryInitialDelayMs: 2,
     retryMaxDelayMs: 20,
+    now: () => new Date(),
     ...overrides,
   });
 }
