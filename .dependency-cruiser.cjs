@@ -14,10 +14,9 @@
  * SAME_LAYER_PAIRS below. So `reports` cannot import `exports`, the ledger cannot import
  * reconcile, and nothing in the domain can import a door.
  *
- * Where today's code breaks the order (issue 20.3):
- * - ops → receiver (src/ops/dashboard-router.ts reads `webhookOutcomes`): a door importing a
- *   door. The import is what is wrong (webhook outcome counts are the receiver's metrics; they
- *   belong in src/metrics or src/inbox); kept as the one named same-layer pair until it moves.
+ * Where today's code breaks the order (issue 20.3): nowhere; the webhook counters the
+ * dashboard shows moved from src/receiver to src/metrics, so ops no longer imports receiver.
+ * Where the issue's suggested order was changed:
  * - The suggested order put outbox, service-state, reconcile, polling, reports, balances,
  *   exports and alerts in one layer; the code says they are stacked, and it is the order that
  *   was too flat, not the imports: service-state (the service's observed state) and outbox
@@ -79,13 +78,7 @@ const LAYERS = [
 ];
 
 /** Imports inside one layer that are allowed, each with its reason. Keep this list short. */
-const SAME_LAYER_PAIRS = [
-  {
-    from: 'ops',
-    to: 'receiver',
-    why: 'the dashboard shows webhook outcomes; the counts should move to metrics or inbox',
-  },
-];
+const SAME_LAYER_PAIRS = [];
 
 /**
  * Private files a test outside the component's own test/ folder may reach, with the reason.

@@ -27,17 +27,16 @@ const TABLE_OWNERS = {
   mirror_polls: ['src/ledger'],
   ledger_adjustments: ['src/ledger'],
   late_changes: ['src/ledger'],
-  // Exports close a period (write the row); the ledger reads it to book a late change as an
-  // adjustment. The ledger cannot call src/exports (exports read the ledger), so both name it.
-  closed_periods: ['src/ledger', 'src/exports'],
+  // The ledger owns "this month is closed"; `paysync close`/`reopen` (src/exports) write it
+  // through the ledger's index.ts.
+  closed_periods: ['src/ledger'],
   period_events: ['src/exports'],
   service_state: ['src/service-state'],
   balance_snapshots: [
     'src/balances',
-    // src/balances imports src/reports (books days) and, through the upstream client,
-    // src/metrics: reading the snapshots through its index would close an import cycle.
+    // src/balances imports src/reports (books days): reading the snapshots through its index
+    // would close an import cycle.
     'src/reports',
-    'src/metrics',
   ],
   low_balance_state: ['src/balances'],
   daily_verdicts: ['src/reports'],

@@ -11,6 +11,7 @@ import {
   type AlertRuntime,
   type AlertRuntimeOptions,
 } from '../alerts/index.ts';
+import { latestSnapshots } from '../balances/index.ts';
 import { DEFAULT_METRICS_PORT, type Config } from '../config/index.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
 import { systemClock, type Clock, type Component } from '../lifecycle/index.ts';
@@ -174,6 +175,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     books: {
       openDiscrepancyCounts: () => openDiscrepancyCounts(db),
       openDriftDetails: (limit) => openDriftDetails(db, { limit }),
+      newestSnapshots: (environment) => latestSnapshots(db, environment),
     },
     environment: config.environment,
     readers: metricReaders,

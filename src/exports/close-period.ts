@@ -4,6 +4,12 @@ import { join, resolve } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { nextDay, startOfDay } from '../books-calendar/index.ts';
+import {
+  closedPeriodByWindow,
+  deleteClosedPeriod,
+  findClosedPeriod,
+  insertClosedPeriod,
+} from '../ledger/index.ts';
 import { storedVerdicts } from '../reports/index.ts';
 import type { ExportWindow } from './export-line.ts';
 import { writeExportFile } from './write-export-file.ts';
@@ -66,7 +72,7 @@ export interface ClosePeriodRequest {
 /**
  * Closes a month: refused unless every day of it has a stored `RECONCILED` verdict (or `force`
  * with a reason). Writes the month's export once per format to the export folder, and records
- * the files' sha256 in `closed_periods`; from then on the ledger books a change touching the
+ * the files' sha256 in the ledger's closed periods; from then on the ledger books a change touching the
  * month at the start of the first open period instead (src/ledger/late-change.ts).
  */
 export async function closePeriod(request: ClosePeriodRequest): Promise<ClosedPeriod> {
@@ -78,12 +84,7 @@ export async function closePeriod(request: ClosePeriodRequest): Promise<ClosedPe
       '--force needs --reason "…": say why the month closes with days not RECONCILED',
     );
   }
-  const existing = await db
-    .selectFrom('closed_periods')
-    .select('closed_at')
-    .where('environment', '=', environment)
-    .where('period', '=', period)
-    .executeTakeFirst();
+  const existing = await findClosedPeriod(db, environment, period);
   if (existing) {
     throw new PeriodError(
       'already_closed',
@@ -120,20 +121,17 @@ export async function closePeriod(request: ClosePeriodRequest): Promise<ClosedPe
     exports.push({ format, file, sha256: result.sha256, rows: result.rows });
   }
   await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('closed_periods')
-      .values({
-        environment,
-        period,
-        window_from: window.from,
-        window_to: window.to,
-        closed_at: now,
-        closed_by: request.by,
-        forced: request.force ? 1 : 0,
-        reason: request.reason?.trim() || null,
-        exports: JSON.stringify(exports),
-      })
-      .execute();
+    await insertClosedPeriod(trx, {
+      environment,
+      period,
+      window_from: window.from,
+      window_to: window.to,
+      closed_at: now,
+      closed_by: request.by,
+      forced: request.force ? 1 : 0,
+      reason: request.reason?.trim() || null,
+      exports: JSON.stringify(exports),
+    });
     await trx
       .insertInto('period_events')
       .values({
@@ -169,12 +167,7 @@ export async function reopenPeriod(request: {
   }
   const now = request.now.toISOString();
   await db.transaction().execute(async (trx) => {
-    const row = await trx
-      .deleteFrom('closed_periods')
-      .where('environment', '=', environment)
-      .where('period', '=', period)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await deleteClosedPeriod(trx, environment, period);
     if (!row)
       throw new PeriodError(
         'not_closed',
@@ -207,13 +200,7 @@ export async function frozenExport(
   db: Kysely<Database>,
   options: { environment: string; window: ExportWindow; format: ExportFormat },
 ): Promise<{ content: Buffer; frozen: FrozenExport } | undefined> {
-  const row = await db
-    .selectFrom('closed_periods')
-    .select(['period', 'exports'])
-    .where('environment', '=', options.environment)
-    .where('window_from', '=', options.window.from)
-    .where('window_to', '=', options.window.to)
-    .executeTakeFirst();
+  const row = await closedPeriodByWindow(db, options.environment, options.window);
   if (!row) return undefined;
   const frozen = (JSON.parse(row.exports) as FrozenExport[]).find(
     (e) => e.format === options.format,

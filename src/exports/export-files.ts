@@ -3,12 +3,13 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
+import { closedPeriodsOf } from '../ledger/index.ts';
 import type { FrozenExport } from './close-period.ts';
 import type { ManifestDay } from './daily-export.ts';
 import type { CurrencySums, ExportFormat } from './write-export.ts';
 
 /**
- * One file the export folder holds: a closed month's frozen export (from `closed_periods`)
+ * One file the export folder holds: a closed month's frozen export (from the ledger's closed periods)
  * or a scheduled day's file (from the folder's `manifest.json`). The id is the file's name,
  * `paysync-YYYY-MM.<ext>` or `paysync-YYYY-MM-DD.<ext>`, unique in the folder.
  */
@@ -101,11 +102,7 @@ export async function listExportFiles(options: {
   readonly dir: string;
   readonly environment: string;
 }): Promise<ExportFileEntry[]> {
-  const closed = await options.db
-    .selectFrom('closed_periods')
-    .select(['period', 'closed_at', 'forced', 'reason', 'exports'])
-    .where('environment', '=', options.environment)
-    .execute();
+  const closed = await closedPeriodsOf(options.db, options.environment);
   const entries: ExportFileEntry[] = [];
   for (const row of closed) {
     for (const frozen of JSON.parse(row.exports) as FrozenExport[]) {

@@ -1,8 +1,9 @@
 import type { Generated } from 'kysely';
 
 /**
- * A closed month: its journals are final. Written by `paysync close` (src/exports); read by
- * the ledger when it posts, so a late change is booked in the first open period instead.
+ * A closed month: its journals are final. Owned by the ledger (closed-period.repository.ts);
+ * `paysync close` (src/exports) writes it through the ledger's index.ts; the ledger reads it
+ * when it posts, so a late change is booked in the first open period instead.
  */
 export interface ClosedPeriodTable {
   environment: string;

@@ -19,6 +19,14 @@ export {
   type LedgerResourceKind,
 } from './ledger-resource-kind.ts';
 export type { Executor } from '../db/index.ts';
+export {
+  closedPeriodByWindow,
+  closedPeriodsOf,
+  deleteClosedPeriod,
+  findClosedPeriod,
+  insertClosedPeriod,
+  type ClosedPeriodRow,
+} from './closed-period.repository.ts';
 export type {
   ApplyOutcome,
   DiscrepancyKind,

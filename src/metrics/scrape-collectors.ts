@@ -43,6 +43,10 @@ export interface BooksReader {
   openDiscrepancyCounts(): Promise<readonly { kind: string; count: number }[]>;
   /** The JSON details of unresolved balance drifts, newest first, at most `limit`. */
   openDriftDetails(limit: number): Promise<readonly string[]>;
+  /** The newest balance snapshot of each account and currency (src/balances' `latestSnapshots`). */
+  newestSnapshots(
+    environment: string,
+  ): Promise<readonly { accountType: string; currency: string; amount: number; asOf: string }[]>;
 }
 
 /** What one process lets its `/metrics` read on each scrape. */
@@ -64,7 +68,6 @@ const PART_TIMEOUT_MS = 2000;
 /** Gauges read in one scrape share one reading: a scrape costs one round of queries. */
 const READING_REUSE_MS = 1000;
 /** Balance rows read per scrape: a deployment has a handful of accounts. */
-const BALANCE_ROWS = 500;
 /** Open drift rows read per scrape (one per drifting account and currency at most). */
 const DRIFT_ROWS = 200;
 
@@ -198,21 +201,13 @@ async function readDiscrepancies(books: BooksReader): Promise<MetricSample[]> {
   return rows.map((row) => ({ labels: { kind: row.kind }, value: row.count }));
 }
 
-async function readBalances(db: Kysely<Database>, books: BooksReader, environment: string) {
-  // The newest snapshot of each account, as balances' `latestSnapshots` reads it; queried here
-  // because the balances component imports the upstream client, which imports metrics.
-  const rows = await db
-    .selectFrom('balance_snapshots')
-    .select(['account_type', 'currency', 'amount', 'as_of'])
-    .where('environment', '=', environment)
-    .orderBy('as_of', 'desc')
-    .orderBy('id', 'desc')
-    .limit(BALANCE_ROWS)
-    .execute();
-  const newest = new Map<string, (typeof rows)[number]>();
-  for (const row of rows) {
-    const key = `${row.account_type}|${row.currency}`;
-    if (!newest.has(key)) newest.set(key, row);
+async function readBalances(books: BooksReader, environment: string) {
+  const newest = new Map<
+    string,
+    { accountType: string; currency: string; amount: number; asOf: string }
+  >();
+  for (const row of await books.newestSnapshots(environment)) {
+    newest.set(`${row.accountType}|${row.currency}`, row);
   }
   const drifts = await books.openDriftDetails(DRIFT_ROWS);
   const drift = new Map<string, number>();
@@ -226,9 +221,9 @@ async function readBalances(db: Kysely<Database>, books: BooksReader, environmen
   const asOf: MetricSample[] = [];
   const drifted: MetricSample[] = [];
   for (const [key, row] of newest) {
-    const labels = { account_type: row.account_type, currency: row.currency };
-    balance.push({ labels, value: Number(row.amount) });
-    asOf.push({ labels, value: Date.parse(row.as_of) / 1000 });
+    const labels = { account_type: row.accountType, currency: row.currency };
+    balance.push({ labels, value: row.amount });
+    asOf.push({ labels, value: Date.parse(row.asOf) / 1000 });
     drifted.push({ labels, value: drift.get(key) ?? 0 });
   }
   for (const [key, difference] of drift) {
@@ -291,7 +286,7 @@ async function readAll(): Promise<Reading> {
         if (source.environment) {
           const environment = source.environment;
           parts.push(
-            guarded('balances', () => readBalances(db, books, environment)).then((read) => {
+            guarded('balances', () => readBalances(books, environment)).then((read) => {
               add('balance', read?.balance);
               add('balanceAsOf', read?.asOf);
               add('drift', read?.drift);

@@ -166,6 +166,22 @@ export const accountComparison = z
 export const balancesBody = z
   .object({
     data: z.array(accountComparison),
+    /** Accounts the ledger holds that the newest answer does not list: not compared, never 0. */
+    unanswered: z.array(
+      z
+        .object({
+          accountType: z.string(),
+          account: z.string(),
+          currency: z.string(),
+          ledger: z.number().int(),
+          asOf: z.string(),
+        })
+        .meta({
+          id: 'UnansweredAccount',
+          description:
+            "An account the ledger holds that the service's newest answer (asOf) does not list: its service balance is unknown, not 0, so it is not compared",
+        }),
+    ),
     ledger: z.array(
       z.object({ account: z.string(), currency: z.string(), balance: z.number().int() }),
     ),

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import {
   compareWithLedger,
   latestSnapshots,
+  unansweredAccounts,
   resolveLedgerComparison,
   snapshotHistory,
 } from '../balances/index.ts';
@@ -108,7 +109,10 @@ export async function readItem(ctx: OpsReadContext, id: string) {
   };
 }
 
-/** The latest snapshot of each account against the ledger at its instant. */
+/**
+ * The latest snapshot of each account against the ledger at its instant, and the accounts the
+ * ledger holds that the newest answer does not list (`unanswered`: not compared, never 0).
+ */
 export async function readBalances(ctx: OpsReadContext) {
   const snapshots = await latestSnapshots(ctx.db, ctx.environment);
   const comparison = resolveLedgerComparison({
@@ -126,8 +130,21 @@ export async function readBalances(ctx: OpsReadContext) {
       }
     }
   }
+  const newest = snapshots
+    .map((s) => s.asOf)
+    .sort()
+    .at(-1);
+  const unanswered = newest
+    ? (
+        await unansweredAccounts(
+          ctx,
+          snapshots.filter((s) => s.asOf === newest),
+          newest,
+        )
+      ).map((u) => ({ ...u, asOf: newest }))
+    : [];
   const ledger = (await accountBalances(ctx.db)).map((b) => ({ ...b }));
-  return { data, ledger };
+  return { data, unanswered, ledger };
 }
 
 export async function readSnapshotHistory(

@@ -1,5 +1,5 @@
 import { inboxCountSince } from '../inbox/index.ts';
-import { webhookOutcomes } from '../receiver/index.ts';
+import { webhookOutcomes } from '../metrics/index.ts';
 import {
   notAvailable,
   page,

@@ -1,23 +1,2 @@
-import { Counter } from 'prom-client';
-import { metricsRegistry } from '../metrics/index.ts';
-
-function counter<T extends string>(name: string, help: string, labelNames: readonly T[]) {
-  // A module loaded twice (tests, tsx reloads) must not register the metric twice.
-  const existing = metricsRegistry.getSingleMetric(name);
-  if (existing) return existing as Counter<T>;
-  return new Counter<T>({ name, help, labelNames, registers: [metricsRegistry] });
-}
-
-/** Refused webhooks, by {@link SignatureFailureReason}. */
-export const signatureFailures = counter(
-  'paysync_webhook_signature_failures_total',
-  'Webhooks refused with 401, by reason',
-  ['reason'],
-);
-
-/** Every answer of the webhook route, by outcome (accepted, duplicate, or the error code). */
-export const webhookOutcomes = counter(
-  'paysync_webhook_requests_total',
-  'Webhook requests by outcome',
-  ['outcome'],
-);
+// The webhook counters live in src/metrics, where the ops dashboard reads them too.
+export { signatureFailures, webhookOutcomes } from '../metrics/index.ts';

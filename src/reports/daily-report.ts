@@ -94,12 +94,17 @@ export interface MoneySummary {
   readonly adjustments: number;
 }
 
+/**
+ * One account at the end of the day. An account the ledger holds but the end-of-day answer did
+ * not list has `service` and `difference` null and `notInAnswer` true: not compared, never 0.
+ */
 export interface EndOfDayBalance {
   readonly accountType: string;
   readonly currency: string;
-  readonly service: number;
+  readonly service: number | null;
   readonly ledger: number;
-  readonly difference: number;
+  readonly difference: number | null;
+  readonly notInAnswer?: true;
 }
 
 export interface DailyReport {
@@ -179,13 +184,24 @@ async function endOfDayBalances(
     })),
     await serviceBalancesAsOf(db, instant),
   );
-  return pairs.map((pair) => ({
-    accountType: pair.accountType,
-    currency: pair.currency,
-    service: pair.service,
-    ledger: pair.ledger,
-    difference: pair.service - pair.ledger,
-  }));
+  return pairs.map((pair) =>
+    pair.listed
+      ? {
+          accountType: pair.accountType,
+          currency: pair.currency,
+          service: pair.service,
+          ledger: pair.ledger,
+          difference: pair.service - pair.ledger,
+        }
+      : {
+          accountType: pair.accountType,
+          currency: pair.currency,
+          service: null,
+          ledger: pair.ledger,
+          difference: null,
+          notInAnswer: true,
+        },
+  );
 }
 
 async function dayDiscrepancies(
@@ -222,8 +238,8 @@ function ageing(items: readonly OpenItem[], now: number) {
  * The answer to "are that day's books right?": one verdict, with what it rests on.
  * - `BREAKS` when anything is known to be wrong (an open discrepancy, a stuck item, an
  *   end-of-day balance that differs from the ledger); it wins over everything else;
- * - `INCOMPLETE` when paysync cannot vouch for the day (no end-of-day snapshot, sweeps that did
- *   not cover it);
+ * - `INCOMPLETE` when paysync cannot vouch for the day (no end-of-day snapshot, an account the
+ *   ledger holds that the end-of-day answer does not list, sweeps that did not cover it);
  * - `RECONCILED_WITH_PENDING` when only items still inside their SLA are open;
  * - `RECONCILED` otherwise.
  */
@@ -274,6 +290,12 @@ export async function buildDailyReport(request: DailyReportRequest): Promise<Dai
     incomplete.push(`no end-of-day balance snapshot as of ${window.to}`);
   }
   for (const balance of balances ?? []) {
+    if (balance.difference === null) {
+      incomplete.push(
+        `the end-of-day answer does not list ${balance.accountType} ${balance.currency} (ledger ${balance.ledger} ${balance.currency}, in minor units): not compared, never read as 0`,
+      );
+      continue;
+    }
     if (balance.difference === 0) continue;
     if (
       breaks.some(

@@ -175,6 +175,20 @@ describe('paysync balances on a ledger that holds balances', () => {
     const comparisons = (JSON.parse(cached.stdout) as { comparisons: { service: number }[] })
       .comparisons;
     expect(comparisons.map((c) => c.service)).toEqual([40_000]);
+    expect((JSON.parse(cached.stdout) as { unanswered: unknown[] }).unanswered).toEqual([
+      {
+        accountType: 'transfer',
+        account: 'service:transfer',
+        currency: 'XOF',
+        ledger: 2_500_000,
+      },
+    ]);
+    const cachedText = await runCli(['balances', '--cached'], { env: cliEnv() });
+    expect(cachedText.code).toBe(0);
+    expect(cachedText.stdout).not.toMatch(/transfer\s+XOF\s+0 XOF/);
+    expect(cachedText.stdout).toContain(
+      "Not in the service's answer, so not compared (never read as 0): transfer XOF (ledger 2,500,000 XOF)",
+    );
   });
 
   it('keeps an open drift of an account the answer omits open, until an answer lists it again', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
+import { latestSnapshots } from '../../src/balances/index.ts';
 import { openDiscrepancyCounts, openDriftDetails } from '../../src/ledger/index.ts';
 import { addScrapeSource, metricsRegistry } from '../../src/metrics/index.ts';
 import { freshDatabase } from '../support/test-database.ts';
@@ -28,6 +29,7 @@ describe('scrape-time gauges', () => {
       books: {
         openDiscrepancyCounts: () => openDiscrepancyCounts(db),
         openDriftDetails: (limit) => openDriftDetails(db, { limit }),
+        newestSnapshots: (environment) => latestSnapshots(db, environment),
       },
       environment: 'sandbox',
     });

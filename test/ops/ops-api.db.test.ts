@@ -471,6 +471,40 @@ describe('the ops API', () => {
       data: { matched: 1, queued: 0, alreadyQueued: 1, reopened: 0 },
     });
   });
+
+  it('lists an account the newest answer omits as not in the answer, never as 0 (runs last: it adds a snapshot)', async () => {
+    const db = fixture.database.db;
+    const asOf = new Date(Date.now() + 60_000).toISOString();
+    // The newest answer lists only collection XOF; the ledger holds service:transfer XOF.
+    await db
+      .insertInto('balance_snapshots')
+      .values({
+        environment: 'sandbox',
+        account_type: 'collection',
+        currency: 'XOF',
+        amount: 0,
+        as_of: asOf,
+        taken_at: asOf,
+        kind: 'manual',
+        raw: '{}',
+      })
+      .execute();
+    const response = await call('/api/v1/balances', { token: NEW_TOKEN });
+    expect(response.status).toBe(200);
+    const balances = await json(response);
+    expect(validateAnswer('/api/v1/balances', 'get', 200, balances)).toEqual([]);
+    expect(balances.unanswered).toEqual([
+      expect.objectContaining({
+        accountType: 'transfer',
+        account: 'service:transfer',
+        currency: 'XOF',
+        asOf,
+        ledger: expect.any(Number),
+      }),
+    ]);
+    expect(balances.unanswered[0].ledger).not.toBe(0);
+    expect(balances.unanswered[0]).not.toHaveProperty('service');
+  });
 });
 
 describe('the ops API with no token configured', () => {

@@ -103,6 +103,56 @@ describe('the daily verdict', () => {
     });
   });
 
+  it('shows an account the end-of-day answer omits as not in the answer, never as a service balance of 0', async () => {
+    await dayContext();
+    const id = await transfer(10_000, '+221770001234');
+    context.sim.control.advance(10_000);
+    await sync(id);
+    // A manual snapshot books the opening balance, so the ledger holds service:transfer XOF.
+    const opened = await takeBalanceSnapshot(
+      {
+        db: context.database.db,
+        upstream: context.deps.upstream,
+        logger: context.deps.logger,
+        environment: 'sandbox',
+        now: () => new Date(),
+      },
+      {},
+    );
+    if (!opened.ok) throw new Error(opened.problem);
+    // The end-of-day answer lists only the collection account: transfer XOF is not in it.
+    await context.database.db
+      .insertInto('balance_snapshots')
+      .values({
+        environment: 'sandbox',
+        account_type: 'collection',
+        currency: 'XOF',
+        amount: 0,
+        as_of: MIDNIGHT,
+        taken_at: MIDNIGHT,
+        kind: 'end_of_day',
+        raw: '{}',
+      })
+      .execute();
+    const day = await report('2026-11-21T01:00:00.000Z');
+    expect(day.endOfDayBalances).toEqual([
+      { accountType: 'collection', currency: 'XOF', service: 0, ledger: 0, difference: 0 },
+      {
+        accountType: 'transfer',
+        currency: 'XOF',
+        service: null,
+        ledger: 989_900,
+        difference: null,
+        notInAnswer: true,
+      },
+    ]);
+    expect(day.breaks).toEqual([]);
+    expect(day.verdict).toBe('INCOMPLETE');
+    expect(day.incomplete).toEqual([
+      'the end-of-day answer does not list transfer XOF (ledger 989900 XOF, in minor units): not compared, never read as 0',
+    ]);
+  });
+
   it('is RECONCILED_WITH_PENDING with one young pending transfer, listed with its age', async () => {
     await dayContext();
     context.sim.control.advance(12 * 3_600_000);

@@ -6,6 +6,7 @@ import type {
   BalanceDependencies,
   SnapshotBalance,
   SnapshotOutcome,
+  UnansweredAccount,
 } from '../../balances/index.ts';
 import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
@@ -101,6 +102,10 @@ function renderHistory(rows: readonly SnapshotBalance[]): string {
   );
 }
 
+function notInAnswerLine(missing: UnansweredAccount): string {
+  return `Not in the service's answer, so not compared (never read as 0): ${missing.accountType} ${missing.currency} (ledger ${formatAmount(missing.ledger, missing.currency)})`;
+}
+
 function renderSnapshot(outcome: Extract<SnapshotOutcome, { ok: true }>): string {
   const lines = [renderComparisons(outcome.asOf, outcome.comparisons)];
   for (const opening of outcome.openings) {
@@ -113,11 +118,7 @@ function renderSnapshot(outcome: Extract<SnapshotOutcome, { ok: true }>): string
       `LOW BALANCE: ${low.accountType} ${formatAmount(low.amount, low.currency)} is under ${formatAmount(low.minimum, low.currency)}`,
     );
   }
-  for (const missing of outcome.unanswered) {
-    lines.push(
-      `Not in the service's answer, so not compared (never read as 0): ${missing.accountType} ${missing.currency} (ledger ${formatAmount(missing.ledger, missing.currency)})`,
-    );
-  }
+  for (const missing of outcome.unanswered) lines.push(notInAnswerLine(missing));
   if (outcome.unknownAccounts.length > 0) {
     lines.push(
       `Not understood (kept in the raw snapshot): account types ${outcome.unknownAccounts.join(', ')}`,
@@ -245,7 +246,11 @@ Exit codes: 0 shown, 1 the service's balance could not be read (or the database)
           if (!asOf) return undefined;
           const resolved = balances.resolveLedgerComparison(deps);
           const current = latest.filter((b) => b.asOf === asOf);
-          return { asOf, comparisons: await balances.compareWithLedger(resolved, current, asOf) };
+          return {
+            asOf,
+            comparisons: await balances.compareWithLedger(resolved, current, asOf),
+            unanswered: await balances.unansweredAccounts(deps, current, asOf),
+          };
         });
         if (!result) {
           throw new CliError(
@@ -255,7 +260,10 @@ Exit codes: 0 shown, 1 the service's balance could not be read (or the database)
         console.log(
           flags.json
             ? JSON.stringify(result, null, 2)
-            : renderComparisons(result.asOf, result.comparisons),
+            : [
+                renderComparisons(result.asOf, result.comparisons),
+                ...result.unanswered.map(notInAnswerLine),
+              ].join('\n'),
         );
         return;
       }

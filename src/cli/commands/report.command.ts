@@ -93,11 +93,17 @@ function renderReport(report: DailyReport): string {
             value: (b: NonNullable<DailyReport['endOfDayBalances']>[number]) =>
               `  ${b.accountType}`,
           },
-          { header: 'SERVICE', value: (b) => formatAmount(b.service, b.currency), align: 'right' },
+          {
+            header: 'SERVICE',
+            value: (b) =>
+              b.service === null ? 'not in answer' : formatAmount(b.service, b.currency),
+            align: 'right',
+          },
           { header: 'LEDGER', value: (b) => formatAmount(b.ledger, b.currency), align: 'right' },
           {
             header: 'DIFFERENCE',
-            value: (b) => formatAmount(b.difference, b.currency),
+            value: (b) =>
+              b.difference === null ? 'not compared' : formatAmount(b.difference, b.currency),
             align: 'right',
           },
         ],
