@@ -5,7 +5,6 @@ export {
   type ReceiverServer,
   type ReceiverServerOptions,
 } from './receiver-server.ts';
-export { signatureFailures, webhookOutcomes } from './receiver.metrics.ts';
 export type {
   SignatureFailureReason,
   SignatureOutcome,

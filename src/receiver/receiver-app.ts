@@ -10,7 +10,7 @@ import { countSignatureFailure } from '../service-state/index.ts';
 import { enqueueIngest, type Queues } from '../queues/index.ts';
 import { checkReadiness, type ReadinessCheck } from './check-readiness.ts';
 import { healthRoute } from './health.route.ts';
-import { webhookOutcomes } from './receiver.metrics.ts';
+import { webhookOutcomes } from '../metrics/index.ts';
 import type { SignatureVerifier } from './signature-outcome.ts';
 import { createSignatureVerifier, type SigningConfig } from './verify-signature.ts';
 import { bodyReadError, sendError } from './webhook-errors.ts';

@@ -10,7 +10,7 @@ import {
 } from '../inbox/index.ts';
 import type { Clock } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
-import { signatureFailures, webhookOutcomes } from './receiver.metrics.ts';
+import { signatureFailures, webhookOutcomes } from '../metrics/index.ts';
 import type { SignatureVerifier } from './signature-outcome.ts';
 import { sendError } from './webhook-errors.ts';
 

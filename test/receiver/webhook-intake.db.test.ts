@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findInboxEvent } from '../../src/inbox/index.ts';
-import { signatureFailures } from '../../src/receiver/index.ts';
+import { signatureFailures } from '../../src/metrics/index.ts';
 import { closedPort } from '../support/run-cli.ts';
 import {
   newWebhookSecret,
