@@ -4,15 +4,6 @@
  * the service.
  */
 export type { DailyVerdictTable, Verdict } from './daily-verdict.table.ts';
-// The books' calendar lives in src/books-calendar; re-exported for the report's callers.
-export {
-  dayOf,
-  dayWindow,
-  isCalendarDay,
-  nextDay,
-  previousDay,
-  startOfDay,
-} from '../books-calendar/index.ts';
 export { BREAK_WORDING, describeBreak, type BreakLine } from './break-wording.ts';
 export {
   buildDailyReport,

@@ -4,7 +4,8 @@ import { runBalanceTask, snapshotsAt, type BalanceDependencies } from '../../src
 import { bookAdjustment, serviceBalancesAsOf, SERVICE_ACCOUNTS } from '../../src/ledger/index.ts';
 import { runBackfill, runSweep, sweepCoverage } from '../../src/polling/index.ts';
 import { syncResource } from '../../src/reconcile/index.ts';
-import { dayWindow, judgeClosedDays, storedVerdicts } from '../../src/reports/index.ts';
+import { judgeClosedDays, storedVerdicts } from '../../src/reports/index.ts';
+import { dayWindow } from '../../src/books-calendar/index.ts';
 import { createSyncContext, type SyncContext } from '../processing/support/sync-context.ts';
 
 const HOUR = 3_600_000;

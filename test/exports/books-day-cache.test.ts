@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dayOf } from '../../src/reports/index.ts';
+import { dayOf } from '../../src/books-calendar/index.ts';
 import { booksDayCache } from '../../src/exports/books-day-cache.ts';
 
 describe('booksDayCache', () => {

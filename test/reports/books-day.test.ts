@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dayOf, dayWindow, isCalendarDay } from '../../src/reports/index.ts';
+import { dayOf, dayWindow, isCalendarDay } from '../../src/books-calendar/index.ts';
 
 describe('books days in PAYSYNC_BOOKS_TIMEZONE', () => {
   it.each([

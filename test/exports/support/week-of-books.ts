@@ -6,7 +6,7 @@ import {
   serviceBalancesAsOf,
   serviceAccountTypeOf,
 } from '../../../src/ledger/index.ts';
-import { dayWindow } from '../../../src/reports/index.ts';
+import { dayWindow } from '../../../src/books-calendar/index.ts';
 import type { TestDatabase } from '../../support/test-database.ts';
 import { paymentIntentFixture, transferFixture } from '../../support/resource-fixtures.ts';
 

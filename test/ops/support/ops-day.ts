@@ -11,7 +11,8 @@ import {
   syncResource,
   type SyncDependencies,
 } from '../../../src/reconcile/index.ts';
-import { buildDailyReport, dayOf, previousDay, storeVerdict } from '../../../src/reports/index.ts';
+import { buildDailyReport, storeVerdict } from '../../../src/reports/index.ts';
+import { dayOf, previousDay } from '../../../src/books-calendar/index.ts';
 import type { RunningSimulator, SimulatorOptions } from '../../../src/sim/index.ts';
 import { createUpstreamClient } from '../../../src/upstream/index.ts';
 
