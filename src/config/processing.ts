@@ -1,4 +1,4 @@
-import { cronOrOff, positiveInt, type Parsed } from './fields.ts';
+import { cronOrOff, nonNegativeInt, positiveInt, type Parsed } from './fields.ts';
 import { z } from 'zod';
 
 // How workers and the scheduler process events (docs/processing.md).
@@ -31,6 +31,13 @@ export const PROCESSING_VARIABLES = {
   PAYSYNC_OUTBOX_REDISPATCH_SECONDS: positiveInt(300, 86_400),
   /** How far back a transfer known only by id is searched for. @defaultValue 72 */
   PAYSYNC_TRANSFER_SEARCH_HOURS: positiveInt(72, 24 * 366),
+  /** Resources per `sync-batch` job, fetched together and applied in one transaction. @defaultValue 100 */
+  PAYSYNC_SYNC_BATCH_SIZE: positiveInt(100, 1000),
+  /**
+   * How long a batch waits in the queue before it may run, so that the events that follow an
+   * item's first within that time are covered by one fetch. @defaultValue 250
+   */
+  PAYSYNC_SYNC_BATCH_WAIT_MS: nonNegativeInt(250, 60_000),
 };
 
 export interface ProcessingSettings {
@@ -50,6 +57,10 @@ export interface ProcessingSettings {
   readonly outboxRedispatchMs: number;
   /** @defaultValue 72 */
   readonly transferSearchHours: number;
+  /** @defaultValue 100 */
+  readonly syncBatchSize: number;
+  /** @defaultValue 250 */
+  readonly syncBatchWaitMs: number;
 }
 
 export function processingSettings(e: Parsed<typeof PROCESSING_VARIABLES>): ProcessingSettings {
@@ -62,5 +73,7 @@ export function processingSettings(e: Parsed<typeof PROCESSING_VARIABLES>): Proc
     recoveryCron: e.PAYSYNC_RECOVERY_CRON,
     outboxRedispatchMs: e.PAYSYNC_OUTBOX_REDISPATCH_SECONDS * 1000,
     transferSearchHours: e.PAYSYNC_TRANSFER_SEARCH_HOURS,
+    syncBatchSize: e.PAYSYNC_SYNC_BATCH_SIZE,
+    syncBatchWaitMs: e.PAYSYNC_SYNC_BATCH_WAIT_MS,
   });
 }

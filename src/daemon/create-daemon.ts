@@ -325,6 +325,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         config,
         logger,
         now,
+        syncBatch: {
+          batchSize: config.processing.syncBatchSize,
+          delayMs: config.processing.syncBatchWaitMs,
+        },
         port: receiverPort,
         ...(options.host !== undefined ? { host: options.host } : {}),
         ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),

@@ -102,7 +102,12 @@ export async function insertInboxEvents(
           headers: JSON.stringify(event.headers),
           received_at: event.receivedAt.toISOString(),
           last_error: null,
-          processed_at: null,
+          ...(event.ignored
+            ? { status: 'processed' as const, processed_at: event.receivedAt.toISOString() }
+            : { processed_at: null }),
+          resource_kind: event.resource?.kind ?? null,
+          resource_id: event.resource?.id ?? null,
+          resource_reference: event.resource?.reference ?? null,
         })),
       )
       .onConflict((oc) => oc.column('dedupe_key').doNothing())

@@ -1,5 +1,10 @@
 export { eventIdentity, eventKey, type EventIdentity } from './event-identity.ts';
-export type { InboxEvent, InsertInboxResult, NewInboxEvent } from './inbox-event.ts';
+export type {
+  InboxEvent,
+  InsertInboxResult,
+  NewInboxEvent,
+  StoredInboxEvent,
+} from './inbox-event.ts';
 export {
   createInboxIntake,
   InboxUnavailableError,

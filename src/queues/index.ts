@@ -2,6 +2,8 @@ export * from './job-types.ts';
 export {
   createQueues,
   DEFAULT_QUEUE_PREFIX,
+  DEFAULT_SYNC_BATCH_SIZE,
+  enqueueSyncBatch,
   enqueueIngest,
   enqueueScheduledTick,
   enqueueSync,
@@ -9,6 +11,7 @@ export {
   syncKey,
   type Queues,
   type QueueSettings,
+  type SyncBatchOptions,
 } from './queues.ts';
 export {
   assertRedisNoEviction,

@@ -34,6 +34,24 @@ export interface FetchResult {
 
 type LedgerTarget = SyncJobData & { kind: FetchedState['kind'] };
 
+/** The item a fetched state is, by kind, id and reference: what its fetch coverage is kept under. */
+export function itemOfFetched(fetched: FetchedState) {
+  switch (fetched.kind) {
+    case 'payment_intent':
+      return {
+        kind: fetched.kind,
+        id: fetched.state.id,
+        reference: fetched.state.purchaseReference,
+      };
+    case 'transfer':
+      return { kind: fetched.kind, id: fetched.state.id, reference: fetched.state.reference };
+    case 'refund':
+      return { kind: fetched.kind, id: String(fetched.state.id) };
+    case 'payment_refund':
+      return { kind: fetched.kind, id: String(fetched.state.id) };
+  }
+}
+
 function lookupWindow(deps: FetchDependencies): { from: Date; to: Date } {
   const now = deps.now().getTime();
   return { from: new Date(now - REFERENCE_LOOKBACK_MS), to: new Date(now + CLOCK_SKEW_MS) };
