@@ -141,7 +141,8 @@ export async function syncBatch(
     let split = false;
     try {
       await applyTogether(resolved, fetched, upToId);
-      for (const item of fetched) note(item.ref, { outcome: 'synced', outcomes: [], closedRows: 0 });
+      for (const item of fetched)
+        note(item.ref, { outcome: 'synced', outcomes: [], closedRows: 0 });
     } catch (error) {
       // One bad item must not hold the others: apply each alone, retrying only what fails.
       split = true;

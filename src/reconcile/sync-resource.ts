@@ -72,7 +72,10 @@ async function runSync(
       const outcomes: ApplyOutcome[] = [];
       for (const state of fetched.states) {
         outcomes.push(await applyFetchedState(trx, state, observation));
-        await recordFetchCoverage(trx, itemOfFetched(state), { upToInboxId: upToId, fetchStartedAt });
+        await recordFetchCoverage(trx, itemOfFetched(state), {
+          upToInboxId: upToId,
+          fetchStartedAt,
+        });
       }
       await addFollowUps(trx, followUpsFor(outcomes), observedAt);
       const closedRows = await closeCoveredInboxRows(trx, fetched.handle, {
