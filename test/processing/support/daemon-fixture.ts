@@ -129,8 +129,8 @@ export async function createDaemonFixture(options: FixtureOptions = {}): Promise
 /** Jobs waiting on the ingest and sync queues of a deployment (for pacing test traffic). */
 export async function queueBacklog(daemon: RunningDaemon): Promise<number> {
   const [ingest, sync] = await Promise.all([
-    daemon.queues.ingest.getJobCounts('waiting', 'prioritized'),
-    daemon.queues.sync.getJobCounts('waiting', 'prioritized'),
+    daemon.queues.ingest.getJobCounts('waiting', 'prioritized', 'delayed'),
+    daemon.queues.sync.getJobCounts('waiting', 'prioritized', 'delayed'),
   ]);
-  return (ingest.waiting ?? 0) + (sync.waiting ?? 0);
+  return (ingest.waiting ?? 0) + (sync.waiting ?? 0) + (sync.delayed ?? 0);
 }
