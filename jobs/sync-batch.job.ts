@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job } from 'bullmq';
 import { enqueueSyncBatch, type SyncBatchJobData } from '../src/queues/index.ts';
 import { syncBatch } from '../src/reconcile/index.ts';
@@ -16,6 +17,14 @@ export function syncBatchJob(context: JobContext) {
   return async (job: Job<SyncBatchJobData>): Promise<string> => {
     const attempt = job.data.attempt ?? 1;
     const result = await syncBatch(context, job.data, { attempt });
+    const hold = context.syncBatchHoldAfterCommitMs ?? 0;
+    if (hold > 0) {
+      context.logger.warn(
+        { jobId: job.id, holdMs: hold },
+        'sync batch committed; holding before its acknowledgement (PAYSYNC_SYNC_BATCH_HOLD_AFTER_COMMIT_MS)',
+      );
+      await sleep(hold);
+    }
     if (result.retry.length > 0) {
       if (attempt < MAX_ATTEMPTS) {
         await enqueueSyncBatch(context.queues, result.retry, {

@@ -38,6 +38,11 @@ export const PROCESSING_VARIABLES = {
    * item's first within that time are covered by one fetch. @defaultValue 250
    */
   PAYSYNC_SYNC_BATCH_WAIT_MS: nonNegativeInt(250, 60_000),
+  /**
+   * Fault injection for the crash tests: a sync batch holds this long between its commit and
+   * its acknowledgement to BullMQ. Never set it in production. @defaultValue 0
+   */
+  PAYSYNC_SYNC_BATCH_HOLD_AFTER_COMMIT_MS: nonNegativeInt(0, 600_000),
 };
 
 export interface ProcessingSettings {
@@ -61,6 +66,8 @@ export interface ProcessingSettings {
   readonly syncBatchSize: number;
   /** @defaultValue 250 */
   readonly syncBatchWaitMs: number;
+  /** Crash tests only. @defaultValue 0 */
+  readonly syncBatchHoldAfterCommitMs: number;
 }
 
 export function processingSettings(e: Parsed<typeof PROCESSING_VARIABLES>): ProcessingSettings {
@@ -75,5 +82,6 @@ export function processingSettings(e: Parsed<typeof PROCESSING_VARIABLES>): Proc
     transferSearchHours: e.PAYSYNC_TRANSFER_SEARCH_HOURS,
     syncBatchSize: e.PAYSYNC_SYNC_BATCH_SIZE,
     syncBatchWaitMs: e.PAYSYNC_SYNC_BATCH_WAIT_MS,
+    syncBatchHoldAfterCommitMs: e.PAYSYNC_SYNC_BATCH_HOLD_AFTER_COMMIT_MS,
   });
 }

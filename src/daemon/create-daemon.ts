@@ -249,6 +249,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         credentials,
         transferSearchHours: config.processing.transferSearchHours,
         recoveryAfterMs: config.processing.recoveryAfterMs,
+        syncBatchHoldAfterCommitMs: config.processing.syncBatchHoldAfterCommitMs,
         janitor: config.janitor,
         exports: {
           ...config.exports,
