@@ -202,6 +202,8 @@ export interface InboxRecoveryCandidate {
   readonly status: InboxStatus;
   readonly receivedAt: string;
   readonly attempts: number;
+  /** Classified at intake and not yet picked up: its work is a sync batch, not an ingest job. */
+  readonly awaitsBatch: boolean;
 }
 
 /**
@@ -215,7 +217,7 @@ export async function inboxRowsAwaitingRecovery(
 ): Promise<InboxRecoveryCandidate[]> {
   const rows = await db
     .selectFrom('webhook_inbox')
-    .select(['id', 'status', 'received_at', 'attempts'])
+    .select(['id', 'status', 'received_at', 'attempts', 'resource_kind'])
     .where('status', 'in', ['received', 'processing'])
     .where('received_at', '<', options.olderThan.toISOString())
     .orderBy('received_at')
@@ -227,5 +229,6 @@ export async function inboxRowsAwaitingRecovery(
     status: row.status,
     receivedAt: row.received_at,
     attempts: row.attempts,
+    awaitsBatch: row.status === 'received' && row.resource_kind !== null,
   }));
 }
