@@ -27,6 +27,12 @@ import {
   formatPath,
   type ContractIssue,
 } from './errors.ts';
+import {
+  AttemptTimedOut,
+  createFetchTransport,
+  createHttpTransport,
+  type Transport,
+} from './http-transport.ts';
 import { serializeQuery, withListDefaults, type QueryValue } from './query-string.ts';
 import { createRequestRateLimiter, type RequestRateLimiter } from './rate-limit.ts';
 import { RetryAfterBackoff } from './retry-backoff.ts';
@@ -89,6 +95,7 @@ export class UpstreamClient {
   readonly options: ResolvedClientOptions;
   private readonly limiter: RequestRateLimiter;
   private readonly concurrency: BulkheadPolicy;
+  private readonly transport: Transport;
   /** Operations that turned out to need all credentials although the document lists fewer. */
   private readonly needsAllCredentials = new Set<OperationId>();
   private readonly counters: UpstreamClientStats = {
@@ -109,6 +116,20 @@ export class UpstreamClient {
       environment: this.options.environment,
     });
     this.concurrency = bulkhead(this.options.concurrency, Number.MAX_SAFE_INTEGER);
+    this.transport = this.options.fetch
+      ? createFetchTransport(this.options.fetch)
+      : createHttpTransport({
+          maxSockets: this.options.concurrency,
+          idleSocketTimeoutMs: this.options.idleSocketTimeoutMs,
+        });
+  }
+
+  /**
+   * Closes the pooled connections. Optional: idle sockets never keep the process alive. A call
+   * after it still works, on a new connection.
+   */
+  close(): void {
+    this.transport.close();
   }
 
   stats(): UpstreamClientStats {
@@ -403,26 +424,22 @@ export class UpstreamClient {
     bodyText: string | undefined,
     signal: AbortSignal | undefined,
   ): Promise<unknown> {
-    const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    const init: RequestInit = {
-      method: operation.method,
-      headers: this.headers(credentials, bodyText !== undefined),
-      signal: combined,
-      ...(bodyText !== undefined ? { body: bodyText } : {}),
-    };
     this.counters.requests += 1;
     const stopTimer = upstreamRequestDuration.startTimer({ operation: operationId });
     let status: number;
     let text: string;
     let retryAfter: string | null;
     try {
-      const response = await this.options.fetch(url, init);
-      status = response.status;
-      retryAfter = response.headers.get('retry-after');
-      text = await response.text();
+      ({ status, text, retryAfter } = await this.transport.send({
+        method: operation.method,
+        url,
+        headers: this.headers(credentials, bodyText !== undefined),
+        body: bodyText,
+        timeoutMs: this.options.timeoutMs,
+        signal,
+      }));
     } catch (error) {
-      const failure = this.transportError(operationId, error, timeout, signal);
+      const failure = this.transportError(operationId, error, signal);
       upstreamRequestsTotal.inc({
         operation: operationId,
         outcome: failure instanceof UpstreamError ? failure.code : 'aborted',
@@ -466,27 +483,28 @@ export class UpstreamClient {
   private transportError(
     operationId: OperationId,
     error: unknown,
-    timeout: AbortSignal,
     signal: AbortSignal | undefined,
   ): Error {
     if (signal?.aborted)
       return signal.reason instanceof Error ? signal.reason : new Error('aborted');
-    if (timeout.aborted)
+    if (error instanceof AttemptTimedOut)
       return new TimeoutError(this.options.timeoutMs, { operationId, cause: error });
-    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-    const detail =
-      typeof cause?.code === 'string'
-        ? cause.code
-        : error instanceof Error
-          ? error.message
-          : String(error);
-    return new NetworkError(detail, { operationId, cause: error });
+    return new NetworkError(networkDetail(error), { operationId, cause: error });
   }
 }
 
 /** Creates a client; see {@link UpstreamClientOptions} for the defaults. */
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   return new UpstreamClient(options);
+}
+
+/** The error code (`ECONNREFUSED`, `ECONNRESET`, a TLS code), from node:http or from fetch's `cause`. */
+function networkDetail(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string') return code;
+  const causeCode = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  if (typeof causeCode === 'string') return causeCode;
+  return error instanceof Error ? error.message : String(error);
 }
 
 function parseBody(text: string): { json: boolean; value: unknown } {
