@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import * as tls from 'node:tls';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import type { FetchLike } from './client-options.ts';
 
@@ -46,6 +47,8 @@ export interface HttpTransportOptions {
    * (to N−1 s), so we do not send on a socket the server is about to close.
    */
   idleSocketTimeoutMs: number;
+  /** Extra certificate authorities (PEM) trusted for https, on top of Node's. */
+  ca?: string | undefined;
 }
 
 /**
@@ -65,7 +68,10 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
     scheduling: 'lifo' as const,
   };
   const httpAgent = new HttpAgent(agentOptions);
-  const httpsAgent = new HttpsAgent(agentOptions);
+  const httpsAgent = new HttpsAgent({
+    ...agentOptions,
+    ...(options.ca !== undefined ? { ca: [...tls.rootCertificates, options.ca] } : {}),
+  });
   return {
     send(request) {
       return new Promise<TransportResponse>((resolve, reject) => {

@@ -121,6 +121,7 @@ export class UpstreamClient {
       : createHttpTransport({
           maxSockets: this.options.concurrency,
           idleSocketTimeoutMs: this.options.idleSocketTimeoutMs,
+          ca: this.options.ca,
         });
   }
 
