@@ -1,4 +1,4 @@
-import { bulkhead, handleWhen, retry, type BulkheadPolicy } from 'cockatiel';
+import { bulkhead, handleWhen, retry, type BulkheadPolicy, type RetryPolicy } from 'cockatiel';
 import type { z } from 'zod';
 import {
   resolveClientOptions,
@@ -96,6 +96,8 @@ export class UpstreamClient {
   private readonly limiter: RequestRateLimiter;
   private readonly concurrency: BulkheadPolicy;
   private readonly transport: Transport;
+  private readonly readRetry: RetryPolicy;
+  private readonly writeRetry: RetryPolicy;
   /** Operations that turned out to need all credentials although the document lists fewer. */
   private readonly needsAllCredentials = new Set<OperationId>();
   private readonly counters: UpstreamClientStats = {
@@ -116,6 +118,8 @@ export class UpstreamClient {
       environment: this.options.environment,
     });
     this.concurrency = bulkhead(this.options.concurrency, Number.MAX_SAFE_INTEGER);
+    this.readRetry = this.retryPolicy((error) => error instanceof UpstreamError && error.retryable);
+    this.writeRetry = this.retryPolicy((error) => error instanceof ThrottledError);
     this.transport = this.options.fetch
       ? createFetchTransport(this.options.fetch)
       : createHttpTransport({
@@ -292,10 +296,24 @@ export class UpstreamClient {
     const operation: OperationDefinition = operations[operationId];
     const url = this.buildUrl(operationId, operation, input);
     const bodyText = this.encodeBody(operationId, operation, input.body);
-    const retryOn =
-      operation.method === 'GET'
-        ? (error: Error) => error instanceof UpstreamError && error.retryable
-        : (error: Error) => error instanceof ThrottledError;
+    const policy = operation.method === 'GET' ? this.readRetry : this.writeRetry;
+    const result = await policy.execute(
+      () =>
+        this.concurrency.execute(async () => {
+          await this.limiter.acquire();
+          return this.send(operationId, operation, url, bodyText, input.signal);
+        }, input.signal),
+      input.signal,
+    );
+    return result as ResponseOf<Id>;
+  }
+
+  /**
+   * Built once per client: reads retry every retryable error, writes only a 429. The policies
+   * keep no state between calls (the back-off starts afresh per execution); the operation of a
+   * retry comes from its error.
+   */
+  private retryPolicy(retryOn: (error: Error) => boolean): RetryPolicy {
     const policy = retry(handleWhen(retryOn), {
       maxAttempts: this.options.maxRetries,
       backoff: RetryAfterBackoff.create(
@@ -303,35 +321,20 @@ export class UpstreamClient {
         this.options.retryMaxDelayMs,
       ),
     });
-    const listener = policy.onRetry((event) => {
-      const reason =
-        'error' in event && event.error instanceof UpstreamError ? event.error.code : 'unknown';
+    policy.onRetry((event) => {
+      const error =
+        'error' in event && event.error instanceof UpstreamError ? event.error : undefined;
+      const reason = error?.code ?? 'unknown';
+      const operation = error?.operationId ?? 'unknown';
       this.counters.retries += 1;
       this.counters.retriesByReason[reason] = (this.counters.retriesByReason[reason] ?? 0) + 1;
-      upstreamRetriesTotal.inc({ operation: operationId, reason });
+      upstreamRetriesTotal.inc({ operation, reason });
       this.options.logger?.debug(
-        {
-          operation: operationId,
-          attempt: event.attempt,
-          reason,
-          delayMs: Math.round(event.delay),
-        },
+        { operation, attempt: event.attempt, reason, delayMs: Math.round(event.delay) },
         'retrying request to the payment service',
       );
     });
-    try {
-      const result = await policy.execute(
-        () =>
-          this.concurrency.execute(async () => {
-            await this.limiter.acquire();
-            return this.send(operationId, operation, url, bodyText, input.signal);
-          }, input.signal),
-        input.signal,
-      );
-      return result as ResponseOf<Id>;
-    } finally {
-      listener.dispose();
-    }
+    return policy;
   }
 
   private buildUrl(
