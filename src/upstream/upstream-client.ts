@@ -382,7 +382,8 @@ export class UpstreamClient {
   }
 
   private headers(credentials: Credentials, hasBody: boolean): Record<string, string> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    // fetch used to send `user-agent: node`; a request without one is suspect to some gateways.
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'paysync' };
     if (hasBody) headers['content-type'] = 'application/json';
     if (credentials === 'all') {
       headers.ApiKey = this.options.apiKey;

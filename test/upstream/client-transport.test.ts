@@ -100,6 +100,11 @@ describe('connections', () => {
     for (let i = 0; i < 20; i += 1) await upstream.listWebhooks();
     expect(recording.requests).toHaveLength(20);
     expect(new Set(recording.requests.map((r) => r.remotePort)).size).toBe(1);
+    expect(recording.requests[0]?.headers).toMatchObject({
+      accept: 'application/json',
+      'user-agent': 'paysync',
+      apikey: API_KEY,
+    });
   });
 
   it('opens no more connections than `concurrency`, however many calls wait', async () => {
@@ -118,9 +123,13 @@ describe('connections', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
     });
     server.keepAliveTimeout = 0; // no Keep-Alive hint: the client cannot know the server will close
+    const closed = new Promise((resolve) => server.on('connection', (s) => s.on('close', resolve)));
     const upstream = client(await listen(server));
     await upstream.listWebhooks();
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The server's socket closes once the client has answered the FIN with its own; two chained
+    // timers then let the client's event loop pass a poll phase and drop the socket from its pool.
+    await closed;
+    for (let i = 0; i < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
     await expect(upstream.listWebhooks()).resolves.toEqual([]);
     expect(upstream.stats()).toMatchObject({ requests: 2, retries: 0 });
   });
@@ -153,17 +162,18 @@ describe('timeouts and cancellation', () => {
 
   it("the caller's abort ends the call with the caller's reason, not a retry", async () => {
     let requests = 0;
-    const url = await rawServer((_req, res) => {
-      requests += 1;
-      setTimeout(() => res.writeHead(200).end('[]'), 1_000);
-    });
     const controller = new AbortController();
     const reason = new Error('shutting down');
-    setTimeout(() => controller.abort(reason), 50);
+    const url = await rawServer((_req, res) => {
+      requests += 1;
+      controller.abort(reason); // while the service is still working on it
+      setTimeout(() => res.writeHead(200).end('[]'), 1_000);
+    });
     const error = await client(url)
       .listWebhooks({ signal: controller.signal })
       .catch((e: unknown) => e);
     expect(error).toBe(reason);
+    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(requests).toBe(1);
   });
 });
@@ -288,7 +298,7 @@ describe('an injected fetch', () => {
     try {
       const upstream = client(recording.url, {
         maxRetries: 0,
-        timeoutMs: 100,
+        timeoutMs: 1_000,
         fetch: (input, init) => {
           calls += 1;
           return globalThis.fetch(input, init);
@@ -296,7 +306,7 @@ describe('an injected fetch', () => {
       });
       recording.reply(() => ({ status: 200, body: [] }));
       await expect(upstream.listWebhooks()).resolves.toEqual([]);
-      recording.reply(() => ({ status: 200, body: [], delayMs: 400 }));
+      recording.reply(() => ({ status: 200, body: [], delayMs: 3_000 }));
       await expect(upstream.listWebhooks()).rejects.toBeInstanceOf(TimeoutError);
       expect(calls).toBe(2);
       expect(recording.requests[0]?.headers.apikey).toBe(API_KEY);
