@@ -58,8 +58,9 @@ export interface UpstreamClientOptions {
    */
   idleSocketTimeoutMs?: number;
   /**
-   * Extra certificate authorities (PEM) trusted for an https `baseUrl`, on top of Node's own
-   * (for a service behind a private CA; `NODE_EXTRA_CA_CERTS` works too). Ignored with `fetch`.
+   * Extra certificate authorities (PEM) trusted for an https `baseUrl`, on top of Node's bundled
+   * ones (`tls.rootCertificates`), for a service behind a private CA. Without it,
+   * `NODE_EXTRA_CA_CERTS` does the same; use one or the other. Ignored with `fetch`.
    * @defaultValue none
    */
   ca?: string;

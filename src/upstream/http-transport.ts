@@ -47,7 +47,7 @@ export interface HttpTransportOptions {
    * (to N−1 s), so we do not send on a socket the server is about to close.
    */
   idleSocketTimeoutMs: number;
-  /** Extra certificate authorities (PEM) trusted for https, on top of Node's. */
+  /** Extra certificate authorities (PEM) trusted for https, on top of `tls.rootCertificates`. */
   ca?: string | undefined;
 }
 
