@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import type { StoredWebhook } from '../engine/sim-store.ts';
 import type { FaultSettings } from '../faults/fault-settings.ts';
@@ -161,6 +161,7 @@ export class WebhookDispatcher {
     const timestamp = String(Math.floor(sentAt.getTime() / 1000));
     const headers = {
       'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(delivery.payload)),
       'user-agent': 'paysync-sim',
       'webhook-id': delivery.eventId,
       'webhook-timestamp': timestamp,
@@ -247,7 +248,23 @@ export function signStandardWebhook(
   timestamp: string,
   payload: string,
 ): string {
-  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
-  const mac = createHmac('sha256', key).update(`${id}.${timestamp}.${payload}`).digest('base64');
+  const mac = createHmac('sha256', signingKey(secret))
+    .update(`${id}.${timestamp}.${payload}`)
+    .digest('base64');
   return `v1,${mac}`;
+}
+
+/** Decoded signing keys by secret: a simulator signs thousands of deliveries with a few. */
+const signingKeys = new Map<string, KeyObject>();
+
+function signingKey(secret: string): KeyObject {
+  let key = signingKeys.get(secret);
+  if (key === undefined) {
+    key = createSecretKey(
+      Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64'),
+    );
+    if (signingKeys.size > 1_000) signingKeys.clear();
+    signingKeys.set(secret, key);
+  }
+  return key;
 }

@@ -1,5 +1,16 @@
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest } from 'node:http';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type ClientRequest,
+  type RequestOptions,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+/** Where one webhook URL's requests go: parsed once, reused for every try. */
+interface Target {
+  readonly secure: boolean;
+  readonly options: RequestOptions;
+}
 
 /** A try that got no answer in time. */
 export class WebhookTimeoutError extends Error {
@@ -28,7 +39,7 @@ export class WebhookSender {
   private readonly httpAgent: HttpAgent;
   private readonly httpsAgent: HttpsAgent;
   private readonly inFlight = new Set<ClientRequest>();
-  private readonly targets = new Map<string, URL>();
+  private readonly targets = new Map<string, Target>();
 
   constructor(maxSockets: number) {
     const options = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets };
@@ -44,6 +55,7 @@ export class WebhookSender {
    */
   async post(
     url: string,
+    /** Sent as given; the caller sets `content-length`. */
     headers: Record<string, string>,
     body: string,
     timeoutMs: number,
@@ -70,13 +82,31 @@ export class WebhookSender {
     this.httpsAgent.destroy();
   }
 
-  private target(url: string): URL {
+  private target(url: string): Target {
     let target = this.targets.get(url);
     if (target === undefined) {
-      target = new URL(url);
-      if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-        throw new Error(`webhook URL must be http or https, not ${target.protocol}`);
+      const parsed = new URL(url);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+        throw new Error(`webhook URL must be http or https, not ${parsed.protocol}`);
       }
+      const secure = parsed.protocol === 'https:';
+      target = {
+        secure,
+        options: {
+          protocol: parsed.protocol,
+          // [::1] → ::1, as node:http wants a bare address
+          hostname: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
+          port: parsed.port === '' ? (secure ? 443 : 80) : Number(parsed.port),
+          path: `${parsed.pathname}${parsed.search}`,
+          method: 'POST',
+          agent: secure ? this.httpsAgent : this.httpAgent,
+          ...(parsed.username === ''
+            ? {}
+            : {
+                auth: `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`,
+              }),
+        },
+      };
       if (this.targets.size > 1_000) this.targets.clear();
       this.targets.set(url, target);
     }
@@ -84,18 +114,13 @@ export class WebhookSender {
   }
 
   private once(
-    target: URL,
+    target: Target,
     headers: Record<string, string>,
     body: string,
     timeoutMs: number,
   ): Promise<number> {
     return new Promise<number>((resolve, reject) => {
-      const secure = target.protocol === 'https:';
-      const request = (secure ? httpsRequest : httpRequest)(target, {
-        method: 'POST',
-        agent: secure ? this.httpsAgent : this.httpAgent,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      });
+      const request = (target.secure ? httpsRequest : httpRequest)({ ...target.options, headers });
       let settled = false;
       let answered = false;
       const finish = (error: unknown, status?: number) => {
