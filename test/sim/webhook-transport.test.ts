@@ -106,6 +106,27 @@ describe('webhook transport (keep-alive connections)', () => {
     ]);
   });
 
+  it('an answer cut off halfway is a failed try, retried, and never leaves the sender waiting', async () => {
+    test = await startTestSim({ webhookRetryDelaysMs: [20], webhookTimeoutMs: 60_000 });
+    receiver = await startReceiver((req, res, index) => {
+      if (index > 0) return void res.end();
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('only part of it', () => req.socket.destroy());
+    });
+    await test.call('POST', '/webhooks', {
+      body: { url: receiver.url, events: ['submerchant.*'] },
+    });
+    await test.call('POST', '/submerchants', { body: { name: 'Cut off' } });
+    await test.sim.control.webhooksIdle();
+
+    const attempts = test.sim.control.webhookAttempts();
+    expect(attempts.map((a) => [a.attempt, a.outcome])).toEqual([
+      [1, 'failed'],
+      [2, 'delivered'],
+    ]);
+    expect(attempts[0]?.durationMs).toBeLessThan(10_000);
+  });
+
   it('a receiver that closes idle connections costs no failed try: the next event goes out on a new one', async () => {
     test = await startTestSim({ webhookRetryDelaysMs: [5_000] });
     receiver = await startReceiver();

@@ -143,6 +143,9 @@ export class WebhookSender {
         response.resume();
       });
       request.on('error', (error) => finish(error));
+      // Closed with neither an answer read to its end nor an error (a cut mid-answer): never
+      // leave the try hanging, or the dispatcher would wait for it forever.
+      request.on('close', () => finish(new Error('connection closed before the answer ended')));
       request.end(body);
     });
   }
