@@ -354,8 +354,14 @@ try {
     )) {
       byOperation.set(match[1]!, (byOperation.get(match[1]!) ?? 0) + Number(match[2]));
     }
+    const byOutcome = new Map<string, number>();
+    for (const match of metrics.matchAll(
+      /^paysync_upstream_requests_total\{[^}]*outcome="([^"]+)"[^}]*\} (\d+)/gm,
+    )) {
+      byOutcome.set(match[1]!, (byOutcome.get(match[1]!) ?? 0) + Number(match[2]));
+    }
     console.log(
-      `upstream calls by operation: ${[...byOperation].map(([op, n]) => `${op} ${n}`).join(', ')}`,
+      `upstream calls by operation: ${[...byOperation].map(([op, n]) => `${op} ${n}`).join(', ')}; by outcome: ${[...byOutcome].map(([outcome, n]) => `${outcome} ${n}`).join(', ')}`,
     );
     const skipped = [
       ...metrics.matchAll(/^paysync_sync_attempts_total\{[^}]*outcome="skipped"[^}]*\} (\d+)/gm),
