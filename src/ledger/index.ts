@@ -137,5 +137,9 @@ export {
   paymentRefundSettlementLines,
 } from './settlement-lines.ts';
 export { earliestKnownInstant, openItems, type OpenItem } from './open-items.ts';
-export { firstSightingVia, statusHistoryFor } from './status-history.repository.ts';
+export {
+  firstSightingsVia,
+  firstSightingVia,
+  statusHistoryFor,
+} from './status-history.repository.ts';
 export { pairServiceBalances, type ServiceBalancePair } from './service-balance-pairs.ts';

@@ -1,5 +1,5 @@
 import type { Executor } from '../db/index.ts';
-import { runBulk, type BulkStatement } from './bulk-statement.ts';
+import { chunksOf, runBulk, type BulkStatement } from './bulk-statement.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { Observation, StatusChange } from './ledger-types.ts';
 
@@ -115,4 +115,25 @@ export async function firstSightingVia(
     .limit(1)
     .executeTakeFirst();
   return row?.via;
+}
+
+/** {@link firstSightingVia} for many resources of one kind, by id (absent: never seen). */
+export async function firstSightingsVia(
+  db: Executor,
+  kind: LedgerResourceKind,
+  ids: readonly string[],
+): Promise<Map<string, StatusChange['via']>> {
+  const first = new Map<string, StatusChange['via']>();
+  for (const chunk of chunksOf(ids)) {
+    const rows = await db
+      .selectFrom('status_history')
+      .select(['resource_id', 'via'])
+      .where('resource_kind', '=', kind)
+      .where('resource_id', 'in', chunk)
+      .where('from_status', 'is', null)
+      .orderBy('id')
+      .execute();
+    for (const row of rows) if (!first.has(row.resource_id)) first.set(row.resource_id, row.via);
+  }
+  return first;
 }
