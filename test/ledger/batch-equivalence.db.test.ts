@@ -7,6 +7,7 @@ import {
   applyPaymentRefund,
   applyRefund,
   applyTransfer,
+  insertClosedPeriod,
   type ApplyOutcome,
   type BatchEntry,
   type Observation,
@@ -26,6 +27,26 @@ let single: TestDatabase;
 let batched: TestDatabase;
 beforeAll(async () => {
   [single, batched] = await Promise.all([freshDatabase(), freshDatabase()]);
+  // Two closed "months" in a row over versions 1 and 2: their settlements and reversals are
+  // late changes, booked at the start of the first open period (version 3).
+  for (const db of [single.db, batched.db]) {
+    for (const [period, from, to] of [
+      ['2026-01', at(0), at(2)],
+      ['2026-02', at(2), at(3)],
+    ] as const) {
+      await insertClosedPeriod(db, {
+        environment: 'sandbox',
+        period,
+        window_from: from,
+        window_to: to,
+        closed_at: at(0),
+        closed_by: 'test',
+        forced: 0,
+        reason: null,
+        exports: '{}',
+      });
+    }
+  }
 });
 afterAll(async () => {
   await Promise.all([single?.cleanup(), batched?.cleanup()]);
@@ -240,6 +261,14 @@ async function booksOf(db: Executor, run: number) {
         .orderBy('id')
         .execute()
     ).map(({ id: _id, ...row }) => row),
+    late_changes: (
+      await db
+        .selectFrom('late_changes')
+        .selectAll()
+        .where('journal_id', 'in', journals.length === 0 ? [-1] : journals.map((j) => j.id))
+        .orderBy('journal_id')
+        .execute()
+    ).map(({ journal_id, ...row }) => ({ ...row, journal: keyOf.get(journal_id) })),
     mirror_polls: await db
       .selectFrom('mirror_polls')
       .selectAll()
@@ -287,7 +316,7 @@ describe(`batch apply on ${testDialect()}`, () => {
     const entry = entryOf(900, {
       item: 0,
       status: 2,
-      version: 2,
+      version: 1,
       amount: 0,
       observedAt: 0,
       via: 'webhook',
@@ -297,6 +326,9 @@ describe(`batch apply on ${testDialect()}`, () => {
     const books = await booksOf(batched.db, 900);
     expect(books.journals).toHaveLength(1);
     expect(books.journal_lines.map((l) => l.amount)).toEqual([5000, -5000]);
+    expect(books.late_changes).toMatchObject([
+      { closed_period: '2026-01', booked_effective_at: at(3) },
+    ]);
     expect(await booksOf(single.db, 900)).not.toEqual(books);
   });
 });
