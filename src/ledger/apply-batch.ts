@@ -79,13 +79,6 @@ export async function applyBatch(
     });
   });
 
-  // Read before the first sightings go in: a refund's settlement reads its transfer as the
-  // mirror held it, and as entries before it in the batch changed it.
-  const transferIrt = await transfersIrt(
-    db,
-    states.flatMap((s) => (s.refundedTransferId === undefined ? [] : [s.refundedTransferId])),
-  );
-
   // First sightings: the unique key decides, as one by one, so racing writers insert once.
   // The others' versions are read locked (PostgreSQL), with their journals.
   for (const group of GROUPS) {
@@ -122,6 +115,16 @@ export async function applyBatch(
     }
   }
 
+  // A refund's settlement reads its transfer as the mirror held it before the batch, and as
+  // entries before it in the batch changed it; read after the inserts, so that on SQLite the
+  // transaction's first statement is a write (docs/ledger.md, concurrency notes).
+  const transferIrt = await transfersIrt(
+    db,
+    states.flatMap((s) => (s.refundedTransferId === undefined ? [] : [s.refundedTransferId])),
+  );
+  for (const item of items.values()) {
+    if (item.first.kind === 'transfer' && item.inserted) transferIrt.delete(item.first.id);
+  }
   const context = { transferIsIrt: (id: string) => transferIrt.get(id) ?? false };
   const plans: ObservationPlan[] = states.map((state, index) => {
     const item = items.get(itemKey(state.kind, state.id))!;
