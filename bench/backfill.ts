@@ -147,17 +147,12 @@ try {
   );
   if (values.write) {
     const file = appendPerformanceRow({
-      marker: '<!-- backfill-rows -->',
+      marker: '<!-- bench:backfill:rows (appended by `npm run bench:backfill -- --write`) -->',
       header: [
-        '## Backfill',
-        '',
-        '`npm run bench:backfill` (`--dialect postgres`, `--items N`, `--short` for 5,000): settled',
-        'items seeded in `paysync sim` (a child process), backfilled in the bench process with',
-        '`perPage` 100 into a fresh database. CPU is the bench process only (not the simulator, not',
-        'the PostgreSQL server).',
+        '## Backfill (`npm run bench:backfill`)',
         '',
         '| Date | Dialect | Items | Items/s applied | Daemon CPU ms/item | Upstream calls | Load (1/5/15) |',
-        '| --- | --- | ---: | ---: | ---: | ---: | --- |',
+        '| ---- | ------- | ----: | --------------: | -----------------: | -------------: | ------------- |',
       ],
       row: `| ${new Date().toISOString().slice(0, 10)} | ${dialect} | ${applied} | ${itemsPerSecond} | ${cpuMsPerItem.toFixed(3)} | ${report.upstreamCalls} | ${load} |`,
     });
