@@ -15,12 +15,7 @@ export interface BookingState {
  * (`settlement-1`, `reversal-1`, `settlement-2`, …), so the item is booked when there is one
  * more settlement than reversals, and the next keys follow from the counts.
  */
-export async function bookingState(
-  db: Executor,
-  kind: LedgerResourceKind,
-  id: string,
-): Promise<BookingState> {
-  const journals = await journalsFor(db, kind, id);
+export function bookingOf(journals: readonly JournalSummary[]): BookingState {
   const settlements = journals.filter((j) => j.entryType === 'settlement');
   const reversals = journals.filter((j) => j.entryType === 'reversal').length;
   return {
@@ -28,4 +23,13 @@ export async function bookingState(
     reversals,
     active: settlements.length > reversals ? settlements.at(-1) : undefined,
   };
+}
+
+/** {@link bookingOf} one resource's journals as the database holds them. */
+export async function bookingState(
+  db: Executor,
+  kind: LedgerResourceKind,
+  id: string,
+): Promise<BookingState> {
+  return bookingOf(await journalsFor(db, kind, id));
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { dialectOfDb, type Executor } from '../db/index.ts';
 import type { RefundKind } from '../resources/index.ts';
+import { chunksOf } from './bulk-statement.ts';
 
 /** Which mirror row: a payment intent or transfer by id, a refund by (kind, id). */
 export type MirrorKey =
@@ -40,4 +41,51 @@ export async function lockMirrorVersion(
 export async function touchMirror(db: Executor, key: MirrorKey, observedAt: string): Promise<void> {
   await sql`update ${sql.table(key.table)} set last_synced_at = ${observedAt}
     where ${whereKey(key)} and last_synced_at < ${observedAt}`.execute(db);
+}
+
+/**
+ * The batch form of {@link lockMirrorVersion}: the versions of many rows of one table (and one
+ * refund kind), locked the same way, by id.
+ */
+export async function lockMirrorVersions(
+  db: Executor,
+  table: MirrorKey['table'],
+  refundKind: RefundKind | undefined,
+  ids: readonly string[],
+): Promise<Map<string, MirrorVersion>> {
+  const versions = new Map<string, MirrorVersion>();
+  const lock = dialectOfDb(db) === 'postgres' ? sql` for update` : sql``;
+  const kind = refundKind === undefined ? sql`` : sql` and kind = ${refundKind}`;
+  for (const chunk of chunksOf(ids)) {
+    const result = await sql<{
+      id: string;
+      status: string;
+      upstream_status: string;
+      updated_at: string;
+    }>`select id, status, upstream_status, updated_at from ${sql.table(table)}
+      where id in (${sql.join(chunk)})${kind}${lock}`.execute(db);
+    for (const row of result.rows) {
+      versions.set(row.id, {
+        status: row.status,
+        upstreamStatus: row.upstream_status,
+        updatedAt: row.updated_at,
+      });
+    }
+  }
+  return versions;
+}
+
+/** The batch form of {@link touchMirror}, for rows of one table fetched at one instant. */
+export async function touchMirrors(
+  db: Executor,
+  table: MirrorKey['table'],
+  refundKind: RefundKind | undefined,
+  ids: readonly string[],
+  observedAt: string,
+): Promise<void> {
+  const kind = refundKind === undefined ? sql`` : sql` and kind = ${refundKind}`;
+  for (const chunk of chunksOf(ids)) {
+    await sql`update ${sql.table(table)} set last_synced_at = ${observedAt}
+      where id in (${sql.join(chunk)})${kind} and last_synced_at < ${observedAt}`.execute(db);
+  }
 }

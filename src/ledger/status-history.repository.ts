@@ -1,4 +1,5 @@
 import type { Executor } from '../db/index.ts';
+import { chunksOf, runBulk, type BulkStatement } from './bulk-statement.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { Observation, StatusChange } from './ledger-types.ts';
 
@@ -29,6 +30,50 @@ export async function recordStatusChange(
       oc.columns(['resource_kind', 'resource_id', 'service_updated_at']).doNothing(),
     )
     .execute();
+}
+
+/** One status change to record, as {@link recordStatusChange} takes it. */
+export interface NewStatusChange {
+  readonly resource: { kind: LedgerResourceKind; id: string; serviceUpdatedAt: string };
+  readonly fromStatus: string | undefined;
+  readonly toStatus: string;
+  readonly observation: Observation;
+}
+
+const INSERT_HISTORY: BulkStatement = {
+  table: 'status_history',
+  columns: [
+    'resource_kind',
+    'resource_id',
+    'from_status',
+    'to_status',
+    'observed_at',
+    'via',
+    'inbox_id',
+    'service_updated_at',
+  ],
+  tail: 'on conflict (resource_kind, resource_id, service_updated_at) do nothing',
+};
+
+/** The batch form of {@link recordStatusChange}: one multi-row insert, same unique key. */
+export async function recordStatusChanges(
+  db: Executor,
+  changes: readonly NewStatusChange[],
+): Promise<void> {
+  await runBulk(
+    db,
+    INSERT_HISTORY,
+    changes.map(({ resource, fromStatus, toStatus, observation }) => [
+      resource.kind,
+      resource.id,
+      fromStatus ?? null,
+      toStatus,
+      observation.observedAt,
+      observation.via,
+      observation.inboxId ?? null,
+      resource.serviceUpdatedAt,
+    ]),
+  );
 }
 
 export async function statusHistoryFor(
@@ -70,4 +115,25 @@ export async function firstSightingVia(
     .limit(1)
     .executeTakeFirst();
   return row?.via;
+}
+
+/** {@link firstSightingVia} for many resources of one kind, by id (absent: never seen). */
+export async function firstSightingsVia(
+  db: Executor,
+  kind: LedgerResourceKind,
+  ids: readonly string[],
+): Promise<Map<string, StatusChange['via']>> {
+  const first = new Map<string, StatusChange['via']>();
+  for (const chunk of chunksOf(ids)) {
+    const rows = await db
+      .selectFrom('status_history')
+      .select(['resource_id', 'via'])
+      .where('resource_kind', '=', kind)
+      .where('resource_id', 'in', chunk)
+      .where('from_status', 'is', null)
+      .orderBy('id')
+      .execute();
+    for (const row of rows) if (!first.has(row.resource_id)) first.set(row.resource_id, row.via);
+  }
+  return first;
 }
