@@ -4,7 +4,7 @@ import {
   JobName,
   QueueName,
   syncJobNameFor,
-  type FollowUpJobData,
+  type FollowUpQueueData,
   type IngestJobData,
   type ScheduledJobData,
   type SyncJobData,
@@ -20,7 +20,7 @@ export interface QueueSettings {
 export interface Queues {
   readonly ingest: Queue<IngestJobData>;
   readonly sync: Queue<SyncJobData>;
-  readonly followUp: Queue<FollowUpJobData>;
+  readonly followUp: Queue<FollowUpQueueData>;
   readonly scheduled: Queue<ScheduledJobData>;
   readonly prefix: string;
   /** Resolves once every queue's connection is ready (its start-up commands have answered). */
@@ -50,7 +50,7 @@ export function createQueues(settings: QueueSettings): Queues {
   };
   const ingest = new Queue<IngestJobData>(QueueName.ingest, common);
   const sync = new Queue<SyncJobData>(QueueName.sync, common);
-  const followUp = new Queue<FollowUpJobData>(QueueName.followUp, common);
+  const followUp = new Queue<FollowUpQueueData>(QueueName.followUp, common);
   // A tick's job id outlives the job by a day so a second scheduler's late add is a no-op.
   const scheduled = new Queue<ScheduledJobData>(QueueName.scheduled, {
     ...common,
