@@ -116,100 +116,130 @@ export function singleRowJob(row: FollowUpRowData): FollowUpJob {
   };
 }
 
-/** The jobs of one pass: the due rows as one batch (one row goes alone), each stale row alone. */
-function followUpJobs(
-  due: readonly FollowUpRowData[],
-  stale: readonly FollowUpRowData[],
-): FollowUpJob[] {
-  const jobs = stale.map(singleRowJob);
-  if (due.length === 1) jobs.unshift(singleRowJob(due[0]!));
-  if (due.length > 1) {
-    const data: FollowUpBatchJobData = { type: 'batch', rows: due };
-    jobs.unshift({
-      name: FOLLOW_UP_BATCH_JOB_NAME,
-      data,
-      opts: { jobId: outboxBatchJobId(due.map((row) => row.outboxId)), ...HAND_OUT_OPTIONS },
-    });
+/** One job for these rows: a batch, or the row alone when it is the only one. */
+function followUpJob(rows: readonly FollowUpRowData[]): FollowUpJob {
+  if (rows.length === 1) return singleRowJob(rows[0]!);
+  const data: FollowUpBatchJobData = { type: 'batch', rows };
+  return {
+    name: FOLLOW_UP_BATCH_JOB_NAME,
+    data,
+    opts: { jobId: outboxBatchJobId(rows.map((row) => row.outboxId)), ...HAND_OUT_OPTIONS },
+  };
+}
+
+type DispatchRow = Pick<OutboxRow, 'id' | 'kind' | 'payload' | 'dispatched_at' | 'last_error'>;
+
+/**
+ * The jobs that hand stale rows out again. Rows stamped by one pass go out together again, so
+ * a batch whose job still waits (a backlog longer than `redispatchAfterMs`) is the same rows
+ * under the same job id, which BullMQ ignores; if Redis lost it, it is re-created. A row whose
+ * consumer failed (its reason in `last_error`, see consumeOutboxBatch) goes alone under
+ * `outbox-<id>`: while its failed job is kept (a week), the add is ignored and it is not run
+ * again, as before the batches.
+ */
+function staleJobs(stale: readonly DispatchRow[]): FollowUpJob[] {
+  const groups = new Map<string, FollowUpRowData[]>();
+  const jobs: FollowUpJob[] = [];
+  for (const row of stale) {
+    if (row.last_error !== null) {
+      jobs.push(singleRowJob(outboxJobData(row)));
+      continue;
+    }
+    const key = row.dispatched_at ?? '';
+    const group = groups.get(key) ?? [];
+    group.push(outboxJobData(row));
+    groups.set(key, group);
   }
+  for (const group of groups.values()) jobs.push(followUpJob(group));
   return jobs;
 }
 
-/**
- * One pass of the dispatcher: hands the oldest due rows to the follow-up queue as one batch
- * job (up to `batchSize` rows), then stamps them dispatched. When Redis refuses, the error
- * propagates and the rows stay as they were, to be handed out on a later pass. Rows handed
- * out but not stamped (a crash in between, or two dispatchers racing) are handed out again as
- * the same batch, under the same job id: BullMQ keeps one job, and the consumer checks
- * `consumed_at` in any case. A row handed out long ago and never consumed
- * (`redispatchAfterMs`, in case Redis lost its job) goes out again alone, under `outbox-<id>`.
- */
-export async function dispatchOutbox(deps: DispatchDependencies): Promise<DispatchResult> {
-  const batchSize = deps.batchSize ?? DEFAULT_OUTBOX_BATCH_SIZE;
-  const nowMs = deps.now().getTime();
-  const now = new Date(nowMs).toISOString();
-  const due = await deps.db
-    .selectFrom('outbox')
-    .select(['id', 'kind', 'payload'])
-    .where('dispatched_at', 'is', null)
-    .where('available_at', '<=', now)
-    .orderBy('id')
-    .limit(batchSize)
-    .execute();
-  let stale: typeof due = [];
-  if (due.length < batchSize) {
-    const staleBefore = new Date(
-      nowMs - (deps.redispatchAfterMs ?? DEFAULT_REDISPATCH_AFTER_MS),
-    ).toISOString();
-    stale = await deps.db
-      .selectFrom('outbox')
-      .select(['id', 'kind', 'payload'])
-      .where('consumed_at', 'is', null)
-      .where('dispatched_at', '<', staleBefore)
-      .orderBy('dispatched_at')
-      .limit(batchSize - due.length)
-      .execute();
-  }
-  const rows = [...due, ...stale];
-  if (rows.length === 0) return { dispatched: 0, more: false };
-  try {
-    const handOut = deps.queues.followUp.addBulk(
-      followUpJobs(due.map(outboxJobData), stale.map(outboxJobData)),
-    );
-    // A late success after the timeout is harmless: the rows go out again under the same ids.
-    handOut.catch(() => undefined);
-    await withTimeout(handOut, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  } catch (error) {
-    outboxDispatchFailuresTotal.inc();
-    const reason = reasonOf(error);
-    await deps.db
-      .updateTable('outbox')
-      .set((eb) => ({
-        dispatch_attempts: eb('dispatch_attempts', '+', 1),
-        last_error: reason.slice(0, 500),
-      }))
-      .where(
-        'id',
-        'in',
-        rows.map((row) => row.id),
-      )
-      .execute()
-      .catch(() => undefined);
-    throw error;
-  }
-  const stampedAt = deps.now().toISOString();
-  await deps.db
+/** Counts a hand-out attempt on these rows and sets the given columns. */
+async function countAttempt(
+  db: Kysely<Database>,
+  rows: readonly DispatchRow[],
+  set: { dispatched_at?: string; last_error?: string | null },
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db
     .updateTable('outbox')
-    .set((eb) => ({
-      dispatched_at: stampedAt,
-      dispatch_attempts: eb('dispatch_attempts', '+', 1),
-      last_error: null,
-    }))
+    .set((eb) => ({ ...set, dispatch_attempts: eb('dispatch_attempts', '+', 1) }))
     .where(
       'id',
       'in',
       rows.map((row) => row.id),
     )
     .execute();
+}
+
+/**
+ * One pass of the dispatcher: hands the oldest due rows to the follow-up queue as one batch
+ * job (up to `batchSize` rows; a single row goes alone), then stamps them dispatched. When
+ * Redis refuses, the error propagates and the rows stay as they were, to be handed out on a
+ * later pass. Rows handed out but not stamped (a crash in between, or two dispatchers racing)
+ * are handed out again as the same batch, under the same job id: BullMQ keeps one job, and the
+ * consumer checks `consumed_at` in any case. Rows handed out long ago and never consumed
+ * (`redispatchAfterMs`, in case Redis lost their job) go out again: see {@link staleJobs}.
+ */
+export async function dispatchOutbox(deps: DispatchDependencies): Promise<DispatchResult> {
+  const batchSize = deps.batchSize ?? DEFAULT_OUTBOX_BATCH_SIZE;
+  const nowMs = deps.now().getTime();
+  const now = new Date(nowMs).toISOString();
+  const columns = ['id', 'kind', 'payload', 'dispatched_at', 'last_error'] as const;
+  const due = await deps.db
+    .selectFrom('outbox')
+    .select(columns)
+    .where('dispatched_at', 'is', null)
+    .where('available_at', '<=', now)
+    .orderBy('id')
+    .limit(batchSize)
+    .execute();
+  let stale: DispatchRow[] = [];
+  if (due.length < batchSize) {
+    const staleBefore = new Date(
+      nowMs - (deps.redispatchAfterMs ?? DEFAULT_REDISPATCH_AFTER_MS),
+    ).toISOString();
+    const room = batchSize - due.length;
+    stale = await deps.db
+      .selectFrom('outbox')
+      .select(columns)
+      .where('consumed_at', 'is', null)
+      .where('dispatched_at', '<', staleBefore)
+      .orderBy('dispatched_at')
+      .orderBy('id')
+      .limit(room)
+      .execute();
+    // A pass's rows cut short by the limit would be a new job beside their waiting one: the
+    // last stamp's rows wait for the next pass, unless they are all there is.
+    const last = stale.at(-1)?.dispatched_at;
+    if (stale.length === room && stale[0]!.dispatched_at !== last) {
+      stale = stale.filter((row) => row.dispatched_at !== last);
+    }
+  }
+  const rows = [...due, ...stale];
+  if (rows.length === 0) return { dispatched: 0, more: false };
+  const jobs = [
+    ...(due.length > 0 ? [followUpJob(due.map(outboxJobData))] : []),
+    ...staleJobs(stale),
+  ];
+  try {
+    const handOut = deps.queues.followUp.addBulk(jobs);
+    // A late success after the timeout is harmless: the rows go out again under the same ids.
+    handOut.catch(() => undefined);
+    await withTimeout(handOut, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  } catch (error) {
+    outboxDispatchFailuresTotal.inc();
+    const reason = reasonOf(error).slice(0, 500);
+    // A stale row keeps its `last_error`: there it is a consumer's reason (see staleJobs).
+    await Promise.all([
+      countAttempt(deps.db, due, { last_error: reason }),
+      countAttempt(deps.db, stale, {}),
+    ]).catch(() => undefined);
+    throw error;
+  }
+  const dispatched_at = deps.now().toISOString();
+  await countAttempt(deps.db, due, { dispatched_at, last_error: null });
+  await countAttempt(deps.db, stale, { dispatched_at });
   for (const row of rows) outboxDispatchedTotal.inc({ kind: row.kind });
   return { dispatched: rows.length, more: rows.length === batchSize };
 }
