@@ -195,11 +195,13 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
     .limit(batchSize)
     .execute();
   let stale: DispatchRow[] = [];
+  let staleFull = false;
   if (due.length < batchSize) {
     const staleBefore = new Date(
       nowMs - (deps.redispatchAfterMs ?? DEFAULT_REDISPATCH_AFTER_MS),
     ).toISOString();
-    const room = batchSize - due.length;
+    // A whole batch's room, whatever the due rows took: a pass's rows cut in two would be a
+    // new job beside their waiting one.
     stale = await deps.db
       .selectFrom('outbox')
       .select(columns)
@@ -207,12 +209,13 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
       .where('dispatched_at', '<', staleBefore)
       .orderBy('dispatched_at')
       .orderBy('id')
-      .limit(room)
+      .limit(batchSize)
       .execute();
-    // A pass's rows cut short by the limit would be a new job beside their waiting one: the
-    // last stamp's rows wait for the next pass, unless they are all there is.
+    staleFull = stale.length === batchSize;
+    // The same for the last stamp's rows when the limit cut them: they wait for the next pass,
+    // unless they are all there is.
     const last = stale.at(-1)?.dispatched_at;
-    if (stale.length === room && stale[0]!.dispatched_at !== last) {
+    if (staleFull && stale[0]!.dispatched_at !== last) {
       stale = stale.filter((row) => row.dispatched_at !== last);
     }
   }
@@ -241,5 +244,5 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
   await countAttempt(deps.db, due, { dispatched_at, last_error: null });
   await countAttempt(deps.db, stale, { dispatched_at });
   for (const row of rows) outboxDispatchedTotal.inc({ kind: row.kind });
-  return { dispatched: rows.length, more: rows.length === batchSize };
+  return { dispatched: rows.length, more: due.length === batchSize || staleFull };
 }

@@ -8,6 +8,7 @@ import {
   markOutboxConsumed,
   openOutboxEntries,
   outboxBatchJobId,
+  outboxJobId,
 } from '../../src/outbox/index.ts';
 import { createQueues, createRedisConnection } from '../../src/queues/index.ts';
 import { syncResource } from '../../src/reconcile/index.ts';
@@ -174,6 +175,39 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     const jobs = await context.queues.followUp.getJobs(['waiting', 'prioritized']);
     const [receiptRow] = await openOutboxEntries(db, { kind: 'receipt' });
     expect(jobs.map((job) => job.id)).toEqual([`outbox-${receiptRow!.id}`]);
+  });
+
+  it('rows whose batch Redis lost go out again as one batch; a row whose consumer failed goes alone', async () => {
+    const db = context.database.db;
+    const ids: number[] = [];
+    for (const n of [1, 2, 3]) {
+      const added = await addToOutbox(db, {
+        kind: 'receipt',
+        dedupeKey: `receipt:transfer:tr_lost${n}:successful`,
+        payload: { kind: 'transfer', id: `tr_lost${n}`, status: 'successful' },
+        createdAt: new Date().toISOString(),
+      });
+      ids.push(added.id);
+    }
+    const at = (minutes: number) => () => new Date(Date.now() + minutes * 60_000);
+    expect((await dispatchOutbox({ now: at(0), db, queues: context.queues })).dispatched).toBe(3);
+    // The batch ran: the first row's consumer failed (and went back alone), then Redis lost all.
+    await db
+      .updateTable('outbox')
+      .set({ last_error: 'the service answered 500' })
+      .where('id', '=', ids[0]!)
+      .execute();
+    await context.queues.followUp.obliterate({ force: true });
+    const jobIds = async () =>
+      (await context.queues.followUp.getJobs(['waiting', 'prioritized']))
+        .map((job) => job.id)
+        .sort();
+    expect((await dispatchOutbox({ now: at(6), db, queues: context.queues })).dispatched).toBe(3);
+    const expected = [outboxJobId(ids[0]!), outboxBatchJobId(ids.slice(1))].sort();
+    expect(await jobIds()).toEqual(expected);
+    // Still not consumed five minutes later: the same jobs again, which BullMQ ignores.
+    expect((await dispatchOutbox({ now: at(12), db, queues: context.queues })).dispatched).toBe(3);
+    expect(await jobIds()).toEqual(expected);
   });
 
   it('the dispatcher hands a lost job out again after PAYSYNC_OUTBOX_REDISPATCH_SECONDS', async () => {
