@@ -29,6 +29,8 @@ export const PROCESSING_VARIABLES = {
    * handed out again: Redis may have lost its job. @defaultValue 300
    */
   PAYSYNC_OUTBOX_REDISPATCH_SECONDS: positiveInt(300, 86_400),
+  /** Outbox rows (alerts, receipts) one follow-up job carries. @defaultValue 100 */
+  PAYSYNC_OUTBOX_BATCH_SIZE: positiveInt(100, 1000),
   /** How far back a transfer known only by id is searched for. @defaultValue 72 */
   PAYSYNC_TRANSFER_SEARCH_HOURS: positiveInt(72, 24 * 366),
   /** Resources per `sync-batch` job, fetched together and applied in one transaction. @defaultValue 100 */
@@ -60,6 +62,8 @@ export interface ProcessingSettings {
   readonly recoveryCron: string;
   /** Outbox rows handed out this long ago and not consumed go out again. @defaultValue 300000 */
   readonly outboxRedispatchMs: number;
+  /** Outbox rows one follow-up job carries. @defaultValue 100 */
+  readonly outboxBatchSize: number;
   /** @defaultValue 72 */
   readonly transferSearchHours: number;
   /** @defaultValue 100 */
@@ -79,6 +83,7 @@ export function processingSettings(e: Parsed<typeof PROCESSING_VARIABLES>): Proc
     recoveryAfterMs: e.PAYSYNC_RECOVERY_AFTER_SECONDS * 1000,
     recoveryCron: e.PAYSYNC_RECOVERY_CRON,
     outboxRedispatchMs: e.PAYSYNC_OUTBOX_REDISPATCH_SECONDS * 1000,
+    outboxBatchSize: e.PAYSYNC_OUTBOX_BATCH_SIZE,
     transferSearchHours: e.PAYSYNC_TRANSFER_SEARCH_HOURS,
     syncBatchSize: e.PAYSYNC_SYNC_BATCH_SIZE,
     syncBatchWaitMs: e.PAYSYNC_SYNC_BATCH_WAIT_MS,

@@ -286,6 +286,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         queues,
         logger,
         redispatchAfterMs: config.processing.outboxRedispatchMs,
+        batchSize: config.processing.outboxBatchSize,
         now,
         ...(options.outboxPollMs !== undefined ? { pollMs: options.outboxPollMs } : {}),
       });

@@ -104,3 +104,22 @@ export interface ScheduledJobData {
   readonly task: string;
   readonly slot: string;
 }
+
+/** One outbox row inside a batch: the row's payload, its kind as `type`, and its id. */
+export type FollowUpRowData = FollowUpJobData & { readonly outboxId: number };
+
+/**
+ * A follow-up job carrying up to `PAYSYNC_OUTBOX_BATCH_SIZE` outbox rows (src/outbox). The
+ * follow-up queue also holds one-row jobs (data: {@link FollowUpJobData}): a row handed out
+ * alone (a retry, a re-dispatch) or a job enqueued before the batches.
+ */
+export interface FollowUpBatchJobData {
+  readonly type: 'batch';
+  readonly rows: readonly FollowUpRowData[];
+}
+
+/** What the follow-up queue carries: a batch of outbox rows, or one row. */
+export type FollowUpQueueData = FollowUpJobData | FollowUpBatchJobData;
+
+/** The job name of a batch of follow-ups (a one-row job is named after its kind). */
+export const FOLLOW_UP_BATCH_JOB_NAME = 'follow-ups';

@@ -4,7 +4,7 @@ import {
   JobName,
   QueueName,
   syncJobNameFor,
-  type FollowUpJobData,
+  type FollowUpQueueData,
   type IngestJobData,
   type ScheduledJobData,
   type SyncBatchJobData,
@@ -22,7 +22,7 @@ export interface QueueSettings {
 export interface Queues {
   readonly ingest: Queue<IngestJobData>;
   readonly sync: Queue<SyncQueueJobData>;
-  readonly followUp: Queue<FollowUpJobData>;
+  readonly followUp: Queue<FollowUpQueueData>;
   readonly scheduled: Queue<ScheduledJobData>;
   readonly prefix: string;
   /** Resolves once every queue's connection is ready (its start-up commands have answered). */
@@ -52,7 +52,7 @@ export function createQueues(settings: QueueSettings): Queues {
   };
   const ingest = new Queue<IngestJobData>(QueueName.ingest, common);
   const sync = new Queue<SyncQueueJobData>(QueueName.sync, common);
-  const followUp = new Queue<FollowUpJobData>(QueueName.followUp, common);
+  const followUp = new Queue<FollowUpQueueData>(QueueName.followUp, common);
   // A tick's job id outlives the job by a day so a second scheduler's late add is a no-op.
   const scheduled = new Queue<ScheduledJobData>(QueueName.scheduled, {
     ...common,
