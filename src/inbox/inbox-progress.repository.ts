@@ -88,6 +88,51 @@ export async function closeCoveredInboxRows(
   return closed;
 }
 
+/**
+ * {@link closeCoveredInboxRows} for the resources of one batch, in one statement: the open rows
+ * at or below `upToId` that name one of them by id, or by reference alone. Returns the rows
+ * closed.
+ */
+export async function closeCoveredInboxRowsOf(
+  db: Executor,
+  resources: readonly ResourceHandle[],
+  update: CoveredRowsUpdate,
+): Promise<number> {
+  const byKind = new Map<string, { ids: Set<string>; references: Set<string> }>();
+  for (const { kind, id, reference } of resources) {
+    let named = byKind.get(kind);
+    if (!named) byKind.set(kind, (named = { ids: new Set(), references: new Set() }));
+    if (id !== undefined) named.ids.add(id);
+    if (reference !== undefined) named.references.add(reference);
+  }
+  if (byKind.size === 0) return 0;
+  const result = await db
+    .updateTable('webhook_inbox')
+    .set({ status: update.status, processed_at: update.at, last_error: update.lastError ?? null })
+    .where('id', '<=', update.upToId)
+    .where('status', 'in', OPEN_STATUSES)
+    .where((eb) =>
+      eb.or(
+        [...byKind].flatMap(([kind, { ids, references }]) => [
+          ...(ids.size > 0
+            ? [eb.and([eb('resource_kind', '=', kind), eb('resource_id', 'in', [...ids])])]
+            : []),
+          ...(references.size > 0
+            ? [
+                eb.and([
+                  eb('resource_kind', '=', kind),
+                  eb('resource_id', 'is', null),
+                  eb('resource_reference', 'in', [...references]),
+                ]),
+              ]
+            : []),
+        ]),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** The reference an earlier event about this resource carried, newest first. */
 export async function referenceFromInbox(
   db: Executor,

@@ -24,6 +24,7 @@ export {
 } from './inbox.repository.ts';
 export {
   closeCoveredInboxRows,
+  closeCoveredInboxRowsOf,
   latestInboxId,
   latestOpenInboxIdFor,
   noteInboxError,

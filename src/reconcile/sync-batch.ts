@@ -1,11 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
-import { closeCoveredInboxRows, latestInboxId } from '../inbox/index.ts';
-import { recordFetchCoverage, type ApplyOutcome } from '../ledger/index.ts';
+import { closeCoveredInboxRowsOf, latestInboxId } from '../inbox/index.ts';
+import {
+  applyBatch,
+  recordFetchCoverages,
+  type ApplyOutcome,
+  type BatchEntry,
+} from '../ledger/index.ts';
 import { notifyOutbox } from '../outbox/index.ts';
 import { syncKey, type SyncBatchJobData, type SyncJobData } from '../queues/index.ts';
 import { reasonOf } from '../error-reason.ts';
-import { applyFetchedState } from './apply-fetched-state.ts';
 import {
   fetchResourceState,
   itemOfFetched,
@@ -166,37 +170,42 @@ export async function syncBatch(
   }
 }
 
-/** Applies fetched resources in one transaction, with their coverage, follow-ups and inbox rows. */
+/**
+ * Applies fetched resources in one transaction: the ledger's batch apply (multi-row reads and
+ * writes, the same books as one by one), their fetch coverage in one upsert, the follow-ups,
+ * and the inbox rows each fetch covered, closed in one statement.
+ */
 async function applyTogether(
   deps: ResolvedSyncDependencies,
   fetched: readonly Fetched[],
   upToId: number,
 ): Promise<void> {
   const observedAt = deps.now().toISOString();
+  const entries: BatchEntry[] = [];
+  const items = new Map<string, ReturnType<typeof itemOfFetched>>();
+  for (const { ref, result } of fetched) {
+    const observation = {
+      via: ref.via,
+      observedAt,
+      ...(ref.inboxId !== undefined ? { inboxId: ref.inboxId } : {}),
+      ...(deps.pollPlan ? { pollPlan: deps.pollPlan } : {}),
+    };
+    for (const state of result.states) {
+      entries.push({ fetched: state, observation });
+      const item = itemOfFetched(state);
+      items.set(`${item.kind} ${item.id}`, item);
+    }
+  }
+  // The earliest start stands for all: a poll asked for before it is answered by every fetch.
+  const fetchStartedAt = fetched.map((item) => item.fetchStartedAt).sort()[0]!;
   await deps.db.transaction().execute(async (trx) => {
-    const outcomes: ApplyOutcome[] = [];
-    for (const { ref, result, fetchStartedAt } of fetched) {
-      const observation = {
-        via: ref.via,
-        observedAt,
-        ...(ref.inboxId !== undefined ? { inboxId: ref.inboxId } : {}),
-        ...(deps.pollPlan ? { pollPlan: deps.pollPlan } : {}),
-      };
-      for (const state of result.states) {
-        outcomes.push(await applyFetchedState(trx, state, observation));
-        await recordFetchCoverage(trx, itemOfFetched(state), {
-          upToInboxId: upToId,
-          fetchStartedAt,
-        });
-      }
-    }
+    const outcomes: ApplyOutcome[] = await applyBatch(trx, entries);
+    await recordFetchCoverages(trx, [...items.values()], { upToInboxId: upToId, fetchStartedAt });
     await addFollowUps(trx, followUpsFor(outcomes), observedAt);
-    for (const { result } of fetched) {
-      await closeCoveredInboxRows(trx, result.handle, {
-        upToId,
-        status: 'processed',
-        at: observedAt,
-      });
-    }
+    await closeCoveredInboxRowsOf(
+      trx,
+      fetched.map(({ result }) => result.handle),
+      { upToId, status: 'processed', at: observedAt },
+    );
   });
 }
