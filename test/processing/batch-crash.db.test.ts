@@ -20,6 +20,10 @@ interface CrashRun {
   batchesActiveAtKill: number;
 }
 
+const activeBatches = async (fixture: DaemonFixture) =>
+  (await fixture.daemon!.queues.sync.getJobs(['active'])).filter((job) => job.name === 'sync-batch')
+    .length;
+
 async function crashRun(
   faults: Record<string, number>,
   firstWorkerEnv: Record<string, string>,
@@ -61,6 +65,27 @@ async function crashRun(
       run.workers.push(await startWorkerProcess(fixture.env));
     },
   });
+  await waitForCatchUp(fixture.database.db, fixture.sim, 120_000);
+  // The books may catch up before the dead worker's batch is handed out again (its lock must
+  // lapse, then the stalled-job check must run): wait for that re-run, and for the queue to
+  // drain, before reading the end state, so a second booking by the re-run would be seen.
+  await until(() => run.workers[1]!.output().includes('job stalled'), {
+    message: "the dead worker's batch handed out again",
+    timeoutMs: 90_000,
+    intervalMs: 200,
+  }).catch(() => undefined);
+  await until(() => queueBacklog(fixture.daemon!), {
+    accept: (backlog) => backlog === 0,
+    message: 'the sync queue drained',
+    timeoutMs: 60_000,
+    intervalMs: 200,
+  });
+  await until(() => activeBatches(fixture), {
+    accept: (active) => active === 0,
+    message: 'no sync batch running',
+    timeoutMs: 60_000,
+    intervalMs: 200,
+  });
   run.state = await waitForCatchUp(fixture.database.db, fixture.sim, 120_000);
   return run;
 }
@@ -74,11 +99,6 @@ async function stopRun(run: CrashRun | undefined) {
   }
   await run?.fixture.cleanup();
 }
-
-const activeBatches = async (fixture: DaemonFixture) =>
-  (await fixture.daemon!.queues.sync.getJobs(['active'])).filter(
-    (job) => job.name === 'sync-batch',
-  ).length;
 
 function expectBookedOnce(run: CrashRun) {
   const summary = JSON.stringify(describeState(run.state));
