@@ -8,6 +8,7 @@ export {
   enqueueScheduledTick,
   enqueueSync,
   ingestJobId,
+  newestPerResource,
   syncKey,
   type Queues,
   type QueueSettings,

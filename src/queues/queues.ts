@@ -121,6 +121,17 @@ export async function enqueueSync(queues: Queues, data: SyncJobData): Promise<vo
   });
 }
 
+/** One reference per resource (by {@link syncKey}): the one with the newest inbox row. */
+export function newestPerResource(refs: readonly SyncJobData[]): SyncJobData[] {
+  const byResource = new Map<string, SyncJobData>();
+  for (const ref of refs) {
+    const key = syncKey(ref);
+    const seen = byResource.get(key);
+    if (!seen || (ref.inboxId ?? 0) > (seen.inboxId ?? 0)) byResource.set(key, ref);
+  }
+  return [...byResource.values()];
+}
+
 /** Resource references per `sync-batch` job unless configured (`PAYSYNC_SYNC_BATCH_SIZE`). */
 export const DEFAULT_SYNC_BATCH_SIZE = 100;
 
@@ -148,13 +159,7 @@ export async function enqueueSyncBatch(
   options: SyncBatchOptions = {},
 ): Promise<void> {
   const size = options.batchSize ?? DEFAULT_SYNC_BATCH_SIZE;
-  const byResource = new Map<string, SyncJobData>();
-  for (const ref of refs) {
-    const key = syncKey(ref);
-    const seen = byResource.get(key);
-    if (!seen || (ref.inboxId ?? 0) > (seen.inboxId ?? 0)) byResource.set(key, ref);
-  }
-  const unique = [...byResource.values()];
+  const unique = newestPerResource(refs);
   const jobs = [];
   for (let start = 0; start < unique.length; start += size) {
     const chunk = unique.slice(start, start + size);

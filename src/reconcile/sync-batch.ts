@@ -8,7 +8,12 @@ import {
   type BatchEntry,
 } from '../ledger/index.ts';
 import { notifyOutbox } from '../outbox/index.ts';
-import { syncKey, type SyncBatchJobData, type SyncJobData } from '../queues/index.ts';
+import {
+  newestPerResource,
+  syncKey,
+  type SyncBatchJobData,
+  type SyncJobData,
+} from '../queues/index.ts';
 import { reasonOf } from '../error-reason.ts';
 import {
   fetchResourceState,
@@ -70,17 +75,6 @@ function claim(db: Kysely<Database>, keys: readonly string[]) {
   };
 }
 
-/** One reference per resource: the one with the newest inbox row (it covers the others). */
-function uniqueRefs(refs: readonly SyncJobData[]): SyncJobData[] {
-  const byKey = new Map<string, SyncJobData>();
-  for (const ref of refs) {
-    const key = syncKey(ref);
-    const seen = byKey.get(key);
-    if (!seen || (ref.inboxId ?? 0) > (seen.inboxId ?? 0)) byKey.set(key, ref);
-  }
-  return [...byKey.values()];
-}
-
 /**
  * A batch of resources (docs/processing.md, "Batches of resources"): fetched concurrently
  * under the client's shared rate limit and concurrency cap, then applied together in ONE
@@ -114,7 +108,8 @@ export async function syncBatch(
     if (result.outcome === 'retry') retry.push(ref);
   };
 
-  const refs = uniqueRefs(data.refs);
+  // The newest inbox row of each resource stands for its others (the fetch covers them all).
+  const refs = newestPerResource(data.refs);
   const links = refs.filter((ref) => ref.kind === 'payment_link');
   const ledgerRefs = refs.filter((ref): ref is LedgerRef => ref.kind !== 'payment_link');
   for (const ref of links) {
