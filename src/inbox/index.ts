@@ -26,7 +26,7 @@ export {
   closeCoveredInboxRows,
   closeCoveredInboxRowsOf,
   latestInboxId,
-  latestOpenInboxIdFor,
+  latestOpenInboxIdsFor,
   noteInboxError,
   recordInboxResource,
   referenceFromInbox,

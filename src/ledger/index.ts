@@ -48,6 +48,7 @@ export { LedgerError, type LedgerErrorCode } from './ledger-errors.ts';
 export { isAbsorbing, isTerminal } from './status-rules.ts';
 
 export { applyBatch } from './apply-batch.ts';
+export { fetchCoverages, type CoverageHandle } from './fetch-coverages.ts';
 export type { BatchEntry, LedgerFetchedState } from './observed-state.ts';
 export { applyPaymentIntent } from './apply-payment-intent.ts';
 export { applyTransfer } from './apply-transfer.ts';

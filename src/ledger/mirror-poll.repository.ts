@@ -5,6 +5,9 @@ import type { Executor } from '../db/index.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 import { nextPollDue, pollGap, type PollPlan } from './poll-plan.ts';
 import { isTerminal } from './status-rules.ts';
+import { fetchCoverages, type CoverageHandle, type FetchCoverage } from './fetch-coverages.ts';
+
+export type { FetchCoverage } from './fetch-coverages.ts';
 
 export interface MirrorItemKey {
   readonly kind: LedgerResourceKind;
@@ -103,43 +106,17 @@ async function stuckDiscrepancyIds(
   return found;
 }
 
-/** What a sync about one item needs to know before it fetches. */
-export interface FetchCoverage {
-  /** Every inbox id at or below this was received before an applied fetch began. */
-  readonly coveredInboxId: number;
-  /** True when the janitor asked for a poll or one is due: the fetch must happen. */
-  readonly pollCalledFor: boolean;
-  /** The item's reference, when known. */
-  readonly reference: string | undefined;
-}
-
 /**
  * The coverage of the item a sync names (by id, else by reference). Undefined when no applied
  * fetch is on file, or when a reference names several items that disagree: then fetch.
  */
 export async function fetchCoverage(
   db: Executor,
-  handle: { kind: LedgerResourceKind; id?: string | undefined; reference?: string | undefined },
+  handle: CoverageHandle,
   now: string,
 ): Promise<FetchCoverage | undefined> {
-  let query = db
-    .selectFrom('mirror_polls')
-    .select(['reference', 'next_poll_at', 'poll_requested_at', 'covered_inbox_id'])
-    .where('resource_kind', '=', handle.kind);
-  if (handle.id !== undefined) query = query.where('resource_id', '=', handle.id);
-  else if (handle.reference !== undefined) query = query.where('reference', '=', handle.reference);
-  else return undefined;
-  const rows = await query.execute();
-  if (rows.length === 0) return undefined;
-  let covered = Number.MAX_SAFE_INTEGER;
-  let pollCalledFor = false;
-  for (const row of rows) {
-    covered = Math.min(covered, Number(row.covered_inbox_id));
-    if (row.poll_requested_at !== null) pollCalledFor = true;
-    if (row.next_poll_at !== null && row.next_poll_at <= now) pollCalledFor = true;
-  }
-  if (covered === 0) return undefined;
-  return { coveredInboxId: covered, pollCalledFor, reference: rows[0]!.reference ?? undefined };
+  const [coverage] = await fetchCoverages(db, [handle], now);
+  return coverage;
 }
 
 /**

@@ -24,7 +24,7 @@ import {
 import { addFollowUps, followUpsFor } from './follow-ups.ts';
 import { handleSyncFailure } from './handle-sync-failure.ts';
 import { syncAttemptsTotal } from './reconcile-metrics.ts';
-import { skipCoveredFetch } from './skip-covered-fetch.ts';
+import { skipCoveredFetches } from './skip-covered-fetch.ts';
 import {
   resolveSyncDependencies,
   type ResolvedSyncDependencies,
@@ -124,12 +124,18 @@ export async function syncBatch(
     await claimed.ready;
     const upToId = await latestInboxId(resolved.db);
     const fetched: Fetched[] = [];
+    const fetchStartedAt = resolved.now().toISOString();
+    let skips: (SyncResult | undefined)[];
+    try {
+      skips = await skipCoveredFetches(resolved, ledgerRefs, fetchStartedAt);
+    } catch {
+      skips = ledgerRefs.map(() => undefined);
+    }
     await Promise.all(
-      ledgerRefs.map(async (ref) => {
-        const fetchStartedAt = resolved.now().toISOString();
+      ledgerRefs.map(async (ref, index) => {
+        const skipped = skips[index];
+        if (skipped) return note(ref, skipped);
         try {
-          const skipped = await skipCoveredFetch(resolved, ref, fetchStartedAt);
-          if (skipped) return note(ref, skipped);
           fetched.push({ ref, result: await fetchResourceState(resolved, ref), fetchStartedAt });
         } catch (error) {
           note(ref, await handleSyncFailure(resolved, ref, attempt, upToId, error));
