@@ -63,7 +63,7 @@ export async function lockMirrorVersions(
       upstream_status: string;
       updated_at: string;
     }>`select id, status, upstream_status, updated_at from ${sql.table(table)}
-      where id in (${sql.join(chunk)})${kind}${lock}`.execute(db);
+      where id in (${sql.join(chunk)})${kind} order by id${lock}`.execute(db);
     for (const row of result.rows) {
       versions.set(row.id, {
         status: row.status,
