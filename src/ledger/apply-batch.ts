@@ -81,8 +81,11 @@ export async function applyBatch(
 
   // First sightings: the unique key decides, as one by one, so racing writers insert once.
   // The others' versions are read locked (PostgreSQL), with their journals.
+  // Tables in one order and rows by id, so concurrent batches take their locks in one order.
   for (const group of GROUPS) {
-    const mine = [...items.values()].filter((item) => item.first.kind === group.kind);
+    const mine = [...items.values()]
+      .filter((item) => item.first.kind === group.kind)
+      .sort((a, b) => (a.first.id < b.first.id ? -1 : a.first.id > b.first.id ? 1 : 0));
     if (mine.length === 0) continue;
     const inserted = await insertMirrorsIfNew(
       db,

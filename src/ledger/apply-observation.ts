@@ -1,5 +1,5 @@
 import type { NewDiscrepancy } from './discrepancy.repository.ts';
-import type { NewJournal } from './journal.repository.ts';
+import type { PlannedJournal } from './journal.repository.ts';
 import type { ApplyOutcome, JournalLine, Observation } from './ledger-types.ts';
 import type { MirrorVersion } from './mirror-version.repository.ts';
 import type { MirrorColumns } from './mirror-writer.ts';
@@ -9,13 +9,6 @@ import { DEFAULT_POLL_PLAN } from './poll-plan.ts';
 import { assertBalanced, reversalLines, sameLines } from './settlement-lines.ts';
 import { isAbsorbing, isTerminal, nextMirrorStatus } from './status-rules.ts';
 import { utcMillis } from './utc-millis.ts';
-
-/** A journal the rules decided to post; `id` is set once it is written. */
-export interface PlannedJournal extends Omit<NewJournal, 'reversesJournalId'> {
-  /** The settlement a reversal undoes: a journal on file (its id) or one planned before it. */
-  readonly reverses?: number | PlannedJournal;
-  id?: number;
-}
 
 /** What the journal says about one item: the counts and the settlement the books hold. */
 export interface ItemBooks {

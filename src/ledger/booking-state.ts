@@ -1,6 +1,3 @@
-import type { Executor } from '../db/index.ts';
-import { journalsFor } from './journal.repository.ts';
-import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { JournalSummary } from './ledger-types.ts';
 
 export interface BookingState {
@@ -23,13 +20,4 @@ export function bookingOf(journals: readonly JournalSummary[]): BookingState {
     reversals,
     active: settlements.length > reversals ? settlements.at(-1) : undefined,
   };
-}
-
-/** {@link bookingOf} one resource's journals as the database holds them. */
-export async function bookingState(
-  db: Executor,
-  kind: LedgerResourceKind,
-  id: string,
-): Promise<BookingState> {
-  return bookingOf(await journalsFor(db, kind, id));
 }

@@ -2,7 +2,6 @@ import type { Executor } from '../db/index.ts';
 import type { JournalEntryType, JournalLineRow, JournalRow, JournalVia } from './journal.table.ts';
 import type { JournalResourceKind, LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { JournalLine, JournalSummary } from './ledger-types.ts';
-import type { PlannedJournal } from './apply-observation.ts';
 import { chunksOf, runBulk, type BulkStatement } from './bulk-statement.ts';
 import { lateChangeIn, lateChangeTarget, type ClosedWindow } from './late-change.ts';
 import { LedgerError } from './ledger-errors.ts';
@@ -20,6 +19,13 @@ export interface NewJournal {
   readonly via: JournalVia;
   readonly inboxId?: number;
   readonly lines: readonly JournalLine[];
+}
+
+/** A journal the rules decided to post; `id` is set once it is written. */
+export interface PlannedJournal extends Omit<NewJournal, 'reversesJournalId'> {
+  /** The settlement a reversal undoes: a journal on file (its id) or one planned before it. */
+  readonly reverses?: number | PlannedJournal;
+  id?: number;
 }
 
 /**

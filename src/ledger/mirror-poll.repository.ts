@@ -77,9 +77,12 @@ export async function scheduleAfterChanges(
     0,
     null,
   ];
-  const all = [...items.values()];
+  // By key, so a concurrent writer of the same rows (the janitor) meets them in one order.
+  const all = [...items.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, item]) => item);
   await runBulk(db, SCHEDULE, all.filter((item) => item.settledAt === undefined).map(row));
-  await runBulk(db, SCHEDULE_SETTLED, settled.map(row));
+  await runBulk(db, SCHEDULE_SETTLED, all.filter((item) => item.settledAt !== undefined).map(row));
 }
 
 /** The open `stuck` discrepancy linked to each of `keys`, by `kind:id`. */

@@ -3,36 +3,7 @@ import { chunksOf, runBulk, type BulkStatement } from './bulk-statement.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { Observation, StatusChange } from './ledger-types.ts';
 
-/**
- * One row per change of the mirror's status. Unique per (resource, service updatedAt), so a
- * replay of a state already recorded adds nothing.
- */
-export async function recordStatusChange(
-  db: Executor,
-  resource: { kind: LedgerResourceKind; id: string; serviceUpdatedAt: string },
-  fromStatus: string | undefined,
-  toStatus: string,
-  observation: Observation,
-): Promise<void> {
-  await db
-    .insertInto('status_history')
-    .values({
-      resource_kind: resource.kind,
-      resource_id: resource.id,
-      from_status: fromStatus ?? null,
-      to_status: toStatus,
-      observed_at: observation.observedAt,
-      via: observation.via,
-      inbox_id: observation.inboxId ?? null,
-      service_updated_at: resource.serviceUpdatedAt,
-    })
-    .onConflict((oc) =>
-      oc.columns(['resource_kind', 'resource_id', 'service_updated_at']).doNothing(),
-    )
-    .execute();
-}
-
-/** One status change to record, as {@link recordStatusChange} takes it. */
+/** One change of a mirror's status to record. */
 export interface NewStatusChange {
   readonly resource: { kind: LedgerResourceKind; id: string; serviceUpdatedAt: string };
   readonly fromStatus: string | undefined;
@@ -55,7 +26,10 @@ const INSERT_HISTORY: BulkStatement = {
   tail: 'on conflict (resource_kind, resource_id, service_updated_at) do nothing',
 };
 
-/** The batch form of {@link recordStatusChange}: one multi-row insert, same unique key. */
+/**
+ * One row per change of the mirror's status, in one multi-row insert. Unique per (resource,
+ * service updatedAt), so a replay of a state already recorded adds nothing.
+ */
 export async function recordStatusChanges(
   db: Executor,
   changes: readonly NewStatusChange[],
