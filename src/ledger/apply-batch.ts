@@ -1,7 +1,7 @@
 import type { Executor } from '../db/index.ts';
 import type { RefundKind } from '../resources/index.ts';
 import { planObservation, type ItemBooks, type ObservationPlan } from './apply-observation.ts';
-import { chunksOf } from './bulk-statement.ts';
+import { chunksOf } from '../db/index.ts';
 import { bookingOf } from './booking-state.ts';
 import { recordNewDiscrepancies } from './discrepancy.repository.ts';
 import { journalsOf, postJournals } from './journal.repository.ts';

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { createHash } from 'node:crypto';
 import type { DiscrepancyRow } from './discrepancy.table.ts';
 import type { Executor } from '../db/index.ts';
-import { runBulk, type BulkStatement } from './bulk-statement.ts';
+import { runBulk, type BulkStatement } from '../db/index.ts';
 import type { DiscrepancyKind, DiscrepancySummary } from './ledger-types.ts';
 import { utcMillis } from './utc-millis.ts';
 

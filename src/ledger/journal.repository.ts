@@ -2,7 +2,7 @@ import type { Executor } from '../db/index.ts';
 import type { JournalEntryType, JournalLineRow, JournalRow, JournalVia } from './journal.table.ts';
 import type { JournalResourceKind, LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { JournalLine, JournalSummary } from './ledger-types.ts';
-import { chunksOf, runBulk, type BulkStatement } from './bulk-statement.ts';
+import { chunksOf, runBulk, type BulkStatement } from '../db/index.ts';
 import { lateChangeIn, lateChangeTarget, type ClosedWindow } from './late-change.ts';
 import { LedgerError } from './ledger-errors.ts';
 import { assertBalanced } from './settlement-lines.ts';

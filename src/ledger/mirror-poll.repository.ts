@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { chunksOf, runBulk, type BulkStatement } from './bulk-statement.ts';
+import { chunksOf, runBulk, type BulkStatement } from '../db/index.ts';
 import { resolveDiscrepancy } from './discrepancy.repository.ts';
 import type { Executor } from '../db/index.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { dialectOfDb, type Executor } from '../db/index.ts';
 import type { RefundKind } from '../resources/index.ts';
-import { chunksOf } from './bulk-statement.ts';
+import { chunksOf } from '../db/index.ts';
 
 /** Which mirror row: a payment intent or transfer by id, a refund by (kind, id). */
 export type MirrorKey =

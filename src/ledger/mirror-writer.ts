@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Executor } from '../db/index.ts';
-import { runBulk } from './bulk-statement.ts';
+import { runBulk } from '../db/index.ts';
 import { laterSyncTime } from './latest-time.ts';
 import type { PaymentIntentTable } from './payment-intent.table.ts';
 import type { RefundTable } from './refund.table.ts';

@@ -1,5 +1,5 @@
 import type { Executor } from '../db/index.ts';
-import { chunksOf, runBulk, type BulkStatement } from './bulk-statement.ts';
+import { chunksOf, runBulk, type BulkStatement } from '../db/index.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { Observation, StatusChange } from './ledger-types.ts';
 

@@ -1,5 +1,7 @@
 import { CompiledQuery } from 'kysely';
-import { dialectOfDb, type DialectName, type Executor } from '../db/index.ts';
+import type { DialectName } from './create-database.ts';
+import { dialectOfDb } from './dialect-of-db.ts';
+import type { Executor } from './executor.ts';
 
 /**
  * A multi-row INSERT on the hot path, written once as SQL and compiled once per dialect and
