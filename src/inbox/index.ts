@@ -47,5 +47,9 @@ export type { InboxStatus, WebhookInboxRow } from './inbox.table.ts';
 export { splitBatch, type BatchElement } from './split-batch.ts';
 export { inboxLiveness, type InboxLiveness } from './inbox-liveness.ts';
 export { probeInboxWrite } from './probe-inbox-write.ts';
-export { inboxMentionsResource } from './inbox-mentions.repository.ts';
+export {
+  inboxMentionedResources,
+  inboxMentionsResource,
+  type MentionedResource,
+} from './inbox-mentions.repository.ts';
 export { STORED_HEADERS, storedHeaders } from './stored-headers.ts';

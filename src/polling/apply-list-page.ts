@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
-import { inboxMentionsResource } from '../inbox/index.ts';
+import { inboxMentionedResources } from '../inbox/index.ts';
 import {
   applyBatch,
   firstSightingsVia,
@@ -67,19 +67,19 @@ async function allWebhooksMissed(
     stream.ledgerKind,
     final.map((item) => item.id),
   );
-  let missed = 0;
-  for (const item of final) {
-    if (firstVia.get(item.id) !== 'sweep') continue;
-    const reference =
-      stream.ledgerKind === 'transfer'
-        ? (item as Transfer).reference
-        : (item as PaymentIntent).purchaseReference;
-    const mentioned = await inboxMentionsResource(trx, {
-      kind: stream.ledgerKind,
-      id: item.id,
-      ...(reference ? { reference } : {}),
-    });
-    if (!mentioned) missed += 1;
-  }
+  const firstSeenBySweep = final.filter((item) => firstVia.get(item.id) === 'sweep');
+  if (firstSeenBySweep.length === 0) return 0;
+  const mentioned = await inboxMentionedResources(
+    trx,
+    stream.ledgerKind,
+    firstSeenBySweep.map((item) => {
+      const reference =
+        stream.ledgerKind === 'transfer'
+          ? (item as Transfer).reference
+          : (item as PaymentIntent).purchaseReference;
+      return { id: item.id, ...(reference ? { reference } : {}) };
+    }),
+  );
+  const missed = firstSeenBySweep.filter((item) => !mentioned.has(item.id)).length;
   return missed;
 }
