@@ -33,6 +33,7 @@ import {
   createHttpTransport,
   type Transport,
 } from './http-transport.ts';
+import { reasonOf } from '../error-reason.ts';
 import { serializeQuery, withListDefaults, type QueryValue } from './query-string.ts';
 import { createRequestRateLimiter, type RequestRateLimiter } from './rate-limit.ts';
 import { RetryAfterBackoff } from './retry-backoff.ts';
@@ -509,7 +510,7 @@ function networkDetail(error: unknown): string {
   if (typeof code === 'string') return code;
   const causeCode = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
   if (typeof causeCode === 'string') return causeCode;
-  return error instanceof Error ? error.message : String(error);
+  return reasonOf(error);
 }
 
 function parseBody(text: string): { json: boolean; value: unknown } {
