@@ -248,6 +248,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         logger,
         credentials,
         transferSearchHours: config.processing.transferSearchHours,
+        fetchConcurrency: config.upstream.concurrency,
         recoveryAfterMs: config.processing.recoveryAfterMs,
         syncBatchHoldAfterCommitMs: config.processing.syncBatchHoldAfterCommitMs,
         janitor: config.janitor,

@@ -124,23 +124,49 @@ function byKindOf(resources: readonly ResourceHandle[]): NamedResources {
 }
 
 /**
- * {@link closeCoveredInboxRows} for the resources of one batch, in one statement: the open rows
- * at or below `upToId` that name one of them by id, or by reference alone. Returns the rows
- * closed.
+ * {@link closeCoveredInboxRows} for the resources of one batch, in one statement: for each
+ * resource, the open rows at or below its own fetch's highest id (`upToId`) that name it by
+ * id, or by reference alone. Returns the rows closed.
  */
 export async function closeCoveredInboxRowsOf(
   db: Executor,
-  resources: readonly ResourceHandle[],
-  update: CoveredRowsUpdate,
+  covered: readonly { readonly resource: ResourceHandle; readonly upToId: number }[],
+  update: Omit<CoveredRowsUpdate, 'upToId'>,
 ): Promise<number> {
-  const byKind = byKindOf(resources);
-  if (byKind.size === 0) return 0;
+  const terms = covered.filter(
+    ({ resource }) => resource.id !== undefined || resource.reference !== undefined,
+  );
+  if (terms.length === 0) return 0;
   const result = await db
     .updateTable('webhook_inbox')
     .set({ status: update.status, processed_at: update.at, last_error: update.lastError ?? null })
-    .where('id', '<=', update.upToId)
     .where('status', 'in', OPEN_STATUSES)
-    .where((eb) => namedBy(eb, byKind))
+    .where('id', '<=', Math.max(...terms.map(({ upToId }) => upToId)))
+    .where((eb) =>
+      eb.or(
+        terms.flatMap(({ resource: { kind, id, reference }, upToId }) => [
+          ...(id !== undefined
+            ? [
+                eb.and([
+                  eb('resource_kind', '=', kind),
+                  eb('resource_id', '=', id),
+                  eb('id', '<=', upToId),
+                ]),
+              ]
+            : []),
+          ...(reference !== undefined
+            ? [
+                eb.and([
+                  eb('resource_kind', '=', kind),
+                  eb('resource_id', 'is', null),
+                  eb('resource_reference', '=', reference),
+                  eb('id', '<=', upToId),
+                ]),
+              ]
+            : []),
+        ]),
+      ),
+    )
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

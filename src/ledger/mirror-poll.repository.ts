@@ -188,6 +188,8 @@ export async function recordFetchCoverages(
     kind: LedgerResourceKind | 'payment_link';
     id: string;
     reference?: string | undefined;
+    /** This item's own fetch's highest inbox id, when it differs from the batch's. */
+    upToInboxId?: number | undefined;
   }[],
   fetch: { upToInboxId: number; fetchStartedAt: string },
 ): Promise<void> {
@@ -201,7 +203,7 @@ export async function recordFetchCoverages(
       null,
       null,
       null,
-      fetch.upToInboxId,
+      item.upToInboxId ?? fetch.upToInboxId,
     ]),
     [fetch.fetchStartedAt],
   );

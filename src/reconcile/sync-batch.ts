@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Database } from '../db/index.ts';
 import { closeCoveredInboxRowsOf, latestInboxId } from '../inbox/index.ts';
 import {
@@ -26,6 +27,7 @@ import { handleSyncFailure } from './handle-sync-failure.ts';
 import { syncAttemptsTotal } from './reconcile-metrics.ts';
 import { skipCoveredFetches } from './skip-covered-fetch.ts';
 import {
+  DEFAULT_FETCH_CONCURRENCY,
   resolveSyncDependencies,
   type ResolvedSyncDependencies,
   type SyncDependencies,
@@ -48,6 +50,8 @@ interface Fetched {
   readonly ref: LedgerRef;
   readonly result: FetchResult;
   readonly fetchStartedAt: string;
+  /** The highest inbox id, read just before this fetch began: the rows it covers. */
+  readonly upToId: number;
 }
 
 /**
@@ -57,6 +61,19 @@ interface Fetched {
  * the mirror's `updatedAt` guard keep concurrent applies harmless; this only saves calls.)
  */
 const inFlight = new WeakMap<Kysely<Database>, Map<string, Promise<void>>>();
+
+/**
+ * Fetch slots per database, shared by the batches of a process: a fetch reads the highest
+ * inbox id only once it has a slot, right before its request goes out, so it covers every
+ * event that arrived while it queued behind the others (fewer second fetches).
+ */
+const fetchSlots = new WeakMap<Kysely<Database>, LimitFunction>();
+
+function fetchSlot(db: Kysely<Database>, concurrency: number): LimitFunction {
+  let limit = fetchSlots.get(db);
+  if (!limit) fetchSlots.set(db, (limit = pLimit(concurrency)));
+  return limit;
+}
 
 function claim(db: Kysely<Database>, keys: readonly string[]) {
   let syncing = inFlight.get(db);
@@ -131,21 +148,28 @@ export async function syncBatch(
     } catch {
       skips = ledgerRefs.map(() => undefined);
     }
+    const slot = fetchSlot(resolved.db, resolved.fetchConcurrency ?? DEFAULT_FETCH_CONCURRENCY);
     await Promise.all(
       ledgerRefs.map(async (ref, index) => {
         const skipped = skips[index];
         if (skipped) return note(ref, skipped);
+        let fetchUpToId = upToId;
         try {
-          fetched.push({ ref, result: await fetchResourceState(resolved, ref), fetchStartedAt });
+          await slot(async () => {
+            fetchUpToId = await latestInboxId(resolved.db);
+            const startedAt = resolved.now().toISOString();
+            const result = await fetchResourceState(resolved, ref);
+            fetched.push({ ref, result, fetchStartedAt: startedAt, upToId: fetchUpToId });
+          });
         } catch (error) {
-          note(ref, await handleSyncFailure(resolved, ref, attempt, upToId, error));
+          note(ref, await handleSyncFailure(resolved, ref, attempt, fetchUpToId, error));
         }
       }),
     );
     if (fetched.length === 0) return { counts, retry, split: false };
     let split = false;
     try {
-      await applyTogether(resolved, fetched, upToId);
+      await applyTogether(resolved, fetched);
       for (const item of fetched)
         note(item.ref, { outcome: 'synced', outcomes: [], closedRows: 0 });
     } catch (error) {
@@ -157,10 +181,13 @@ export async function syncBatch(
       );
       for (const item of fetched) {
         try {
-          await applyTogether(resolved, [item], upToId);
+          await applyTogether(resolved, [item]);
           note(item.ref, { outcome: 'synced', outcomes: [], closedRows: 0 });
         } catch (itemError) {
-          note(item.ref, await handleSyncFailure(resolved, item.ref, attempt, upToId, itemError));
+          note(
+            item.ref,
+            await handleSyncFailure(resolved, item.ref, attempt, item.upToId, itemError),
+          );
         }
       }
     }
@@ -179,12 +206,11 @@ export async function syncBatch(
 async function applyTogether(
   deps: ResolvedSyncDependencies,
   fetched: readonly Fetched[],
-  upToId: number,
 ): Promise<void> {
   const observedAt = deps.now().toISOString();
   const entries: BatchEntry[] = [];
-  const items = new Map<string, ReturnType<typeof itemOfFetched>>();
-  for (const { ref, result } of fetched) {
+  const items = new Map<string, ReturnType<typeof itemOfFetched> & { upToInboxId: number }>();
+  for (const { ref, result, upToId } of fetched) {
     const observation = {
       via: ref.via,
       observedAt,
@@ -194,19 +220,21 @@ async function applyTogether(
     for (const state of result.states) {
       entries.push({ fetched: state, observation });
       const item = itemOfFetched(state);
-      items.set(`${item.kind} ${item.id}`, item);
+      items.set(`${item.kind} ${item.id}`, { ...item, upToInboxId: upToId });
     }
   }
   // The earliest start stands for all: a poll asked for before it is answered by every fetch.
   const fetchStartedAt = fetched.map((item) => item.fetchStartedAt).sort()[0]!;
   await deps.db.transaction().execute(async (trx) => {
     const outcomes: ApplyOutcome[] = await applyBatch(trx, entries);
-    await recordFetchCoverages(trx, [...items.values()], { upToInboxId: upToId, fetchStartedAt });
+    // Each item carries its own fetch's inbox id; the batch-wide one is only a fallback.
+    const lowest = Math.min(...fetched.map((item) => item.upToId));
+    await recordFetchCoverages(trx, [...items.values()], { upToInboxId: lowest, fetchStartedAt });
     await addFollowUps(trx, followUpsFor(outcomes), observedAt);
     await closeCoveredInboxRowsOf(
       trx,
-      fetched.map(({ result }) => result.handle),
-      { upToId, status: 'processed', at: observedAt },
+      fetched.map(({ result, upToId }) => ({ resource: result.handle, upToId })),
+      { status: 'processed', at: observedAt },
     );
   });
 }
