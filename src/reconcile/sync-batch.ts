@@ -96,8 +96,8 @@ function claim(db: Kysely<Database>, keys: readonly string[]) {
  * A batch of resources (docs/processing.md, "Batches of resources"): fetched concurrently
  * under the client's shared rate limit and concurrency cap, then applied together in ONE
  * transaction: every state, its fetch coverage, the follow-ups and the inbox rows each fetch
- * covered. The coverage rule of a single sync holds per item: the highest inbox id is read
- * before any fetch begins, and only rows at or below it are closed.
+ * covered. The coverage rule of a single sync holds per item: each fetch reads the highest
+ * inbox id right before its request goes out, and only rows at or below it are closed.
  *
  * A resource whose fetch failed is handled as a single sync's failure (retry, give up, stop)
  * and never blocks the others. If the one transaction fails, each item is applied again in a
