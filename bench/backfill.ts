@@ -1,3 +1,4 @@
+import { startSimChild } from './sim-child.ts';
 /**
  * Backfill throughput: items applied per second from list pages, and the daemon's CPU per item.
  * Seeds `paysync sim` (a child process, so its CPU is not ours) with settled transfers and
@@ -6,7 +7,6 @@
  *   npm run bench:backfill [-- --items 100000 | --short] [--dialect postgres] [--write]
  * `--write` appends a row to the "Backfill" table of docs/performance.md.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -32,42 +32,6 @@ const dialect = values.dialect === 'postgres' ? 'postgres' : 'sqlite';
 const PER_PAGE = 100;
 const DAYS = 10;
 const credentials = { ApiKey: 'sk_bench_key', MerchantId: 'mch_bench' };
-
-async function startSimProcess(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(
-    process.execPath,
-    [
-      'bin/paysync.js',
-      'sim',
-      '--port',
-      '0',
-      '--api-key',
-      credentials.ApiKey,
-      '--merchant-id',
-      credentials.MerchantId,
-      '--seed',
-      '7',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PAYSYNC_LOG_LEVEL: 'warn' } },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /^PAYSYNC_UPSTREAM_URL=(\S+)$/m.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`paysync sim exited with ${code}`)));
-  });
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.on('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 async function seed(url: string, body: unknown): Promise<void> {
   const response = await fetch(`${url}/__sim/seed`, {
@@ -100,7 +64,7 @@ async function openDatabase() {
 
 const to = new Date(Date.UTC(2026, 10, 20));
 const from = new Date(to.getTime() - DAYS * 86_400_000);
-const sim = await startSimProcess();
+const sim = await startSimChild({ apiKey: credentials.ApiKey, merchantId: credentials.MerchantId });
 const { handle, drop } = await openDatabase();
 try {
   await migrateToLatest(handle.db);

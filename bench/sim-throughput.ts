@@ -1,3 +1,4 @@
+import { startSimChild } from './sim-child.ts';
 /**
  * The simulator alone (issue 21, design point 6). `paysync sim` runs as a child process, so its
  * CPU is its own (read from /proc), and this process plays everybody else.
@@ -18,7 +19,7 @@
  * `--short` is 200 + 200 items and 2 s per GET target over 1,000 seeded items. `--cpu-prof DIR`
  * writes a V8 CPU profile of the simulator into DIR (read it with bench/profile-top.ts).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -81,54 +82,6 @@ function cpuSeconds(pid: number): number {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function startSimProcess(): Promise<{
-  url: string;
-  child: ChildProcess;
-  stop: () => Promise<void>;
-}> {
-  const child = spawn(
-    process.execPath,
-    [
-      ...profileArgs,
-      'bin/paysync.js',
-      'sim',
-      '--port',
-      '0',
-      '--api-key',
-      credentials.ApiKey,
-      '--merchant-id',
-      credentials.MerchantId,
-      '--seed',
-      '7',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PAYSYNC_LOG_LEVEL: 'warn' } },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /^PAYSYNC_UPSTREAM_URL=(\S+)$/m.exec(out);
-      if (match?.[1]) {
-        child.stdout.off('data', onData);
-        child.stdout.resume();
-        resolve(match[1]);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`paysync sim exited with ${code}`)));
-  });
-  return {
-    url,
-    child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.on('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 async function post(url: string, body: unknown): Promise<Record<string, unknown>> {
   const response = await fetch(url, {
@@ -304,7 +257,10 @@ async function runRequests(simUrl: string): Promise<void> {
 const load = loadavg()
   .map((value) => value.toFixed(2))
   .join(' / ');
-const sim = await startSimProcess();
+const sim = await startSimChild(
+  { apiKey: credentials.ApiKey, merchantId: credentials.MerchantId },
+  profileArgs,
+);
 try {
   console.log(
     `simulator ${sim.url}; ${cpus().length} CPU(s) (${cpus()[0]?.model ?? 'unknown'}); node ${process.version}; load average ${load}`,

@@ -1,3 +1,4 @@
+import { startSimChild } from './sim-child.ts';
 /**
  * CPU the daemon spends per upstream call: the UpstreamClient fetching items by id
  * (`getPaymentIntent`, the sync path's GET) from the simulator, which runs as `paysync sim` in a
@@ -9,7 +10,6 @@
  * `node --cpu-prof --cpu-prof-dir=prof --import tsx bench/upstream-client.ts`, then
  * `npx tsx bench/profile-top.ts prof`.
  */
-import { spawn } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
@@ -36,42 +36,6 @@ for (const transport of transports) {
 
 const credentials = { apiKey: 'sk_bench_key', merchantId: 'mch_bench' };
 
-async function startSimProcess(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(
-    process.execPath,
-    [
-      'bin/paysync.js',
-      'sim',
-      '--port',
-      '0',
-      '--api-key',
-      credentials.apiKey,
-      '--merchant-id',
-      credentials.merchantId,
-      '--seed',
-      '7',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PAYSYNC_LOG_LEVEL: 'warn' } },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /^PAYSYNC_UPSTREAM_URL=(\S+)$/m.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`paysync sim exited with ${code}`)));
-  });
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.on('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
 async function seedIntents(url: string, count: number): Promise<string[]> {
   const response = await fetch(`${url}/__sim/seed`, {
     method: 'POST',
@@ -82,7 +46,7 @@ async function seedIntents(url: string, count: number): Promise<string[]> {
   return ((await response.json()) as { ids: string[] }).ids;
 }
 
-const sim = await startSimProcess();
+const sim = await startSimChild(credentials);
 try {
   const ids = await seedIntents(sim.url, items);
   console.log(

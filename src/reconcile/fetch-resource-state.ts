@@ -1,16 +1,7 @@
 import type { ResourceHandle } from '../inbox/index.ts';
-import { transferReferenceOf } from '../ledger/index.ts';
+import { transferReferenceOf, type LedgerFetchedState } from '../ledger/index.ts';
 import type { SyncJobData } from '../queues/index.ts';
-import {
-  ContractError,
-  formatPath,
-  NotFoundError,
-  paymentRefundState,
-  type PaymentIntent,
-  type PaymentRefund,
-  type Refund,
-  type Transfer,
-} from '../upstream/index.ts';
+import { ContractError, formatPath, NotFoundError, paymentRefundState } from '../upstream/index.ts';
 import { resolveTransferReference } from './resolve-transfer-reference.ts';
 import {
   CLOCK_SKEW_MS,
@@ -19,12 +10,8 @@ import {
 } from './sync-dependencies.ts';
 import { UnknownResourceError } from './unknown-resource-error.ts';
 
-/** The service's authoritative state of one resource, ready for the ledger. */
-export type FetchedState =
-  | { readonly kind: 'payment_intent'; readonly state: PaymentIntent }
-  | { readonly kind: 'transfer'; readonly state: Transfer }
-  | { readonly kind: 'refund'; readonly state: Refund }
-  | { readonly kind: 'payment_refund'; readonly state: PaymentRefund };
+/** The service's authoritative state of one resource, ready for the ledger (its own type). */
+export type FetchedState = LedgerFetchedState;
 
 export interface FetchResult {
   readonly states: readonly FetchedState[];
