@@ -354,16 +354,31 @@ try {
     )) {
       byOperation.set(match[1]!, (byOperation.get(match[1]!) ?? 0) + Number(match[2]));
     }
+    const byOutcome = new Map<string, number>();
+    for (const match of metrics.matchAll(
+      /^paysync_upstream_requests_total\{[^}]*outcome="([^"]+)"[^}]*\} (\d+)/gm,
+    )) {
+      byOutcome.set(match[1]!, (byOutcome.get(match[1]!) ?? 0) + Number(match[2]));
+    }
     console.log(
-      `upstream calls by operation: ${[...byOperation].map(([op, n]) => `${op} ${n}`).join(', ')}`,
+      `upstream calls by operation: ${[...byOperation].map(([op, n]) => `${op} ${n}`).join(', ')}; by outcome: ${[...byOutcome].map(([outcome, n]) => `${outcome} ${n}`).join(', ')}`,
     );
     const skipped = [
       ...metrics.matchAll(/^paysync_sync_attempts_total\{[^}]*outcome="skipped"[^}]*\} (\d+)/gm),
     ]
       .map((match) => Number(match[1]))
       .reduce((sum, n) => sum + n, 0);
+    // BullMQ jobs run per settled item, all queues (each attempt counts).
+    const jobsByQueue = new Map<string, number>();
+    for (const match of metrics.matchAll(
+      /^paysync_job_duration_seconds_count\{[^}]*queue="([^"]+)"[^}]*\} (\d+)/gm,
+    )) {
+      jobsByQueue.set(match[1]!, (jobsByQueue.get(match[1]!) ?? 0) + Number(match[2]));
+    }
+    const jobs = [...jobsByQueue.values()].reduce((sum, n) => sum + n, 0);
     const figures = {
       settled: last.settled,
+      jobsPerItem: jobs / last.settled,
       events: last.inbox,
       seconds,
       itemsPerSecond: last.settled / seconds,
@@ -388,6 +403,7 @@ try {
     const lines = [
       `settled ${figures.settled} items (${figures.events} webhooks) in ${seconds.toFixed(1)} s: ${figures.itemsPerSecond.toFixed(0)} items/s`,
       `upstream calls ${upstreamCalls}, of which receipts ${figures.receiptCalls}: ${figures.callsPerItem.toFixed(3)} sync calls per settled item (target ≤ 1.05); fetches skipped ${skipped}`,
+      `BullMQ jobs ${jobs}: ${figures.jobsPerItem.toFixed(2)} per settled item (${[...jobsByQueue].map(([queue, n]) => `${queue} ${n}`).join(', ')})`,
       `CPU s: daemon ${figures.cpu.daemon.toFixed(1)} (${ms(figures.cpu.daemon)} ms/item) · simulator ${figures.cpu.sim.toFixed(1)} (${ms(figures.cpu.sim)} ms/item) · Redis ${figures.cpu.redis.toFixed(1)} (${ms(figures.cpu.redis)} ms/item)`,
       `peak RSS: daemon ${figures.peakRssMb.daemon.toFixed(0)} MB${others.length > 0 ? ' (largest of its processes)' : ''} · simulator ${figures.peakRssMb.sim.toFixed(0)} MB`,
       ...(figures.audit ? [`audit against the simulator's truth: ${figures.audit.line}`] : []),
@@ -399,7 +415,7 @@ try {
         workerCount === undefined ? '' : `, serve + schedule + ${workerCount} work`
       }${figures.audit ? `, audit ${figures.audit.clean ? 'clean' : 'NOT clean'}` : ''}`;
       const label = values.label ? ` (${values.label})` : '';
-      const row = `| ${new Date().toISOString().slice(0, 16)}Z${label} | ${database} | ${perKind} + ${perKind} | ${figures.callsPerItem.toFixed(3)} | ${figures.itemsPerSecond.toFixed(0)} | ${figures.cpu.daemon.toFixed(1)} s (${ms(figures.cpu.daemon)} ms) | ${figures.cpu.sim.toFixed(1)} s (${ms(figures.cpu.sim)} ms) | ${figures.cpu.redis.toFixed(1)} s (${ms(figures.cpu.redis)} ms) | ${figures.peakRssMb.daemon.toFixed(0)} MB | ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}, load ${loadBefore} |`;
+      const row = `| ${new Date().toISOString().slice(0, 16)}Z${label} | ${database} | ${perKind} + ${perKind} | ${figures.callsPerItem.toFixed(3)} | ${figures.itemsPerSecond.toFixed(0)} | ${figures.cpu.daemon.toFixed(1)} s (${ms(figures.cpu.daemon)} ms) | ${figures.cpu.sim.toFixed(1)} s (${ms(figures.cpu.sim)} ms) | ${figures.cpu.redis.toFixed(1)} s (${ms(figures.cpu.redis)} ms) | ${figures.peakRssMb.daemon.toFixed(0)} MB | ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}, load ${loadBefore} | ${figures.jobsPerItem.toFixed(2)} |`;
       const file = appendPerformanceRow({
         marker: '<!-- bench:pipeline:rows (appended by `npm run bench:pipeline`) -->',
         header: [
@@ -407,8 +423,8 @@ try {
           '',
           "Upstream calls per settled item, settled items per second (seed call to the last inbox row closed), CPU seconds per process (per settled item in brackets) and the daemon's peak RSS, on the 3-webhooks-per-item workload. Newest last.",
           '',
-          '| Run | Database | Items (transfers + intents) | Upstream calls / item | Items/s | Daemon CPU | Simulator CPU | Redis CPU | Daemon peak RSS | Machine |',
-          '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+          '| Run | Database | Items (transfers + intents) | Upstream calls / item | Items/s | Daemon CPU | Simulator CPU | Redis CPU | Daemon peak RSS | Machine | BullMQ jobs / item |',
+          '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |',
         ],
         row,
       });

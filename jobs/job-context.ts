@@ -30,4 +30,6 @@ export interface JobContext extends SyncDependencies {
   readonly alerts?: AlertRuntime;
   /** The daily export (config `exports`, plus the books' zone and environment); absent: off. */
   readonly exports?: ExportSettings & { readonly timeZone: string; readonly environment: string };
+  /** Crash tests only (`PAYSYNC_SYNC_BATCH_HOLD_AFTER_COMMIT_MS`): hold between commit and ack. */
+  readonly syncBatchHoldAfterCommitMs?: number;
 }

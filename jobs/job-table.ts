@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { JobName, type SyncJobData } from '../src/queues/index.ts';
+import { JobName } from '../src/queues/index.ts';
 import { balancesJob } from './balances.job.ts';
 import { followUpJob } from './follow-up.job.ts';
 import { ingestEventJob } from './ingest-event.job.ts';
@@ -8,6 +8,7 @@ import { janitorJob } from './janitor.job.ts';
 import type { JobContext } from './job-context.ts';
 import { recoverInboxJob } from './recover-inbox.job.ts';
 import { sweepJob } from './sweep.job.ts';
+import { syncBatchJob } from './sync-batch.job.ts';
 import { syncPaymentIntentJob } from './sync-payment-intent.job.ts';
 import { syncPaymentLinkJob } from './sync-payment-link.job.ts';
 import { syncPaymentRefundJob } from './sync-payment-refund.job.ts';
@@ -29,12 +30,14 @@ function byName(table: Record<string, Processor>): Processor {
 
 /** One processor per queue: the queue names are in src/queues, the jobs are in this folder. */
 export function jobProcessors(context: JobContext) {
-  const sync: Record<string, (job: Job<SyncJobData>) => Promise<string>> = {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- sync-batch carries its own data
+  const sync: Record<string, (job: Job<any>) => Promise<string>> = {
     [JobName.syncPaymentIntent]: syncPaymentIntentJob(context),
     [JobName.syncTransfer]: syncTransferJob(context),
     [JobName.syncRefund]: syncRefundJob(context),
     [JobName.syncPaymentRefund]: syncPaymentRefundJob(context),
     [JobName.syncPaymentLink]: syncPaymentLinkJob(context),
+    [JobName.syncBatch]: syncBatchJob(context),
   };
   const followUp = followUpJob(context);
   return {

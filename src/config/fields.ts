@@ -18,6 +18,15 @@ export const positiveInt = (fallback: number, max = 1_000_000) =>
     .max(max, `must be at most ${max}`)
     .default(fallback);
 
+/** A whole number of 0 or more (a wait that may be none). */
+export const nonNegativeInt = (fallback: number, max = 1_000_000) =>
+  z.coerce
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .max(max, `must be at most ${max}`)
+    .default(fallback);
+
 /**
  * {@link positiveInt} without a default, for a variable whose default is a component's
  * `DEFAULT_*` constant: the settings builder merges it, so it is declared once.

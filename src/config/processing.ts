@@ -1,4 +1,4 @@
-import { cronOrOff, positiveInt, type Parsed } from './fields.ts';
+import { cronOrOff, nonNegativeInt, positiveInt, type Parsed } from './fields.ts';
 import { z } from 'zod';
 
 // How workers and the scheduler process events (docs/processing.md).
@@ -29,8 +29,22 @@ export const PROCESSING_VARIABLES = {
    * handed out again: Redis may have lost its job. @defaultValue 300
    */
   PAYSYNC_OUTBOX_REDISPATCH_SECONDS: positiveInt(300, 86_400),
+  /** Outbox rows (alerts, receipts) one follow-up job carries. @defaultValue 100 */
+  PAYSYNC_OUTBOX_BATCH_SIZE: positiveInt(100, 1000),
   /** How far back a transfer known only by id is searched for. @defaultValue 72 */
   PAYSYNC_TRANSFER_SEARCH_HOURS: positiveInt(72, 24 * 366),
+  /** Resources per `sync-batch` job, fetched together and applied in one transaction. @defaultValue 100 */
+  PAYSYNC_SYNC_BATCH_SIZE: positiveInt(100, 1000),
+  /**
+   * How long a batch waits in the queue before it may run, so that the events that follow an
+   * item's first within that time are covered by one fetch. @defaultValue 250
+   */
+  PAYSYNC_SYNC_BATCH_WAIT_MS: nonNegativeInt(250, 60_000),
+  /**
+   * Fault injection for the crash tests: a sync batch holds this long between its commit and
+   * its acknowledgement to BullMQ. Never set it in production. @defaultValue 0
+   */
+  PAYSYNC_SYNC_BATCH_HOLD_AFTER_COMMIT_MS: nonNegativeInt(0, 600_000),
 };
 
 export interface ProcessingSettings {
@@ -48,8 +62,16 @@ export interface ProcessingSettings {
   readonly recoveryCron: string;
   /** Outbox rows handed out this long ago and not consumed go out again. @defaultValue 300000 */
   readonly outboxRedispatchMs: number;
+  /** Outbox rows one follow-up job carries. @defaultValue 100 */
+  readonly outboxBatchSize: number;
   /** @defaultValue 72 */
   readonly transferSearchHours: number;
+  /** @defaultValue 100 */
+  readonly syncBatchSize: number;
+  /** @defaultValue 250 */
+  readonly syncBatchWaitMs: number;
+  /** Crash tests only. @defaultValue 0 */
+  readonly syncBatchHoldAfterCommitMs: number;
 }
 
 export function processingSettings(e: Parsed<typeof PROCESSING_VARIABLES>): ProcessingSettings {
@@ -61,6 +83,10 @@ export function processingSettings(e: Parsed<typeof PROCESSING_VARIABLES>): Proc
     recoveryAfterMs: e.PAYSYNC_RECOVERY_AFTER_SECONDS * 1000,
     recoveryCron: e.PAYSYNC_RECOVERY_CRON,
     outboxRedispatchMs: e.PAYSYNC_OUTBOX_REDISPATCH_SECONDS * 1000,
+    outboxBatchSize: e.PAYSYNC_OUTBOX_BATCH_SIZE,
     transferSearchHours: e.PAYSYNC_TRANSFER_SEARCH_HOURS,
+    syncBatchSize: e.PAYSYNC_SYNC_BATCH_SIZE,
+    syncBatchWaitMs: e.PAYSYNC_SYNC_BATCH_WAIT_MS,
+    syncBatchHoldAfterCommitMs: e.PAYSYNC_SYNC_BATCH_HOLD_AFTER_COMMIT_MS,
   });
 }

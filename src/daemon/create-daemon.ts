@@ -248,7 +248,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         logger,
         credentials,
         transferSearchHours: config.processing.transferSearchHours,
+        fetchConcurrency: config.upstream.concurrency,
         recoveryAfterMs: config.processing.recoveryAfterMs,
+        syncBatchHoldAfterCommitMs: config.processing.syncBatchHoldAfterCommitMs,
         janitor: config.janitor,
         exports: {
           ...config.exports,
@@ -285,6 +287,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         queues,
         logger,
         redispatchAfterMs: config.processing.outboxRedispatchMs,
+        batchSize: config.processing.outboxBatchSize,
         now,
         ...(options.outboxPollMs !== undefined ? { pollMs: options.outboxPollMs } : {}),
       });
@@ -325,6 +328,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         config,
         logger,
         now,
+        syncBatch: {
+          batchSize: config.processing.syncBatchSize,
+          delayMs: config.processing.syncBatchWaitMs,
+        },
         port: receiverPort,
         ...(options.host !== undefined ? { host: options.host } : {}),
         ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),

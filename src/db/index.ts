@@ -1,6 +1,7 @@
 export type { Executor } from './executor.ts';
 export type { Database } from './database.ts';
 export { dialectOfDb } from './dialect-of-db.ts';
+export { chunksOf, runBulk, type BulkStatement } from './bulk-statement.ts';
 export {
   createDatabase,
   DatabaseOpenError,

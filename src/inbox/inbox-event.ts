@@ -1,4 +1,5 @@
 import type { InboxStatus } from './inbox.table.ts';
+import type { ResourceHandle } from './inbox-progress.repository.ts';
 
 /** What the receiver hands the inbox: one verified webhook, exactly as it arrived. */
 export interface NewInboxEvent {
@@ -12,6 +13,19 @@ export interface NewInboxEvent {
   readonly headers: Readonly<Record<string, string>>;
   /** When the receiver took the request, by the process's clock. */
   readonly receivedAt: Date;
+  /**
+   * The resource the receiver's classifier named (classify at intake): stored on the row in
+   * the same commit, so the row needs no ingest job. Absent when the receiver did not classify.
+   */
+  readonly resource?: ResourceHandle;
+  /** The classifier found nothing paysync keeps books for (submerchant, KYB): stored processed. */
+  readonly ignored?: boolean;
+}
+
+/** A row the intake committed for the first time, with the event it holds. */
+export interface StoredInboxEvent {
+  readonly inboxId: number;
+  readonly event: NewInboxEvent;
 }
 
 /** One inbox row, as the rest of paysync sees it. Times are UTC ISO 8601 with milliseconds. */

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import type { Logger } from '../logger.ts';
-import type { InsertInboxResult, NewInboxEvent } from './inbox-event.ts';
+import type { InsertInboxResult, NewInboxEvent, StoredInboxEvent } from './inbox-event.ts';
 import { insertInboxEvents } from './inbox.repository.ts';
 import { reasonOf } from '../error-reason.ts';
 
@@ -15,8 +15,12 @@ export class InboxUnavailableError extends Error {
 }
 
 export interface InboxIntakeSettings {
-  /** Hands stored rows to the queue, e.g. one `addBulk` of ingest jobs. */
-  readonly enqueue: (inboxIds: readonly number[]) => Promise<void>;
+  /**
+   * Hands the rows this commit stored for the first time to the queue, in one round trip:
+   * a batch job for the classified ones, ingest jobs for the rest. Rows stored processed
+   * (ignored events) are not handed over.
+   */
+  readonly enqueue: (stored: readonly StoredInboxEvent[]) => Promise<void>;
   /** Longest wait for the queue before answering anyway. @defaultValue 1000 */
   readonly enqueueTimeoutMs?: number;
   /**
@@ -76,7 +80,7 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 /**
  * "Durable before 2xx", with group commit. Events arriving together are committed in one
  * commit (one statement, or one transaction when they need several), and only after that
- * commit are their ingest jobs enqueued, in one round trip. A sender's batch is one request
+ * commit is their work enqueued (see `enqueue`), in one round trip. A sender's batch is one request
  * here: its events commit together or not at all.
  * Each caller still waits for its own event's commit, so no 2xx precedes durability; batching
  * only shares the cost of a commit (a WAL write on SQLite, a round trip on PostgreSQL) among
@@ -95,16 +99,24 @@ export function createInboxIntake(
   const waiting: Pending[] = [];
   let draining = false;
 
-  async function enqueueThenAnswer(batch: readonly Pending[], stored: InsertInboxResult[]) {
-    const fresh = stored.filter((result) => !result.duplicate).map((result) => result.inboxId);
-    let enqueued = fresh.length > 0;
+  async function enqueueThenAnswer(
+    batch: readonly Pending[],
+    events: readonly NewInboxEvent[],
+    stored: InsertInboxResult[],
+  ) {
+    const fresh: StoredInboxEvent[] = [];
+    stored.forEach((result, index) => {
+      const event = events[index]!;
+      if (!result.duplicate && !event.ignored) fresh.push({ inboxId: result.inboxId, event });
+    });
+    let enqueued = true;
     if (fresh.length > 0) {
       try {
         await within(settings.enqueue(fresh), timeoutMs);
       } catch (error) {
         enqueued = false;
         settings.logger.warn(
-          { inboxIds: fresh, reason: reasonOf(error) },
+          { inboxIds: fresh.map((row) => row.inboxId), reason: reasonOf(error) },
           'events stored but not enqueued; the inbox recovery sweep will enqueue them',
         );
       }
@@ -130,19 +142,17 @@ export function createInboxIntake(
   async function drainBatches() {
     while (waiting.length > 0) {
       const batch = takeRequests(waiting, maxBatch);
+      const events = batch.flatMap((pending) => pending.events);
       let stored: InsertInboxResult[];
       try {
-        stored = await insertInboxEvents(
-          db,
-          batch.flatMap((pending) => pending.events),
-        );
+        stored = await insertInboxEvents(db, events);
       } catch (error) {
         const failure = new InboxUnavailableError(error);
         for (const pending of batch) pending.reject(failure);
         continue;
       }
       // Not awaited: the next batch commits while this one's jobs travel to Redis.
-      void enqueueThenAnswer(batch, stored);
+      void enqueueThenAnswer(batch, events, stored);
     }
   }
 

@@ -1,4 +1,5 @@
-import type { Executor } from '../db/index.ts';
+import type { ExpressionBuilder } from 'kysely';
+import type { Database, Executor } from '../db/index.ts';
 import type { ResourceKind } from '../resources/index.ts';
 
 /** Which resource an inbox row names, as far as anyone knows. */
@@ -88,6 +89,88 @@ export async function closeCoveredInboxRows(
   return closed;
 }
 
+type NamedResources = Map<string, { ids: Set<string>; references: Set<string> }>;
+
+/** Rows that name one of `byKind`'s resources: by id, or (with no id) by reference. */
+function namedBy(eb: ExpressionBuilder<Database, 'webhook_inbox'>, byKind: NamedResources) {
+  return eb.or(
+    [...byKind].flatMap(([kind, { ids, references }]) => [
+      ...(ids.size > 0
+        ? [eb.and([eb('resource_kind', '=', kind), eb('resource_id', 'in', [...ids])])]
+        : []),
+      ...(references.size > 0
+        ? [
+            eb.and([
+              eb('resource_kind', '=', kind),
+              eb('resource_id', 'is', null),
+              eb('resource_reference', 'in', [...references]),
+            ]),
+          ]
+        : []),
+    ]),
+  );
+}
+
+/** The resources of a batch by kind: their ids, and their references. */
+function byKindOf(resources: readonly ResourceHandle[]): NamedResources {
+  const byKind: NamedResources = new Map();
+  for (const { kind, id, reference } of resources) {
+    let named = byKind.get(kind);
+    if (!named) byKind.set(kind, (named = { ids: new Set(), references: new Set() }));
+    if (id !== undefined) named.ids.add(id);
+    if (reference !== undefined) named.references.add(reference);
+  }
+  return byKind;
+}
+
+/**
+ * {@link closeCoveredInboxRows} for the resources of one batch, in one statement: for each
+ * resource, the open rows at or below its own fetch's highest id (`upToId`) that name it by
+ * id, or by reference alone. Returns the rows closed.
+ */
+export async function closeCoveredInboxRowsOf(
+  db: Executor,
+  covered: readonly { readonly resource: ResourceHandle; readonly upToId: number }[],
+  update: Omit<CoveredRowsUpdate, 'upToId'>,
+): Promise<number> {
+  const terms = covered.filter(
+    ({ resource }) => resource.id !== undefined || resource.reference !== undefined,
+  );
+  if (terms.length === 0) return 0;
+  const result = await db
+    .updateTable('webhook_inbox')
+    .set({ status: update.status, processed_at: update.at, last_error: update.lastError ?? null })
+    .where('status', 'in', OPEN_STATUSES)
+    .where('id', '<=', Math.max(...terms.map(({ upToId }) => upToId)))
+    .where((eb) =>
+      eb.or(
+        terms.flatMap(({ resource: { kind, id, reference }, upToId }) => [
+          ...(id !== undefined
+            ? [
+                eb.and([
+                  eb('resource_kind', '=', kind),
+                  eb('resource_id', '=', id),
+                  eb('id', '<=', upToId),
+                ]),
+              ]
+            : []),
+          ...(reference !== undefined
+            ? [
+                eb.and([
+                  eb('resource_kind', '=', kind),
+                  eb('resource_id', 'is', null),
+                  eb('resource_reference', '=', reference),
+                  eb('id', '<=', upToId),
+                ]),
+              ]
+            : []),
+        ]),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** The reference an earlier event about this resource carried, newest first. */
 export async function referenceFromInbox(
   db: Executor,
@@ -117,31 +200,40 @@ export async function noteInboxError(db: Executor, inboxId: number, reason: stri
 }
 
 /**
- * The highest id among the open rows about `resource` (by id, or by reference alone), 0 when
- * none is open. A sync compares it with what an earlier fetch covered to decide whether it
- * must fetch at all.
+ * The highest id among the open rows about each resource (by id, or by reference alone), in
+ * order, 0 when none is open; one query for all. A sync compares it with what an earlier fetch
+ * covered to decide whether it must fetch at all.
  */
-export async function latestOpenInboxIdFor(
+export async function latestOpenInboxIdsFor(
   db: Executor,
-  resource: ResourceHandle,
-): Promise<number> {
-  const open = () =>
-    db
-      .selectFrom('webhook_inbox')
-      .select((eb) => eb.fn.max('id').as('max'))
-      .where('resource_kind', '=', resource.kind)
-      .where('status', 'in', OPEN_STATUSES);
-  let latest = 0;
-  if (resource.id !== undefined) {
-    const row = await open().where('resource_id', '=', resource.id).executeTakeFirst();
-    latest = Math.max(latest, Number(row?.max ?? 0));
+  resources: readonly ResourceHandle[],
+): Promise<number[]> {
+  const byKind = byKindOf(resources);
+  if (byKind.size === 0) return resources.map(() => 0);
+  const rows = await db
+    .selectFrom('webhook_inbox')
+    .select((eb) => [
+      'resource_kind',
+      'resource_id',
+      'resource_reference',
+      eb.fn.max('id').as('max'),
+    ])
+    .where('status', 'in', OPEN_STATUSES)
+    .where((eb) => namedBy(eb, byKind))
+    .groupBy(['resource_kind', 'resource_id', 'resource_reference'])
+    .execute();
+  const latest = new Map<string, number>();
+  const keep = (key: string, id: number) => latest.set(key, Math.max(latest.get(key) ?? 0, id));
+  for (const row of rows) {
+    const max = Number(row.max ?? 0);
+    if (row.resource_id !== null) keep(`${row.resource_kind} id ${row.resource_id}`, max);
+    else if (row.resource_reference !== null)
+      keep(`${row.resource_kind} ref ${row.resource_reference}`, max);
   }
-  if (resource.reference !== undefined) {
-    const row = await open()
-      .where('resource_id', 'is', null)
-      .where('resource_reference', '=', resource.reference)
-      .executeTakeFirst();
-    latest = Math.max(latest, Number(row?.max ?? 0));
-  }
-  return latest;
+  return resources.map(({ kind, id, reference }) =>
+    Math.max(
+      id !== undefined ? (latest.get(`${kind} id ${id}`) ?? 0) : 0,
+      reference !== undefined ? (latest.get(`${kind} ref ${reference}`) ?? 0) : 0,
+    ),
+  );
 }

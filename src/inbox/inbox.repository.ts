@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../db/index.ts';
+import { runBulk, type BulkStatement, type Executor } from '../db/index.ts';
 import type { InboxEvent, InsertInboxResult, NewInboxEvent } from './inbox-event.ts';
 import type { InboxStatus, WebhookInboxRow } from './inbox.table.ts';
 
@@ -35,8 +35,31 @@ export async function insertInboxEvent(
   return result!;
 }
 
-/** Rows per INSERT: far below SQLite's 32,766 and PostgreSQL's 65,535 bound parameters. */
+/** Rows per statement of the body-key release and the lookup of duplicates. */
 const ROWS_PER_STATEMENT = 500;
+
+/**
+ * The receiver's group commit, compiled once per dialect and row count (issue 21, design
+ * point 4). A stored key is left as it is: the UNIQUE key decides, and `returning` names only
+ * the rows this statement added.
+ */
+const INSERT_EVENTS: BulkStatement = {
+  table: 'webhook_inbox',
+  columns: [
+    'dedupe_key',
+    'event_id',
+    'event_type',
+    'raw_body',
+    'headers',
+    'received_at',
+    'status',
+    'processed_at',
+    'resource_kind',
+    'resource_id',
+    'resource_reference',
+  ],
+  tail: 'on conflict (dedupe_key) do nothing returning id, dedupe_key',
+};
 
 const isBodyKey = (key: string) => key.startsWith('sha256:');
 
@@ -90,26 +113,27 @@ export async function insertInboxEvents(
   }
   if (bodyKeys.length > 0) await releasePickedUpBodyKeys(db, bodyKeys);
   const ids = new Map<string, number>();
-  for (const batch of chunks(events, ROWS_PER_STATEMENT)) {
-    const inserted = await db
-      .insertInto('webhook_inbox')
-      .values(
-        batch.map((event) => ({
-          dedupe_key: event.dedupeKey,
-          event_id: event.eventId ?? null,
-          event_type: event.eventType ?? null,
-          raw_body: event.rawBody,
-          headers: JSON.stringify(event.headers),
-          received_at: event.receivedAt.toISOString(),
-          last_error: null,
-          processed_at: null,
-        })),
-      )
-      .onConflict((oc) => oc.column('dedupe_key').doNothing())
-      .returning(['id', 'dedupe_key'])
-      .execute();
-    for (const row of inserted) ids.set(row.dedupe_key, row.id);
-  }
+  const inserted = await runBulk<{ id: number | string; dedupe_key: string }>(
+    db,
+    INSERT_EVENTS,
+    events.map((event) => {
+      const receivedAt = event.receivedAt.toISOString();
+      return [
+        event.dedupeKey,
+        event.eventId ?? null,
+        event.eventType ?? null,
+        event.rawBody,
+        JSON.stringify(event.headers),
+        receivedAt,
+        event.ignored ? 'processed' : 'received',
+        event.ignored ? receivedAt : null,
+        event.resource?.kind ?? null,
+        event.resource?.id ?? null,
+        event.resource?.reference ?? null,
+      ];
+    }),
+  );
+  for (const row of inserted) ids.set(row.dedupe_key, Number(row.id));
   const fresh = new Set(ids.keys());
   const missing = [...new Set(events.map((e) => e.dedupeKey))].filter((key) => !ids.has(key));
   for (const batch of chunks(missing, ROWS_PER_STATEMENT)) {
@@ -197,6 +221,8 @@ export interface InboxRecoveryCandidate {
   readonly status: InboxStatus;
   readonly receivedAt: string;
   readonly attempts: number;
+  /** Classified at intake and not yet picked up: its work is a sync batch, not an ingest job. */
+  readonly awaitsBatch: boolean;
 }
 
 /**
@@ -210,7 +236,7 @@ export async function inboxRowsAwaitingRecovery(
 ): Promise<InboxRecoveryCandidate[]> {
   const rows = await db
     .selectFrom('webhook_inbox')
-    .select(['id', 'status', 'received_at', 'attempts'])
+    .select(['id', 'status', 'received_at', 'attempts', 'resource_kind'])
     .where('status', 'in', ['received', 'processing'])
     .where('received_at', '<', options.olderThan.toISOString())
     .orderBy('received_at')
@@ -222,5 +248,6 @@ export async function inboxRowsAwaitingRecovery(
     status: row.status,
     receivedAt: row.received_at,
     attempts: row.attempts,
+    awaitsBatch: row.status === 'received' && row.resource_kind !== null,
   }));
 }

@@ -1,5 +1,10 @@
 export { eventIdentity, eventKey, type EventIdentity } from './event-identity.ts';
-export type { InboxEvent, InsertInboxResult, NewInboxEvent } from './inbox-event.ts';
+export type {
+  InboxEvent,
+  InsertInboxResult,
+  NewInboxEvent,
+  StoredInboxEvent,
+} from './inbox-event.ts';
 export {
   createInboxIntake,
   InboxUnavailableError,
@@ -19,8 +24,9 @@ export {
 } from './inbox.repository.ts';
 export {
   closeCoveredInboxRows,
+  closeCoveredInboxRowsOf,
   latestInboxId,
-  latestOpenInboxIdFor,
+  latestOpenInboxIdsFor,
   noteInboxError,
   recordInboxResource,
   referenceFromInbox,
@@ -41,5 +47,9 @@ export type { InboxStatus, WebhookInboxRow } from './inbox.table.ts';
 export { splitBatch, type BatchElement } from './split-batch.ts';
 export { inboxLiveness, type InboxLiveness } from './inbox-liveness.ts';
 export { probeInboxWrite } from './probe-inbox-write.ts';
-export { inboxMentionsResource } from './inbox-mentions.repository.ts';
+export {
+  inboxMentionedResources,
+  inboxMentionsResource,
+  type MentionedResource,
+} from './inbox-mentions.repository.ts';
 export { STORED_HEADERS, storedHeaders } from './stored-headers.ts';

@@ -11,7 +11,7 @@ export const unclassifiedEventsTotal = new Counter({
 /** Events classified, by resource kind (or `ignored`). */
 export const classifiedEventsTotal = new Counter({
   name: 'paysync_inbox_classified_total',
-  help: 'Webhook events classified by the ingest job, by resource kind',
+  help: 'Webhook events classified (by the receiver at intake or by the ingest job), by resource kind',
   labelNames: ['kind'] as const,
   registers: [metricsRegistry],
 });

@@ -1,88 +1,94 @@
-import { bookingState } from './booking-state.ts';
-import { recordDiscrepancy, type NewDiscrepancy } from './discrepancy.repository.ts';
-import type { Executor } from '../db/index.ts';
-import { postJournal } from './journal.repository.ts';
-import { LedgerError } from './ledger-errors.ts';
-import type { LedgerResourceKind } from './ledger-resource-kind.ts';
-import type {
-  ApplyOutcome,
-  DiscrepancySummary,
-  JournalLine,
-  JournalSummary,
-  Observation,
-} from './ledger-types.ts';
-import { scheduleAfterChange } from './mirror-poll.repository.ts';
-import { lockMirrorVersion, touchMirror, type MirrorKey } from './mirror-version.repository.ts';
+import type { NewDiscrepancy } from './discrepancy.repository.ts';
+import type { PlannedJournal } from './journal.repository.ts';
+import type { ApplyOutcome, JournalLine, Observation } from './ledger-types.ts';
+import type { MirrorVersion } from './mirror-version.repository.ts';
+import type { MirrorColumns } from './mirror-writer.ts';
+import type { ObservedState, SettlementContext } from './observed-state.ts';
+import type { PollPlan } from './poll-plan.ts';
 import { DEFAULT_POLL_PLAN } from './poll-plan.ts';
-import { insertMirrorIfNew, updateMirror, type MirrorColumns } from './mirror-writer.ts';
-import { reversalLines, sameLines } from './settlement-lines.ts';
-import { recordStatusChange } from './status-history.repository.ts';
+import { assertBalanced, reversalLines, sameLines } from './settlement-lines.ts';
 import { isAbsorbing, isTerminal, nextMirrorStatus } from './status-rules.ts';
 import { utcMillis } from './utc-millis.ts';
 
-/** One fetched state of one resource, reduced to what the rules need. */
-export interface ObservedState {
-  readonly kind: LedgerResourceKind;
-  readonly id: string;
-  readonly upstreamStatus: string;
-  /** The service's updatedAt, UTC ms. */
-  readonly updatedAt: string;
-  readonly mirror: MirrorKey;
-  /** The mirror row of this state with the given status, for the one mirror writer. */
-  columns(status: string, observation: Observation): MirrorColumns[MirrorKey['table']];
-  /** What a settlement of this state books. */
-  settlementLines(): Promise<JournalLine[]>;
-  /** One line for people reading the journal, e.g. `transfer tr_1 successful`. */
-  readonly description: string;
+/** What the journal says about one item: the counts and the settlement the books hold. */
+export interface ItemBooks {
+  /** The mirror's version; undefined until the item's first state is taken. */
+  mirror: MirrorVersion | undefined;
+  settlements: number;
+  reversals: number;
+  /** The settlement not yet reversed, when there is one. */
+  active:
+    | { settlementKey: string; lines: readonly JournalLine[]; journal: number | PlannedJournal }
+    | undefined;
 }
 
-interface Effects {
-  journals: JournalSummary[];
-  discrepancies: DiscrepancySummary[];
+export type PlannedDiscrepancy = NewDiscrepancy & { readonly dedupeKey: string };
+
+/** Everything one observation does to the books, decided in memory, written by the caller. */
+export interface ObservationPlan {
+  readonly outcome: Omit<ApplyOutcome, 'journalsPosted' | 'discrepancies'>;
+  readonly observation: Observation;
+  /** `insert`: the first sighting; `update`: a newer state taken; `touch`: only last synced. */
+  readonly mirrorWrite: 'insert' | 'update' | 'touch';
+  readonly columns?: MirrorColumns[keyof MirrorColumns];
+  readonly history?: { fromStatus: string | undefined; toStatus: string };
+  readonly journals: PlannedJournal[];
+  readonly discrepancies: PlannedDiscrepancy[];
+  /** The janitor's schedule restarts from this change (docs/processing.md). */
+  readonly poll?: { status: string; changedAt: string; plan: PollPlan };
 }
 
 /**
- * The rules of docs/ledger.md, shared by every resource kind: take the state only when it is
- * newer, keep the status monotonic, record the change, and make the books match the status.
+ * The rules of docs/ledger.md, shared by every resource kind and by the single and batch
+ * apply alike: take the state only when it is newer, keep the status monotonic, record the
+ * change, and make the books match the status. Pure: it reads and advances `books`, and
+ * returns what to write; `applyBatch` reads the books and writes the plans.
  */
-export async function applyObservation(
-  db: Executor,
+export function planObservation(
   state: ObservedState,
   given: Observation,
-): Promise<ApplyOutcome> {
+  books: ItemBooks,
+  context: SettlementContext,
+): ObservationPlan {
   const observation = { ...given, observedAt: utcMillis(given.observedAt, 'observedAt') };
-  const effects: Effects = { journals: [], discrepancies: [] };
+  const journals: PlannedJournal[] = [];
+  const discrepancies: PlannedDiscrepancy[] = [];
   const base = { kind: state.kind, id: state.id, upstreamStatus: state.upstreamStatus };
+  const note = (d: Pick<PlannedDiscrepancy, 'kind' | 'detail' | 'dedupeKey'>) =>
+    discrepancies.push({
+      ...d,
+      resourceKind: state.kind,
+      resourceId: state.id,
+      createdAt: observation.observedAt,
+      ...(observation.inboxId === undefined ? {} : { inboxId: observation.inboxId }),
+    });
+  const poll = (status: string) => ({
+    status,
+    changedAt: observation.observedAt,
+    plan: observation.pollPlan ?? DEFAULT_POLL_PLAN,
+  });
+  const current = books.mirror;
 
-  const table = state.mirror.table;
-  if (await insertMirrorIfNew(db, table, state.columns(state.upstreamStatus, observation))) {
-    await recordStatusChange(db, historyKey(state), undefined, state.upstreamStatus, observation);
-    await settleBooks(db, state, state.upstreamStatus, observation, effects);
-    await schedulePolls(db, state, state.upstreamStatus, observation);
+  if (!current) {
+    const status = state.upstreamStatus;
+    books.mirror = { status, upstreamStatus: status, updatedAt: state.updatedAt };
+    settleBooks(state, status, observation, books, context, journals, note);
     return {
-      ...base,
-      changed: true,
-      stale: false,
-      status: state.upstreamStatus,
-      ...outcomeOf(effects),
+      outcome: { ...base, changed: true, stale: false, status },
+      observation,
+      mirrorWrite: 'insert',
+      columns: state.columns(status, observation),
+      history: { fromStatus: undefined, toStatus: status },
+      journals,
+      discrepancies,
+      poll: poll(status),
     };
   }
 
-  const current = await lockMirrorVersion(db, state.mirror);
-  if (!current) {
-    throw new LedgerError('missing_mirror_row', `${state.kind} ${state.id}: mirror row vanished`);
-  }
-  const unchanged = {
-    ...base,
-    changed: false,
-    previousStatus: current.status,
-    status: current.status,
-  };
   if (state.updatedAt <= current.updatedAt) {
-    await touchMirror(db, state.mirror, observation.observedAt);
     if (state.updatedAt === current.updatedAt && state.upstreamStatus !== current.upstreamStatus) {
       // Two different statuses under one version: the service broke its own ordering.
-      await note(db, effects, state, observation, {
+      note({
         kind: 'same_version_conflict',
         detail: {
           updatedAt: state.updatedAt,
@@ -92,13 +98,25 @@ export async function applyObservation(
         dedupeKey: `same_version_conflict:${state.kind}:${state.id}:${state.updatedAt}:${state.upstreamStatus}`,
       });
     }
-    return { ...unchanged, stale: state.updatedAt < current.updatedAt, ...outcomeOf(effects) };
+    return {
+      outcome: {
+        ...base,
+        changed: false,
+        stale: state.updatedAt < current.updatedAt,
+        previousStatus: current.status,
+        status: current.status,
+      },
+      observation,
+      mirrorWrite: 'touch',
+      journals,
+      discrepancies,
+    };
   }
 
   const status = nextMirrorStatus(state.kind, current.status, state.upstreamStatus);
-  await updateMirror(db, table, state.columns(status, observation));
+  books.mirror = { status, upstreamStatus: state.upstreamStatus, updatedAt: state.updatedAt };
   if (status !== state.upstreamStatus) {
-    await note(db, effects, state, observation, {
+    note({
       kind: 'status_regression',
       detail: { held: current.status, upstream: state.upstreamStatus, updatedAt: state.updatedAt },
       dedupeKey: `status_regression:${state.kind}:${state.id}:${state.updatedAt}`,
@@ -108,24 +126,24 @@ export async function applyObservation(
     current.status !== 'successful' &&
     isAbsorbing(state.kind, current.status)
   ) {
-    await note(db, effects, state, observation, {
+    note({
       kind: 'terminal_status_changed',
       detail: { from: current.status, to: status, updatedAt: state.updatedAt },
       dedupeKey: `terminal_status_changed:${state.kind}:${state.id}:${state.updatedAt}`,
     });
   }
-  if (status !== current.status) {
-    await recordStatusChange(db, historyKey(state), current.status, status, observation);
-  }
-  await settleBooks(db, state, status, observation, effects);
-  await schedulePolls(db, state, status, observation);
+  settleBooks(state, status, observation, books, context, journals, note);
   return {
-    ...base,
-    changed: true,
-    stale: false,
-    previousStatus: current.status,
-    status,
-    ...outcomeOf(effects),
+    outcome: { ...base, changed: true, stale: false, previousStatus: current.status, status },
+    observation,
+    mirrorWrite: 'update',
+    columns: state.columns(status, observation),
+    ...(status === current.status
+      ? {}
+      : { history: { fromStatus: current.status, toStatus: status } }),
+    journals,
+    discrepancies,
+    poll: poll(status),
   };
 }
 
@@ -134,14 +152,15 @@ export async function applyObservation(
  * from the journal's own counts, so a replay or a concurrent twin computes the same key and
  * the unique index turns its insert into a no-op.
  */
-async function settleBooks(
-  db: Executor,
+function settleBooks(
   state: ObservedState,
   status: string,
   observation: Observation,
-  effects: Effects,
-): Promise<void> {
-  const booking = await bookingState(db, state.kind, state.id);
+  books: ItemBooks,
+  context: SettlementContext,
+  journals: PlannedJournal[],
+  note: (d: Pick<PlannedDiscrepancy, 'kind' | 'detail' | 'dedupeKey'>) => void,
+): void {
   const journal = {
     resourceKind: state.kind,
     resourceId: state.id,
@@ -151,22 +170,26 @@ async function settleBooks(
     ...(observation.inboxId === undefined ? {} : { inboxId: observation.inboxId }),
   };
   if (status === 'successful') {
-    const lines = await state.settlementLines();
-    if (!booking.active) {
-      const posted = await postJournal(db, {
+    const lines = state.settlementLines(context);
+    if (!books.active) {
+      const settlementKey = `settlement-${books.settlements + 1}`;
+      assertBalanced(lines, `${state.kind} ${state.id} ${settlementKey}`);
+      const planned: PlannedJournal = {
         ...journal,
-        settlementKey: `settlement-${booking.settlements + 1}`,
+        settlementKey,
         entryType: 'settlement',
         description: state.description,
         lines,
-      });
-      if (posted) effects.journals.push(posted);
-    } else if (!sameLines(lines, booking.active.lines)) {
-      await note(db, effects, state, observation, {
+      };
+      journals.push(planned);
+      books.settlements += 1;
+      books.active = { settlementKey, lines, journal: planned };
+    } else if (!sameLines(lines, books.active.lines)) {
+      note({
         kind: 'amount_changed',
         detail: {
-          settlementKey: booking.active.settlementKey,
-          booked: booking.active.lines,
+          settlementKey: books.active.settlementKey,
+          booked: books.active.lines,
           upstream: lines,
           updatedAt: state.updatedAt,
         },
@@ -175,21 +198,25 @@ async function settleBooks(
     }
     return;
   }
-  if (booking.active && isTerminal(status)) {
-    const settlementKey = `reversal-${booking.settlements}`;
-    const posted = await postJournal(db, {
+  if (books.active && isTerminal(status)) {
+    const active = books.active;
+    const settlementKey = `reversal-${books.settlements}`;
+    const lines = reversalLines(active.lines);
+    assertBalanced(lines, `${state.kind} ${state.id} ${settlementKey}`);
+    journals.push({
       ...journal,
       settlementKey,
       entryType: 'reversal',
-      reversesJournalId: booking.active.id,
-      description: `reversal of ${booking.active.settlementKey}: ${state.description}`,
-      lines: reversalLines(booking.active.lines),
+      reverses: active.journal,
+      description: `reversal of ${active.settlementKey}: ${state.description}`,
+      lines,
     });
-    if (posted) effects.journals.push(posted);
-    await note(db, effects, state, observation, {
+    books.reversals += 1;
+    books.active = undefined;
+    note({
       kind: 'settlement_reversed',
       detail: {
-        reversed: booking.active.settlementKey,
+        reversed: active.settlementKey,
         by: settlementKey,
         status,
         updatedAt: state.updatedAt,
@@ -197,40 +224,4 @@ async function settleBooks(
       dedupeKey: `settlement_reversed:${state.kind}:${state.id}:${settlementKey}`,
     });
   }
-}
-
-async function note(
-  db: Executor,
-  effects: Effects,
-  state: ObservedState,
-  observation: Observation,
-  discrepancy: Pick<NewDiscrepancy, 'kind' | 'detail' | 'dedupeKey'>,
-): Promise<void> {
-  const recorded = await recordDiscrepancy(db, {
-    ...discrepancy,
-    resourceKind: state.kind,
-    resourceId: state.id,
-    createdAt: observation.observedAt,
-    ...(observation.inboxId === undefined ? {} : { inboxId: observation.inboxId }),
-  });
-  if (recorded.isNew) effects.discrepancies.push(recorded.discrepancy);
-}
-
-/** The janitor's next poll, set in the transaction that took the change (docs/processing.md). */
-function schedulePolls(
-  db: Executor,
-  state: ObservedState,
-  status: string,
-  observation: Observation,
-): Promise<void> {
-  const plan = observation.pollPlan ?? DEFAULT_POLL_PLAN;
-  return scheduleAfterChange(db, state, status, observation.observedAt, plan);
-}
-
-function historyKey(state: ObservedState) {
-  return { kind: state.kind, id: state.id, serviceUpdatedAt: state.updatedAt };
-}
-
-function outcomeOf(effects: Effects) {
-  return { journalsPosted: effects.journals, discrepancies: effects.discrepancies };
 }

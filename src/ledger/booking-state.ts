@@ -1,6 +1,3 @@
-import type { Executor } from '../db/index.ts';
-import { journalsFor } from './journal.repository.ts';
-import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { JournalSummary } from './ledger-types.ts';
 
 export interface BookingState {
@@ -15,12 +12,7 @@ export interface BookingState {
  * (`settlement-1`, `reversal-1`, `settlement-2`, …), so the item is booked when there is one
  * more settlement than reversals, and the next keys follow from the counts.
  */
-export async function bookingState(
-  db: Executor,
-  kind: LedgerResourceKind,
-  id: string,
-): Promise<BookingState> {
-  const journals = await journalsFor(db, kind, id);
+export function bookingOf(journals: readonly JournalSummary[]): BookingState {
   const settlements = journals.filter((j) => j.entryType === 'settlement');
   const reversals = journals.filter((j) => j.entryType === 'reversal').length;
   return {

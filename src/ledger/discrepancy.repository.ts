@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { createHash } from 'node:crypto';
 import type { DiscrepancyRow } from './discrepancy.table.ts';
 import type { Executor } from '../db/index.ts';
+import { runBulk, type BulkStatement } from '../db/index.ts';
 import type { DiscrepancyKind, DiscrepancySummary } from './ledger-types.ts';
 import { utcMillis } from './utc-millis.ts';
 
@@ -59,6 +60,53 @@ export async function recordDiscrepancy(
     .where('dedupe_key', '=', dedupeKey)
     .executeTakeFirstOrThrow();
   return { isNew: false, discrepancy: toDiscrepancySummary(existing) };
+}
+
+const INSERT_DISCREPANCIES: BulkStatement = {
+  table: 'discrepancies',
+  columns: [
+    'kind',
+    'resource_kind',
+    'resource_id',
+    'detail',
+    'raw_body',
+    'inbox_id',
+    'dedupe_key',
+    'created_at',
+    'resolved_at',
+  ],
+  tail: 'on conflict (dedupe_key) do nothing returning *',
+};
+
+/**
+ * The batch form of {@link recordDiscrepancy}, in one multi-row insert: of several with one
+ * dedupe key the first is kept, as one by one. Returns the new ones by dedupe key (one already
+ * on file is not returned).
+ */
+export async function recordNewDiscrepancies(
+  db: Executor,
+  inputs: readonly NewDiscrepancy[],
+): Promise<Map<string, DiscrepancySummary>> {
+  const byKey = new Map<string, unknown[]>();
+  for (const input of inputs) {
+    const detail = input.detail ?? {};
+    const dedupeKey =
+      input.dedupeKey ?? defaultDedupeKey(input.kind, input.resourceKind, input.resourceId, detail);
+    if (byKey.has(dedupeKey)) continue;
+    byKey.set(dedupeKey, [
+      input.kind,
+      input.resourceKind ?? null,
+      input.resourceId ?? null,
+      JSON.stringify(detail),
+      rawBodyText(input.rawBody),
+      input.inboxId ?? null,
+      dedupeKey,
+      utcMillis(input.createdAt, 'createdAt'),
+      null,
+    ]);
+  }
+  const inserted = await runBulk<DiscrepancyRow>(db, INSERT_DISCREPANCIES, [...byKey.values()]);
+  return new Map(inserted.map((row) => [row.dedupe_key, toDiscrepancySummary(row)]));
 }
 
 /** Marks a discrepancy resolved at `resolvedAt` (the caller's clock); returns false when there is no open one with that id. */
@@ -178,7 +226,7 @@ function rawBodyText(raw: unknown): string | null {
   return JSON.stringify(raw) ?? String(raw);
 }
 
-function toDiscrepancySummary(row: DiscrepancyRow): DiscrepancySummary {
+export function toDiscrepancySummary(row: DiscrepancyRow): DiscrepancySummary {
   return {
     id: row.id,
     kind: row.kind,

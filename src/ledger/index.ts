@@ -47,6 +47,9 @@ export type { JournalEntryType } from './journal.table.ts';
 export { LedgerError, type LedgerErrorCode } from './ledger-errors.ts';
 export { isAbsorbing, isTerminal } from './status-rules.ts';
 
+export { applyBatch } from './apply-batch.ts';
+export { fetchCoverages, type CoverageHandle } from './fetch-coverages.ts';
+export type { BatchEntry, LedgerFetchedState } from './observed-state.ts';
 export { applyPaymentIntent } from './apply-payment-intent.ts';
 export { applyTransfer } from './apply-transfer.ts';
 export { applyRefund } from './apply-refund.ts';
@@ -102,6 +105,7 @@ export {
   fetchCoverage,
   markStuck,
   recordFetchCoverage,
+  recordFetchCoverages,
   stuckCandidates,
   type DuePoll,
   type FetchCoverage,
@@ -134,5 +138,9 @@ export {
   paymentRefundSettlementLines,
 } from './settlement-lines.ts';
 export { earliestKnownInstant, openItems, type OpenItem } from './open-items.ts';
-export { firstSightingVia, statusHistoryFor } from './status-history.repository.ts';
+export {
+  firstSightingsVia,
+  firstSightingVia,
+  statusHistoryFor,
+} from './status-history.repository.ts';
 export { pairServiceBalances, type ServiceBalancePair } from './service-balance-pairs.ts';

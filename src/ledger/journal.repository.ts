@@ -2,7 +2,9 @@ import type { Executor } from '../db/index.ts';
 import type { JournalEntryType, JournalLineRow, JournalRow, JournalVia } from './journal.table.ts';
 import type { JournalResourceKind, LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { JournalLine, JournalSummary } from './ledger-types.ts';
-import { lateChangeTarget } from './late-change.ts';
+import { chunksOf, runBulk, type BulkStatement } from '../db/index.ts';
+import { lateChangeIn, lateChangeTarget, type ClosedWindow } from './late-change.ts';
+import { LedgerError } from './ledger-errors.ts';
 import { assertBalanced } from './settlement-lines.ts';
 
 export interface NewJournal {
@@ -17,6 +19,13 @@ export interface NewJournal {
   readonly via: JournalVia;
   readonly inboxId?: number;
   readonly lines: readonly JournalLine[];
+}
+
+/** A journal the rules decided to post; `id` is set once it is written. */
+export interface PlannedJournal extends Omit<NewJournal, 'reversesJournalId'> {
+  /** The settlement a reversal undoes: a journal on file (its id) or one planned before it. */
+  readonly reverses?: number | PlannedJournal;
+  id?: number;
 }
 
 /**
@@ -83,6 +92,162 @@ export async function postJournal(
   return toJournalSummary(inserted, journal.lines);
 }
 
+const INSERT_JOURNALS: BulkStatement = {
+  table: 'journals',
+  columns: [
+    'resource_kind',
+    'resource_id',
+    'settlement_key',
+    'entry_type',
+    'reverses_journal_id',
+    'description',
+    'effective_at',
+    'posted_at',
+    'via',
+    'inbox_id',
+  ],
+  tail: 'on conflict (resource_kind, resource_id, settlement_key) do nothing returning *',
+};
+
+const INSERT_LINES: BulkStatement = {
+  table: 'journal_lines',
+  columns: ['journal_id', 'line_no', 'account', 'currency', 'amount'],
+  tail: '',
+};
+
+/**
+ * The batch form of {@link postJournal}, in booking order and multi-row inserts: sets `id` on
+ * each planned journal it inserts and returns their summaries (one already booked under its key
+ * is skipped, as one by one). A reversal of a settlement planned in the same batch waits for
+ * that settlement's id, so the journals go in as few waves as the references allow.
+ */
+export async function postJournals(
+  db: Executor,
+  planned: readonly PlannedJournal[],
+  closed: readonly ClosedWindow[],
+): Promise<Map<PlannedJournal, JournalSummary>> {
+  const posted = new Map<PlannedJournal, JournalSummary>();
+  let wave: PlannedJournal[] = [];
+  const flush = async () => {
+    if (wave.length > 0) await postWave(db, wave, closed, posted);
+    wave = [];
+  };
+  for (const journal of planned) {
+    if (typeof journal.reverses === 'object' && journal.reverses.id === undefined) {
+      await flush();
+      if (journal.reverses.id === undefined) {
+        throw new LedgerError(
+          'concurrent_booking',
+          `${journal.resourceKind} ${journal.resourceId}: ${journal.reverses.settlementKey} was booked by another writer meanwhile`,
+        );
+      }
+    }
+    wave.push(journal);
+  }
+  await flush();
+  return posted;
+}
+
+async function postWave(
+  db: Executor,
+  wave: readonly PlannedJournal[],
+  closed: readonly ClosedWindow[],
+  posted: Map<PlannedJournal, JournalSummary>,
+): Promise<void> {
+  const booked = wave.map((given) => {
+    const late = lateChangeIn(closed, given.effectiveAt);
+    const journal = late
+      ? {
+          ...given,
+          effectiveAt: late.bookedAt,
+          description: `late change to closed period ${late.period} (effective ${given.effectiveAt}): ${given.description}`,
+        }
+      : given;
+    return { given, journal, late };
+  });
+  const rows = await runBulk<JournalRow>(
+    db,
+    INSERT_JOURNALS,
+    booked.map(({ journal }) => [
+      journal.resourceKind,
+      journal.resourceId,
+      journal.settlementKey,
+      journal.entryType,
+      typeof journal.reverses === 'object' ? journal.reverses.id! : (journal.reverses ?? null),
+      journal.description,
+      journal.effectiveAt,
+      journal.postedAt,
+      journal.via,
+      journal.inboxId ?? null,
+    ]),
+  );
+  const byKey = new Map(
+    rows.map((row) => [`${row.resource_kind}:${row.resource_id}:${row.settlement_key}`, row]),
+  );
+  const lines: unknown[][] = [];
+  for (const { given, journal, late } of booked) {
+    const row = byKey.get(`${journal.resourceKind}:${journal.resourceId}:${journal.settlementKey}`);
+    if (!row) continue;
+    given.id = row.id;
+    posted.set(given, toJournalSummary(row, journal.lines));
+    journal.lines.forEach((line, index) =>
+      lines.push([row.id, index + 1, line.account, line.currency, line.amount]),
+    );
+    if (late) {
+      await db
+        .insertInto('late_changes')
+        .values({
+          journal_id: row.id,
+          closed_period: late.period,
+          original_effective_at: given.effectiveAt,
+          booked_effective_at: late.bookedAt,
+        })
+        .execute();
+    }
+  }
+  await runBulk(db, INSERT_LINES, lines);
+}
+
+/** Every journal of many resources of one kind, in booking order, with their lines. */
+export async function journalsOf(
+  db: Executor,
+  kind: JournalResourceKind,
+  ids: readonly string[],
+): Promise<Map<string, JournalSummary[]>> {
+  const byResource = new Map<string, JournalSummary[]>();
+  for (const chunk of chunksOf(ids)) {
+    const journals = await db
+      .selectFrom('journals')
+      .selectAll()
+      .where('resource_kind', '=', kind)
+      .where('resource_id', 'in', chunk)
+      .orderBy('id')
+      .execute();
+    if (journals.length === 0) continue;
+    const lines = new Map<number, JournalLine[]>();
+    for (const ids of chunksOf(journals.map((j) => j.id))) {
+      const rows = await db
+        .selectFrom('journal_lines')
+        .selectAll()
+        .where('journal_id', 'in', ids)
+        .orderBy('journal_id')
+        .orderBy('line_no')
+        .execute();
+      for (const row of rows) {
+        const list = lines.get(row.journal_id) ?? [];
+        list.push(toJournalLine(row));
+        lines.set(row.journal_id, list);
+      }
+    }
+    for (const journal of journals) {
+      const list = byResource.get(journal.resource_id) ?? [];
+      list.push(toJournalSummary(journal, lines.get(journal.id) ?? []));
+      byResource.set(journal.resource_id, list);
+    }
+  }
+  return byResource;
+}
+
 /** Every journal of one resource, in booking order, with its lines. */
 export async function journalsFor(
   db: Executor,
@@ -136,7 +301,7 @@ function toJournalLine(row: JournalLineRow): JournalLine {
   return { account: row.account, currency: row.currency, amount: row.amount };
 }
 
-function toJournalSummary(row: JournalRow, lines: readonly JournalLine[]): JournalSummary {
+export function toJournalSummary(row: JournalRow, lines: readonly JournalLine[]): JournalSummary {
   return {
     id: row.id,
     resourceKind: row.resource_kind as JournalResourceKind,

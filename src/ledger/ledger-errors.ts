@@ -1,4 +1,5 @@
-export type LedgerErrorCode = 'unbalanced_journal' | 'invalid_input' | 'missing_mirror_row';
+export type LedgerErrorCode =
+  'unbalanced_journal' | 'invalid_input' | 'missing_mirror_row' | 'concurrent_booking';
 
 /**
  * Raised when the ledger is asked to do something that would break its invariants. It is

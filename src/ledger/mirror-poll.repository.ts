@@ -1,62 +1,112 @@
 import { sql } from 'kysely';
+import { chunksOf, runBulk, type BulkStatement } from '../db/index.ts';
 import { resolveDiscrepancy } from './discrepancy.repository.ts';
 import type { Executor } from '../db/index.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 import { nextPollDue, pollGap, type PollPlan } from './poll-plan.ts';
 import { isTerminal } from './status-rules.ts';
+import { fetchCoverages, type CoverageHandle, type FetchCoverage } from './fetch-coverages.ts';
+
+export type { FetchCoverage } from './fetch-coverages.ts';
 
 export interface MirrorItemKey {
   readonly kind: LedgerResourceKind;
   readonly id: string;
 }
 
-/**
- * Restarts the item's poll schedule from a change the mirror just took, in the caller's
- * transaction: first poll one gap after `changedAt`, none once the item is terminal. Settling
- * resolves an open `stuck` discrepancy.
- */
-export async function scheduleAfterChange(
-  db: Executor,
-  key: MirrorItemKey,
-  status: string,
-  changedAt: string,
-  plan: PollPlan,
-): Promise<void> {
-  const terminal = isTerminal(status);
-  const nextPollAt = terminal
-    ? null
-    : new Date(new Date(changedAt).getTime() + pollGap(plan, key.kind, 0)).toISOString();
-  if (terminal) {
-    const row = await db
-      .selectFrom('mirror_polls')
-      .select('stuck_discrepancy_id')
-      .where('resource_kind', '=', key.kind)
-      .where('resource_id', '=', key.id)
-      .executeTakeFirst();
-    if (row?.stuck_discrepancy_id != null) {
-      await resolveDiscrepancy(db, Number(row.stuck_discrepancy_id), changedAt);
-    }
-  }
-  const values = {
-    next_poll_at: nextPollAt,
-    poll_step: 0,
-    ...(terminal ? { stuck_discrepancy_id: null } : {}),
-  };
-  await db
-    .insertInto('mirror_polls')
-    .values({ resource_kind: key.kind, resource_id: key.id, reference: null, ...values })
-    .onConflict((oc) => oc.columns(['resource_kind', 'resource_id']).doUpdateSet(values))
-    .execute();
+/** One change the mirror took, from which the item's poll schedule restarts. */
+export interface PollRestart {
+  readonly key: MirrorItemKey;
+  readonly status: string;
+  readonly changedAt: string;
+  readonly plan: PollPlan;
 }
 
-/** What a sync about one item needs to know before it fetches. */
-export interface FetchCoverage {
-  /** Every inbox id at or below this was received before an applied fetch began. */
-  readonly coveredInboxId: number;
-  /** True when the janitor asked for a poll or one is due: the fetch must happen. */
-  readonly pollCalledFor: boolean;
-  /** The item's reference, when known. */
-  readonly reference: string | undefined;
+const SCHEDULE_COLUMNS = [
+  'resource_kind',
+  'resource_id',
+  'reference',
+  'next_poll_at',
+  'poll_step',
+  'stuck_discrepancy_id',
+];
+const SCHEDULE: BulkStatement = {
+  table: 'mirror_polls',
+  columns: SCHEDULE_COLUMNS,
+  tail: 'on conflict (resource_kind, resource_id) do update set next_poll_at = excluded.next_poll_at, poll_step = excluded.poll_step',
+};
+const SCHEDULE_SETTLED: BulkStatement = {
+  ...SCHEDULE,
+  tail: `${SCHEDULE.tail}, stuck_discrepancy_id = null`,
+};
+
+/**
+ * Restarts each item's poll schedule from the changes the mirror just took, in the caller's
+ * transaction and in order: the first poll one gap after the item's last change, none once it
+ * is terminal. Settling resolves an open `stuck` discrepancy (at the first terminal change).
+ */
+export async function scheduleAfterChanges(
+  db: Executor,
+  changes: readonly PollRestart[],
+): Promise<void> {
+  const items = new Map<string, { last: PollRestart; settledAt: string | undefined }>();
+  for (const change of changes) {
+    const key = `${change.key.kind}:${change.key.id}`;
+    const item = items.get(key);
+    const terminalAt = isTerminal(change.status) ? change.changedAt : undefined;
+    items.set(key, { last: change, settledAt: item?.settledAt ?? terminalAt });
+  }
+  const settled = [...items.values()].filter((item) => item.settledAt !== undefined);
+  const stuck = await stuckDiscrepancyIds(
+    db,
+    settled.map((item) => item.last.key),
+  );
+  for (const item of settled) {
+    const id = stuck.get(`${item.last.key.kind}:${item.last.key.id}`);
+    if (id !== undefined) await resolveDiscrepancy(db, id, item.settledAt!);
+  }
+  const row = ({ last }: { last: PollRestart }) => [
+    last.key.kind,
+    last.key.id,
+    null,
+    isTerminal(last.status)
+      ? null
+      : new Date(
+          new Date(last.changedAt).getTime() + pollGap(last.plan, last.key.kind, 0),
+        ).toISOString(),
+    0,
+    null,
+  ];
+  // By key, so a concurrent writer of the same rows (the janitor) meets them in one order.
+  const all = [...items.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, item]) => item);
+  await runBulk(db, SCHEDULE, all.filter((item) => item.settledAt === undefined).map(row));
+  await runBulk(db, SCHEDULE_SETTLED, all.filter((item) => item.settledAt !== undefined).map(row));
+}
+
+/** The open `stuck` discrepancy linked to each of `keys`, by `kind:id`. */
+async function stuckDiscrepancyIds(
+  db: Executor,
+  keys: readonly MirrorItemKey[],
+): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
+  const byKind = new Map<string, string[]>();
+  for (const key of keys) byKind.set(key.kind, [...(byKind.get(key.kind) ?? []), key.id]);
+  for (const [kind, ids] of byKind) {
+    for (const chunk of chunksOf(ids)) {
+      const rows = await db
+        .selectFrom('mirror_polls')
+        .select(['resource_id', 'stuck_discrepancy_id'])
+        .where('resource_kind', '=', kind)
+        .where('resource_id', 'in', chunk)
+        .where('stuck_discrepancy_id', 'is not', null)
+        .execute();
+      for (const row of rows)
+        found.set(`${kind}:${row.resource_id}`, Number(row.stuck_discrepancy_id));
+    }
+  }
+  return found;
 }
 
 /**
@@ -65,27 +115,11 @@ export interface FetchCoverage {
  */
 export async function fetchCoverage(
   db: Executor,
-  handle: { kind: LedgerResourceKind; id?: string | undefined; reference?: string | undefined },
+  handle: CoverageHandle,
   now: string,
 ): Promise<FetchCoverage | undefined> {
-  let query = db
-    .selectFrom('mirror_polls')
-    .select(['reference', 'next_poll_at', 'poll_requested_at', 'covered_inbox_id'])
-    .where('resource_kind', '=', handle.kind);
-  if (handle.id !== undefined) query = query.where('resource_id', '=', handle.id);
-  else if (handle.reference !== undefined) query = query.where('reference', '=', handle.reference);
-  else return undefined;
-  const rows = await query.execute();
-  if (rows.length === 0) return undefined;
-  let covered = Number.MAX_SAFE_INTEGER;
-  let pollCalledFor = false;
-  for (const row of rows) {
-    covered = Math.min(covered, Number(row.covered_inbox_id));
-    if (row.poll_requested_at !== null) pollCalledFor = true;
-    if (row.next_poll_at !== null && row.next_poll_at <= now) pollCalledFor = true;
-  }
-  if (covered === 0) return undefined;
-  return { coveredInboxId: covered, pollCalledFor, reference: rows[0]!.reference ?? undefined };
+  const [coverage] = await fetchCoverages(db, [handle], now);
+  return coverage;
 }
 
 /**
@@ -121,6 +155,58 @@ export async function recordFetchCoverage(
       })),
     )
     .execute();
+}
+
+const RECORD_COVERAGES: BulkStatement = {
+  table: 'mirror_polls',
+  columns: [
+    'resource_kind',
+    'resource_id',
+    'reference',
+    'next_poll_at',
+    'poll_requested_at',
+    'stuck_discrepancy_id',
+    'covered_inbox_id',
+  ],
+  // {0}: when the batch's fetches began; a poll asked for before then is answered.
+  tail:
+    'on conflict (resource_kind, resource_id) do update set' +
+    ' reference = coalesce(excluded.reference, mirror_polls.reference),' +
+    ' covered_inbox_id = case when excluded.covered_inbox_id > mirror_polls.covered_inbox_id' +
+    ' then excluded.covered_inbox_id else mirror_polls.covered_inbox_id end,' +
+    ' poll_requested_at = case when mirror_polls.poll_requested_at <= {0}' +
+    ' then null else mirror_polls.poll_requested_at end',
+};
+
+/**
+ * The batch form of {@link recordFetchCoverage}: one multi-row upsert for the items of one
+ * batch, all fetched from `fetchStartedAt` on. Items must be distinct.
+ */
+export async function recordFetchCoverages(
+  db: Executor,
+  items: readonly {
+    kind: LedgerResourceKind | 'payment_link';
+    id: string;
+    reference?: string | undefined;
+    /** This item's own fetch's highest inbox id, when it differs from the batch's. */
+    upToInboxId?: number | undefined;
+  }[],
+  fetch: { upToInboxId: number; fetchStartedAt: string },
+): Promise<void> {
+  await runBulk(
+    db,
+    RECORD_COVERAGES,
+    items.map((item) => [
+      item.kind,
+      item.id,
+      item.reference ?? null,
+      null,
+      null,
+      null,
+      item.upToInboxId ?? fetch.upToInboxId,
+    ]),
+    [fetch.fetchStartedAt],
+  );
 }
 
 /** A poll the janitor owes: an item whose `next_poll_at` has come. */

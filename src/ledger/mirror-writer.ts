@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Executor } from '../db/index.ts';
+import { runBulk } from '../db/index.ts';
 import { laterSyncTime } from './latest-time.ts';
 import type { PaymentIntentTable } from './payment-intent.table.ts';
 import type { RefundTable } from './refund.table.ts';
@@ -74,4 +75,71 @@ export async function updateMirror<T extends MirrorTable>(
     .where('updated_at', '<', given.updated_at as string);
   for (const column of key) query = query.where(column as 'id', '=', given[column] as string);
   await query.execute();
+}
+
+const MIRROR_COLUMNS = {
+  payment_intents: [] as string[],
+  transfers: [] as string[],
+  refunds: [] as string[],
+};
+
+function columnsOf(table: MirrorTable, sample: object): string[] {
+  const known = MIRROR_COLUMNS[table];
+  if (known.length === 0) known.push(...Object.keys(sample));
+  return known;
+}
+
+function rowValues(columns: readonly string[], row: object): unknown[] {
+  const given = row as Record<string, unknown>;
+  return columns.map((column) => given[column] ?? null);
+}
+
+/**
+ * The batch form of {@link insertMirrorIfNew}: inserts each row unless its key exists, in
+ * multi-row statements; returns the keys (`id`, or `kind:id` for refunds) it inserted.
+ */
+export async function insertMirrorsIfNew<T extends MirrorTable>(
+  db: Executor,
+  table: T,
+  rows: readonly MirrorColumns[T][],
+): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const key: readonly string[] = MIRROR_KEYS[table];
+  const columns = columnsOf(table, rows[0]!);
+  const inserted = await runBulk<Record<string, string>>(
+    db,
+    {
+      table,
+      columns,
+      tail: `on conflict (${key.join(', ')}) do nothing returning ${key.join(', ')}`,
+    },
+    rows.map((row) => rowValues(columns, row)),
+  );
+  return new Set(inserted.map((row) => key.map((column) => row[column]).join(':')));
+}
+
+/**
+ * The batch form of {@link updateMirror}: writes each newer sighting over its row, with the
+ * same version guard in the statement and `last_synced_at` only moving forward.
+ */
+export async function updateMirrors<T extends MirrorTable>(
+  db: Executor,
+  table: T,
+  rows: readonly MirrorColumns[T][],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const key: readonly string[] = MIRROR_KEYS[table];
+  const columns = columnsOf(table, rows[0]!);
+  const state = columns.filter((c) => !key.includes(c) && !KEPT_ON_UPDATE.has(c));
+  const tail =
+    `on conflict (${key.join(', ')}) do update set ` +
+    state.map((c) => `${c} = excluded.${c}`).join(', ') +
+    `, last_synced_at = case when ${table}.last_synced_at < excluded.last_synced_at` +
+    ` then excluded.last_synced_at else ${table}.last_synced_at end` +
+    ` where ${table}.updated_at < excluded.updated_at`;
+  await runBulk(
+    db,
+    { table, columns, tail },
+    rows.map((row) => rowValues(columns, row)),
+  );
 }

@@ -1,34 +1,53 @@
 import type { Executor } from '../db/index.ts';
+import { chunksOf, runBulk, type BulkStatement } from '../db/index.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
 import type { Observation, StatusChange } from './ledger-types.ts';
 
+/** One change of a mirror's status to record. */
+export interface NewStatusChange {
+  readonly resource: { kind: LedgerResourceKind; id: string; serviceUpdatedAt: string };
+  readonly fromStatus: string | undefined;
+  readonly toStatus: string;
+  readonly observation: Observation;
+}
+
+const INSERT_HISTORY: BulkStatement = {
+  table: 'status_history',
+  columns: [
+    'resource_kind',
+    'resource_id',
+    'from_status',
+    'to_status',
+    'observed_at',
+    'via',
+    'inbox_id',
+    'service_updated_at',
+  ],
+  tail: 'on conflict (resource_kind, resource_id, service_updated_at) do nothing',
+};
+
 /**
- * One row per change of the mirror's status. Unique per (resource, service updatedAt), so a
- * replay of a state already recorded adds nothing.
+ * One row per change of the mirror's status, in one multi-row insert. Unique per (resource,
+ * service updatedAt), so a replay of a state already recorded adds nothing.
  */
-export async function recordStatusChange(
+export async function recordStatusChanges(
   db: Executor,
-  resource: { kind: LedgerResourceKind; id: string; serviceUpdatedAt: string },
-  fromStatus: string | undefined,
-  toStatus: string,
-  observation: Observation,
+  changes: readonly NewStatusChange[],
 ): Promise<void> {
-  await db
-    .insertInto('status_history')
-    .values({
-      resource_kind: resource.kind,
-      resource_id: resource.id,
-      from_status: fromStatus ?? null,
-      to_status: toStatus,
-      observed_at: observation.observedAt,
-      via: observation.via,
-      inbox_id: observation.inboxId ?? null,
-      service_updated_at: resource.serviceUpdatedAt,
-    })
-    .onConflict((oc) =>
-      oc.columns(['resource_kind', 'resource_id', 'service_updated_at']).doNothing(),
-    )
-    .execute();
+  await runBulk(
+    db,
+    INSERT_HISTORY,
+    changes.map(({ resource, fromStatus, toStatus, observation }) => [
+      resource.kind,
+      resource.id,
+      fromStatus ?? null,
+      toStatus,
+      observation.observedAt,
+      observation.via,
+      observation.inboxId ?? null,
+      resource.serviceUpdatedAt,
+    ]),
+  );
 }
 
 export async function statusHistoryFor(
@@ -70,4 +89,25 @@ export async function firstSightingVia(
     .limit(1)
     .executeTakeFirst();
   return row?.via;
+}
+
+/** {@link firstSightingVia} for many resources of one kind, by id (absent: never seen). */
+export async function firstSightingsVia(
+  db: Executor,
+  kind: LedgerResourceKind,
+  ids: readonly string[],
+): Promise<Map<string, StatusChange['via']>> {
+  const first = new Map<string, StatusChange['via']>();
+  for (const chunk of chunksOf(ids)) {
+    const rows = await db
+      .selectFrom('status_history')
+      .select(['resource_id', 'via'])
+      .where('resource_kind', '=', kind)
+      .where('resource_id', 'in', chunk)
+      .where('from_status', 'is', null)
+      .orderBy('id')
+      .execute();
+    for (const row of rows) if (!first.has(row.resource_id)) first.set(row.resource_id, row.via);
+  }
+  return first;
 }

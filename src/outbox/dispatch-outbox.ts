@@ -1,6 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
-import type { FollowUpJobData, Queues } from '../queues/index.ts';
+import { createHash } from 'node:crypto';
+import {
+  FOLLOW_UP_BATCH_JOB_NAME,
+  type FollowUpBatchJobData,
+  type FollowUpQueueData,
+  type FollowUpRowData,
+  type Queues,
+} from '../queues/index.ts';
 import { outboxDispatchedTotal, outboxDispatchFailuresTotal } from './outbox-metrics.ts';
 import type { OutboxRow } from './outbox.table.ts';
 import { reasonOf } from '../error-reason.ts';
@@ -8,7 +15,10 @@ import { reasonOf } from '../error-reason.ts';
 export interface DispatchDependencies {
   readonly db: Kysely<Database>;
   readonly queues: Queues;
-  /** Rows handed out per pass. @defaultValue 200 */
+  /**
+   * Rows one follow-up job carries, and rows handed out per pass (`PAYSYNC_OUTBOX_BATCH_SIZE`).
+   * @defaultValue 100
+   */
   readonly batchSize?: number;
   /**
    * How long a hand-out may wait for Redis before the pass gives up (the worker connection
@@ -17,9 +27,9 @@ export interface DispatchDependencies {
    */
   readonly timeoutMs?: number;
   /**
-   * A row handed out this long ago and still not consumed is handed out again: its job may
-   * have been lost with Redis (a flush, a restart without persistence). While the job still
-   * exists, BullMQ ignores the second add of its id. @defaultValue 300000 (5 minutes)
+   * A row handed out this long ago and still not consumed is handed out again, alone: its job
+   * may have been lost with Redis (a flush, a restart without persistence). While a job of that
+   * row alone still exists, BullMQ ignores the second add of its id. @defaultValue 300000 (5 minutes)
    */
   readonly redispatchAfterMs?: number;
   /** The clock, resolved where the process is assembled. */
@@ -33,7 +43,7 @@ export interface DispatchResult {
   readonly more: boolean;
 }
 
-const DEFAULT_BATCH_SIZE = 200;
+export const DEFAULT_OUTBOX_BATCH_SIZE = 100;
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_REDISPATCH_AFTER_MS = 5 * 60_000;
 
@@ -64,96 +74,175 @@ export function outboxJobId(outboxId: number): string {
   return `outbox-${outboxId}`;
 }
 
+/**
+ * The job id of a batch, derived from its rows: the same rows handed out again (a lost stamp,
+ * two dispatchers racing) are the same job, which BullMQ adds once. The first id and the count
+ * keep it readable; the hash of every id tells two batches with the same first row apart.
+ */
+export function outboxBatchJobId(outboxIds: readonly number[]): string {
+  const hash = createHash('sha256').update(outboxIds.join(',')).digest('hex').slice(0, 16);
+  return `outbox-batch-${outboxIds[0]}-${outboxIds.length}-${hash}`;
+}
+
 /** The job data a consumer receives: the payload, its kind as `type`, and the row's id. */
-export function outboxJobData(row: Pick<OutboxRow, 'id' | 'kind' | 'payload'>): FollowUpJobData {
+export function outboxJobData(row: Pick<OutboxRow, 'id' | 'kind' | 'payload'>): FollowUpRowData {
   const payload = JSON.parse(row.payload) as Record<string, unknown>;
   // The payload's shape is the adder's contract with its consumer; the queue only carries it.
-  return { ...payload, type: row.kind, outboxId: Number(row.id) } as unknown as FollowUpJobData;
+  return { ...payload, type: row.kind, outboxId: Number(row.id) } as unknown as FollowUpRowData;
 }
 
 /**
- * One pass of the dispatcher: hands the oldest due rows to the follow-up queue, then stamps
- * them dispatched. When Redis refuses, the error propagates and the rows stay as they were,
- * to be handed out on a later pass. A row handed out but not stamped (a crash in between, or
- * two dispatchers racing) is handed out again with the same job id: BullMQ keeps one job,
- * and the consumer checks `consumed_at` in any case. So is a row handed out long ago and
- * never consumed (`redispatchAfterMs`), in case Redis lost its job.
+ * Kept a day after completion so a late second hand-out of the same id is a no-op. Failed
+ * jobs keep the queue's default (a week), so a row that failed for good is not run again.
  */
-export async function dispatchOutbox(deps: DispatchDependencies): Promise<DispatchResult> {
-  const batchSize = deps.batchSize ?? DEFAULT_BATCH_SIZE;
-  const nowMs = deps.now().getTime();
-  const now = new Date(nowMs).toISOString();
-  const rows = await deps.db
-    .selectFrom('outbox')
-    .select(['id', 'kind', 'payload'])
-    .where('dispatched_at', 'is', null)
-    .where('available_at', '<=', now)
-    .orderBy('id')
-    .limit(batchSize)
-    .execute();
-  if (rows.length < batchSize) {
-    const staleBefore = new Date(
-      nowMs - (deps.redispatchAfterMs ?? DEFAULT_REDISPATCH_AFTER_MS),
-    ).toISOString();
-    const stale = await deps.db
-      .selectFrom('outbox')
-      .select(['id', 'kind', 'payload'])
-      .where('consumed_at', 'is', null)
-      .where('dispatched_at', '<', staleBefore)
-      .orderBy('dispatched_at')
-      .limit(batchSize - rows.length)
-      .execute();
-    rows.push(...stale);
+const HAND_OUT_OPTIONS = { removeOnComplete: { age: 86_400 } } as const;
+
+interface FollowUpJob {
+  readonly name: string;
+  readonly data: FollowUpQueueData;
+  readonly opts: { readonly jobId: string; readonly removeOnComplete: { readonly age: number } };
+}
+
+/**
+ * One row alone: named after its kind, with id `outbox-<id>` and the row as data, as every
+ * follow-up job was before the batches (so such a job left in Redis is still the same job).
+ */
+export function singleRowJob(row: FollowUpRowData): FollowUpJob {
+  return {
+    // The job name is the kind (`alert`, `receipt`…): the follow-up processor routes by it.
+    name: row.type,
+    data: row,
+    opts: { jobId: outboxJobId(row.outboxId), ...HAND_OUT_OPTIONS },
+  };
+}
+
+/** One job for these rows: a batch, or the row alone when it is the only one. */
+function followUpJob(rows: readonly FollowUpRowData[]): FollowUpJob {
+  if (rows.length === 1) return singleRowJob(rows[0]!);
+  const data: FollowUpBatchJobData = { type: 'batch', rows };
+  return {
+    name: FOLLOW_UP_BATCH_JOB_NAME,
+    data,
+    opts: { jobId: outboxBatchJobId(rows.map((row) => row.outboxId)), ...HAND_OUT_OPTIONS },
+  };
+}
+
+type DispatchRow = Pick<OutboxRow, 'id' | 'kind' | 'payload' | 'dispatched_at' | 'last_error'>;
+
+/**
+ * The jobs that hand stale rows out again. Rows stamped by one pass go out together again, so
+ * a batch whose job still waits (a backlog longer than `redispatchAfterMs`) is the same rows
+ * under the same job id, which BullMQ ignores; if Redis lost it, it is re-created. A row whose
+ * consumer failed (its reason in `last_error`, see consumeOutboxBatch) goes alone under
+ * `outbox-<id>`: while its failed job is kept (a week), the add is ignored and it is not run
+ * again, as before the batches.
+ */
+function staleJobs(stale: readonly DispatchRow[]): FollowUpJob[] {
+  const groups = new Map<string, FollowUpRowData[]>();
+  const jobs: FollowUpJob[] = [];
+  for (const row of stale) {
+    if (row.last_error !== null) {
+      jobs.push(singleRowJob(outboxJobData(row)));
+      continue;
+    }
+    const key = row.dispatched_at ?? '';
+    const group = groups.get(key) ?? [];
+    group.push(outboxJobData(row));
+    groups.set(key, group);
   }
-  if (rows.length === 0) return { dispatched: 0, more: false };
-  try {
-    const handOut = deps.queues.followUp.addBulk(
-      rows.map((row) => ({
-        // The job name is the kind (`alert`, `receipt`…): the follow-up processor routes by it.
-        name: row.kind,
-        data: outboxJobData(row),
-        opts: {
-          jobId: outboxJobId(Number(row.id)),
-          // Kept a day after completion so a late second hand-out of the same id is a no-op.
-          removeOnComplete: { age: 86_400 },
-        },
-      })),
-    );
-    // A late success after the timeout is harmless: the rows go out again under the same ids.
-    handOut.catch(() => undefined);
-    await withTimeout(handOut, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  } catch (error) {
-    outboxDispatchFailuresTotal.inc();
-    const reason = reasonOf(error);
-    await deps.db
-      .updateTable('outbox')
-      .set((eb) => ({
-        dispatch_attempts: eb('dispatch_attempts', '+', 1),
-        last_error: reason.slice(0, 500),
-      }))
-      .where(
-        'id',
-        'in',
-        rows.map((row) => row.id),
-      )
-      .execute()
-      .catch(() => undefined);
-    throw error;
-  }
-  const stampedAt = deps.now().toISOString();
-  await deps.db
+  for (const group of groups.values()) jobs.push(followUpJob(group));
+  return jobs;
+}
+
+/** Counts a hand-out attempt on these rows and sets the given columns. */
+async function countAttempt(
+  db: Kysely<Database>,
+  rows: readonly DispatchRow[],
+  set: { dispatched_at?: string; last_error?: string | null },
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db
     .updateTable('outbox')
-    .set((eb) => ({
-      dispatched_at: stampedAt,
-      dispatch_attempts: eb('dispatch_attempts', '+', 1),
-      last_error: null,
-    }))
+    .set((eb) => ({ ...set, dispatch_attempts: eb('dispatch_attempts', '+', 1) }))
     .where(
       'id',
       'in',
       rows.map((row) => row.id),
     )
     .execute();
+}
+
+/**
+ * One pass of the dispatcher: hands the oldest due rows to the follow-up queue as one batch
+ * job (up to `batchSize` rows; a single row goes alone), then stamps them dispatched. When
+ * Redis refuses, the error propagates and the rows stay as they were, to be handed out on a
+ * later pass. Rows handed out but not stamped (a crash in between, or two dispatchers racing)
+ * are handed out again as the same batch, under the same job id: BullMQ keeps one job, and the
+ * consumer checks `consumed_at` in any case. Rows handed out long ago and never consumed
+ * (`redispatchAfterMs`, in case Redis lost their job) go out again: see {@link staleJobs}.
+ */
+export async function dispatchOutbox(deps: DispatchDependencies): Promise<DispatchResult> {
+  const batchSize = deps.batchSize ?? DEFAULT_OUTBOX_BATCH_SIZE;
+  const nowMs = deps.now().getTime();
+  const now = new Date(nowMs).toISOString();
+  const columns = ['id', 'kind', 'payload', 'dispatched_at', 'last_error'] as const;
+  const due = await deps.db
+    .selectFrom('outbox')
+    .select(columns)
+    .where('dispatched_at', 'is', null)
+    .where('available_at', '<=', now)
+    .orderBy('id')
+    .limit(batchSize)
+    .execute();
+  let stale: DispatchRow[] = [];
+  let staleFull = false;
+  if (due.length < batchSize) {
+    const staleBefore = new Date(
+      nowMs - (deps.redispatchAfterMs ?? DEFAULT_REDISPATCH_AFTER_MS),
+    ).toISOString();
+    // A whole batch's room, whatever the due rows took: a pass's rows cut in two would be a
+    // new job beside their waiting one.
+    stale = await deps.db
+      .selectFrom('outbox')
+      .select(columns)
+      .where('consumed_at', 'is', null)
+      .where('dispatched_at', '<', staleBefore)
+      .orderBy('dispatched_at')
+      .orderBy('id')
+      .limit(batchSize)
+      .execute();
+    staleFull = stale.length === batchSize;
+    // The same for the last stamp's rows when the limit cut them: they wait for the next pass,
+    // unless they are all there is.
+    const last = stale.at(-1)?.dispatched_at;
+    if (staleFull && stale[0]!.dispatched_at !== last) {
+      stale = stale.filter((row) => row.dispatched_at !== last);
+    }
+  }
+  const rows = [...due, ...stale];
+  if (rows.length === 0) return { dispatched: 0, more: false };
+  const jobs = [
+    ...(due.length > 0 ? [followUpJob(due.map(outboxJobData))] : []),
+    ...staleJobs(stale),
+  ];
+  try {
+    const handOut = deps.queues.followUp.addBulk(jobs);
+    // A late success after the timeout is harmless: the rows go out again under the same ids.
+    handOut.catch(() => undefined);
+    await withTimeout(handOut, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  } catch (error) {
+    outboxDispatchFailuresTotal.inc();
+    const reason = reasonOf(error).slice(0, 500);
+    // A stale row keeps its `last_error`: there it is a consumer's reason (see staleJobs).
+    await Promise.all([
+      countAttempt(deps.db, due, { last_error: reason }),
+      countAttempt(deps.db, stale, {}),
+    ]).catch(() => undefined);
+    throw error;
+  }
+  const dispatched_at = deps.now().toISOString();
+  await countAttempt(deps.db, due, { dispatched_at, last_error: null });
+  await countAttempt(deps.db, stale, { dispatched_at });
   for (const row of rows) outboxDispatchedTotal.inc({ kind: row.kind });
-  return { dispatched: rows.length, more: rows.length === batchSize };
+  return { dispatched: rows.length, more: due.length === batchSize || staleFull };
 }

@@ -16,8 +16,16 @@ export {
   type OpenOutboxEntry,
 } from './outbox-consumption.ts';
 export {
+  consumeOutboxBatch,
+  type OutboxBatchDependencies,
+  type OutboxBatchResult,
+  type OutboxRowConsumer,
+} from './consume-outbox-batch.ts';
+export {
+  DEFAULT_OUTBOX_BATCH_SIZE,
   dispatchOutbox,
   OutboxHandOutTimeout,
+  outboxBatchJobId,
   outboxJobData,
   outboxJobId,
   type DispatchDependencies,

@@ -18,6 +18,8 @@ export interface OutboxDispatcherOptions {
   readonly stopWaitMs?: number;
   /** See {@link DispatchDependencies}: `PAYSYNC_OUTBOX_REDISPATCH_SECONDS`. @defaultValue 300000 */
   readonly redispatchAfterMs?: number;
+  /** Rows one follow-up job carries: `PAYSYNC_OUTBOX_BATCH_SIZE`. @defaultValue 100 */
+  readonly batchSize?: number;
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
 }
@@ -62,6 +64,7 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
           ...(options.redispatchAfterMs !== undefined
             ? { redispatchAfterMs: options.redispatchAfterMs }
             : {}),
+          ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
         });
         if (failing) logger.info('outbox: handing out follow-ups again');
         failing = false;

@@ -2,13 +2,17 @@ export * from './job-types.ts';
 export {
   createQueues,
   DEFAULT_QUEUE_PREFIX,
+  DEFAULT_SYNC_BATCH_SIZE,
+  enqueueSyncBatch,
   enqueueIngest,
   enqueueScheduledTick,
   enqueueSync,
   ingestJobId,
+  newestPerResource,
   syncKey,
   type Queues,
   type QueueSettings,
+  type SyncBatchOptions,
 } from './queues.ts';
 export {
   assertRedisNoEviction,

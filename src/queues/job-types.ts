@@ -3,7 +3,10 @@ import type { ObservedVia, ResourceKind } from '../resources/index.ts';
 export const QueueName = {
   /** One job per inbox row: classify the event, enqueue the sync it calls for. */
   ingest: 'ingest',
-  /** Fetch one resource's authoritative state and apply it to the ledger. */
+  /**
+   * Fetch resources' authoritative state and apply it to the ledger: one resource per job
+   * (sweeps, the janitor, ingest's slow path) or a batch of them (`sync-batch`, the receiver).
+   */
   sync: 'sync',
   /** Work that follows a committed change: alerts, receipts (later issues). */
   followUp: 'follow-up',
@@ -19,6 +22,7 @@ export const JobName = {
   syncRefund: 'sync-refund',
   syncPaymentRefund: 'sync-payment-refund',
   syncPaymentLink: 'sync-payment-link',
+  syncBatch: 'sync-batch',
   alert: 'alert',
   receipt: 'receipt',
   recoverInbox: 'recover-inbox',
@@ -55,6 +59,20 @@ export interface SyncJobData {
   readonly via: ObservedVia;
 }
 
+/**
+ * A batch of resources to sync together (design: docs/processing.md, "Batches of resources"):
+ * fetched concurrently, applied in one transaction. Each reference is what a single sync job
+ * would carry.
+ */
+export interface SyncBatchJobData {
+  readonly refs: readonly SyncJobData[];
+  /** Which try of these references this is, 1-based; a retry is a new job. @defaultValue 1 */
+  readonly attempt?: number;
+}
+
+/** What the `sync` queue carries: one resource, or a batch (job name `sync-batch`). */
+export type SyncQueueJobData = SyncJobData | SyncBatchJobData;
+
 /** Why an alert is raised after a committed change. */
 export type AlertReason = 'transfer_failed' | 'discrepancy';
 
@@ -86,3 +104,22 @@ export interface ScheduledJobData {
   readonly task: string;
   readonly slot: string;
 }
+
+/** One outbox row inside a batch: the row's payload, its kind as `type`, and its id. */
+export type FollowUpRowData = FollowUpJobData & { readonly outboxId: number };
+
+/**
+ * A follow-up job carrying up to `PAYSYNC_OUTBOX_BATCH_SIZE` outbox rows (src/outbox). The
+ * follow-up queue also holds one-row jobs (data: {@link FollowUpJobData}): a row handed out
+ * alone (a retry, a re-dispatch) or a job enqueued before the batches.
+ */
+export interface FollowUpBatchJobData {
+  readonly type: 'batch';
+  readonly rows: readonly FollowUpRowData[];
+}
+
+/** What the follow-up queue carries: a batch of outbox rows, or one row. */
+export type FollowUpQueueData = FollowUpJobData | FollowUpBatchJobData;
+
+/** The job name of a batch of follow-ups (a one-row job is named after its kind). */
+export const FOLLOW_UP_BATCH_JOB_NAME = 'follow-ups';

@@ -4,10 +4,12 @@ import {
   JobName,
   QueueName,
   syncJobNameFor,
-  type FollowUpJobData,
+  type FollowUpQueueData,
   type IngestJobData,
   type ScheduledJobData,
+  type SyncBatchJobData,
   type SyncJobData,
+  type SyncQueueJobData,
 } from './job-types.ts';
 import type { ObservedVia } from '../resources/index.ts';
 
@@ -19,8 +21,8 @@ export interface QueueSettings {
 
 export interface Queues {
   readonly ingest: Queue<IngestJobData>;
-  readonly sync: Queue<SyncJobData>;
-  readonly followUp: Queue<FollowUpJobData>;
+  readonly sync: Queue<SyncQueueJobData>;
+  readonly followUp: Queue<FollowUpQueueData>;
   readonly scheduled: Queue<ScheduledJobData>;
   readonly prefix: string;
   /** Resolves once every queue's connection is ready (its start-up commands have answered). */
@@ -49,8 +51,8 @@ export function createQueues(settings: QueueSettings): Queues {
     defaultJobOptions: DEFAULT_JOB_OPTIONS,
   };
   const ingest = new Queue<IngestJobData>(QueueName.ingest, common);
-  const sync = new Queue<SyncJobData>(QueueName.sync, common);
-  const followUp = new Queue<FollowUpJobData>(QueueName.followUp, common);
+  const sync = new Queue<SyncQueueJobData>(QueueName.sync, common);
+  const followUp = new Queue<FollowUpQueueData>(QueueName.followUp, common);
   // A tick's job id outlives the job by a day so a second scheduler's late add is a no-op.
   const scheduled = new Queue<ScheduledJobData>(QueueName.scheduled, {
     ...common,
@@ -117,6 +119,64 @@ export async function enqueueSync(queues: Queues, data: SyncJobData): Promise<vo
   await queues.sync.add(syncJobNameFor[data.kind], data, {
     deduplication: { id: syncKey(data), keepLastIfActive: true },
   });
+}
+
+/** One reference per resource (by {@link syncKey}): the one with the newest inbox row. */
+export function newestPerResource(refs: readonly SyncJobData[]): SyncJobData[] {
+  const byResource = new Map<string, SyncJobData>();
+  for (const ref of refs) {
+    const key = syncKey(ref);
+    const seen = byResource.get(key);
+    if (!seen || (ref.inboxId ?? 0) > (seen.inboxId ?? 0)) byResource.set(key, ref);
+  }
+  return [...byResource.values()];
+}
+
+/** Resource references per `sync-batch` job unless configured (`PAYSYNC_SYNC_BATCH_SIZE`). */
+export const DEFAULT_SYNC_BATCH_SIZE = 100;
+
+export interface SyncBatchOptions {
+  /** References per job, at most. @defaultValue {@link DEFAULT_SYNC_BATCH_SIZE} */
+  readonly batchSize?: number;
+  /**
+   * Wait before the job may run, so the events that follow soon after (a payment's
+   * `processing` then `succeeded`) are covered by its one fetch. @defaultValue 0
+   */
+  readonly delayMs?: number;
+  /** The try these references are on, for a batch handed back for retry. @defaultValue 1 */
+  readonly attempt?: number;
+}
+
+/**
+ * Enqueues work for resources, not events: the references are deduplicated by resource (the
+ * newest inbox row of each kept), cut into jobs of at most `batchSize`, and added in one round
+ * trip. The job id is derived from the inbox rows, so handing the same rows over twice runs
+ * them once; the recovery sweep still owns rows Redis lost.
+ */
+export async function enqueueSyncBatch(
+  queues: Queues,
+  refs: readonly SyncJobData[],
+  options: SyncBatchOptions = {},
+): Promise<void> {
+  const size = options.batchSize ?? DEFAULT_SYNC_BATCH_SIZE;
+  const unique = newestPerResource(refs);
+  const jobs = [];
+  for (let start = 0; start < unique.length; start += size) {
+    const chunk = unique.slice(start, start + size);
+    const ids = chunk.map((ref) => ref.inboxId ?? 0);
+    const attempt = options.attempt ?? 1;
+    const data: SyncBatchJobData = attempt > 1 ? { refs: chunk, attempt } : { refs: chunk };
+    const retry = attempt > 1 ? `-a${attempt}` : '';
+    jobs.push({
+      name: JobName.syncBatch,
+      data,
+      opts: {
+        jobId: `batch-${Math.min(...ids)}-${Math.max(...ids)}-${chunk.length}${retry}`,
+        ...(options.delayMs ? { delay: options.delayMs } : {}),
+      },
+    });
+  }
+  if (jobs.length > 0) await queues.sync.addBulk(jobs);
 }
 
 /**

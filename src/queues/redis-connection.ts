@@ -18,7 +18,9 @@ export class RedisPolicyError extends Error {
  * A connection for BullMQ. Workers block on Redis and must retry forever
  * (`maxRetriesPerRequest: null`, as BullMQ requires). Producers such as the receiver must
  * fail fast instead, so a Redis outage never holds a webhook response: the inbox row is
- * already committed and the recovery sweep enqueues it later.
+ * already committed and the recovery sweep enqueues it later. The producer pipelines
+ * automatically: the commands of concurrent group commits issued in one turn of the event loop
+ * travel to Redis in one write.
  */
 export function createRedisConnection(url: string, role: 'worker' | 'producer'): Redis {
   const redis =
@@ -29,6 +31,7 @@ export function createRedisConnection(url: string, role: 'worker' | 'producer'):
           enableOfflineQueue: false,
           connectTimeout: 2000,
           commandTimeout: 2000,
+          enableAutoPipelining: true,
         });
   // Without a listener ioredis prints every reconnect failure; callers log what matters.
   redis.on('error', () => undefined);

@@ -2,12 +2,19 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
-import { createInboxIntake } from '../inbox/index.ts';
+import { createInboxIntake, type StoredInboxEvent } from '../inbox/index.ts';
+import { classifyAtIntake } from '../ingest/index.ts';
 import type { Clock } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
 import { reasonOf } from '../error-reason.ts';
 import { countSignatureFailure } from '../service-state/index.ts';
-import { enqueueIngest, type Queues } from '../queues/index.ts';
+import {
+  enqueueIngest,
+  enqueueSyncBatch,
+  type Queues,
+  type SyncBatchOptions,
+  type SyncJobData,
+} from '../queues/index.ts';
 import { checkReadiness, type ReadinessCheck } from './check-readiness.ts';
 import { healthRoute } from './health.route.ts';
 import { webhookOutcomes } from '../metrics/index.ts';
@@ -27,7 +34,9 @@ export interface ReceiverDependencies {
   readonly now: Clock;
   /** More checks `/readyz` must pass, e.g. a role's own. */
   readonly readinessChecks?: readonly ReadinessCheck[];
-  /** Longest wait for Redis to take an ingest job before answering anyway. @defaultValue 1000 */
+  /** Size of and wait before the sync batches the receiver enqueues (`PAYSYNC_SYNC_BATCH_*`). */
+  readonly syncBatch?: SyncBatchOptions;
+  /** Longest wait for Redis to take the work before answering anyway. @defaultValue 1000 */
   readonly enqueueTimeoutMs?: number;
   /** A verifier already built (and its start-up warning logged) by the caller. */
   readonly verifier?: SignatureVerifier;
@@ -46,10 +55,10 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
   const { config, logger } = deps;
   const verify = deps.verifier ?? createSignatureVerifier(config, logger);
   const intake = createInboxIntake(deps.db, {
-    enqueue: async (inboxIds) => {
+    enqueue: async (stored) => {
       // Skip the wait when Redis is known to be down; the recovery sweep enqueues the rows.
       if (deps.redis.status !== 'ready') throw new Error(`Redis is ${deps.redis.status}`);
-      await enqueueIngest(deps.queues, inboxIds);
+      await enqueueStored(deps, stored);
     },
     logger,
     ...(deps.enqueueTimeoutMs === undefined ? {} : { enqueueTimeoutMs: deps.enqueueTimeoutMs }),
@@ -71,7 +80,7 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
         config.webhook.scheme === 'hmac'
           ? [config.webhook.hmacHeader, config.webhook.hmacTimestampHeader ?? ''].filter(Boolean)
           : [],
-      accept: (events) => intake.acceptAll(events),
+      accept: (events) => intake.acceptAll(events.map(classifyAtIntake)),
       // A durable per-minute count the workers' alert watcher reads (signature_failures).
       onRefusedSignature: () =>
         countSignatureFailure(deps.db, deps.now()).catch((error: unknown) => {
@@ -107,4 +116,35 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
   };
   app.use(onError);
   return app;
+}
+
+/**
+ * Work for the rows one group commit stored: one `sync-batch` job (or a few, past the batch
+ * size) for the rows classified at intake, an ingest job for each of the others (events the
+ * classifier could not read, events with no id). Both in flight at once: one round trip's wait.
+ */
+async function enqueueStored(
+  deps: ReceiverDependencies,
+  stored: readonly StoredInboxEvent[],
+): Promise<void> {
+  const refs: SyncJobData[] = [];
+  const slow: number[] = [];
+  for (const { inboxId, event } of stored) {
+    if (!event.resource) {
+      slow.push(inboxId);
+      continue;
+    }
+    const { kind, id, reference } = event.resource;
+    refs.push({
+      kind,
+      ...(id !== undefined ? { id } : {}),
+      ...(reference !== undefined ? { reference } : {}),
+      inboxId,
+      via: 'webhook',
+    });
+  }
+  await Promise.all([
+    refs.length > 0 ? enqueueSyncBatch(deps.queues, refs, deps.syncBatch) : undefined,
+    slow.length > 0 ? enqueueIngest(deps.queues, slow) : undefined,
+  ]);
 }

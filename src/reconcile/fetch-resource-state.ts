@@ -1,16 +1,7 @@
 import type { ResourceHandle } from '../inbox/index.ts';
-import { transferReferenceOf } from '../ledger/index.ts';
+import { transferReferenceOf, type LedgerFetchedState } from '../ledger/index.ts';
 import type { SyncJobData } from '../queues/index.ts';
-import {
-  ContractError,
-  formatPath,
-  NotFoundError,
-  paymentRefundState,
-  type PaymentIntent,
-  type PaymentRefund,
-  type Refund,
-  type Transfer,
-} from '../upstream/index.ts';
+import { ContractError, formatPath, NotFoundError, paymentRefundState } from '../upstream/index.ts';
 import { resolveTransferReference } from './resolve-transfer-reference.ts';
 import {
   CLOCK_SKEW_MS,
@@ -19,12 +10,8 @@ import {
 } from './sync-dependencies.ts';
 import { UnknownResourceError } from './unknown-resource-error.ts';
 
-/** The service's authoritative state of one resource, ready for the ledger. */
-export type FetchedState =
-  | { readonly kind: 'payment_intent'; readonly state: PaymentIntent }
-  | { readonly kind: 'transfer'; readonly state: Transfer }
-  | { readonly kind: 'refund'; readonly state: Refund }
-  | { readonly kind: 'payment_refund'; readonly state: PaymentRefund };
+/** The service's authoritative state of one resource, ready for the ledger (its own type). */
+export type FetchedState = LedgerFetchedState;
 
 export interface FetchResult {
   readonly states: readonly FetchedState[];
@@ -33,6 +20,24 @@ export interface FetchResult {
 }
 
 type LedgerTarget = SyncJobData & { kind: FetchedState['kind'] };
+
+/** The item a fetched state is, by kind, id and reference: what its fetch coverage is kept under. */
+export function itemOfFetched(fetched: FetchedState) {
+  switch (fetched.kind) {
+    case 'payment_intent':
+      return {
+        kind: fetched.kind,
+        id: fetched.state.id,
+        reference: fetched.state.purchaseReference,
+      };
+    case 'transfer':
+      return { kind: fetched.kind, id: fetched.state.id, reference: fetched.state.reference };
+    case 'refund':
+      return { kind: fetched.kind, id: String(fetched.state.id) };
+    case 'payment_refund':
+      return { kind: fetched.kind, id: String(fetched.state.id) };
+  }
+}
 
 function lookupWindow(deps: FetchDependencies): { from: Date; to: Date } {
   const now = deps.now().getTime();

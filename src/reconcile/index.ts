@@ -22,6 +22,7 @@ export {
   type ResolvedSyncDependencies,
   type SyncDependencies,
 } from './sync-dependencies.ts';
+export { syncBatch, type SyncBatchResult } from './sync-batch.ts';
 export { syncResource } from './sync-resource.ts';
 export type { SyncAttempt, SyncResult } from './sync-result.ts';
 export { UnknownResourceError } from './unknown-resource-error.ts';

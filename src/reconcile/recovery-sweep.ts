@@ -26,6 +26,17 @@ export interface RecoverySweepResult {
   readonly retried: number;
 }
 
+/** When the oldest job still waiting, delayed or running on the sync queue was added (ms). */
+async function oldestQueuedSyncJob(queues: Queues): Promise<number | undefined> {
+  const jobs = await Promise.all(
+    (['active', 'wait', 'delayed', 'prioritized'] as const).map((state) =>
+      queues.sync.getJobs([state], 0, 0, true),
+    ),
+  );
+  const times = jobs.flat().map((job) => job.timestamp);
+  return times.length > 0 ? Math.min(...times) : undefined;
+}
+
 /**
  * Enqueues the ingest job of every inbox row that sat unprocessed too long: after Redis lost
  * its data, after the receiver could not reach Redis, after a worker gave up. Idempotent: the
@@ -42,7 +53,22 @@ export async function runRecoverySweep(
   });
   let enqueued = 0;
   let retried = 0;
+  // A row classified at intake has no job of its own to look up: its work is a sync batch,
+  // added just after the row's commit. While the sync queue still holds a job added before
+  // that (the row's own batch, or one ahead of it), the row is in a backlog, not lost: leave
+  // it. Otherwise Redis lost its batch; enqueue it again.
+  const slackMs = Math.min(60_000, options.olderThanMs / 2);
+  const oldestQueued = rows.some((row) => row.awaitsBatch)
+    ? await oldestQueuedSyncJob(options.queues)
+    : undefined;
   for (const row of rows) {
+    if (
+      row.awaitsBatch &&
+      oldestQueued !== undefined &&
+      oldestQueued <= Date.parse(row.receivedAt) + slackMs
+    ) {
+      continue;
+    }
     const existing = await options.queues.ingest.getJob(ingestJobId(row.id));
     if (!existing) {
       await enqueueIngest(options.queues, row.id);

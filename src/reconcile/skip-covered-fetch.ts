@@ -1,5 +1,9 @@
-import { closeCoveredInboxRows, latestOpenInboxIdFor } from '../inbox/index.ts';
-import { fetchCoverage } from '../ledger/index.ts';
+import {
+  closeCoveredInboxRows,
+  latestOpenInboxIdsFor,
+  type ResourceHandle,
+} from '../inbox/index.ts';
+import { fetchCoverages } from '../ledger/index.ts';
 import type { SyncJobData } from '../queues/index.ts';
 import type { FetchedState } from './fetch-resource-state.ts';
 import type { SyncDependencies } from './sync-dependencies.ts';
@@ -20,25 +24,60 @@ export async function skipCoveredFetch(
   target: LedgerTarget,
   now: string,
 ): Promise<SyncResult | undefined> {
-  const queuedForEvent = target.via === 'webhook' && target.inboxId !== undefined;
-  if (!queuedForEvent && target.via !== 'poll') return undefined;
-  const coverage = await fetchCoverage(deps.db, target, now);
-  if (!coverage || coverage.pollCalledFor) return undefined;
-  if (target.inboxId !== undefined && target.inboxId > coverage.coveredInboxId) return undefined;
-  const handle = {
+  const [skipped] = await skipCoveredFetches(deps, [target], now);
+  return skipped;
+}
+
+/**
+ * {@link skipCoveredFetch} for the resources of one sync batch: the coverage of all of them in
+ * one query, their open events in another, then one close per skipped resource. The answer
+ * for each target, in order, is the skip result, or undefined when it must fetch.
+ */
+export async function skipCoveredFetches(
+  deps: SyncDependencies,
+  targets: readonly LedgerTarget[],
+  now: string,
+): Promise<(SyncResult | undefined)[]> {
+  const results: (SyncResult | undefined)[] = targets.map(() => undefined);
+  const candidates = targets
+    .map((target, index) => ({ target, index }))
+    .filter(
+      ({ target }) =>
+        (target.via === 'webhook' && target.inboxId !== undefined) || target.via === 'poll',
+    );
+  if (candidates.length === 0) return results;
+  const coverages = await fetchCoverages(
+    deps.db,
+    candidates.map(({ target }) => target),
+    now,
+  );
+  const covered = candidates
+    .map((candidate, at) => ({ ...candidate, coverage: coverages[at] }))
+    .filter(
+      ({ target, coverage }) =>
+        coverage !== undefined &&
+        !coverage.pollCalledFor &&
+        (target.inboxId === undefined || target.inboxId <= coverage.coveredInboxId),
+    );
+  if (covered.length === 0) return results;
+  const handles: ResourceHandle[] = covered.map(({ target, coverage }) => ({
     kind: target.kind,
     id: target.id,
-    reference: target.reference ?? coverage.reference,
-  };
-  const latestOpen = await latestOpenInboxIdFor(deps.db, handle);
-  if (latestOpen > coverage.coveredInboxId) return undefined;
-  const closedRows =
-    latestOpen === 0
-      ? 0
-      : await closeCoveredInboxRows(deps.db, handle, {
-          upToId: coverage.coveredInboxId,
-          status: 'processed',
-          at: now,
-        });
-  return { outcome: 'skipped', closedRows };
+    reference: target.reference ?? coverage!.reference,
+  }));
+  const latestOpen = await latestOpenInboxIdsFor(deps.db, handles);
+  for (const [at, { index, coverage }] of covered.entries()) {
+    const latest = latestOpen[at]!;
+    if (latest > coverage!.coveredInboxId) continue;
+    const closedRows =
+      latest === 0
+        ? 0
+        : await closeCoveredInboxRows(deps.db, handles[at]!, {
+            upToId: coverage!.coveredInboxId,
+            status: 'processed',
+            at: now,
+          });
+    results[index] = { outcome: 'skipped', closedRows };
+  }
+  return results;
 }

@@ -23,12 +23,20 @@ export interface SyncDependencies {
   readonly notFoundAttempts?: number;
   /** The clock, resolved where the process is assembled (no default: STYLE 12). */
   readonly now: Clock;
+  /**
+   * Fetches a process's sync batches run at once (the upstream client's concurrency, so a
+   * fetch that has a slot is not queued again inside the client). @defaultValue 8
+   */
+  readonly fetchConcurrency?: number;
   /** The janitor's schedule, for the next poll set when a fetch changes an item. @defaultValue `DEFAULT_POLL_PLAN` */
   readonly pollPlan?: PollPlan;
 }
 
 export type ResolvedSyncDependencies = SyncDependencies &
   Required<Pick<SyncDependencies, 'notFoundAttempts'>>;
+
+/** Fetch slots of a process's sync batches unless configured (`PAYSYNC_UPSTREAM_CONCURRENCY`). */
+export const DEFAULT_FETCH_CONCURRENCY = 8;
 
 export const DEFAULT_SYNC_DEPENDENCIES = {
   notFoundAttempts: 3,

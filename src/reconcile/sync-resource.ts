@@ -2,7 +2,7 @@ import { closeCoveredInboxRows, latestInboxId } from '../inbox/index.ts';
 import { recordFetchCoverage, type ApplyOutcome } from '../ledger/index.ts';
 import type { SyncJobData } from '../queues/index.ts';
 import { applyFetchedState } from './apply-fetched-state.ts';
-import { fetchResourceState, type FetchedState } from './fetch-resource-state.ts';
+import { fetchResourceState, itemOfFetched } from './fetch-resource-state.ts';
 import { notifyOutbox } from '../outbox/index.ts';
 import { addFollowUps, followUpsFor } from './follow-ups.ts';
 import { handleSyncFailure } from './handle-sync-failure.ts';
@@ -72,7 +72,10 @@ async function runSync(
       const outcomes: ApplyOutcome[] = [];
       for (const state of fetched.states) {
         outcomes.push(await applyFetchedState(trx, state, observation));
-        await recordFetchCoverage(trx, itemOf(state), { upToInboxId: upToId, fetchStartedAt });
+        await recordFetchCoverage(trx, itemOfFetched(state), {
+          upToInboxId: upToId,
+          fetchStartedAt,
+        });
       }
       await addFollowUps(trx, followUpsFor(outcomes), observedAt);
       const closedRows = await closeCoveredInboxRows(trx, fetched.handle, {
@@ -87,21 +90,4 @@ async function runSync(
   }
   notifyOutbox();
   return { outcome: 'synced', ...committed };
-}
-
-function itemOf(fetched: FetchedState) {
-  switch (fetched.kind) {
-    case 'payment_intent':
-      return {
-        kind: fetched.kind,
-        id: fetched.state.id,
-        reference: fetched.state.purchaseReference,
-      };
-    case 'transfer':
-      return { kind: fetched.kind, id: fetched.state.id, reference: fetched.state.reference };
-    case 'refund':
-      return { kind: fetched.kind, id: String(fetched.state.id) };
-    case 'payment_refund':
-      return { kind: fetched.kind, id: String(fetched.state.id) };
-  }
 }

@@ -1,5 +1,5 @@
 import { FUNDED_AT } from './engine/money-ledger.ts';
-import { presentItem } from './engine/present-item.ts';
+import { presentForWire } from './engine/present-item.ts';
 import { SimEngine, type ItemChange } from './engine/sim-engine.ts';
 import type { Mode, WebhookResource } from './engine/sim-resources.ts';
 import type { StoredWebhook } from './engine/sim-store.ts';
@@ -148,7 +148,7 @@ export class SimRuntime {
       createdAt: change.at,
       mode: change.item.mode,
       data: {
-        object: presentItem(change.item),
+        object: presentForWire(change.item),
         ...(change.previousStatus === undefined ? {} : { previousStatus: change.previousStatus }),
       },
     };

@@ -1,4 +1,4 @@
-import { bulkhead, handleWhen, retry, type BulkheadPolicy } from 'cockatiel';
+import { bulkhead, handleWhen, retry, type BulkheadPolicy, type RetryPolicy } from 'cockatiel';
 import type { z } from 'zod';
 import {
   resolveClientOptions,
@@ -27,6 +27,13 @@ import {
   formatPath,
   type ContractIssue,
 } from './errors.ts';
+import {
+  AttemptTimedOut,
+  createFetchTransport,
+  createHttpTransport,
+  type Transport,
+} from './http-transport.ts';
+import { reasonOf } from '../error-reason.ts';
 import { serializeQuery, withListDefaults, type QueryValue } from './query-string.ts';
 import { createRequestRateLimiter, type RequestRateLimiter } from './rate-limit.ts';
 import { RetryAfterBackoff } from './retry-backoff.ts';
@@ -89,6 +96,9 @@ export class UpstreamClient {
   readonly options: ResolvedClientOptions;
   private readonly limiter: RequestRateLimiter;
   private readonly concurrency: BulkheadPolicy;
+  private readonly transport: Transport;
+  private readonly readRetry: RetryPolicy;
+  private readonly writeRetry: RetryPolicy;
   /** Operations that turned out to need all credentials although the document lists fewer. */
   private readonly needsAllCredentials = new Set<OperationId>();
   private readonly counters: UpstreamClientStats = {
@@ -109,6 +119,23 @@ export class UpstreamClient {
       environment: this.options.environment,
     });
     this.concurrency = bulkhead(this.options.concurrency, Number.MAX_SAFE_INTEGER);
+    this.readRetry = this.retryPolicy((error) => error instanceof UpstreamError && error.retryable);
+    this.writeRetry = this.retryPolicy((error) => error instanceof ThrottledError);
+    this.transport = this.options.fetch
+      ? createFetchTransport(this.options.fetch)
+      : createHttpTransport({
+          maxSockets: this.options.concurrency,
+          idleSocketTimeoutMs: this.options.idleSocketTimeoutMs,
+          ca: this.options.ca,
+        });
+  }
+
+  /**
+   * Closes the pooled connections. Optional: idle sockets never keep the process alive. A call
+   * after it still works, on a new connection.
+   */
+  close(): void {
+    this.transport.close();
   }
 
   stats(): UpstreamClientStats {
@@ -270,10 +297,24 @@ export class UpstreamClient {
     const operation: OperationDefinition = operations[operationId];
     const url = this.buildUrl(operationId, operation, input);
     const bodyText = this.encodeBody(operationId, operation, input.body);
-    const retryOn =
-      operation.method === 'GET'
-        ? (error: Error) => error instanceof UpstreamError && error.retryable
-        : (error: Error) => error instanceof ThrottledError;
+    const policy = operation.method === 'GET' ? this.readRetry : this.writeRetry;
+    const result = await policy.execute(
+      () =>
+        this.concurrency.execute(async () => {
+          await this.limiter.acquire();
+          return this.send(operationId, operation, url, bodyText, input.signal);
+        }, input.signal),
+      input.signal,
+    );
+    return result as ResponseOf<Id>;
+  }
+
+  /**
+   * Built once per client: reads retry every retryable error, writes only a 429. The policies
+   * keep no state between calls (the back-off starts afresh per execution); the operation of a
+   * retry comes from its error.
+   */
+  private retryPolicy(retryOn: (error: Error) => boolean): RetryPolicy {
     const policy = retry(handleWhen(retryOn), {
       maxAttempts: this.options.maxRetries,
       backoff: RetryAfterBackoff.create(
@@ -281,35 +322,20 @@ export class UpstreamClient {
         this.options.retryMaxDelayMs,
       ),
     });
-    const listener = policy.onRetry((event) => {
-      const reason =
-        'error' in event && event.error instanceof UpstreamError ? event.error.code : 'unknown';
+    policy.onRetry((event) => {
+      const error =
+        'error' in event && event.error instanceof UpstreamError ? event.error : undefined;
+      const reason = error?.code ?? 'unknown';
+      const operation = error?.operationId ?? 'unknown';
       this.counters.retries += 1;
       this.counters.retriesByReason[reason] = (this.counters.retriesByReason[reason] ?? 0) + 1;
-      upstreamRetriesTotal.inc({ operation: operationId, reason });
+      upstreamRetriesTotal.inc({ operation, reason });
       this.options.logger?.debug(
-        {
-          operation: operationId,
-          attempt: event.attempt,
-          reason,
-          delayMs: Math.round(event.delay),
-        },
+        { operation, attempt: event.attempt, reason, delayMs: Math.round(event.delay) },
         'retrying request to the payment service',
       );
     });
-    try {
-      const result = await policy.execute(
-        () =>
-          this.concurrency.execute(async () => {
-            await this.limiter.acquire();
-            return this.send(operationId, operation, url, bodyText, input.signal);
-          }, input.signal),
-        input.signal,
-      );
-      return result as ResponseOf<Id>;
-    } finally {
-      listener.dispose();
-    }
+    return policy;
   }
 
   private buildUrl(
@@ -357,7 +383,8 @@ export class UpstreamClient {
   }
 
   private headers(credentials: Credentials, hasBody: boolean): Record<string, string> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    // fetch used to send `user-agent: node`; a request without one is suspect to some gateways.
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'paysync' };
     if (hasBody) headers['content-type'] = 'application/json';
     if (credentials === 'all') {
       headers.ApiKey = this.options.apiKey;
@@ -403,26 +430,22 @@ export class UpstreamClient {
     bodyText: string | undefined,
     signal: AbortSignal | undefined,
   ): Promise<unknown> {
-    const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    const init: RequestInit = {
-      method: operation.method,
-      headers: this.headers(credentials, bodyText !== undefined),
-      signal: combined,
-      ...(bodyText !== undefined ? { body: bodyText } : {}),
-    };
     this.counters.requests += 1;
     const stopTimer = upstreamRequestDuration.startTimer({ operation: operationId });
     let status: number;
     let text: string;
     let retryAfter: string | null;
     try {
-      const response = await this.options.fetch(url, init);
-      status = response.status;
-      retryAfter = response.headers.get('retry-after');
-      text = await response.text();
+      ({ status, text, retryAfter } = await this.transport.send({
+        method: operation.method,
+        url,
+        headers: this.headers(credentials, bodyText !== undefined),
+        body: bodyText,
+        timeoutMs: this.options.timeoutMs,
+        signal,
+      }));
     } catch (error) {
-      const failure = this.transportError(operationId, error, timeout, signal);
+      const failure = this.transportError(operationId, error, signal);
       upstreamRequestsTotal.inc({
         operation: operationId,
         outcome: failure instanceof UpstreamError ? failure.code : 'aborted',
@@ -466,27 +489,28 @@ export class UpstreamClient {
   private transportError(
     operationId: OperationId,
     error: unknown,
-    timeout: AbortSignal,
     signal: AbortSignal | undefined,
   ): Error {
     if (signal?.aborted)
       return signal.reason instanceof Error ? signal.reason : new Error('aborted');
-    if (timeout.aborted)
+    if (error instanceof AttemptTimedOut)
       return new TimeoutError(this.options.timeoutMs, { operationId, cause: error });
-    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-    const detail =
-      typeof cause?.code === 'string'
-        ? cause.code
-        : error instanceof Error
-          ? error.message
-          : String(error);
-    return new NetworkError(detail, { operationId, cause: error });
+    return new NetworkError(networkDetail(error), { operationId, cause: error });
   }
 }
 
 /** Creates a client; see {@link UpstreamClientOptions} for the defaults. */
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   return new UpstreamClient(options);
+}
+
+/** The error code (`ECONNREFUSED`, `ECONNRESET`, a TLS code), from node:http or from fetch's `cause`. */
+function networkDetail(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string') return code;
+  const causeCode = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  if (typeof causeCode === 'string') return causeCode;
+  return reasonOf(error);
 }
 
 function parseBody(text: string): { json: boolean; value: unknown } {

@@ -161,8 +161,8 @@ describe('inbox repository', () => {
   it('group-commits concurrent accepts: each answered after its commit, one row per key', async () => {
     const enqueued: number[][] = [];
     const intake = createInboxIntake(database.db, {
-      enqueue: async (ids) => {
-        enqueued.push([...ids]);
+      enqueue: async (stored) => {
+        enqueued.push(stored.map((row) => row.inboxId));
       },
       logger: createLogger({ level: 'silent', pretty: false }),
     });

@@ -7,6 +7,8 @@ import {
   dispatchOutbox,
   markOutboxConsumed,
   openOutboxEntries,
+  outboxBatchJobId,
+  outboxJobId,
 } from '../../src/outbox/index.ts';
 import { createQueues, createRedisConnection } from '../../src/queues/index.ts';
 import { syncResource } from '../../src/reconcile/index.ts';
@@ -58,7 +60,7 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     expect(await outboxRows()).toHaveLength(2);
   });
 
-  it('the dispatcher hands each row to the follow-up queue once, under the job id outbox-<id>', async () => {
+  it('the dispatcher hands the rows of a pass to the follow-up queue as one job, once', async () => {
     const id = failedTransfer();
     await syncResource(context.deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
     const first = await dispatchOutbox({
@@ -70,18 +72,17 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     const rows = await outboxRows();
     expect(rows.every((row) => row.dispatched_at !== null)).toBe(true);
     const jobs = await context.queues.followUp.getJobs(['waiting', 'prioritized']);
-    expect(jobs.map((job) => [job.id, job.name]).sort()).toEqual(
-      rows.map((row) => [`outbox-${row.id}`, row.kind]).sort(),
-    );
-    const alert = jobs.find((job) => job.name === 'alert')!;
-    expect(alert.data).toMatchObject({
-      type: 'alert',
-      reason: 'transfer_failed',
-      id,
-      outboxId: Number(rows[0]!.id),
+    const ids = rows.map((row) => Number(row.id));
+    expect(jobs.map((job) => [job.id, job.name])).toEqual([[outboxBatchJobId(ids), 'follow-ups']]);
+    expect(jobs[0]!.data).toMatchObject({
+      type: 'batch',
+      rows: [
+        { type: 'alert', reason: 'transfer_failed', id, outboxId: ids[0] },
+        { type: 'receipt', kind: 'transfer', id, status: 'failed', outboxId: ids[1] },
+      ],
     });
 
-    // Nothing left to hand out; a row handed out twice (its stamp lost) is still one job.
+    // Nothing left to hand out; rows handed out twice (their stamp lost) are still one job.
     expect(
       await dispatchOutbox({
         now: () => new Date(),
@@ -102,7 +103,50 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
         })
       ).dispatched,
     ).toBe(2);
-    expect(await context.queues.followUp.count()).toBe(2);
+    expect(await context.queues.followUp.count()).toBe(1);
+  });
+
+  it('PAYSYNC_OUTBOX_BATCH_SIZE rows make one job: 250 rows are three jobs, not 250', async () => {
+    const config = loadConfig({ PAYSYNC_OUTBOX_BATCH_SIZE: '100' });
+    expect(config.processing.outboxBatchSize).toBe(100);
+    expect(loadConfig({}).processing.outboxBatchSize).toBe(100);
+    expect(() => loadConfig({ PAYSYNC_OUTBOX_BATCH_SIZE: '0' })).toThrow(
+      /PAYSYNC_OUTBOX_BATCH_SIZE/,
+    );
+    const db = context.database.db;
+    const createdAt = new Date().toISOString();
+    for (let n = 0; n < 250; n += 1) {
+      await addToOutbox(db, {
+        kind: 'receipt',
+        dedupeKey: `receipt:transfer:tr_batch${n}:successful`,
+        payload: { kind: 'transfer', id: `tr_batch${n}`, status: 'successful' },
+        createdAt,
+      });
+    }
+    const passes = [];
+    for (;;) {
+      const pass = await dispatchOutbox({
+        now: () => new Date(),
+        db,
+        queues: context.queues,
+        batchSize: config.processing.outboxBatchSize,
+      });
+      passes.push(pass);
+      if (!pass.more) break;
+    }
+    expect(passes).toEqual([
+      { dispatched: 100, more: true },
+      { dispatched: 100, more: true },
+      { dispatched: 50, more: false },
+    ]);
+    const jobs = await context.queues.followUp.getJobs(['waiting', 'prioritized']);
+    expect(jobs).toHaveLength(3);
+    const carried = jobs.flatMap((job) =>
+      job.data.type === 'batch' ? job.data.rows.map((row) => row.outboxId) : [],
+    );
+    const ids = (await outboxRows()).map((row) => Number(row.id));
+    // Every row in exactly one job.
+    expect(carried.sort((a, b) => a - b)).toEqual(ids);
   });
 
   it('a row handed out but never consumed goes out again once Redis lost its job', async () => {
@@ -133,6 +177,39 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     expect(jobs.map((job) => job.id)).toEqual([`outbox-${receiptRow!.id}`]);
   });
 
+  it('rows whose batch Redis lost go out again as one batch; a row whose consumer failed goes alone', async () => {
+    const db = context.database.db;
+    const ids: number[] = [];
+    for (const n of [1, 2, 3]) {
+      const added = await addToOutbox(db, {
+        kind: 'receipt',
+        dedupeKey: `receipt:transfer:tr_lost${n}:successful`,
+        payload: { kind: 'transfer', id: `tr_lost${n}`, status: 'successful' },
+        createdAt: new Date().toISOString(),
+      });
+      ids.push(added.id);
+    }
+    const at = (minutes: number) => () => new Date(Date.now() + minutes * 60_000);
+    expect((await dispatchOutbox({ now: at(0), db, queues: context.queues })).dispatched).toBe(3);
+    // The batch ran: the first row's consumer failed (and went back alone), then Redis lost all.
+    await db
+      .updateTable('outbox')
+      .set({ last_error: 'the service answered 500' })
+      .where('id', '=', ids[0]!)
+      .execute();
+    await context.queues.followUp.obliterate({ force: true });
+    const jobIds = async () =>
+      (await context.queues.followUp.getJobs(['waiting', 'prioritized']))
+        .map((job) => job.id)
+        .sort();
+    expect((await dispatchOutbox({ now: at(6), db, queues: context.queues })).dispatched).toBe(3);
+    const expected = [outboxJobId(ids[0]!), outboxBatchJobId(ids.slice(1))].sort();
+    expect(await jobIds()).toEqual(expected);
+    // Still not consumed five minutes later: the same jobs again, which BullMQ ignores.
+    expect((await dispatchOutbox({ now: at(12), db, queues: context.queues })).dispatched).toBe(3);
+    expect(await jobIds()).toEqual(expected);
+  });
+
   it('the dispatcher hands a lost job out again after PAYSYNC_OUTBOX_REDISPATCH_SECONDS', async () => {
     const config = loadConfig({ PAYSYNC_OUTBOX_REDISPATCH_SECONDS: '1' });
     expect(config.processing.outboxRedispatchMs).toBe(1000);
@@ -148,13 +225,20 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
       redispatchAfterMs: config.processing.outboxRedispatchMs,
     });
     await dispatcher.start();
+    const carried = async () => {
+      const jobs = await context.queues.followUp.getJobs(['waiting', 'prioritized']);
+      return jobs.map((job) => (job.data.type === 'batch' ? job.data.rows.length : 1));
+    };
     try {
-      await expect.poll(() => context.queues.followUp.count(), { timeout: 5000 }).toBe(2);
-      // Redis loses both jobs (a FLUSHALL, a restart without persistence): neither was consumed.
+      await expect.poll(carried, { timeout: 5000 }).toEqual([2]);
+      // While the job waits past the re-dispatch time, handing its rows out again adds nothing.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(await carried()).toEqual([2]);
+      // Redis loses the job (a FLUSHALL, a restart without persistence): neither row was consumed.
       await context.queues.followUp.obliterate({ force: true });
       expect(await context.queues.followUp.count()).toBe(0);
-      // After a second, not five minutes, both go out again.
-      await expect.poll(() => context.queues.followUp.count(), { timeout: 5000 }).toBe(2);
+      // After a second, not five minutes, both go out again, in one job.
+      await expect.poll(carried, { timeout: 5000 }).toEqual([2]);
     } finally {
       await dispatcher.stop();
     }

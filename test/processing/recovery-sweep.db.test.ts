@@ -70,6 +70,40 @@ describe(`inbox recovery sweep on ${testDialect()}`, () => {
     expect(waiting.map((job) => job.id)).not.toContain(ingestJobId(recent));
   });
 
+  it('leaves a row classified at intake while the sync queue holds its batch, and enqueues it once the batch is lost', async () => {
+    context = await createSyncContext();
+    const { inboxId } = await insertInboxEvent(context.database.db, {
+      dedupeKey: 'event:evt_in_a_batch',
+      eventId: 'evt_in_a_batch',
+      eventType: 'transfer.updated',
+      rawBody: Buffer.from('{"id":"evt_in_a_batch","type":"transfer.updated"}'),
+      headers: {},
+      receivedAt: new Date(Date.now() - 10 * MINUTE),
+      resource: { kind: 'transfer', id: 'tr_in_a_batch' },
+    });
+    const sweep = () =>
+      runRecoverySweep({
+        now: () => new Date(),
+        db: context!.database.db,
+        queues: context!.queues,
+        logger,
+        olderThanMs: 5 * MINUTE,
+      });
+    // Its batch was queued long ago and still waits (a backlog): nothing to recover.
+    await context.queues.sync.add(
+      JobName.syncBatch,
+      { refs: [{ kind: 'transfer', id: 'tr_in_a_batch', inboxId, via: 'webhook' }] },
+      { timestamp: Date.now() - 10 * MINUTE },
+    );
+    expect(await sweep()).toEqual({ found: 1, enqueued: 0, retried: 0 });
+    // Redis lost it: the row goes back through ingest.
+    await context.queues.sync.obliterate({ force: true });
+    expect(await sweep()).toEqual({ found: 1, enqueued: 1, retried: 0 });
+    expect((await context.queues.ingest.getWaiting()).map((job) => job.id)).toEqual([
+      ingestJobId(inboxId),
+    ]);
+  });
+
   it('sends a job that failed for good back for another try', async () => {
     context = await createSyncContext();
     const id = await row(context, 10);

@@ -61,6 +61,21 @@ describe(`a worker process killed with SIGKILL mid-run, on ${testDialect()}`, ()
         workers.push(await startWorkerProcess(fixture.env));
       },
     });
+    await waitForCatchUp(fixture.database.db, fixture.sim, 120_000);
+    // With sync batches the books often catch up before the dead worker's jobs are handed out
+    // again (their locks lapse, then BullMQ's two-step stalled check runs). Wait for that
+    // re-run, then read the books: a second booking by it would show.
+    await until(() => workers[1]!.output().includes('job stalled'), {
+      message: "the dead worker's jobs handed out again",
+      timeoutMs: 90_000,
+      intervalMs: 200,
+    }).catch(() => undefined);
+    await until(() => queueBacklog(fixture.daemon!), {
+      accept: (backlog) => backlog === 0,
+      message: 'the queues drained',
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
     state = await waitForCatchUp(fixture.database.db, fixture.sim, 120_000);
   }, 300_000);
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { findInboxEvent } from '../../src/inbox/index.ts';
 import { classifyEvent } from '../../src/ingest/index.ts';
+import type { SyncBatchJobData } from '../../src/queues/index.ts';
 import { testDialect } from '../support/test-database.ts';
 import {
   signedEvent,
@@ -17,6 +18,15 @@ afterEach(async () => {
 const transferEvent = (n: number, withId = true) =>
   `{ ${withId ? `"id": "evt_batch_${n}", ` : ''}"type": "transfer.updated", "data": { "object": { "id": "tr_batch${String(n).padStart(20, '0')}", "status": "successful", "reference": "ref-${n}" } } }`;
 
+/** The sync batches the receiver enqueued (delayed by PAYSYNC_SYNC_BATCH_WAIT_MS or waiting). */
+async function syncBatches(f: ReceiverFixture) {
+  const jobs = await f.queues.sync.getJobs(['delayed', 'waiting']);
+  expect(jobs.every((job) => job.name === 'sync-batch')).toBe(true);
+  return jobs
+    .map((job) => job.data as SyncBatchJobData)
+    .sort((a, b) => (a.refs[0]!.inboxId ?? 0) - (b.refs[0]!.inboxId ?? 0));
+}
+
 async function rowsOf(f: ReceiverFixture, ids: readonly number[]) {
   return Promise.all(ids.map(async (id) => (await findInboxEvent(f.database.db, id))!));
 }
@@ -26,7 +36,7 @@ async function rowsOf(f: ReceiverFixture, ids: readonly number[]) {
  * own bytes, all in one commit; never one row that no worker can read.
  */
 describe(`receiver: batches of events on ${testDialect()}`, () => {
-  it('stores a two-event array as two rows, each with its bytes, id and ingest job', async () => {
+  it('stores a two-event array as two rows, each with its bytes, id and resource, and one sync batch', async () => {
     fixture = await startReceiverFixture();
     const secret = fixture.config.webhookSecrets[0]!;
     const body = `[\n  ${transferEvent(1)} ,\n  ${transferEvent(2)}\n]\n`;
@@ -48,7 +58,15 @@ describe(`receiver: batches of events on ${testDialect()}`, () => {
       { outcome: 'resource', kind: 'transfer', id: `tr_batch${'1'.padStart(20, '0')}` },
       { outcome: 'resource', kind: 'transfer', id: `tr_batch${'2'.padStart(20, '0')}` },
     ]);
-    expect(await fixture.queues.ingest.count()).toBe(2);
+    // Classified at intake: the rows carry their transfers, and one sync batch names both.
+    expect(rows.map((row) => [row.resourceKind, row.resourceId])).toEqual([
+      ['transfer', `tr_batch${'1'.padStart(20, '0')}`],
+      ['transfer', `tr_batch${'2'.padStart(20, '0')}`],
+    ]);
+    expect(await fixture.queues.ingest.count()).toBe(0);
+    const batches = await syncBatches(fixture);
+    expect(batches).toHaveLength(1);
+    expect(batches[0]!.refs.map((ref) => ref.inboxId)).toEqual(ids);
 
     // The sender's retry of the whole batch adds nothing.
     const retry = signedEvent(secret, {
@@ -118,7 +136,12 @@ describe(`receiver: batches of events on ${testDialect()}`, () => {
     expect(await fixture.inboxCount()).toBe(1000);
     const last = await findInboxEvent(fixture.database.db, ids[999]!);
     expect(last!.rawBody.toString()).toBe(transferEvent(1999));
-    expect(await fixture.queues.ingest.count()).toBe(1000);
+    // 1,000 resources, PAYSYNC_SYNC_BATCH_SIZE (100) per job: ten jobs, not 1,000.
+    const batches = await syncBatches(fixture);
+    expect(batches.map((batch) => batch.refs.length)).toEqual(Array(10).fill(100));
+    expect(new Set(batches.flatMap((batch) => batch.refs.map((ref) => ref.inboxId)))).toEqual(
+      new Set(ids),
+    );
 
     const tooMany = `[${Array.from({ length: 10_001 }, () => '{}').join(',')}]`;
     const over = signedEvent(secret, { id: 'msg_toomany', body: tooMany });
@@ -141,5 +164,8 @@ describe(`receiver: batches of events on ${testDialect()}`, () => {
     const ids = answer.body.inboxIds as number[];
     expect(ids[2]).toBe(ids[0]);
     expect(await fixture.inboxCount()).toBe(2);
+    // Rows keyed by their bytes go through the ingest job, not a batch (classify-at-intake.ts).
+    expect(await fixture.queues.ingest.count()).toBe(2);
+    expect(await fixture.queues.sync.count()).toBe(0);
   });
 });

@@ -91,7 +91,8 @@ describe('receiver: accepted webhooks', () => {
     expect(second.status).toBe(200);
     expect(second.body).toEqual({ received: true, duplicate: true, inboxId: first.body.inboxId });
     expect(await fixture.inboxCount()).toBe(1);
-    expect(await fixture.queues.ingest.count()).toBe(1);
+    // One unit of work: a sync batch when the receiver classified the event, else an ingest job.
+    expect((await fixture.queues.ingest.count()) + (await fixture.queues.sync.count())).toBe(1);
   });
 
   it('dedupes an event without any id on the sha256 of its body', async () => {
@@ -209,6 +210,7 @@ describe('receiver: durable before 2xx', () => {
     const answer = await fixture.post(...postArgs(signedEvent(fixture.config.webhookSecrets[0]!)));
     expect(answer).toMatchObject({ status: 503, body: { error: 'inbox_unavailable' } });
     expect(await fixture.queues.ingest.count()).toBe(0);
+    expect(await fixture.queues.sync.count()).toBe(0);
   });
 
   it('still answers 2xx, without waiting for Redis, with the row stored when Redis is down', async () => {

@@ -77,6 +77,10 @@ export function serveCommand(): Command {
         config,
         logger,
         now,
+        syncBatch: {
+          batchSize: config.processing.syncBatchSize,
+          delayMs: config.processing.syncBatchWaitMs,
+        },
         verifier,
         port: config.port,
         ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),

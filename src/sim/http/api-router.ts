@@ -14,6 +14,7 @@ import { breakContract } from '../faults/break-contract.ts';
 import type { SimRuntime } from '../sim-runtime.ts';
 import { checkCredentials } from './check-credentials.ts';
 import { errorKindOfStatus, errorResponse } from './error-response.ts';
+import { sendJson } from './send-json.ts';
 import type { OperationHandler, OperationResult } from './handlers/handler-types.ts';
 import { OPERATION_HANDLERS } from './handlers/index.ts';
 
@@ -104,7 +105,7 @@ function send(
     const field = breakContract(body, faults.contractBreak);
     if (field !== undefined) res.setHeader('x-sim-contract-break', field);
   }
-  res.status(status).json(body);
+  sendJson(res, status, body);
 }
 
 function route(
@@ -139,7 +140,7 @@ function route(
       const { status, body } = errorResponse(simError, requestId);
       if (status === 429)
         res.setHeader('retry-after', String(runtime.throttle?.secondsUntilNextToken() ?? 1));
-      res.status(status).json(body);
+      sendJson(res, status, body);
     }
   };
 }

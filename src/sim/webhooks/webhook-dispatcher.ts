@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import type { StoredWebhook } from '../engine/sim-store.ts';
 import type { FaultSettings } from '../faults/fault-settings.ts';
 import type { WebhookEvent } from './webhook-event.ts';
 import { reasonOf } from '../../error-reason.ts';
 import pLimit, { type LimitFunction } from 'p-limit';
+import { WebhookSender } from './webhook-sender.ts';
 
 /** One try at delivering one event to one URL, as the control surface lists it. */
 export interface DeliveryAttempt {
@@ -33,7 +34,10 @@ export interface WebhookDispatcherSettings {
   retryDelaysMs: readonly number[];
   /** Per-try timeout. */
   timeoutMs: number;
-  /** Tries in flight at once; the rest wait, and their timeout starts when they are sent. */
+  /**
+   * Tries in flight at once; the rest wait, and their timeout starts when they are sent. Also
+   * the most keep-alive connections held open to one receiver.
+   */
   concurrency: number;
   faults: () => FaultSettings;
   random: () => SeededRandom;
@@ -43,7 +47,9 @@ export interface WebhookDispatcherSettings {
 }
 
 interface Delivery {
-  event: WebhookEvent;
+  eventId: string;
+  eventType: string;
+  /** The event as sent: serialised when published, so later changes do not leak into it. */
   payload: string;
   webhookId: string;
   attempt: number;
@@ -53,12 +59,13 @@ interface Delivery {
 /**
  * Delivers events with Standard Webhooks signatures (`webhook-id`, `webhook-timestamp`,
  * `webhook-signature`), retrying non-2xx answers and network errors on a back-off schedule,
- * and records every try. Timers use real time so signatures carry a current timestamp.
+ * and records every try. Timers use real time so signatures carry a current timestamp. Tries
+ * go out over keep-alive connections (see {@link WebhookSender}).
  */
 export class WebhookDispatcher {
   private readonly attempts: DeliveryAttempt[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly stopping = new AbortController();
+  private readonly sender: WebhookSender;
   private pending = 0;
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
@@ -68,16 +75,27 @@ export class WebhookDispatcher {
 
   constructor(private readonly settings: WebhookDispatcherSettings) {
     this.sending = pLimit(settings.concurrency);
+    this.sender = new WebhookSender(settings.concurrency);
   }
 
-  /** Queues `event` for each webhook in `webhookIds`. */
+  /**
+   * Queues `event` for each webhook in `webhookIds`. The event is serialised here, so it may
+   * hold live objects that change afterwards.
+   */
   publish(event: WebhookEvent, webhookIds: readonly string[]): void {
     if (this.stopped || webhookIds.length === 0) return;
     const faults = this.settings.faults();
     const random = this.settings.random();
     const payload = JSON.stringify(event);
     for (const webhookId of webhookIds) {
-      const delivery: Delivery = { event, payload, webhookId, attempt: 1, duplicate: false };
+      const delivery: Delivery = {
+        eventId: event.id,
+        eventType: event.type,
+        payload,
+        webhookId,
+        attempt: 1,
+        duplicate: false,
+      };
       if (random.chance(faults.webhookDropRate)) {
         this.record(delivery, { outcome: 'dropped', statusCode: null, durationMs: 0 });
         continue;
@@ -109,7 +127,7 @@ export class WebhookDispatcher {
   /** Cancels retries and aborts tries in flight. */
   stop(): void {
     this.stopped = true;
-    this.stopping.abort();
+    this.sender.destroy();
     this.cancelTimers();
   }
 
@@ -140,34 +158,29 @@ export class WebhookDispatcher {
     if (!stored || this.stopped) return;
     const started = performance.now();
     const sentAt = new Date();
+    const timestamp = String(Math.floor(sentAt.getTime() / 1000));
     const headers = {
       'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(delivery.payload)),
       'user-agent': 'paysync-sim',
-      'webhook-id': delivery.event.id,
-      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-id': delivery.eventId,
+      'webhook-timestamp': timestamp,
       'webhook-signature': signStandardWebhook(
         stored.secret,
-        delivery.event.id,
-        String(Math.floor(sentAt.getTime() / 1000)),
+        delivery.eventId,
+        timestamp,
         delivery.payload,
       ),
     };
     let statusCode: number | null = null;
     let error: string | undefined;
     try {
-      const response = await fetch(stored.resource.url, {
-        method: 'POST',
+      statusCode = await this.sender.post(
+        stored.resource.url,
         headers,
-        body: delivery.payload,
-        signal: AbortSignal.any([
-          AbortSignal.timeout(this.settings.timeoutMs),
-          this.stopping.signal,
-        ]),
-      });
-      statusCode = response.status;
-      // Read the (small) answer to its end: cancelling the body makes undici close the
-      // connection, and every delivery would then open a new one.
-      await response.arrayBuffer();
+        delivery.payload,
+        this.settings.timeoutMs,
+      );
     } catch (cause) {
       error = reasonOf(cause);
     }
@@ -191,7 +204,7 @@ export class WebhookDispatcher {
       this.later(retryIn, { ...delivery, attempt: delivery.attempt + 1 });
     } else if (!delivered) {
       this.settings.logger.debug(
-        { eventId: delivery.event.id, webhookId: delivery.webhookId, statusCode, error },
+        { eventId: delivery.eventId, webhookId: delivery.webhookId, statusCode, error },
         'sim webhook delivery failed',
       );
     }
@@ -204,8 +217,8 @@ export class WebhookDispatcher {
   ): void {
     const url = this.settings.webhook(delivery.webhookId)?.resource.url ?? '';
     this.attempts.push({
-      eventId: delivery.event.id,
-      eventType: delivery.event.type,
+      eventId: delivery.eventId,
+      eventType: delivery.eventType,
       webhookId: delivery.webhookId,
       url,
       attempt: delivery.attempt,
@@ -235,7 +248,23 @@ export function signStandardWebhook(
   timestamp: string,
   payload: string,
 ): string {
-  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
-  const mac = createHmac('sha256', key).update(`${id}.${timestamp}.${payload}`).digest('base64');
+  const mac = createHmac('sha256', signingKey(secret))
+    .update(`${id}.${timestamp}.${payload}`)
+    .digest('base64');
   return `v1,${mac}`;
+}
+
+/** Decoded signing keys by secret: a simulator signs thousands of deliveries with a few. */
+const signingKeys = new Map<string, KeyObject>();
+
+function signingKey(secret: string): KeyObject {
+  let key = signingKeys.get(secret);
+  if (key === undefined) {
+    key = createSecretKey(
+      Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64'),
+    );
+    if (signingKeys.size > 1_000) signingKeys.clear();
+    signingKeys.set(secret, key);
+  }
+  return key;
 }

@@ -126,11 +126,18 @@ export async function createDaemonFixture(options: FixtureOptions = {}): Promise
   return fixture;
 }
 
-/** Jobs waiting on the ingest and sync queues of a deployment (for pacing test traffic). */
+/**
+ * Work waiting on the ingest and sync queues of a deployment (for pacing test traffic): an
+ * ingest or single sync job counts one, a sync batch counts its resources.
+ */
 export async function queueBacklog(daemon: RunningDaemon): Promise<number> {
   const [ingest, sync] = await Promise.all([
     daemon.queues.ingest.getJobCounts('waiting', 'prioritized'),
-    daemon.queues.sync.getJobCounts('waiting', 'prioritized'),
+    daemon.queues.sync.getJobs(['waiting', 'prioritized', 'delayed']),
   ]);
-  return (ingest.waiting ?? 0) + (sync.waiting ?? 0);
+  const syncWork = sync.reduce((sum, job) => {
+    const data = job?.data as { refs?: readonly unknown[] } | undefined;
+    return sum + (Array.isArray(data?.refs) ? data.refs.length : job ? 1 : 0);
+  }, 0);
+  return (ingest.waiting ?? 0) + (ingest.prioritized ?? 0) + syncWork;
 }

@@ -6,6 +6,8 @@ export interface RecordedRequest {
   url: URL;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The client's port: the same port on two requests means one reused connection. */
+  remotePort: number | undefined;
 }
 
 export interface Reply {
@@ -35,6 +37,7 @@ export async function startRecordingServer(): Promise<RecordingServer> {
         url: new URL(req.url ?? '/', 'http://localhost'),
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
+        remotePort: req.socket.remotePort,
       };
       requests.push(recorded);
       const reply = handler(recorded);

@@ -1,11 +1,11 @@
 import { SimError } from '../../engine/sim-error.ts';
-import { presentItem } from '../../engine/present-item.ts';
+import { presentForWire } from '../../engine/present-item.ts';
 import { declareKyb, kybNamed } from '../../factories/declare-kyb.ts';
 import { visibleIn, type OperationHandlers } from './handler-types.ts';
 
 export const complianceHandlers: OperationHandlers<'putKyb' | 'getKyb' | 'deleteKybTransaction'> = {
   putKyb({ runtime, mode = 'sandbox', params, body }) {
-    return { body: presentItem(declareKyb(runtime.engine, mode, params.name, body)) };
+    return { body: presentForWire(declareKyb(runtime.engine, mode, params.name, body)) };
   },
 
   getKyb({ runtime, mode, params }) {
@@ -13,7 +13,7 @@ export const complianceHandlers: OperationHandlers<'putKyb' | 'getKyb' | 'delete
     if (!kyb || kyb.resource.status === 'deleted' || !visibleIn(mode, kyb)) {
       throw SimError.notFound('Kyb', params.name);
     }
-    return { body: presentItem(kyb) };
+    return { body: presentForWire(kyb) };
   },
 
   /**

@@ -1,5 +1,5 @@
 import { SimError } from '../../engine/sim-error.ts';
-import { presentItem } from '../../engine/present-item.ts';
+import { presentForWire } from '../../engine/present-item.ts';
 import type { SimItem } from '../../engine/sim-store.ts';
 import { createPaymentLink } from '../../factories/create-payment-link.ts';
 import { orderItems } from './list-window.ts';
@@ -7,7 +7,7 @@ import { visibleIn, type OperationHandlers } from './handler-types.ts';
 
 /** Creation and close answer the link without its attempts; get and list include them. */
 function withoutAttempts(link: SimItem<'payment_link'>): Record<string, unknown> {
-  const { attempts: _attempts, ...rest } = presentItem(link);
+  const { attempts: _attempts, ...rest } = presentForWire(link);
   return rest;
 }
 
@@ -56,7 +56,7 @@ export const paymentLinkHandlers: OperationHandlers<
     );
     return {
       body: orderItems([...matching], runtime.faults.listOrder, runtime.engine.random).map((item) =>
-        presentItem(item),
+        presentForWire(item),
       ),
     };
   },
@@ -64,7 +64,7 @@ export const paymentLinkHandlers: OperationHandlers<
   getPaymentLink({ runtime, mode, params }) {
     const link = runtime.engine.store.get('payment_link', params.id);
     if (!link || !visibleIn(mode, link)) throw SimError.notFound('Payment link', params.id);
-    return { body: presentItem(link) };
+    return { body: presentForWire(link) };
   },
 
   closePaymentLink({ runtime, mode, params }) {

@@ -1,5 +1,5 @@
 import { SimError } from '../../engine/sim-error.ts';
-import { presentItem } from '../../engine/present-item.ts';
+import { presentForWire } from '../../engine/present-item.ts';
 import { createPaymentIntent } from '../../factories/create-payment-intent.ts';
 import { applyOtp, startPaymentAttempt } from '../../factories/start-payment-attempt.ts';
 import { isKnownProvider } from '../../reference-data.ts';
@@ -29,7 +29,7 @@ export const paymentHandlers: OperationHandlers<
       .find((item) => item.mode === mode && item.resource.status === 'failed');
     if (failed) {
       const input = { payerNumber: body.phoneNumber, provider: body.provider, otp: body.otp };
-      return { body: presentItem(startPaymentAttempt(engine, failed, input, otpIsValid)) };
+      return { body: presentForWire(startPaymentAttempt(engine, failed, input, otpIsValid)) };
     }
     const intent = createPaymentIntent(engine, mode, {
       amount: body.amount,
@@ -42,13 +42,13 @@ export const paymentHandlers: OperationHandlers<
       subMerchantId: body.subMerchantId,
     });
     if (intent.plan.otp && body.otp !== undefined) applyOtp(intent.plan, body.otp, otpIsValid);
-    return { body: presentItem(intent) };
+    return { body: presentForWire(intent) };
   },
 
   getPaymentIntent({ runtime, mode, params }) {
     const intent = runtime.engine.store.get('payment_intent', params.id);
     if (!intent || !visibleIn(mode, intent)) throw SimError.notFound('Payment intent', params.id);
-    return { body: presentItem(intent) };
+    return { body: presentForWire(intent) };
   },
 
   listPaymentIntents({ runtime, mode, query }) {
@@ -68,6 +68,6 @@ export const paymentHandlers: OperationHandlers<
         )
       : itemsInWindow(store, 'payment_intent', mode, query, nowMs);
     const page = pageOf(inWindow, query, runtime.faults.listOrder, runtime.engine.random);
-    return { body: page.map((item) => presentItem(item, 'list')) };
+    return { body: page.map((item) => presentForWire(item, 'list')) };
   },
 };

@@ -1,5 +1,5 @@
 import { SimError } from '../../engine/sim-error.ts';
-import { presentItem } from '../../engine/present-item.ts';
+import { presentForWire } from '../../engine/present-item.ts';
 import { createPaymentRefund } from '../../factories/create-payment-refund.ts';
 import { createRefund } from '../../factories/create-refund.ts';
 import { orderItems } from './list-window.ts';
@@ -17,18 +17,18 @@ export const refundHandlers: OperationHandlers<
     const transfer = runtime.engine.store.get('transfer', body.transactionId);
     if (transfer && !visibleIn(mode, transfer))
       throw SimError.notFound('Transaction', body.transactionId);
-    return { body: presentItem(createRefund(runtime.engine, body)) };
+    return { body: presentForWire(createRefund(runtime.engine, body)) };
   },
 
   createRefund({ runtime, body }) {
-    return { body: presentItem(createRefund(runtime.engine, body)) };
+    return { body: presentForWire(createRefund(runtime.engine, body)) };
   },
 
   listRefunds({ runtime, mode }) {
     const refunds = runtime.engine.store.list('refund').filter((item) => visibleIn(mode, item));
     return {
       body: orderItems([...refunds], runtime.faults.listOrder, runtime.engine.random).map((item) =>
-        presentItem(item),
+        presentForWire(item),
       ),
     };
   },
@@ -38,19 +38,19 @@ export const refundHandlers: OperationHandlers<
       ? runtime.engine.store.get('refund', params.id)
       : undefined;
     if (!refund || !visibleIn(mode, refund)) throw SimError.notFound('Refund', params.id);
-    return { body: presentItem(refund) };
+    return { body: presentForWire(refund) };
   },
 
   createPaymentRefund({ runtime, mode, params, body }) {
     const intent = runtime.engine.store.get('payment_intent', params.id);
     if (intent && !visibleIn(mode, intent)) throw SimError.notFound('Payment', params.id);
-    return { body: presentItem(createPaymentRefund(runtime.engine, params.id, body)) };
+    return { body: presentForWire(createPaymentRefund(runtime.engine, params.id, body)) };
   },
 
   getPaymentRefundStatus({ runtime, mode, params }) {
     const refund = runtime.engine.store.get('payment_refund', params.refundId);
     if (!refund || !visibleIn(mode, refund))
       throw SimError.notFound('Payment refund', params.refundId);
-    return { body: presentItem(refund) };
+    return { body: presentForWire(refund) };
   },
 };

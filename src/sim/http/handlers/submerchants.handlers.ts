@@ -1,9 +1,9 @@
-import { presentItem } from '../../engine/present-item.ts';
+import { presentForWire } from '../../engine/present-item.ts';
 import { createSubmerchant } from '../../factories/create-submerchant.ts';
 import type { OperationHandlers } from './handler-types.ts';
 
 export const submerchantHandlers: OperationHandlers<'createSubmerchant'> = {
   createSubmerchant({ runtime, mode = 'sandbox', body }) {
-    return { body: presentItem(createSubmerchant(runtime.engine, mode, body)) };
+    return { body: presentForWire(createSubmerchant(runtime.engine, mode, body)) };
   },
 };

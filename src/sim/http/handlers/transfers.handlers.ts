@@ -1,5 +1,5 @@
 import { SimError } from '../../engine/sim-error.ts';
-import { presentItem } from '../../engine/present-item.ts';
+import { presentForWire } from '../../engine/present-item.ts';
 import { createTransfer } from '../../factories/create-transfer.ts';
 import { isKnownProvider } from '../../reference-data.ts';
 import { filterToWindow, itemsInWindow, pageOf } from './list-window.ts';
@@ -46,7 +46,7 @@ export const transferHandlers: OperationHandlers<'listTransfers' | 'createDelega
         ? candidates
         : candidates.filter((item) => item.resource.isDelegated === query.isDelegated);
     const page = pageOf(inWindow, query, runtime.faults.listOrder, runtime.engine.random);
-    return { body: page.map((item) => presentItem(item, 'list')) };
+    return { body: page.map((item) => presentForWire(item, 'list')) };
   },
 
   createDelegatedIrtTransfer({ runtime, mode = 'sandbox', body, requestId }) {
@@ -98,6 +98,6 @@ export const transferHandlers: OperationHandlers<'listTransfers' | 'createDelega
       },
       transferInformation: body.transferInformation as Record<string, string> | undefined,
     });
-    return { body: presentItem(transfer) };
+    return { body: presentForWire(transfer) };
   },
 };

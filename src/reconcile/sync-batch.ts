@@ -1,0 +1,240 @@
+import type { Kysely } from 'kysely';
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { Database } from '../db/index.ts';
+import { closeCoveredInboxRowsOf, latestInboxId } from '../inbox/index.ts';
+import {
+  applyBatch,
+  recordFetchCoverages,
+  type ApplyOutcome,
+  type BatchEntry,
+} from '../ledger/index.ts';
+import { notifyOutbox } from '../outbox/index.ts';
+import {
+  newestPerResource,
+  syncKey,
+  type SyncBatchJobData,
+  type SyncJobData,
+} from '../queues/index.ts';
+import { reasonOf } from '../error-reason.ts';
+import {
+  fetchResourceState,
+  itemOfFetched,
+  type FetchedState,
+  type FetchResult,
+} from './fetch-resource-state.ts';
+import { addFollowUps, followUpsFor } from './follow-ups.ts';
+import { handleSyncFailure } from './handle-sync-failure.ts';
+import { syncAttemptsTotal } from './reconcile-metrics.ts';
+import { skipCoveredFetches } from './skip-covered-fetch.ts';
+import {
+  DEFAULT_FETCH_CONCURRENCY,
+  resolveSyncDependencies,
+  type ResolvedSyncDependencies,
+  type SyncDependencies,
+} from './sync-dependencies.ts';
+import { syncResource } from './sync-resource.ts';
+import type { SyncAttempt, SyncResult } from './sync-result.ts';
+
+/** What one batch came to: a count per outcome, and the references to try again. */
+export interface SyncBatchResult {
+  readonly counts: Readonly<Record<SyncResult['outcome'], number>>;
+  /** References whose fetch or apply failed in a way a later try may fix. */
+  readonly retry: readonly SyncJobData[];
+  /** True when the batch's one transaction failed and its items were applied one by one. */
+  readonly split: boolean;
+}
+
+type LedgerRef = SyncJobData & { kind: FetchedState['kind'] };
+
+interface Fetched {
+  readonly ref: LedgerRef;
+  readonly result: FetchResult;
+  readonly fetchStartedAt: string;
+  /** The highest inbox id, read just before this fetch began: the rows it covers. */
+  readonly upToId: number;
+}
+
+/**
+ * Resources a batch in this process is syncing now, per database. A batch that names one of
+ * them waits for that sync to end, then checks coverage: the earlier fetch usually covers its
+ * events, and the second fetch is skipped. (Across processes the ledger's unique keys and
+ * the mirror's `updatedAt` guard keep concurrent applies harmless; this only saves calls.)
+ */
+const inFlight = new WeakMap<Kysely<Database>, Map<string, Promise<void>>>();
+
+/**
+ * Fetch slots per database, shared by the batches of a process: a fetch reads the highest
+ * inbox id only once it has a slot, right before its request goes out, so it covers every
+ * event that arrived while it queued behind the others (fewer second fetches).
+ */
+const fetchSlots = new WeakMap<Kysely<Database>, LimitFunction>();
+
+function fetchSlot(db: Kysely<Database>, concurrency: number): LimitFunction {
+  let limit = fetchSlots.get(db);
+  if (!limit) fetchSlots.set(db, (limit = pLimit(concurrency)));
+  return limit;
+}
+
+function claim(db: Kysely<Database>, keys: readonly string[]) {
+  let syncing = inFlight.get(db);
+  if (!syncing) inFlight.set(db, (syncing = new Map()));
+  const running = syncing;
+  const waitFor = keys.map((key) => running.get(key)).filter((p): p is Promise<void> => !!p);
+  let release!: () => void;
+  const done = new Promise<void>((resolve) => (release = resolve));
+  for (const key of keys) running.set(key, done);
+  return {
+    ready: Promise.all(waitFor),
+    release: () => {
+      for (const key of keys) if (running.get(key) === done) running.delete(key);
+      release();
+    },
+  };
+}
+
+/**
+ * A batch of resources (docs/processing.md, "Batches of resources"): fetched concurrently
+ * under the client's shared rate limit and concurrency cap, then applied together in ONE
+ * transaction: every state, its fetch coverage, the follow-ups and the inbox rows each fetch
+ * covered. The coverage rule of a single sync holds per item: each fetch reads the highest
+ * inbox id right before its request goes out, and only rows at or below it are closed.
+ *
+ * A resource whose fetch failed is handled as a single sync's failure (retry, give up, stop)
+ * and never blocks the others. If the one transaction fails, each item is applied again in a
+ * transaction of its own, so one bad item cannot hold the batch back and no item is ever
+ * half-booked. Payment links (which enqueue syncs of their intents) run as single syncs.
+ */
+export async function syncBatch(
+  deps: SyncDependencies,
+  data: SyncBatchJobData,
+  attempt: SyncAttempt,
+): Promise<SyncBatchResult> {
+  const resolved = resolveSyncDependencies(deps);
+  const counts: Record<SyncResult['outcome'], number> = {
+    synced: 0,
+    linked: 0,
+    skipped: 0,
+    retry: 0,
+    gave_up: 0,
+    stop: 0,
+  };
+  const retry: SyncJobData[] = [];
+  const note = (ref: SyncJobData, result: SyncResult) => {
+    counts[result.outcome] += 1;
+    syncAttemptsTotal.inc({ kind: ref.kind, outcome: result.outcome });
+    if (result.outcome === 'retry') retry.push(ref);
+  };
+
+  // The newest inbox row of each resource stands for its others (the fetch covers them all).
+  const refs = newestPerResource(data.refs);
+  const links = refs.filter((ref) => ref.kind === 'payment_link');
+  const ledgerRefs = refs.filter((ref): ref is LedgerRef => ref.kind !== 'payment_link');
+  for (const ref of links) {
+    const result = await syncResource(resolved, ref, attempt);
+    counts[result.outcome] += 1;
+    if (result.outcome === 'retry') retry.push(ref);
+  }
+  if (ledgerRefs.length === 0) return { counts, retry, split: false };
+
+  const claimed = claim(resolved.db, ledgerRefs.map(syncKey));
+  try {
+    await claimed.ready;
+    const upToId = await latestInboxId(resolved.db);
+    const fetched: Fetched[] = [];
+    const fetchStartedAt = resolved.now().toISOString();
+    let skips: (SyncResult | undefined)[];
+    try {
+      skips = await skipCoveredFetches(resolved, ledgerRefs, fetchStartedAt);
+    } catch {
+      skips = ledgerRefs.map(() => undefined);
+    }
+    const slot = fetchSlot(resolved.db, resolved.fetchConcurrency ?? DEFAULT_FETCH_CONCURRENCY);
+    await Promise.all(
+      ledgerRefs.map(async (ref, index) => {
+        const skipped = skips[index];
+        if (skipped) return note(ref, skipped);
+        let fetchUpToId = upToId;
+        try {
+          await slot(async () => {
+            fetchUpToId = await latestInboxId(resolved.db);
+            const startedAt = resolved.now().toISOString();
+            const result = await fetchResourceState(resolved, ref);
+            fetched.push({ ref, result, fetchStartedAt: startedAt, upToId: fetchUpToId });
+          });
+        } catch (error) {
+          note(ref, await handleSyncFailure(resolved, ref, attempt, fetchUpToId, error));
+        }
+      }),
+    );
+    if (fetched.length === 0) return { counts, retry, split: false };
+    let split = false;
+    try {
+      await applyTogether(resolved, fetched);
+      for (const item of fetched)
+        note(item.ref, { outcome: 'synced', outcomes: [], closedRows: 0 });
+    } catch (error) {
+      // One bad item must not hold the others: apply each alone, retrying only what fails.
+      split = true;
+      resolved.logger.warn(
+        { items: fetched.length, reason: reasonOf(error) },
+        'a sync batch did not commit; applying its items one by one',
+      );
+      for (const item of fetched) {
+        try {
+          await applyTogether(resolved, [item]);
+          note(item.ref, { outcome: 'synced', outcomes: [], closedRows: 0 });
+        } catch (itemError) {
+          note(
+            item.ref,
+            await handleSyncFailure(resolved, item.ref, attempt, item.upToId, itemError),
+          );
+        }
+      }
+    }
+    notifyOutbox();
+    return { counts, retry, split };
+  } finally {
+    claimed.release();
+  }
+}
+
+/**
+ * Applies fetched resources in one transaction: the ledger's batch apply (multi-row reads and
+ * writes, the same books as one by one), their fetch coverage in one upsert, the follow-ups,
+ * and the inbox rows each fetch covered, closed in one statement.
+ */
+async function applyTogether(
+  deps: ResolvedSyncDependencies,
+  fetched: readonly Fetched[],
+): Promise<void> {
+  const observedAt = deps.now().toISOString();
+  const entries: BatchEntry[] = [];
+  const items = new Map<string, ReturnType<typeof itemOfFetched> & { upToInboxId: number }>();
+  for (const { ref, result, upToId } of fetched) {
+    const observation = {
+      via: ref.via,
+      observedAt,
+      ...(ref.inboxId !== undefined ? { inboxId: ref.inboxId } : {}),
+      ...(deps.pollPlan ? { pollPlan: deps.pollPlan } : {}),
+    };
+    for (const state of result.states) {
+      entries.push({ fetched: state, observation });
+      const item = itemOfFetched(state);
+      items.set(`${item.kind} ${item.id}`, { ...item, upToInboxId: upToId });
+    }
+  }
+  // The earliest start stands for all: a poll asked for before it is answered by every fetch.
+  const fetchStartedAt = fetched.map((item) => item.fetchStartedAt).sort()[0]!;
+  await deps.db.transaction().execute(async (trx) => {
+    const outcomes: ApplyOutcome[] = await applyBatch(trx, entries);
+    // Each item carries its own fetch's inbox id; the batch-wide one is only a fallback.
+    const lowest = Math.min(...fetched.map((item) => item.upToId));
+    await recordFetchCoverages(trx, [...items.values()], { upToInboxId: lowest, fetchStartedAt });
+    await addFollowUps(trx, followUpsFor(outcomes), observedAt);
+    await closeCoveredInboxRowsOf(
+      trx,
+      fetched.map(({ result, upToId }) => ({ resource: result.handle, upToId })),
+      { status: 'processed', at: observedAt },
+    );
+  });
+}
