@@ -89,86 +89,76 @@ export async function closeCoveredInboxRows(
   return closed;
 }
 
-type NamedResources = Map<string, { ids: Set<string>; references: Set<string> }>;
-
-/** Rows that name one of `byKind`'s resources: by id, or (with no id) by reference. */
-function namedBy(eb: ExpressionBuilder<Database, 'webhook_inbox'>, byKind: NamedResources) {
-  return eb.or(
-    [...byKind].flatMap(([kind, { ids, references }]) => [
-      ...(ids.size > 0
-        ? [eb.and([eb('resource_kind', '=', kind), eb('resource_id', 'in', [...ids])])]
-        : []),
-      ...(references.size > 0
-        ? [
-            eb.and([
-              eb('resource_kind', '=', kind),
-              eb('resource_id', 'is', null),
-              eb('resource_reference', 'in', [...references]),
-            ]),
-          ]
-        : []),
-    ]),
-  );
+/**
+ * How the rows about a batch's resources are found: per kind, those naming one by id, and those
+ * naming one only by reference. One statement per group, never one OR across them: each group is
+ * `resource_kind = ? and resource_id in (…)` (or `resource_id is null and resource_reference in
+ * (…)`), served by the (resource_kind, resource_id) index. An OR across kinds could use only the
+ * status index, and would read every open row of a backlog for each batch.
+ */
+interface Naming {
+  readonly kind: string;
+  readonly column: 'resource_id' | 'resource_reference';
+  /** The resources of this group that name each value, with the batch's index of each. */
+  readonly byValue: Map<string, number[]>;
 }
 
-/** The resources of a batch by kind: their ids, and their references. */
-function byKindOf(resources: readonly ResourceHandle[]): NamedResources {
-  const byKind: NamedResources = new Map();
-  for (const { kind, id, reference } of resources) {
-    let named = byKind.get(kind);
-    if (!named) byKind.set(kind, (named = { ids: new Set(), references: new Set() }));
-    if (id !== undefined) named.ids.add(id);
-    if (reference !== undefined) named.references.add(reference);
-  }
-  return byKind;
+function namingsOf(resources: readonly ResourceHandle[]): Naming[] {
+  const namings = new Map<string, Naming>();
+  const add = (kind: string, column: Naming['column'], value: string, index: number) => {
+    const key = `${kind} ${column}`;
+    let naming = namings.get(key);
+    if (!naming) namings.set(key, (naming = { kind, column, byValue: new Map() }));
+    naming.byValue.set(value, [...(naming.byValue.get(value) ?? []), index]);
+  };
+  resources.forEach(({ kind, id, reference }, index) => {
+    if (id !== undefined) add(kind, 'resource_id', id, index);
+    if (reference !== undefined) add(kind, 'resource_reference', reference, index);
+  });
+  return [...namings.values()];
+}
+
+/** The open rows of one naming group (see {@link Naming}). */
+function openRowsNamed(eb: ExpressionBuilder<Database, 'webhook_inbox'>, naming: Naming) {
+  return eb.and([
+    eb('status', 'in', OPEN_STATUSES),
+    eb('resource_kind', '=', naming.kind),
+    ...(naming.column === 'resource_reference' ? [eb('resource_id', 'is', null)] : []),
+    eb(naming.column, 'in', [...naming.byValue.keys()]),
+  ]);
 }
 
 /**
- * {@link closeCoveredInboxRows} for the resources of one batch, in one statement: for each
- * resource, the open rows at or below its own fetch's highest id (`upToId`) that name it by
- * id, or by reference alone. Returns the rows closed.
+ * {@link closeCoveredInboxRows} for the resources of one batch: for each resource, the open rows
+ * at or below its own fetch's highest id (`upToId`) that name it by id, or by reference alone.
+ * One statement per kind and way of naming (see {@link Naming}). Returns the rows closed.
  */
 export async function closeCoveredInboxRowsOf(
   db: Executor,
   covered: readonly { readonly resource: ResourceHandle; readonly upToId: number }[],
   update: Omit<CoveredRowsUpdate, 'upToId'>,
 ): Promise<number> {
-  const terms = covered.filter(
-    ({ resource }) => resource.id !== undefined || resource.reference !== undefined,
-  );
-  if (terms.length === 0) return 0;
-  const result = await db
-    .updateTable('webhook_inbox')
-    .set({ status: update.status, processed_at: update.at, last_error: update.lastError ?? null })
-    .where('status', 'in', OPEN_STATUSES)
-    .where('id', '<=', Math.max(...terms.map(({ upToId }) => upToId)))
-    .where((eb) =>
-      eb.or(
-        terms.flatMap(({ resource: { kind, id, reference }, upToId }) => [
-          ...(id !== undefined
-            ? [
-                eb.and([
-                  eb('resource_kind', '=', kind),
-                  eb('resource_id', '=', id),
-                  eb('id', '<=', upToId),
-                ]),
-              ]
-            : []),
-          ...(reference !== undefined
-            ? [
-                eb.and([
-                  eb('resource_kind', '=', kind),
-                  eb('resource_id', 'is', null),
-                  eb('resource_reference', '=', reference),
-                  eb('id', '<=', upToId),
-                ]),
-              ]
-            : []),
-        ]),
-      ),
-    )
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  let closed = 0;
+  for (const naming of namingsOf(covered.map(({ resource }) => resource))) {
+    const limits = [...naming.byValue].map(([value, indexes]) => ({
+      value,
+      upToId: Math.max(...indexes.map((index) => covered[index]!.upToId)),
+    }));
+    const result = await db
+      .updateTable('webhook_inbox')
+      .set({ status: update.status, processed_at: update.at, last_error: update.lastError ?? null })
+      .where((eb) => openRowsNamed(eb, naming))
+      .where((eb) =>
+        eb.or(
+          limits.map(({ value, upToId }) =>
+            eb.and([eb(naming.column, '=', value), eb('id', '<=', upToId)]),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    closed += Number(result.numUpdatedRows);
+  }
+  return closed;
 }
 
 /** The reference an earlier event about this resource carried, newest first. */
@@ -201,39 +191,26 @@ export async function noteInboxError(db: Executor, inboxId: number, reason: stri
 
 /**
  * The highest id among the open rows about each resource (by id, or by reference alone), in
- * order, 0 when none is open; one query for all. A sync compares it with what an earlier fetch
+ * order, 0 when none is open; one query per kind and way of naming. A sync compares it with what an earlier fetch
  * covered to decide whether it must fetch at all.
  */
 export async function latestOpenInboxIdsFor(
   db: Executor,
   resources: readonly ResourceHandle[],
 ): Promise<number[]> {
-  const byKind = byKindOf(resources);
-  if (byKind.size === 0) return resources.map(() => 0);
-  const rows = await db
-    .selectFrom('webhook_inbox')
-    .select((eb) => [
-      'resource_kind',
-      'resource_id',
-      'resource_reference',
-      eb.fn.max('id').as('max'),
-    ])
-    .where('status', 'in', OPEN_STATUSES)
-    .where((eb) => namedBy(eb, byKind))
-    .groupBy(['resource_kind', 'resource_id', 'resource_reference'])
-    .execute();
-  const latest = new Map<string, number>();
-  const keep = (key: string, id: number) => latest.set(key, Math.max(latest.get(key) ?? 0, id));
-  for (const row of rows) {
-    const max = Number(row.max ?? 0);
-    if (row.resource_id !== null) keep(`${row.resource_kind} id ${row.resource_id}`, max);
-    else if (row.resource_reference !== null)
-      keep(`${row.resource_kind} ref ${row.resource_reference}`, max);
+  const latest = resources.map(() => 0);
+  for (const naming of namingsOf(resources)) {
+    const rows = await db
+      .selectFrom('webhook_inbox')
+      .select((eb) => [naming.column, eb.fn.max('id').as('max')])
+      .where((eb) => openRowsNamed(eb, naming))
+      .groupBy(naming.column)
+      .execute();
+    for (const row of rows) {
+      const value = (row as Record<string, unknown>)[naming.column] as string;
+      for (const index of naming.byValue.get(value) ?? [])
+        latest[index] = Math.max(latest[index]!, Number(row.max ?? 0));
+    }
   }
-  return resources.map(({ kind, id, reference }) =>
-    Math.max(
-      id !== undefined ? (latest.get(`${kind} id ${id}`) ?? 0) : 0,
-      reference !== undefined ? (latest.get(`${kind} ref ${reference}`) ?? 0) : 0,
-    ),
-  );
+  return latest;
 }
