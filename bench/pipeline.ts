@@ -1,3 +1,4 @@
+import { cpuSeconds, peakRssMb } from './process-cpu.ts';
 /**
  * Acceptance 7 of issue 8 (and the webhook-path figures of issue 12): the whole pipeline on the
  * 3-webhooks-per-item workload. `paysync sim` and `paysync start` run as child processes on a
@@ -26,7 +27,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -117,22 +118,6 @@ function stop(child: ChildProcess): Promise<void> {
     child.on('exit', () => resolve());
     child.kill('SIGTERM');
   });
-}
-
-const TICKS_PER_SECOND =
-  Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
-
-/** User + system CPU seconds of a process so far (Linux /proc). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
-
-/** Peak resident set size in MB (VmHWM). */
-function peakRssMb(pid: number): number {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
 async function redisCpuSeconds(redis: Redis): Promise<number> {

@@ -1,3 +1,4 @@
+import { cpuSeconds } from './process-cpu.ts';
 import { startSimChild } from './sim-child.ts';
 /**
  * The simulator alone (issue 21, design point 6). `paysync sim` runs as a child process, so its
@@ -19,8 +20,6 @@ import { startSimChild } from './sim-child.ts';
  * `--short` is 200 + 200 items and 2 s per GET target over 1,000 seeded items. `--cpu-prof DIR`
  * writes a V8 CPU profile of the simulator into DIR (read it with bench/profile-top.ts).
  */
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
@@ -70,16 +69,6 @@ const credentials = { ApiKey: 'sk_bench_key', MerchantId: 'mch_bench', Environme
 const profileArgs = values['cpu-prof']
   ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`]
   : [];
-
-const TICKS_PER_SECOND =
-  Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
-
-/** User + system CPU seconds of a process so far (Linux /proc). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
