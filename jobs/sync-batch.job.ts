@@ -1,11 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job } from 'bullmq';
-import { enqueueSyncBatch, type SyncBatchJobData } from '../src/queues/index.ts';
+import { enqueueSyncBatch, JOB_ATTEMPTS, type SyncBatchJobData } from '../src/queues/index.ts';
 import { syncBatch } from '../src/reconcile/index.ts';
 import type { JobContext } from './job-context.ts';
-
-/** Tries of one reference before its inbox rows are left to the recovery sweep. */
-const MAX_ATTEMPTS = 8;
 
 /**
  * `sync-batch`: fetch a batch of resources and apply them in one transaction. The references
@@ -26,7 +23,7 @@ export function syncBatchJob(context: JobContext) {
       await sleep(hold);
     }
     if (result.retry.length > 0) {
-      if (attempt < MAX_ATTEMPTS) {
+      if (attempt < JOB_ATTEMPTS) {
         await enqueueSyncBatch(context.queues, result.retry, {
           attempt: attempt + 1,
           delayMs: 1000 * 2 ** (attempt - 1),

@@ -8,6 +8,7 @@ export {
   enqueueScheduledTick,
   enqueueSync,
   ingestJobId,
+  JOB_ATTEMPTS,
   newestPerResource,
   syncKey,
   type Queues,

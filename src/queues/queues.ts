@@ -36,8 +36,11 @@ export const DEFAULT_QUEUE_PREFIX = 'paysync';
  * Finished jobs are dropped (the database keeps the record); failed ones are kept a week
  * so an operator can see why. Retries back off exponentially.
  */
+/** Tries of a job (and of a sync batch's references) before it is given up. */
+export const JOB_ATTEMPTS = 8;
+
 const DEFAULT_JOB_OPTIONS: JobsOptions = {
-  attempts: 8,
+  attempts: JOB_ATTEMPTS,
   backoff: { type: 'exponential', delay: 1000 },
   removeOnComplete: true,
   removeOnFail: { age: 7 * 24 * 3600 },
