@@ -32,13 +32,13 @@ export interface Queues {
 
 export const DEFAULT_QUEUE_PREFIX = 'paysync';
 
+/** Tries of a job (and of a sync batch's references) before it is given up. */
+export const JOB_ATTEMPTS = 8;
+
 /**
  * Finished jobs are dropped (the database keeps the record); failed ones are kept a week
  * so an operator can see why. Retries back off exponentially.
  */
-/** Tries of a job (and of a sync batch's references) before it is given up. */
-export const JOB_ATTEMPTS = 8;
-
 const DEFAULT_JOB_OPTIONS: JobsOptions = {
   attempts: JOB_ATTEMPTS,
   backoff: { type: 'exponential', delay: 1000 },
