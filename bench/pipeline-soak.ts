@@ -20,6 +20,8 @@ export interface SoakProgress {
   inbox: number;
   /** Inbox rows not yet processed. */
   open: number;
+  /** Items the sweeps have listed so far (their run records' items seen). */
+  swept: number;
 }
 
 export interface SoakSettings {
@@ -30,6 +32,8 @@ export interface SoakSettings {
   write: boolean;
   label: string;
   database: string;
+  /** Minutes left out of the flatness checks (start-up, first sweeps). */
+  warmUpMinutes: number;
 }
 
 export interface SoakContext {
@@ -44,6 +48,8 @@ export interface SoakContext {
   metricsUrl: string;
   redis: Redis;
   progress: () => Promise<SoakProgress>;
+  /** The database's size on disk in bytes (SQLite file and its WAL; PostgreSQL's tables and indexes). */
+  databaseBytes: () => Promise<number>;
 }
 
 interface Sample {
@@ -54,8 +60,28 @@ interface Sample {
   cpuSeconds: number;
   simCpuSeconds: number;
   heapMb: number;
+  /** Upstream calls the daemon made so far. */
+  calls: number;
   simRssMb: number;
   redisMb: number;
+  databaseMb: number;
+}
+
+/** One minute of the run: rates over the minute, levels at its end. */
+interface MinuteRow {
+  minute: number;
+  settledPerSecond: number;
+  cpuMsPerItem: number;
+  rssMb: number;
+  redisMb: number;
+  databaseMb: number;
+  /** Database growth over the minute per item settled in it, in KB. */
+  databaseKbPerItem: number;
+  simRssMb: number;
+  open: number;
+  /** Upstream calls in the minute per item settled in it, and items sweeps listed in it. */
+  callsPerItem: number;
+  swept: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -71,13 +97,18 @@ function rssMb(pid: number): number {
   return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
-async function heapUsedMb(metricsUrl: string): Promise<number> {
+/** The daemon's V8 heap in MB and its upstream calls so far, from its /metrics. */
+async function daemonMetrics(metricsUrl: string): Promise<{ heapMb: number; calls: number }> {
   try {
     const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) })).text();
     const match = /^paysync_nodejs_heap_size_used_bytes (\d+(?:\.\d+)?)/m.exec(text);
-    return match ? Number(match[1]) / 1024 / 1024 : Number.NaN;
+    let calls = 0;
+    for (const call of text.matchAll(/^paysync_upstream_requests_total\{[^}]*\} (\d+)/gm)) {
+      calls += Number(call[1]);
+    }
+    return { heapMb: match ? Number(match[1]) / 1024 / 1024 : Number.NaN, calls };
   } catch {
-    return Number.NaN;
+    return { heapMb: Number.NaN, calls: Number.NaN };
   }
 }
 
@@ -88,6 +119,112 @@ async function redisUsedMb(redis: Redis): Promise<number> {
   } catch {
     return Number.NaN;
   }
+}
+
+const fixed = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+
+/** The per-minute samples as a markdown table. */
+function minuteTable(rows: readonly MinuteRow[]): string[] {
+  return [
+    '| Minute | Settled items/s | Daemon CPU ms/item | Daemon RSS MB | Redis used MB | Database MB | Database KB per item | Simulator RSS MB | Inbox open | Upstream calls per item | Items swept |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map(
+      (row) =>
+        `| ${row.minute} | ${fixed(row.settledPerSecond, 1)} | ${fixed(row.cpuMsPerItem, 2)} | ${fixed(row.rssMb)} | ${fixed(row.redisMb, 1)} | ${fixed(row.databaseMb)} | ${fixed(row.databaseKbPerItem, 2)} | ${fixed(row.simRssMb)} | ${row.open} | ${fixed(row.callsPerItem, 2)} | ${row.swept} |`,
+    ),
+  ];
+}
+
+export interface FlatVerdict {
+  flat: boolean;
+  /** One line per check, for the console and the summary. */
+  lines: string[];
+  summary: {
+    settled: string;
+    cpu: string;
+    rss: string;
+    redis: string;
+    database: string;
+    flat: string;
+  };
+}
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+};
+
+/**
+ * Issue 22, build 2: after warm-up, settled items/s, the daemon's RSS and Redis's memory each
+ * stay within ±10 % of their median over the minutes after warm-up (throughput is also held to
+ * the rate offered: a daemon that settles a flat 50 of 200 is not keeping up); Redis at the end
+ * is within 2× of minute 1; the database grows linearly with items, and no faster: its growth
+ * per item settled in the second half is at most 10 % above the first half's.
+ */
+function judgeFlat(rows: readonly MinuteRow[], warmUp: number, rate: number): FlatVerdict {
+  const after = rows.filter((row) => row.minute > warmUp);
+  if (after.length < 2) {
+    const none = 'too short to judge';
+    return {
+      flat: false,
+      lines: [`flatness: ${none} (needs at least 2 minutes after ${warmUp} of warm-up)`],
+      summary: { settled: none, cpu: none, rss: none, redis: none, database: none, flat: 'n/a' },
+    };
+  }
+  const spread = (values: readonly number[]) => {
+    const mid = median(values);
+    const worst = Math.max(...values.map((v) => Math.abs(v - mid) / mid));
+    return { mid, worst, min: Math.min(...values), max: Math.max(...values) };
+  };
+  const settled = spread(after.map((row) => row.settledPerSecond));
+  const cpu = spread(after.map((row) => row.cpuMsPerItem));
+  const rss = spread(after.map((row) => row.rssMb));
+  const redis = spread(after.map((row) => row.redisMb));
+  const half = Math.floor(after.length / 2);
+  const growth = (part: readonly MinuteRow[]) => {
+    const first = rows[part[0]!.minute - 2] ?? part[0]!;
+    const last = part.at(-1)!;
+    const items = part.reduce((sum, row) => sum + row.settledPerSecond * 60, 0);
+    return ((last.databaseMb - first.databaseMb) * 1024) / items;
+  };
+  const firstHalf = growth(after.slice(0, half));
+  const secondHalf = growth(after.slice(half));
+  const minuteOne = rows[0]!.redisMb;
+  const redisEnd = rows.at(-1)!.redisMb;
+  const checks = {
+    settled: settled.worst <= 0.1 && settled.mid >= 0.9 * rate,
+    rss: rss.worst <= 0.1,
+    redis: redis.worst <= 0.1 && redisEnd <= 2 * minuteOne,
+    database: secondHalf <= 1.1 * firstHalf,
+  };
+  const pct = (value: number) => `±${(100 * value).toFixed(0)} %`;
+  const yes = (ok: boolean) => (ok ? 'flat' : 'NOT flat');
+  const summary = {
+    settled: `${fixed(settled.min, 1)}–${fixed(settled.max, 1)} (median ${fixed(settled.mid, 1)}, ${pct(settled.worst)})`,
+    cpu: `${fixed(cpu.min, 2)}–${fixed(cpu.max, 2)} (median ${fixed(cpu.mid, 2)}, ${pct(cpu.worst)})`,
+    rss: `${fixed(rss.min)}–${fixed(rss.max)} (${pct(rss.worst)})`,
+    redis: `${fixed(minuteOne, 1)} → ${fixed(redisEnd, 1)}; ${fixed(redis.min, 1)}–${fixed(redis.max, 1)} after warm-up (${pct(redis.worst)})`,
+    database: `${fixed(rows.at(-1)!.databaseMb)} MB; ${fixed(firstHalf, 2)} → ${fixed(secondHalf, 2)} KB per item (first → second half)`,
+    flat: Object.values(checks).every(Boolean)
+      ? 'yes'
+      : `no (${Object.entries(checks)
+          .filter(([, ok]) => !ok)
+          .map(([name]) => name)
+          .join(', ')})`,
+  };
+  return {
+    flat: Object.values(checks).every(Boolean),
+    lines: [
+      `after ${warmUp} min of warm-up (minutes ${after[0]!.minute}–${after.at(-1)!.minute}):`,
+      `  settled items/s ${summary.settled}: ${yes(checks.settled)}${settled.mid < 0.9 * rate ? ` (below 90 % of the ${rate}/s offered)` : ''}`,
+      `  daemon CPU ms/item ${summary.cpu}`,
+      `  daemon RSS MB ${summary.rss}: ${yes(checks.rss)}`,
+      `  Redis MB ${summary.redis}: ${yes(checks.redis)}`,
+      `  database ${summary.database}: ${checks.database ? 'linear' : 'growing faster than the items'}`,
+      `  flat: ${summary.flat}`,
+    ],
+    summary,
+  };
 }
 
 export async function runSoak(settings: SoakSettings, context: SoakContext): Promise<void> {
@@ -136,8 +273,9 @@ export async function runSoak(settings: SoakSettings, context: SoakContext): Pro
       simCpuSeconds: context.simCpuSeconds(),
       simRssMb: rssMb(context.simPid),
       progress: await context.progress(),
-      heapMb: await heapUsedMb(context.metricsUrl),
+      ...(await daemonMetrics(context.metricsUrl)),
       redisMb: await redisUsedMb(context.redis),
+      databaseMb: (await context.databaseBytes()) / 1024 / 1024,
     };
     samples.push(sample);
     return sample;
@@ -164,6 +302,7 @@ export async function runSoak(settings: SoakSettings, context: SoakContext): Pro
       }
     }
   };
+  const baseline = await takeSample();
   await Promise.all([feed(), sampler()]);
   const last = samples.at(-1)!.seconds >= minutes * 60 - 1 ? samples.at(-1)! : await takeSample();
   const loadAtEnd = load();
@@ -173,6 +312,26 @@ export async function runSoak(settings: SoakSettings, context: SoakContext): Pro
     samples.reduce((best, s) =>
       Math.abs(s.seconds - m * 60) < Math.abs(best.seconds - m * 60) ? s : best,
     );
+  const minuteRows: MinuteRow[] = Array.from({ length: Math.floor(minutes) }, (_, i) => {
+    const end = at(i + 1);
+    const start = i === 0 ? baseline : at(i);
+    const settled = end.progress.settled - start.progress.settled;
+    const span = end.seconds - start.seconds;
+    return {
+      minute: i + 1,
+      settledPerSecond: settled / span,
+      cpuMsPerItem: settled > 0 ? (1000 * (end.cpuSeconds - start.cpuSeconds)) / settled : NaN,
+      rssMb: end.rssMb,
+      redisMb: end.redisMb,
+      databaseMb: end.databaseMb,
+      databaseKbPerItem: settled > 0 ? ((end.databaseMb - start.databaseMb) * 1024) / settled : NaN,
+      simRssMb: end.simRssMb,
+      open: end.progress.open,
+      callsPerItem: settled > 0 ? (end.calls - start.calls) / settled : NaN,
+      swept: end.progress.swept - start.progress.swept,
+    };
+  });
+  const verdict = judgeFlat(minuteRows, settings.warmUpMinutes, rate);
   const marks = [1, 5, 10].filter((m) => m <= minutes);
   if (!marks.includes(minutes)) marks.push(minutes);
   const byMinute = Array.from({ length: Math.floor(minutes) }, (_, i) => at(i + 1));
@@ -199,22 +358,41 @@ export async function runSoak(settings: SoakSettings, context: SoakContext): Pro
     `daemon CPU ${(last.cpuSeconds - cpuAtStart).toFixed(1)} s (${((1000 * (last.cpuSeconds - cpuAtStart)) / last.progress.settled).toFixed(2)} ms per settled item); simulator CPU ${(last.simCpuSeconds - simCpuAtStart).toFixed(1)} s`,
     `simulator RSS ${mb(at(1).simRssMb)} → ${mb(last.simRssMb)}; Redis used memory ${mb(at(1).redisMb)} → ${mb(last.redisMb)} (min 1 → end)`,
     `machine: ${machine}; load average at start ${loadAtStart}, at end ${loadAtEnd}`,
+    '',
+    'per minute:',
+    ...minuteTable(minuteRows),
+    '',
+    ...verdict.lines,
   ];
   console.log(`\n${lines.join('\n')}`);
 
   if (!settings.write) return;
   const label = settings.label ? ` (${settings.label})` : '';
-  const row = `| ${new Date(started).toISOString().slice(0, 16)}Z${label} | ${settings.database} | ${rate} × ${minutes} min | ${(last.offered / seconds).toFixed(1)} | ${(last.progress.settled / seconds).toFixed(1)}${Number.isFinite(settledLastMinute) ? ` (${settledLastMinute.toFixed(1)})` : ''} | ${backlog.items} / ${backlog.undelivered} / ${backlog.open} | ${marks.map((m) => at(m).rssMb.toFixed(0)).join(' / ')} MB | ${maxRss.toFixed(0)} MB | ${marks.map((m) => at(m).heapMb.toFixed(0)).join(' / ')} MB | ${byMinute.map((s) => s.rssMb.toFixed(0)).join(', ')} | ${machine}, load ${loadAtStart} → ${loadAtEnd} |`;
+  const run = `${new Date(started).toISOString().slice(0, 16)}Z${label}`;
+  const { summary } = verdict;
+  const row = [
+    `| ${run} | ${settings.database} | ${rate} × ${minutes} min (warm-up ${settings.warmUpMinutes}) | ${(last.offered / seconds).toFixed(1)} | ${summary.settled} | ${summary.cpu} | ${summary.rss} | ${summary.redis} | ${summary.database} | ${fixed(at(1).simRssMb)} → ${fixed(last.simRssMb)} | ${backlog.items} / ${backlog.open} | ${summary.flat} | ${machine}, load ${loadAtStart} → ${loadAtEnd} |`,
+  ].join('');
   const file = appendPerformanceRow({
-    marker: '<!-- bench:soak:rows (appended by `npm run bench:soak`) -->',
+    marker: '<!-- bench:soak-flat:rows (appended by `npm run bench:soak`) -->',
     header: [
-      '## Soak (`npm run bench:soak`)',
+      '### Flat in time: the soak table',
       '',
-      '| Run | Database | Asked (items/s × time) | Offered items/s | Settled items/s (last minute) | Backlog at end: items / webhooks not received / inbox open | Daemon RSS at min 1 / 5 / 10 | Daemon max RSS | Daemon heap used at min 1 / 5 / 10 | Daemon RSS each minute (MB) | Machine |',
-      '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
-      '',
+      '| Run | Database | Rate × time | Offered items/s | Settled items/s per minute after warm-up | Daemon CPU ms/item per minute | Daemon RSS MB after warm-up | Redis MB: min 1 → end; after warm-up | Database at end; growth per item | Simulator RSS MB min 1 → end | Backlog at end: items / inbox open | Flat | Machine |',
+      '| --- | --- | --- | ---: | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ],
     row,
+  });
+  appendPerformanceRow({
+    marker: '<!-- bench:soak-minutes:rows (appended by `npm run bench:soak`) -->',
+    header: ['### Flat in time: each run minute by minute', ''],
+    row: [
+      `<details><summary>${run}, ${settings.database}, ${rate} items/s × ${minutes} min</summary>`,
+      '',
+      ...minuteTable(minuteRows),
+      '',
+      '</details>',
+    ].join('\n'),
   });
   console.log(`wrote ${file}`);
 }

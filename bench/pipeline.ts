@@ -21,13 +21,14 @@ import { cpuSeconds, peakRssMb } from './process-cpu.ts';
  * every paysync process and of the simulator into DIR (read them with bench/profile-top.ts).
  * `npm run bench:scaleout` is this bench on PostgreSQL with 1, 2 and 4 workers.
  *
- * `--soak [--minutes 10] [--rate 200] [--sample-seconds 5]` (also `npm run bench:soak`) feeds
- * settled items at a steady rate instead of one batch and samples the daemon's RSS: see
+ * `--soak [--minutes 30] [--rate 200] [--sample-seconds 5] [--warm-up-minutes 3]` (also
+ * `npm run bench:soak`) feeds settled items at a steady rate instead of one batch, samples the
+ * daemon, the simulator, Redis and the database, and judges whether they stay flat: see
  * bench/pipeline-soak.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -53,9 +54,10 @@ const { values } = parseArgs({
     audit: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
     soak: { type: 'boolean', default: false },
-    minutes: { type: 'string', default: '10' },
+    minutes: { type: 'string', default: '30' },
     rate: { type: 'string', default: '200' },
     'sample-seconds': { type: 'string', default: '5' },
+    'warm-up-minutes': { type: 'string', default: '3' },
   },
 });
 const soak = values.soak
@@ -63,13 +65,23 @@ const soak = values.soak
       minutes: Number(values.minutes),
       rate: Number(values.rate),
       sampleSeconds: Number(values['sample-seconds']),
+      warmUpMinutes: Number(values['warm-up-minutes']),
     }
   : undefined;
 if (
   soak &&
-  !(soak.minutes > 0 && soak.rate > 0 && soak.sampleSeconds > 0 && soak.sampleSeconds <= 60)
+  !(
+    soak.minutes > 0 &&
+    soak.rate > 0 &&
+    soak.sampleSeconds > 0 &&
+    soak.sampleSeconds <= 60 &&
+    Number.isInteger(soak.warmUpMinutes) &&
+    soak.warmUpMinutes >= 0
+  )
 ) {
-  console.error('--minutes and --rate must be positive numbers, --sample-seconds from 1 to 60');
+  console.error(
+    '--minutes and --rate must be positive numbers, --sample-seconds from 1 to 60, --warm-up-minutes a whole number of 0 or more',
+  );
   process.exit(2);
 }
 if (soak && (values.workers !== undefined || values.audit)) {
@@ -219,26 +231,55 @@ try {
     );
   }
 
-  type Progress = { settled: number; inbox: number; open: number; lastClosed: string | null };
+  type Progress = {
+    settled: number;
+    inbox: number;
+    open: number;
+    swept: number;
+    lastClosed: string | null;
+  };
   const progress = async (): Promise<Progress> => {
     const result = await sql<{
       settled: number;
       inbox: number;
       open: number;
+      swept: number;
       last_closed: string | null;
     }>`select
         (select count(*) from transfers where status = 'successful')
           + (select count(*) from payment_intents where status = 'successful') as settled,
         (select count(*) from webhook_inbox) as inbox,
         (select count(*) from webhook_inbox where status in ('received', 'processing')) as open,
+        (select coalesce(sum(items_seen), 0) from scheduled_runs where task = 'sweep') as swept,
         (select max(processed_at) from webhook_inbox) as last_closed`.execute(database.db);
     const row = result.rows[0]!;
     return {
       settled: Number(row.settled),
       inbox: Number(row.inbox),
       open: Number(row.open),
+      swept: Number(row.swept),
       lastClosed: row.last_closed,
     };
+  };
+
+  /** The database's size on disk: the SQLite file with its WAL, or PostgreSQL's relations in the schema. */
+  const databaseBytes = async (): Promise<number> => {
+    if (databaseUrl.startsWith('postgres')) {
+      const result = await sql<{
+        bytes: string | number | null;
+      }>`select sum(pg_total_relation_size(c.oid)) as bytes
+        from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = current_schema() and c.relkind = 'r'`.execute(database.db);
+      return Number(result.rows[0]?.bytes ?? 0);
+    }
+    const file = databaseUrl.replace(/^sqlite:/, '');
+    return ['', '-wal'].reduce((sum, suffix) => {
+      try {
+        return sum + statSync(`${file}${suffix}`).size;
+      } catch {
+        return sum;
+      }
+    }, 0);
   };
 
   if (soak) {
@@ -258,6 +299,7 @@ try {
         metricsUrl: `${daemonUrl}/metrics`,
         redis,
         progress,
+        databaseBytes,
       },
     );
   } else {
