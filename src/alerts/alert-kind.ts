@@ -11,7 +11,7 @@ export const ALERT_KINDS = [
   'day_not_reconciled',
   'webhooks_silent',
   /** The receiver answers 503 to webhooks: the inbox backlog passed its limit. */
-  'receiver_backpressure',
+  'webhook_backlog_full',
   /** Something did not reconcile (a ledger discrepancy). */
   'discrepancy',
   /** An alert sink keeps failing; goes to the other sinks. */
@@ -36,7 +36,7 @@ export const DEFAULT_SEVERITY: Readonly<Record<AlertKind, Severity>> = {
   dead_jobs: 'critical',
   day_not_reconciled: 'critical',
   webhooks_silent: 'critical',
-  receiver_backpressure: 'critical',
+  webhook_backlog_full: 'critical',
   discrepancy: 'warning',
   sink_failing: 'critical',
   test: 'info',

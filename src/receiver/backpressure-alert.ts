@@ -5,7 +5,7 @@ import type { Logger } from '../logger.ts';
 import { reasonOf } from '../error-reason.ts';
 import type { BacklogGateOptions } from './backlog-gate.ts';
 
-const KEY = 'receiver_backpressure';
+const KEY = 'webhook_backlog_full';
 
 /**
  * The alert resolves once the backlog has stayed under this share of the limit for
@@ -17,7 +17,7 @@ export const ALERT_RESOLVES_UNDER_SHARE = 0.5;
 export const DEFAULT_CALM_MS = 60_000;
 
 /**
- * The backlog gate's callbacks that tell people: `receiver_backpressure` is raised when intake
+ * The backlog gate's callbacks that tell people: `webhook_backlog_full` is raised when intake
  * stops (one live alert per key, however many receivers see it; a second stop while it is live
  * counts one more occurrence) and resolved once the backlog has stayed under half the limit for
  * a minute: intake stopping and resuming as the retries come back in waves is one episode, one
@@ -51,7 +51,7 @@ export function backpressureAlerts(deps: {
       calmSince = undefined;
       return guarded('raise', () =>
         raiseAlert(deps, {
-          kind: 'receiver_backpressure',
+          kind: 'webhook_backlog_full',
           dedupeKey: KEY,
           title: `Webhooks refused with 503: ${backlog} events wait to be processed (limit ${maxBacklog})`,
           body: [

@@ -20,13 +20,13 @@ export interface ReceiverServerOptions extends Omit<
   /** How long stop() lets in-flight requests finish before cutting them. @defaultValue 10000 */
   readonly drainMs?: number;
   /**
-   * Raises `receiver_backpressure` when the backlog stops intake and resolves it when intake
+   * Raises `webhook_backlog_full` when the backlog stops intake and resolves it when intake
    * resumes; without it the receiver only logs and counts.
    */
   readonly alerts?: AlertRuntime;
   /** How often the open inbox backlog is counted. @defaultValue 1000 */
   readonly backlogRefreshMs?: number;
-  /** How long the backlog stays low before `receiver_backpressure` resolves. @defaultValue 60000 */
+  /** How long the backlog stays low before `webhook_backlog_full` resolves. @defaultValue 60000 */
   readonly backpressureCalmMs?: number;
 }
 

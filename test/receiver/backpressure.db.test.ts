@@ -85,11 +85,11 @@ describe(`receiver backpressure on ${testDialect()}`, () => {
         const rows = await fixture.database.db
           .selectFrom('alerts')
           .select(['kind', 'status'])
-          .where('kind', '=', 'receiver_backpressure')
+          .where('kind', '=', 'webhook_backlog_full')
           .execute();
         return rows.length > 0 ? rows : undefined;
       },
-      { message: 'the receiver_backpressure alert', timeoutMs: 10_000 },
+      { message: 'the webhook_backlog_full alert', timeoutMs: 10_000 },
     );
 
     // Workers come: the backlog drains and the simulator's retries get through.
@@ -134,19 +134,19 @@ describe(`receiver backpressure on ${testDialect()}`, () => {
   });
 
   it('raised one alert while full, resolved once intake resumed', async () => {
-    expect(alertsWhileFull).toEqual([{ kind: 'receiver_backpressure', status: 'open' }]);
+    expect(alertsWhileFull).toEqual([{ kind: 'webhook_backlog_full', status: 'open' }]);
     const after = await until(
       async () => {
         const rows = await fixture.database.db
           .selectFrom('alerts')
           .select(['kind', 'status'])
-          .where('kind', '=', 'receiver_backpressure')
+          .where('kind', '=', 'webhook_backlog_full')
           .execute();
         return rows.every((row) => row.status === 'resolved') ? rows : undefined;
       },
       { message: 'the alert resolved', timeoutMs: 20_000 },
     );
-    expect(after).toEqual([{ kind: 'receiver_backpressure', status: 'resolved' }]);
+    expect(after).toEqual([{ kind: 'webhook_backlog_full', status: 'resolved' }]);
   });
 
   it('lost nothing: every event was delivered in the end, stored once and processed', async () => {
