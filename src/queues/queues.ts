@@ -49,7 +49,7 @@ export const KEEP_COMPLETED_JOBS = 1000;
  * the `dead_jobs` alert counts them, but at most this many per queue: a storm of failures
  * cannot fill Redis.
  */
-export const KEEP_FAILED_JOBS = { age: 7 * 24 * 3600, count: 5000 } as const;
+export const KEEP_FAILED_JOBS = { age: 7 * 24 * 3600, count: 1000 } as const;
 
 /**
  * Retries back off exponentially. Ingest and sync jobs are dropped as they complete: their ids
