@@ -45,7 +45,8 @@ export interface BacklogGate {
  */
 export function createBacklogGate(options: BacklogGateOptions): BacklogGate {
   const { maxBacklog, logger } = options;
-  const resumeBelow = Math.floor(maxBacklog * RESUME_SHARE);
+  // At least 1, so a limit of 1 still resumes once the inbox is empty.
+  const resumeBelow = Math.max(1, Math.floor(maxBacklog * RESUME_SHARE));
   let backlog = 0;
   let full = false;
   let timer: NodeJS.Timeout | undefined;

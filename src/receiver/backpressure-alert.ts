@@ -34,7 +34,7 @@ export function backpressureAlerts(deps: {
   readonly calmMs?: number;
 }): Pick<BacklogGateOptions, 'onFull' | 'onCounted'> {
   const { maxBacklog, logger } = deps;
-  const resolveBelow = Math.floor(maxBacklog * ALERT_RESOLVES_UNDER_SHARE);
+  const resolveBelow = Math.max(1, Math.floor(maxBacklog * ALERT_RESOLVES_UNDER_SHARE));
   // Unknown at start: the first count under the bar resolves whatever an earlier process left.
   let live = true;
   let calmSince: number | undefined;

@@ -40,8 +40,11 @@ function refuse(
 export function intakeLimits(settings: IntakeLimitSettings): RequestHandler {
   let inFlight = 0;
   const { gate } = settings;
+  // Express routes match without regard to case or a trailing slash; so does this.
+  const limited = settings.path.toLowerCase().replace(/\/+$/, '');
   return (request, response, next) => {
-    if (request.method !== 'POST' || request.path !== settings.path) return next();
+    const path = request.path.toLowerCase().replace(/\/+$/, '');
+    if (request.method !== 'POST' || path !== limited) return next();
     if (gate?.isFull()) {
       return refuse(
         response,

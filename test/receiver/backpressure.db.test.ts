@@ -6,7 +6,8 @@ import { createLogger } from '../../src/logger.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 import { waitForCatchUp, describeState, type EndState } from '../processing/support/end-state.ts';
 import { generateMixedTraffic } from '../support/mixed-traffic.ts';
-import { testDialect } from '../support/test-database.ts';
+import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
+import { createBacklogGate } from '../../src/receiver/backlog-gate.ts';
 import { until } from '../support/until.ts';
 import {
   signedEvent,
@@ -237,5 +238,52 @@ describe(`requests in flight on ${testDialect()}`, () => {
     );
     expect(accepted.body).toMatchObject({ received: true, duplicate: false });
     expect(await receiver.inboxCount()).toBe(1);
+  });
+});
+
+describe(`the backlog gate on ${testDialect()}`, () => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+  });
+
+  afterAll(async () => {
+    await database?.cleanup();
+  });
+
+  it('with a limit of 1, stops at one open row and resumes once the inbox is empty', async () => {
+    await database.db
+      .insertInto('webhook_inbox')
+      .values({
+        dedupe_key: 'event:evt_one',
+        event_id: 'evt_one',
+        event_type: 'transfer.updated',
+        raw_body: Buffer.from('{}'),
+        headers: '{}',
+        received_at: '2030-01-10T10:00:00.000Z',
+      })
+      .execute();
+    const full: number[] = [];
+    const gate = createBacklogGate({
+      db: database.db,
+      maxBacklog: 1,
+      refreshMs: 50,
+      logger: createLogger({ level: 'silent', pretty: false }),
+      onFull: async (backlog) => {
+        full.push(backlog);
+      },
+    });
+    await gate.start();
+    try {
+      expect([gate.isFull(), gate.backlog, full]).toEqual([true, 1, [1]]);
+      await database.db.updateTable('webhook_inbox').set({ status: 'processed' }).execute();
+      await until(() => !gate.isFull(), { message: 'the gate open again', timeoutMs: 5_000 });
+      expect(gate.backlog).toBe(0);
+      gate.noteStored(1);
+      expect([gate.isFull(), full]).toEqual([true, [1, 1]]);
+    } finally {
+      await gate.stop();
+    }
   });
 });
