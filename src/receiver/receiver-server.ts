@@ -93,14 +93,20 @@ export function createReceiverServer(options: ReceiverServerOptions): ReceiverSe
       // Each open connection costs memory (about 20 KB) even idle: past this many, new ones are
       // closed at once and the sender retries.
       created.maxConnections = maxInFlight * CONNECTIONS_PER_IN_FLIGHT;
+      // Counted before the first request, so a full inbox is refused from the start.
       await backlogGate.start();
-      await new Promise<void>((resolve, reject) => {
-        created.once('error', reject);
-        created.listen(options.port, host, () => {
-          created.off('error', reject);
-          resolve();
+      try {
+        await new Promise<void>((resolve, reject) => {
+          created.once('error', reject);
+          created.listen(options.port, host, () => {
+            created.off('error', reject);
+            resolve();
+          });
         });
-      });
+      } catch (error) {
+        await backlogGate.stop();
+        throw error;
+      }
       server = created;
       bound = created.address() as AddressInfo;
       options.logger.info(
