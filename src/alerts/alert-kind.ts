@@ -10,6 +10,8 @@ export const ALERT_KINDS = [
   'dead_jobs',
   'day_not_reconciled',
   'webhooks_silent',
+  /** The receiver answers 503 to webhooks: the inbox backlog passed its limit. */
+  'webhook_backlog_full',
   /** Something did not reconcile (a ledger discrepancy). */
   'discrepancy',
   /** An alert sink keeps failing; goes to the other sinks. */
@@ -34,6 +36,7 @@ export const DEFAULT_SEVERITY: Readonly<Record<AlertKind, Severity>> = {
   dead_jobs: 'critical',
   day_not_reconciled: 'critical',
   webhooks_silent: 'critical',
+  webhook_backlog_full: 'critical',
   discrepancy: 'warning',
   sink_failing: 'critical',
   test: 'info',

@@ -18,6 +18,7 @@ import { POLLING_VARIABLES, pollingSettings, type PollingSettings } from './poll
 import { PROCESS_VARIABLES, type LogLevel } from './process.ts';
 import { PROCESSING_VARIABLES, processingSettings, type ProcessingSettings } from './processing.ts';
 import { RECEIPT_VARIABLES, receiptSettings, type ReceiptSettings } from './receipts.ts';
+import { RECEIVER_VARIABLES, receiverSettings, type ReceiverSettings } from './receiver.ts';
 import { SECRET_VARIABLES } from './secret-variables.ts';
 import {
   SERVICE_VARIABLES,
@@ -54,6 +55,7 @@ const schema = z.object({
   PAYSYNC_LOG_LEVEL,
   ...UPSTREAM_VARIABLES,
   ...WEBHOOK_RECEIVING,
+  ...RECEIVER_VARIABLES,
   ...PROCESSING_VARIABLES,
   ...ALERT_VARIABLES,
   ...JANITOR_VARIABLES,
@@ -87,6 +89,8 @@ export interface Config {
   readonly upstream: UpstreamSettings;
   /** How the receiver takes webhooks (see docs/receiver.md). */
   readonly webhook: WebhookSettings;
+  /** How much the receiver takes on before it answers 503 (see docs/receiver.md). */
+  readonly receiver: ReceiverSettings;
   /** How workers and the scheduler process events (see docs/processing.md). */
   readonly processing: ProcessingSettings;
   /** Where alerts go and how often (see docs/alerts.md). */
@@ -159,6 +163,7 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
     logLevel: e.PAYSYNC_LOG_LEVEL,
     upstream: upstreamSettings(e),
     webhook: webhookSettings(e),
+    receiver: receiverSettings(e),
     processing: processingSettings(e),
     alerts: alertSettings(e),
     janitor: janitorSettings(e),

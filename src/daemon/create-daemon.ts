@@ -59,6 +59,8 @@ export interface DaemonOptions {
   readonly now?: Clock;
   /** Alert pacing and clock overrides (tests). @defaultValue from `config.alerts` */
   readonly alerts?: Partial<AlertRuntimeOptions> & { readonly pollMs?: number };
+  /** Receiver pacing overrides (tests): how often the backlog is counted, how long it stays low before its alert resolves. */
+  readonly receiver?: { readonly backlogRefreshMs?: number; readonly backpressureCalmMs?: number };
   /**
    * Port of the metrics and health server of a process without the receiver role; 0 picks a
    * free one. @defaultValue `config.metricsPort` (`startDaemon`: 0)
@@ -333,6 +335,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
           delayMs: config.processing.syncBatchWaitMs,
         },
         port: receiverPort,
+        alerts,
+        ...options.receiver,
         ...(options.host !== undefined ? { host: options.host } : {}),
         ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),
       });

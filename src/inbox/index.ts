@@ -46,6 +46,7 @@ export {
 export type { InboxStatus, WebhookInboxRow } from './inbox.table.ts';
 export { splitBatch, type BatchElement } from './split-batch.ts';
 export { inboxLiveness, type InboxLiveness } from './inbox-liveness.ts';
+export { openInboxBacklog } from './inbox-backlog.repository.ts';
 export { probeInboxWrite } from './probe-inbox-write.ts';
 export {
   inboxMentionedResources,

@@ -3,7 +3,13 @@
  * `/metrics`, `/healthz`, `/readyz` server of processes without a receiver. See docs/metrics.md.
  */
 export { collectProcessMetrics, metricsRegistry } from './metrics-registry.ts';
-export { signatureFailures, webhookOutcomes } from './webhook.metrics.ts';
+export {
+  signatureFailures,
+  webhookBacklog,
+  webhookBackpressure,
+  webhookInFlight,
+  webhookOutcomes,
+} from './webhook.metrics.ts';
 export { observeJobs, type ObservableWorker } from './job-metrics.ts';
 export {
   addScrapeSource,

@@ -1,4 +1,4 @@
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { metricsRegistry } from './metrics-registry.ts';
 
 function counter<T extends string>(name: string, help: string, labelNames: readonly T[]) {
@@ -6,6 +6,12 @@ function counter<T extends string>(name: string, help: string, labelNames: reado
   const existing = metricsRegistry.getSingleMetric(name);
   if (existing) return existing as Counter<T>;
   return new Counter<T>({ name, help, labelNames, registers: [metricsRegistry] });
+}
+
+function gauge(name: string, help: string) {
+  const existing = metricsRegistry.getSingleMetric(name);
+  if (existing) return existing as Gauge;
+  return new Gauge({ name, help, registers: [metricsRegistry] });
 }
 
 /**
@@ -25,4 +31,30 @@ export const webhookOutcomes = counter(
   'paysync_webhook_requests_total',
   'Webhook requests by outcome',
   ['outcome'],
+);
+
+/**
+ * Webhooks refused with 503 before their body was read because the receiver was at capacity,
+ * by reason: `backlog_full` (PAYSYNC_RECEIVER_MAX_BACKLOG) or `too_many_in_flight`
+ * (PAYSYNC_RECEIVER_MAX_IN_FLIGHT).
+ */
+export const webhookBackpressure = counter(
+  'paysync_webhook_backpressure_total',
+  'Webhooks refused with 503 because the receiver was at capacity, by reason',
+  ['reason'],
+);
+
+/**
+ * Open inbox rows (stored, not yet processed) as the receiver last counted them; the count
+ * stops at PAYSYNC_RECEIVER_MAX_BACKLOG, so the gauge never reads more.
+ */
+export const webhookBacklog = gauge(
+  'paysync_webhook_backlog',
+  'Open inbox rows as the receiver last counted them (counted up to PAYSYNC_RECEIVER_MAX_BACKLOG)',
+);
+
+/** Webhook requests being handled now (PAYSYNC_RECEIVER_MAX_IN_FLIGHT caps them). */
+export const webhookInFlight = gauge(
+  'paysync_webhook_in_flight',
+  'Webhook requests being handled now',
 );

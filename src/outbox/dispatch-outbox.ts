@@ -92,15 +92,15 @@ export function outboxJobData(row: Pick<OutboxRow, 'id' | 'kind' | 'payload'>): 
 }
 
 /**
- * Kept a day after completion so a late second hand-out of the same id is a no-op. Failed
- * jobs keep the queue's default (a week), so a row that failed for good is not run again.
+ * A follow-up job keeps the follow-up queue's retention (src/queues: the newest completed jobs
+ * by count, failed ones a week). A second hand-out of a completed job's id after it was dropped
+ * runs again and skips its rows, already consumed; a failed job kept under `outbox-<id>` makes
+ * the re-add of a row that failed for good a no-op, so it is not run again while it is kept.
  */
-const HAND_OUT_OPTIONS = { removeOnComplete: { age: 86_400 } } as const;
-
 interface FollowUpJob {
   readonly name: string;
   readonly data: FollowUpQueueData;
-  readonly opts: { readonly jobId: string; readonly removeOnComplete: { readonly age: number } };
+  readonly opts: { readonly jobId: string };
 }
 
 /**
@@ -112,7 +112,7 @@ export function singleRowJob(row: FollowUpRowData): FollowUpJob {
     // The job name is the kind (`alert`, `receipt`…): the follow-up processor routes by it.
     name: row.type,
     data: row,
-    opts: { jobId: outboxJobId(row.outboxId), ...HAND_OUT_OPTIONS },
+    opts: { jobId: outboxJobId(row.outboxId) },
   };
 }
 
@@ -123,7 +123,7 @@ function followUpJob(rows: readonly FollowUpRowData[]): FollowUpJob {
   return {
     name: FOLLOW_UP_BATCH_JOB_NAME,
     data,
-    opts: { jobId: outboxBatchJobId(rows.map((row) => row.outboxId)), ...HAND_OUT_OPTIONS },
+    opts: { jobId: outboxBatchJobId(rows.map((row) => row.outboxId)) },
   };
 }
 

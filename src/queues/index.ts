@@ -9,6 +9,8 @@ export {
   enqueueSync,
   ingestJobId,
   JOB_ATTEMPTS,
+  KEEP_COMPLETED_JOBS,
+  KEEP_FAILED_JOBS,
   newestPerResource,
   syncKey,
   type Queues,

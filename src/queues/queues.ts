@@ -36,14 +36,47 @@ export const DEFAULT_QUEUE_PREFIX = 'paysync';
 export const JOB_ATTEMPTS = 8;
 
 /**
- * Finished jobs are dropped (the database keeps the record); failed ones are kept a week
- * so an operator can see why. Retries back off exponentially.
+ * Completed jobs kept per queue where a finished job is worth a look (follow-ups, scheduled
+ * ticks): the newest {@link KEEP_COMPLETED_JOBS}, by count, never by age, so Redis holds the
+ * same few megabytes after a week as after an hour (docs/operations.md). A job id's dedupe
+ * does not depend on them: a follow-up re-run skips rows already consumed (their stamp in
+ * `outbox`), and a scheduled slot runs once by its record in `scheduled_runs`.
+ */
+export const KEEP_COMPLETED_JOBS = 1000;
+
+/**
+ * Failed jobs (every retry used) stay a week, so an operator sees them in the queue board and
+ * the `dead_jobs` alert counts them, but at most this many per queue: a storm of failures
+ * cannot fill Redis.
+ */
+export const KEEP_FAILED_JOBS = { age: 7 * 24 * 3600, count: 1000 } as const;
+
+/**
+ * Retries back off exponentially. Ingest and sync jobs are dropped as they complete: their ids
+ * come from inbox rows, and the recovery sweep must be able to add a row's job again while the
+ * row is open (a completed job kept under that id would make its add a no-op).
  */
 const DEFAULT_JOB_OPTIONS: JobsOptions = {
   attempts: JOB_ATTEMPTS,
   backoff: { type: 'exponential', delay: 1000 },
   removeOnComplete: true,
-  removeOnFail: { age: 7 * 24 * 3600 },
+  removeOnFail: KEEP_FAILED_JOBS,
+};
+
+/** Follow-ups: the newest completed ones stay visible; a late second hand-out re-runs as a no-op. */
+const FOLLOW_UP_JOB_OPTIONS: JobsOptions = {
+  ...DEFAULT_JOB_OPTIONS,
+  removeOnComplete: { count: KEEP_COMPLETED_JOBS },
+};
+
+/**
+ * Scheduled ticks: three tries, the newest completed ones kept. Two schedulers adding the
+ * same slot add one job while it exists; after that the run record skips the slot.
+ */
+const SCHEDULED_JOB_OPTIONS: JobsOptions = {
+  ...DEFAULT_JOB_OPTIONS,
+  attempts: 3,
+  removeOnComplete: { count: KEEP_COMPLETED_JOBS },
 };
 
 export function createQueues(settings: QueueSettings): Queues {
@@ -55,11 +88,13 @@ export function createQueues(settings: QueueSettings): Queues {
   };
   const ingest = new Queue<IngestJobData>(QueueName.ingest, common);
   const sync = new Queue<SyncQueueJobData>(QueueName.sync, common);
-  const followUp = new Queue<FollowUpQueueData>(QueueName.followUp, common);
-  // A tick's job id outlives the job by a day so a second scheduler's late add is a no-op.
+  const followUp = new Queue<FollowUpQueueData>(QueueName.followUp, {
+    ...common,
+    defaultJobOptions: FOLLOW_UP_JOB_OPTIONS,
+  });
   const scheduled = new Queue<ScheduledJobData>(QueueName.scheduled, {
     ...common,
-    defaultJobOptions: { ...DEFAULT_JOB_OPTIONS, attempts: 3, removeOnComplete: { age: 86_400 } },
+    defaultJobOptions: SCHEDULED_JOB_OPTIONS,
   });
   const all = [ingest, sync, followUp, scheduled];
   for (const queue of all) queue.on('error', () => undefined);

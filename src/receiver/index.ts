@@ -1,5 +1,9 @@
 export { checkReadiness, type Readiness, type ReadinessCheck } from './check-readiness.ts';
-export { createReceiverApp, type ReceiverDependencies } from './receiver-app.ts';
+export {
+  createReceiverApp,
+  type ReceiverConfig,
+  type ReceiverDependencies,
+} from './receiver-app.ts';
 export {
   createReceiverServer,
   type ReceiverServer,

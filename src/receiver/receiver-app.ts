@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import type { Config } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { createInboxIntake, type StoredInboxEvent } from '../inbox/index.ts';
 import { classifyAtIntake } from '../ingest/index.ts';
@@ -22,13 +23,18 @@ import type { SignatureVerifier } from './signature-outcome.ts';
 import { createSignatureVerifier, type SigningConfig } from './verify-signature.ts';
 import { bodyReadError, sendError } from './webhook-errors.ts';
 import { webhookRoute } from './webhook.route.ts';
+import type { BacklogGate } from './backlog-gate.ts';
+import { intakeLimits } from './intake-limits.ts';
+
+/** What the receiver reads of the configuration: signing, and its capacity. */
+export type ReceiverConfig = SigningConfig & Pick<Config, 'receiver'>;
 
 export interface ReceiverDependencies {
   readonly db: Kysely<Database>;
   readonly queues: Queues;
   /** The producer connection the queues use (`createRedisConnection(url, 'producer')`). */
   readonly redis: Redis;
-  readonly config: SigningConfig;
+  readonly config: ReceiverConfig;
   readonly logger: Logger;
   /** The clock, resolved where the process is assembled (checks signed timestamps, stamps received events and refused signatures). */
   readonly now: Clock;
@@ -44,6 +50,11 @@ export interface ReceiverDependencies {
   readonly draining?: () => boolean;
   /** More routes on this port (the ops API and dashboard), mounted before the 404. */
   readonly extraRoutes?: RequestHandler;
+  /**
+   * The open inbox backlog as the server keeps it counted (see createBacklogGate); without it
+   * only the in-flight limit applies.
+   */
+  readonly backlogGate?: BacklogGate;
 }
 
 /**
@@ -71,6 +82,14 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
     response.setHeader('Connection', 'close');
     sendError(response, 503, 'shutting_down', 'the receiver is stopping; retry later');
   });
+  const gate = deps.backlogGate;
+  app.use(
+    intakeLimits({
+      path: config.webhook.path,
+      maxInFlight: config.receiver.maxInFlight,
+      ...(gate ? { gate } : {}),
+    }),
+  );
   app.use(
     webhookRoute({
       path: config.webhook.path,
@@ -80,7 +99,11 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
         config.webhook.scheme === 'hmac'
           ? [config.webhook.hmacHeader, config.webhook.hmacTimestampHeader ?? ''].filter(Boolean)
           : [],
-      accept: (events) => intake.acceptAll(events.map(classifyAtIntake)),
+      accept: async (events) => {
+        const results = await intake.acceptAll(events.map(classifyAtIntake));
+        gate?.noteStored(results.filter((result) => !result.duplicate).length);
+        return results;
+      },
       // A durable per-minute count the workers' alert watcher reads (signature_failures).
       onRefusedSignature: () =>
         countSignatureFailure(deps.db, deps.now()).catch((error: unknown) => {

@@ -9,6 +9,8 @@ export type WebhookErrorCode =
   | 'invalid_json'
   | 'inbox_unavailable'
   | 'shutting_down'
+  | 'backlog_full'
+  | 'too_many_in_flight'
   | 'bad_request';
 
 /** Answers `{ error, message }`; the one shape every refusal of the receiver has. */

@@ -93,6 +93,16 @@ describe('config', () => {
       '0',
       /PAYSYNC_WEBHOOK_MAX_BYTES="0" is invalid: must be at least 1/,
     ],
+    [
+      'PAYSYNC_RECEIVER_MAX_BACKLOG',
+      'lots',
+      /PAYSYNC_RECEIVER_MAX_BACKLOG="lots" is invalid: must be a whole number/,
+    ],
+    [
+      'PAYSYNC_RECEIVER_MAX_IN_FLIGHT',
+      '0',
+      /PAYSYNC_RECEIVER_MAX_IN_FLIGHT="0" is invalid: must be at least 1/,
+    ],
   ])(
     'rejects %s=%s with one line naming the variable and what is accepted',
     (name, value, pattern) => {
@@ -115,6 +125,14 @@ describe('config', () => {
     const config = loadConfig(readEnvironment({ PAYSYNC_ENVIRONMENT: 'sandbox' }, dir));
     expect(config.port).toBe(9090);
     expect(config.environment).toBe('sandbox');
+  });
+
+  it('reads the receiver capacity, with its defaults', () => {
+    expect(loadConfig({}).receiver).toEqual({ maxBacklog: 50_000, maxInFlight: 256 });
+    expect(
+      loadConfig({ PAYSYNC_RECEIVER_MAX_BACKLOG: '200', PAYSYNC_RECEIVER_MAX_IN_FLIGHT: '8' })
+        .receiver,
+    ).toEqual({ maxBacklog: 200, maxInFlight: 8 });
   });
 
   it('splits comma-separated webhook secrets for rotation', () => {

@@ -82,6 +82,7 @@ export function serveCommand(): Command {
           delayMs: config.processing.syncBatchWaitMs,
         },
         verifier,
+        alerts: alertRuntime,
         port: config.port,
         ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),
       });
