@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOfDb, type Database } from '../db/index.ts';
 import type { AuditViolation } from './audit-types.ts';
+import type { AuditScope } from './read-changed-books.ts';
 
 /** The kinds whose syncs record what they covered in `mirror_polls.covered_inbox_id`. */
 const COVERED_KINDS = ['payment_intent', 'transfer', 'refund', 'payment_refund', 'payment_link'];
@@ -12,16 +13,23 @@ const COVERED_KINDS = ['payment_intent', 'transfer', 'refund', 'payment_refund',
  * fetch (it only grows), so a row is covered when an item it names (by id, or by reference when
  * it gave no id) has `covered_inbox_id >= row id`. Rows naming no resource (events about
  * nothing in the books) and payment-link rows (a link has no mirror and no coverage record)
- * carry no such proof; they are counted, not judged (docs/audit.md).
+ * carry no such proof; they are counted, not judged (docs/audit.md). With a scope (an
+ * incremental audit), only the rows received after its watermark or processed since its time.
  */
 export async function checkInboxCoverage(
   db: Kysely<Database>,
+  scope?: AuditScope,
 ): Promise<{ violations: AuditViolation[]; processed: number; unjudged: number }> {
   const kinds = sql.join(COVERED_KINDS.map((k) => sql.lit(k)));
+  // Two index ranges (primary key, processed_at), never a scan of the whole inbox.
+  const inScope = scope
+    ? sql`and i.id in (select id from webhook_inbox where id > ${scope.inboxIdAfter}
+        union select id from webhook_inbox where processed_at >= ${scope.from})`
+    : sql``;
   const counts = await sql<{ judged: string; total: string }>`
     select cast(count(case when resource_kind in (${kinds}) then 1 end) as text) as judged,
       cast(count(*) as text) as total
-    from webhook_inbox where status = 'processed'`.execute(db);
+    from webhook_inbox i where i.status = 'processed' ${inScope}`.execute(db);
   const rows = await sql<{
     id: string;
     resource_kind: string;
@@ -38,7 +46,7 @@ export async function checkInboxCoverage(
           and (p.resource_id = i.resource_id
             or (i.resource_id is null and p.reference = i.resource_reference))) as covered
     from webhook_inbox i
-    where i.status = 'processed' and i.resource_kind in (${kinds})
+    where i.status = 'processed' and i.resource_kind in (${kinds}) ${inScope}
       and not exists (select 1 from mirror_polls p
         where p.resource_kind = i.resource_kind and p.resource_id = i.resource_id
           and p.covered_inbox_id >= i.id)

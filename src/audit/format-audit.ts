@@ -18,10 +18,16 @@ export function formatAudit(report: AuditReport): string {
       : [`${counts.truthItems} truth items`, `${counts.movements ?? 0} movements`]),
   ];
   for (const note of report.skipped) lines.push(`  (not checked: ${note})`);
+  lines.push(`${report.mode} audit of ${report.range}`);
   lines.push(
     report.clean
       ? `audit clean: ${looked.join(', ')} checked in ${report.durationMs} ms`
       : `audit found ${report.violations.length} violation(s) in ${looked.join(', ')} (${report.durationMs} ms)`,
   );
+  if (report.recordedRun !== null) {
+    lines.push(
+      `recorded as clean audit ${report.recordedRun}: the next --since last-clean starts from ${report.watermark.startedAt} (journals after id ${report.watermark.maxJournalId}, inbox rows after id ${report.watermark.maxInboxId})`,
+    );
+  }
   return lines.join('\n');
 }
