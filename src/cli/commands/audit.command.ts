@@ -12,10 +12,12 @@ function sinceOption(value: string): Since {
   let at: Date;
   try {
     at = parseTime(value, '--since', cliClock());
-  } catch {
-    throw new InvalidArgumentError(
-      `--since "${value}" is neither last-clean nor a time: use last-clean, or ${TIME_FORMS}`,
-    );
+  } catch (error) {
+    // parseTime's reason (a month 13, a 31 February) and the time forms, plus the other word.
+    if (error instanceof InvalidArgumentError) {
+      throw new InvalidArgumentError(`${error.message}, or last-clean`);
+    }
+    throw error;
   }
   if (at.getTime() > cliClock().getTime()) {
     throw new InvalidArgumentError(
