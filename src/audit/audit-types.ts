@@ -45,6 +45,16 @@ export interface AuditCounts {
   movements: number | undefined;
 }
 
+/** What an incremental audit reads: everything that changed since a watermark. */
+export interface AuditScope {
+  /** Mirror rows synced and inbox rows processed at or after this time (UTC ISO 8601). */
+  readonly from: string;
+  /** Journals with a higher id (posted after the watermark was read). */
+  readonly journalIdAfter: number;
+  /** Inbox rows with a higher id (received after the watermark was read). */
+  readonly inboxIdAfter: number;
+}
+
 /** What an incremental audit read: the changes since a watermark (docs/audit.md). */
 export interface AuditScopeReport {
   /** Mirror rows synced and inbox rows processed at or after this time. */

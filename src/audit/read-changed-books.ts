@@ -1,16 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/index.ts';
+import { inboxInScope } from './check-sync-records.ts';
+import type { AuditScope } from './audit-types.ts';
 import type { StoredBooks, StoredItem, StoredJournal } from './read-books.ts';
-
-/** What an incremental audit reads: everything that changed since a watermark. */
-export interface AuditScope {
-  /** Mirror rows synced and inbox rows processed at or after this time (UTC ISO 8601). */
-  readonly from: string;
-  /** Journals with a higher id (posted after the watermark was read). */
-  readonly journalIdAfter: number;
-  /** Inbox rows with a higher id (received after the watermark was read). */
-  readonly inboxIdAfter: number;
-}
 
 /** Keys per statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
 const CHUNK = 500;
@@ -47,7 +39,7 @@ function chunks<T>(values: readonly T[]): T[][] {
 
 const list = (values: readonly string[]) => sql.join(values.map((v) => sql`${v}`));
 
-/** The mirror rows of one kind among `ids`, or (without ids) those synced since `from`. */
+/** The mirror rows of one kind (`refunds`: both kinds of refund) that `where` picks. */
 function mirrorQuery(kind: string, where: RawBuilder<unknown>): RawBuilder<ItemRow> {
   if (kind === 'payment_intent') {
     return sql<ItemRow>`select 'payment_intent' as kind, id, status, mode,
@@ -57,8 +49,9 @@ function mirrorQuery(kind: string, where: RawBuilder<unknown>): RawBuilder<ItemR
     return sql<ItemRow>`select 'transfer' as kind, id, status, mode,
       cast(amount as text) as amount from transfers where ${where}`;
   }
+  const kindIs = kind === 'refunds' ? sql`` : sql`kind = ${kind} and`;
   return sql<ItemRow>`select kind, id, status, mode, cast(amount as text) as amount
-    from refunds where kind = ${kind} and ${where}`;
+    from refunds where ${kindIs} ${where}`;
 }
 
 /**
@@ -89,7 +82,8 @@ export async function readChangedBooks(
     if (id !== null) wanted.get(kind)?.add(id);
   };
 
-  for (const kind of ['payment_intent', 'transfer', 'refund', 'payment_refund']) {
+  // Both kinds of refund in one range of refunds_last_synced_at.
+  for (const kind of ['payment_intent', 'transfer', 'refunds']) {
     const synced = await mirrorQuery(kind, sql`last_synced_at >= ${scope.from}`).execute(db);
     for (const row of synced.rows) keep(row);
   }
@@ -110,15 +104,14 @@ export async function readChangedBooks(
     }
   };
   const fresh = await sql<JournalRow>`select ${JOURNAL_COLUMNS} from journals
-    where id > ${scope.journalIdAfter} order by id`.execute(db);
+    where id > ${scope.journalIdAfter}`.execute(db);
   addJournals(fresh.rows);
   for (const row of fresh.rows) want(row.resource_kind, row.resource_id);
 
+  const inbox = inboxInScope(scope);
   const named = await sql<{ resource_kind: string; resource_id: string }>`
-    select distinct resource_kind, resource_id from webhook_inbox
-    where id in (select id from webhook_inbox where id > ${scope.inboxIdAfter}
-      union select id from webhook_inbox where processed_at >= ${scope.from})
-      and resource_id is not null`.execute(db);
+    ${inbox.with} select distinct i.resource_kind, i.resource_id from ${inbox.from}
+    where i.resource_id is not null`.execute(db);
   for (const row of named.rows) want(row.resource_kind, row.resource_id);
 
   for (const item of items.values()) want(item.kind, item.id);
