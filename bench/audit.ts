@@ -9,10 +9,15 @@
  * 6 failed), 10 refunds and 10 payment refunds (successful). Every item has one processed
  * inbox row covered by its sync record (`mirror_polls.covered_inbox_id`).
  *
- * Usage: npm run bench:audit [-- --items 100000] [--no-write]
+ * Issue 22 (build 5): `--since` then books one more day (`--day`, 5,500 items: a busy merchant's
+ * day) after the full audit recorded its watermark, and times `runAudit({ since: 'last-clean' })`
+ * over it. The peak RSS is printed after each audit.
+ *
+ * Usage: npm run bench:audit [-- --items 100000] [--since] [--day 5500] [--no-write]
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
+import { resourceUsage } from 'node:process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Insertable, Kysely } from 'kysely';
@@ -24,8 +29,15 @@ const { values } = parseArgs({
   options: {
     items: { type: 'string', default: '100000' },
     'no-write': { type: 'boolean', default: false },
+    since: { type: 'boolean', default: false },
+    day: { type: 'string', default: '5500' },
   },
 });
+const dayItems = Number(values.day);
+if (!Number.isInteger(dayItems) || dayItems < 100) {
+  console.error(`--day "${values.day}" must be a whole number of at least 100`);
+  process.exit(2);
+}
 const total = Number(values.items);
 if (!Number.isInteger(total) || total < 100) {
   console.error(`--items "${values.items}" must be a whole number of at least 100`);
@@ -47,7 +59,20 @@ interface Seed {
   truth: Truth;
 }
 
-function buildSeed(items: number): Seed {
+/** Where a seed's ids and times start: the defaults build the first books; `--since` adds a day. */
+interface SeedStart {
+  readonly item: number;
+  readonly journal: number;
+  readonly line: number;
+  readonly inbox: number;
+  /** The mirror rows' `last_synced_at`. */
+  readonly syncedAt: string;
+}
+
+function buildSeed(
+  items: number,
+  start: SeedStart = { item: 0, journal: 0, line: 0, inbox: 0, syncedAt: AT },
+): Seed {
   const seed: Seed = {
     paymentIntents: [],
     transfers: [],
@@ -58,11 +83,11 @@ function buildSeed(items: number): Seed {
     polls: [],
     truth: { now: AT, items: [], movements: [], balances: { sandbox: [], live: [] } },
   };
-  let journalId = 0;
-  let lineId = 0;
+  let journalId = start.journal;
+  let lineId = start.line;
   let movementId = 0;
   const balances = new Map<string, number>();
-  const mirror = { raw: '{}', first_seen_at: AT, last_synced_at: AT, updated_at: AT };
+  const mirror = { raw: '{}', first_seen_at: AT, last_synced_at: start.syncedAt, updated_at: AT };
   const book = (
     kind: string,
     id: string,
@@ -112,7 +137,7 @@ function buildSeed(items: number): Seed {
     balances.set(accountType, (balances.get(accountType) ?? 0) + amount);
   };
   const received = (kind: string, id: string) => {
-    const inboxId = seed.inbox.length + 1;
+    const inboxId = start.inbox + seed.inbox.length + 1;
     seed.inbox.push({
       id: inboxId,
       dedupe_key: `evt_${inboxId}`,
@@ -128,7 +153,7 @@ function buildSeed(items: number): Seed {
     } as Row<'webhook_inbox'>);
     seed.polls.push({ resource_kind: kind, resource_id: id, covered_inbox_id: inboxId });
   };
-  for (let n = 0; n < items; n += 1) {
+  for (let n = start.item; n < start.item + items; n += 1) {
     const slot = n % 100;
     const amount = 100 * (1 + (n % 500));
     if (slot < 40) {
@@ -267,6 +292,20 @@ async function insertAll<T extends keyof Database & string>(
   }
 }
 
+async function insertSeed(db: Kysely<Database>, seed: Seed): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await insertAll(trx, 'payment_intents', seed.paymentIntents);
+    await insertAll(trx, 'transfers', seed.transfers);
+    await insertAll(trx, 'refunds', seed.refunds);
+    await insertAll(trx, 'journals', seed.journals);
+    await insertAll(trx, 'journal_lines', seed.lines);
+    await insertAll(trx, 'webhook_inbox', seed.inbox);
+    await insertAll(trx, 'mirror_polls', seed.polls);
+  });
+}
+
+const peakRssMb = () => Math.round(resourceUsage().maxRSS / 1024);
+
 const dir = mkdtempSync(join(tmpdir(), 'paysync-bench-audit-'));
 const handle = createDatabase(`sqlite:${join(dir, 'paysync.db')}`);
 try {
@@ -276,15 +315,7 @@ try {
     .join(' / ');
   const seedStarted = performance.now();
   const seed = buildSeed(total);
-  await handle.db.transaction().execute(async (trx) => {
-    await insertAll(trx, 'payment_intents', seed.paymentIntents);
-    await insertAll(trx, 'transfers', seed.transfers);
-    await insertAll(trx, 'refunds', seed.refunds);
-    await insertAll(trx, 'journals', seed.journals);
-    await insertAll(trx, 'journal_lines', seed.lines);
-    await insertAll(trx, 'webhook_inbox', seed.inbox);
-    await insertAll(trx, 'mirror_polls', seed.polls);
-  });
+  await insertSeed(handle.db, seed);
   const seedSeconds = (performance.now() - seedStarted) / 1000;
   console.log(
     `seeded ${total} items, ${seed.journals.length} journals, ${seed.lines.length} lines, ${seed.inbox.length} inbox rows in ${seedSeconds.toFixed(1)} s`,
@@ -294,9 +325,36 @@ try {
     truth: seed.truth,
     mode: 'sandbox',
     now: () => new Date(),
+    record: values.since,
   });
   const seconds = (performance.now() - started) / 1000;
   console.log(formatAudit(report));
+  console.log(`peak RSS so far: ${peakRssMb()} MB`);
+  let sinceVerdict = 'pass';
+  if (values.since) {
+    const daySeed = buildSeed(dayItems, {
+      item: total,
+      journal: seed.journals.length,
+      line: seed.lines.length,
+      inbox: seed.inbox.length,
+      syncedAt: new Date().toISOString(),
+    });
+    await insertSeed(handle.db, daySeed);
+    const dayStarted = performance.now();
+    const incremental = await runAudit(handle.db, {
+      mode: 'sandbox',
+      now: () => new Date(),
+      since: 'last-clean',
+      record: true,
+    });
+    const daySeconds = (performance.now() - dayStarted) / 1000;
+    console.log(formatAudit(incremental));
+    const expected = incremental.counts.items === dayItems && incremental.mode === 'incremental';
+    sinceVerdict = incremental.clean && expected ? 'pass' : 'FAIL';
+    console.log(
+      `incremental audit of one more day (${dayItems} items, ${daySeed.journals.length} journals) over ${total} items: ${daySeconds.toFixed(2)} s, ${incremental.counts.items} items read: ${sinceVerdict}; peak RSS ${peakRssMb()} MB`,
+    );
+  }
   const verdict = report.clean && seconds < TARGET_SECONDS ? 'pass' : 'FAIL';
   console.log(
     `audit of ${total} items: ${seconds.toFixed(2)} s (target < ${TARGET_SECONDS} s): ${verdict}`,
@@ -313,7 +371,7 @@ try {
       console.log(`no "${marker}" in ${file}; the row was not written:\n${row}`);
     }
   }
-  process.exitCode = verdict === 'pass' ? 0 : 1;
+  process.exitCode = verdict === 'pass' && sinceVerdict === 'pass' ? 0 : 1;
 } finally {
   await handle.close();
   rmSync(dir, { recursive: true, force: true });
