@@ -320,6 +320,7 @@ try {
   console.log(
     `seeded ${total} items, ${seed.journals.length} journals, ${seed.lines.length} lines, ${seed.inbox.length} inbox rows in ${seedSeconds.toFixed(1)} s`,
   );
+  const rssBeforeMb = Math.round(process.memoryUsage().rss / 1024 / 1024);
   const started = performance.now();
   const report = await runAudit(handle.db, {
     truth: seed.truth,
@@ -329,7 +330,9 @@ try {
   });
   const seconds = (performance.now() - started) / 1000;
   console.log(formatAudit(report));
-  console.log(`peak RSS so far: ${peakRssMb()} MB`);
+  console.log(
+    `RSS before the full audit (the seed held): ${rssBeforeMb} MB; peak RSS after it: ${peakRssMb()} MB`,
+  );
   let sinceVerdict = 'pass';
   if (values.since) {
     const daySeed = buildSeed(dayItems, {
