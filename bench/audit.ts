@@ -304,6 +304,8 @@ async function insertSeed(db: Kysely<Database>, seed: Seed): Promise<void> {
   });
 }
 
+const machine = () =>
+  `${cpus().length} × ${cpus()[0]?.model.split(' ').slice(0, 2).join(' ') ?? '?'}, Node ${process.version}`;
 const peakRssMb = () => Math.round(resourceUsage().maxRSS / 1024);
 
 const dir = mkdtempSync(join(tmpdir(), 'paysync-bench-audit-'));
@@ -334,6 +336,7 @@ try {
     `RSS before the full audit (the seed held): ${rssBeforeMb} MB; peak RSS after it: ${peakRssMb()} MB`,
   );
   let sinceVerdict = 'pass';
+  let sinceRow: string | undefined;
   if (values.since) {
     const daySeed = buildSeed(dayItems, {
       item: total,
@@ -357,6 +360,7 @@ try {
     console.log(
       `incremental audit of one more day (${dayItems} items, ${daySeed.journals.length} journals) over ${total} items: ${daySeconds.toFixed(2)} s, ${incremental.counts.items} items read: ${sinceVerdict}; peak RSS ${peakRssMb()} MB`,
     );
+    sinceRow = `| ${new Date().toISOString()} | ${machine()}, load ${load} | ${total} | ${dayItems} | ${daySeed.journals.length} | ${daySeconds.toFixed(2)} s | ${seconds.toFixed(2)} s | ${incremental.clean ? 'clean' : `${incremental.violations.length} violations`} |`;
   }
   const verdict = report.clean && seconds < TARGET_SECONDS ? 'pass' : 'FAIL';
   console.log(
@@ -365,14 +369,25 @@ try {
   if (!values['no-write']) {
     const file = join(import.meta.dirname, '../docs/performance.md');
     const current = readFileSync(file, 'utf8');
-    const row = `| ${new Date().toISOString()} | ${cpus().length} × ${cpus()[0]?.model.split(' ').slice(0, 2).join(' ') ?? '?'}, Node ${process.version}, load ${load} | ${total} | ${seed.journals.length} | ${seed.lines.length} | ${seed.inbox.length} | ${seconds.toFixed(2)} s | ${report.clean ? 'clean' : `${report.violations.length} violations`} |`;
+    const row = `| ${new Date().toISOString()} | ${machine()}, load ${load} | ${total} | ${seed.journals.length} | ${seed.lines.length} | ${seed.inbox.length} | ${seconds.toFixed(2)} s | ${report.clean ? 'clean' : `${report.violations.length} violations`} |`;
     const marker = '<!-- bench:audit:rows (appended by `npm run bench:audit`) -->';
-    if (current.includes(marker)) {
-      writeFileSync(file, current.replace(marker, `${row}\n${marker}`));
-      console.log(`added the run to ${file}`);
-    } else {
-      console.log(`no "${marker}" in ${file}; the row was not written:\n${row}`);
+    let text = current;
+    const append = (mark: string, line: string) => {
+      if (text.includes(mark)) {
+        text = text.replace(mark, `${line}\n${mark}`);
+        console.log(`added the run to ${file}`);
+      } else {
+        console.log(`no "${mark}" in ${file}; the row was not written:\n${line}`);
+      }
+    };
+    append(marker, row);
+    if (sinceRow) {
+      append(
+        '<!-- bench:audit-since:rows (appended by `npm run bench:audit -- --since`) -->',
+        sinceRow,
+      );
     }
+    writeFileSync(file, text);
   }
   process.exitCode = verdict === 'pass' && sinceVerdict === 'pass' ? 0 : 1;
 } finally {
