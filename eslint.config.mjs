@@ -48,6 +48,7 @@ const TABLE_OWNERS = {
   alerts: ['src/alerts'],
   alert_deliveries: ['src/alerts'],
   alert_digests: ['src/alerts'],
+  audit_runs: ['src/audit'],
 };
 
 // Folders that name every table on purpose: the auditor judges the books from the tables

@@ -9,10 +9,19 @@
  * 6 failed), 10 refunds and 10 payment refunds (successful). Every item has one processed
  * inbox row covered by its sync record (`mirror_polls.covered_inbox_id`).
  *
- * Usage: npm run bench:audit [-- --items 100000] [--no-write]
+ * Issue 22 (build 5): `--since` then books one more day (`--day`, 5,500 items: a busy merchant's
+ * day) after the full audit recorded its watermark, and times `runAudit({ since: 'last-clean' })`
+ * over it. The peak RSS is printed after each audit.
+ *
+ * `--without-truth` times the books-only audit, as `paysync audit` runs on real books (the
+ * comparison with the simulator's truth is about half the time).
+ *
+ * Usage: npm run bench:audit [-- --items 100000] [--since] [--day 5500] [--without-truth]
+ *   [--no-write]
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
+import { resourceUsage } from 'node:process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Insertable, Kysely } from 'kysely';
@@ -24,8 +33,16 @@ const { values } = parseArgs({
   options: {
     items: { type: 'string', default: '100000' },
     'no-write': { type: 'boolean', default: false },
+    since: { type: 'boolean', default: false },
+    'without-truth': { type: 'boolean', default: false },
+    day: { type: 'string', default: '5500' },
   },
 });
+const dayItems = Number(values.day);
+if (!Number.isInteger(dayItems) || dayItems < 100) {
+  console.error(`--day "${values.day}" must be a whole number of at least 100`);
+  process.exit(2);
+}
 const total = Number(values.items);
 if (!Number.isInteger(total) || total < 100) {
   console.error(`--items "${values.items}" must be a whole number of at least 100`);
@@ -47,7 +64,20 @@ interface Seed {
   truth: Truth;
 }
 
-function buildSeed(items: number): Seed {
+/** Where a seed's ids and times start: the defaults build the first books; `--since` adds a day. */
+interface SeedStart {
+  readonly item: number;
+  readonly journal: number;
+  readonly line: number;
+  readonly inbox: number;
+  /** The mirror rows' `last_synced_at`. */
+  readonly syncedAt: string;
+}
+
+function buildSeed(
+  items: number,
+  start: SeedStart = { item: 0, journal: 0, line: 0, inbox: 0, syncedAt: AT },
+): Seed {
   const seed: Seed = {
     paymentIntents: [],
     transfers: [],
@@ -58,11 +88,11 @@ function buildSeed(items: number): Seed {
     polls: [],
     truth: { now: AT, items: [], movements: [], balances: { sandbox: [], live: [] } },
   };
-  let journalId = 0;
-  let lineId = 0;
+  let journalId = start.journal;
+  let lineId = start.line;
   let movementId = 0;
   const balances = new Map<string, number>();
-  const mirror = { raw: '{}', first_seen_at: AT, last_synced_at: AT, updated_at: AT };
+  const mirror = { raw: '{}', first_seen_at: AT, last_synced_at: start.syncedAt, updated_at: AT };
   const book = (
     kind: string,
     id: string,
@@ -112,7 +142,7 @@ function buildSeed(items: number): Seed {
     balances.set(accountType, (balances.get(accountType) ?? 0) + amount);
   };
   const received = (kind: string, id: string) => {
-    const inboxId = seed.inbox.length + 1;
+    const inboxId = start.inbox + seed.inbox.length + 1;
     seed.inbox.push({
       id: inboxId,
       dedupe_key: `evt_${inboxId}`,
@@ -128,7 +158,7 @@ function buildSeed(items: number): Seed {
     } as Row<'webhook_inbox'>);
     seed.polls.push({ resource_kind: kind, resource_id: id, covered_inbox_id: inboxId });
   };
-  for (let n = 0; n < items; n += 1) {
+  for (let n = start.item; n < start.item + items; n += 1) {
     const slot = n % 100;
     const amount = 100 * (1 + (n % 500));
     if (slot < 40) {
@@ -267,6 +297,22 @@ async function insertAll<T extends keyof Database & string>(
   }
 }
 
+async function insertSeed(db: Kysely<Database>, seed: Seed): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await insertAll(trx, 'payment_intents', seed.paymentIntents);
+    await insertAll(trx, 'transfers', seed.transfers);
+    await insertAll(trx, 'refunds', seed.refunds);
+    await insertAll(trx, 'journals', seed.journals);
+    await insertAll(trx, 'journal_lines', seed.lines);
+    await insertAll(trx, 'webhook_inbox', seed.inbox);
+    await insertAll(trx, 'mirror_polls', seed.polls);
+  });
+}
+
+const machine = () =>
+  `${cpus().length} × ${cpus()[0]?.model.split(' ').slice(0, 2).join(' ') ?? '?'}, Node ${process.version}`;
+const peakRssMb = () => Math.round(resourceUsage().maxRSS / 1024);
+
 const dir = mkdtempSync(join(tmpdir(), 'paysync-bench-audit-'));
 const handle = createDatabase(`sqlite:${join(dir, 'paysync.db')}`);
 try {
@@ -276,27 +322,51 @@ try {
     .join(' / ');
   const seedStarted = performance.now();
   const seed = buildSeed(total);
-  await handle.db.transaction().execute(async (trx) => {
-    await insertAll(trx, 'payment_intents', seed.paymentIntents);
-    await insertAll(trx, 'transfers', seed.transfers);
-    await insertAll(trx, 'refunds', seed.refunds);
-    await insertAll(trx, 'journals', seed.journals);
-    await insertAll(trx, 'journal_lines', seed.lines);
-    await insertAll(trx, 'webhook_inbox', seed.inbox);
-    await insertAll(trx, 'mirror_polls', seed.polls);
-  });
+  await insertSeed(handle.db, seed);
   const seedSeconds = (performance.now() - seedStarted) / 1000;
   console.log(
     `seeded ${total} items, ${seed.journals.length} journals, ${seed.lines.length} lines, ${seed.inbox.length} inbox rows in ${seedSeconds.toFixed(1)} s`,
   );
+  const rssBeforeMb = Math.round(process.memoryUsage().rss / 1024 / 1024);
   const started = performance.now();
   const report = await runAudit(handle.db, {
-    truth: seed.truth,
+    ...(values['without-truth'] ? {} : { truth: seed.truth }),
     mode: 'sandbox',
     now: () => new Date(),
+    record: values.since,
   });
   const seconds = (performance.now() - started) / 1000;
   console.log(formatAudit(report));
+  console.log(
+    `RSS before the full audit (the seed held): ${rssBeforeMb} MB; peak RSS after it: ${peakRssMb()} MB`,
+  );
+  let sinceVerdict = 'pass';
+  let sinceRow: string | undefined;
+  if (values.since) {
+    const daySeed = buildSeed(dayItems, {
+      item: total,
+      journal: seed.journals.length,
+      line: seed.lines.length,
+      inbox: seed.inbox.length,
+      syncedAt: new Date().toISOString(),
+    });
+    await insertSeed(handle.db, daySeed);
+    const dayStarted = performance.now();
+    const incremental = await runAudit(handle.db, {
+      mode: 'sandbox',
+      now: () => new Date(),
+      since: 'last-clean',
+      record: true,
+    });
+    const daySeconds = (performance.now() - dayStarted) / 1000;
+    console.log(formatAudit(incremental));
+    const expected = incremental.counts.items === dayItems && incremental.mode === 'incremental';
+    sinceVerdict = incremental.clean && expected ? 'pass' : 'FAIL';
+    console.log(
+      `incremental audit of one more day (${dayItems} items, ${daySeed.journals.length} journals) over ${total} items: ${daySeconds.toFixed(2)} s, ${incremental.counts.items} items read: ${sinceVerdict}; peak RSS ${peakRssMb()} MB`,
+    );
+    sinceRow = `| ${new Date().toISOString()} | ${machine()}, load ${load} | ${total} | ${dayItems} | ${daySeed.journals.length} | ${daySeconds.toFixed(2)} s | ${seconds.toFixed(2)} s | ${incremental.clean ? 'clean' : `${incremental.violations.length} violations`} |`;
+  }
   const verdict = report.clean && seconds < TARGET_SECONDS ? 'pass' : 'FAIL';
   console.log(
     `audit of ${total} items: ${seconds.toFixed(2)} s (target < ${TARGET_SECONDS} s): ${verdict}`,
@@ -304,16 +374,27 @@ try {
   if (!values['no-write']) {
     const file = join(import.meta.dirname, '../docs/performance.md');
     const current = readFileSync(file, 'utf8');
-    const row = `| ${new Date().toISOString()} | ${cpus().length} × ${cpus()[0]?.model.split(' ').slice(0, 2).join(' ') ?? '?'}, Node ${process.version}, load ${load} | ${total} | ${seed.journals.length} | ${seed.lines.length} | ${seed.inbox.length} | ${seconds.toFixed(2)} s | ${report.clean ? 'clean' : `${report.violations.length} violations`} |`;
+    const row = `| ${new Date().toISOString()} | ${machine()}, load ${load} | ${total} | ${seed.journals.length} | ${seed.lines.length} | ${seed.inbox.length} | ${seconds.toFixed(2)} s | ${report.clean ? 'clean' : `${report.violations.length} violations`} |`;
     const marker = '<!-- bench:audit:rows (appended by `npm run bench:audit`) -->';
-    if (current.includes(marker)) {
-      writeFileSync(file, current.replace(marker, `${row}\n${marker}`));
-      console.log(`added the run to ${file}`);
-    } else {
-      console.log(`no "${marker}" in ${file}; the row was not written:\n${row}`);
+    let text = current;
+    const append = (mark: string, line: string) => {
+      if (text.includes(mark)) {
+        text = text.replace(mark, `${line}\n${mark}`);
+        console.log(`added the run to ${file}`);
+      } else {
+        console.log(`no "${mark}" in ${file}; the row was not written:\n${line}`);
+      }
+    };
+    append(marker, row);
+    if (sinceRow) {
+      append(
+        '<!-- bench:audit-since:rows (appended by `npm run bench:audit -- --since`) -->',
+        sinceRow,
+      );
     }
+    writeFileSync(file, text);
   }
-  process.exitCode = verdict === 'pass' ? 0 : 1;
+  process.exitCode = verdict === 'pass' && sinceVerdict === 'pass' ? 0 : 1;
 } finally {
   await handle.close();
   rmSync(dir, { recursive: true, force: true });

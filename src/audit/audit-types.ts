@@ -45,8 +45,44 @@ export interface AuditCounts {
   movements: number | undefined;
 }
 
+/** What an incremental audit reads: everything that changed since a watermark. */
+export interface AuditScope {
+  /** Mirror rows synced and inbox rows processed at or after this time (UTC ISO 8601). */
+  readonly from: string;
+  /** Journals with a higher id (posted after the watermark was read). */
+  readonly journalIdAfter: number;
+  /** Inbox rows with a higher id (received after the watermark was read). */
+  readonly inboxIdAfter: number;
+}
+
+/** What an incremental audit read: the changes since a watermark (docs/audit.md). */
+export interface AuditScopeReport {
+  /** Mirror rows synced and inbox rows processed at or after this time. */
+  readonly from: string;
+  /** Journals with a higher id, and every journal of the items they touch. */
+  readonly journalIdAfter: number;
+  /** Inbox rows with a higher id. */
+  readonly inboxIdAfter: number;
+  /** The clean audit whose watermark gave the ids, or null (ids from the start). */
+  readonly basedOnRun: { readonly id: number; readonly startedAt: string } | null;
+}
+
 export interface AuditReport {
   readonly clean: boolean;
+  /** `full`: every row; `incremental`: what changed since `scope` (`--since`). */
+  readonly mode: 'full' | 'incremental';
+  /** One sentence: which mode ran and what it covered. */
+  readonly range: string;
+  /** The incremental audit's scope; null for a full audit. */
+  readonly scope: AuditScopeReport | null;
+  /** What this audit saw when it began: the next `--since last-clean` starts here. */
+  readonly watermark: {
+    readonly startedAt: string;
+    readonly maxJournalId: number;
+    readonly maxInboxId: number;
+  };
+  /** The id of the clean-audit record written (`record`), or null (not clean, or not asked). */
+  readonly recordedRun: number | null;
   /** When the audit ran, UTC ISO 8601 with milliseconds. */
   readonly auditedAt: string;
   readonly durationMs: number;

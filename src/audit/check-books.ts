@@ -6,8 +6,9 @@ import type { StoredBooks, StoredJournal, StoredLine } from './read-books.ts';
 export const ITEM_KINDS = ['payment_intent', 'transfer', 'refund', 'payment_refund'] as const;
 
 const resourceOf = (j: StoredJournal) => `${j.resourceKind} ${j.resourceId}`;
+/** Ids are decimal text without leading zeros: the shorter is smaller, else the text order. */
 const byId = (a: StoredJournal, b: StoredJournal) =>
-  BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0;
+  a.id.length !== b.id.length ? a.id.length - b.id.length : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /** Every journal sums to zero in each currency (exact integers, no rounding). */
 export function checkBalanced(books: StoredBooks): AuditViolation[] {
@@ -226,8 +227,12 @@ export function checkSafeIntegers(books: StoredBooks): AuditViolation[] {
   return violations;
 }
 
-/** Item journals (settlements and reversals) by resource, in id order. */
+const grouped = new WeakMap<StoredBooks, Map<string, StoredJournal[]>>();
+
+/** Item journals (settlements and reversals) by resource, in id order; built once per books. */
 function groupByResource(books: StoredBooks): Map<string, StoredJournal[]> {
+  const known = grouped.get(books);
+  if (known) return known;
   const groups = new Map<string, StoredJournal[]>();
   for (const journal of books.journals.values()) {
     if (journal.entryType !== 'settlement' && journal.entryType !== 'reversal') continue;
@@ -237,6 +242,7 @@ function groupByResource(books: StoredBooks): Map<string, StoredJournal[]> {
     else groups.set(key, [journal]);
   }
   for (const list of groups.values()) list.sort(byId);
+  grouped.set(books, groups);
   return groups;
 }
 

@@ -8,6 +8,7 @@ export {
   type AuditCheck,
   type AuditCounts,
   type AuditReport,
+  type AuditScopeReport,
   type AuditViolation,
 } from './audit-types.ts';
 export { formatAudit } from './format-audit.ts';
@@ -18,4 +19,4 @@ export {
   type GroundTruth,
   type GroundTruthInput,
 } from './ground-truth.ts';
-export { runAudit, type AuditOptions } from './run-audit.ts';
+export { runAudit, type AuditOptions, type AuditSince } from './run-audit.ts';

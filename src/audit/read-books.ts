@@ -47,48 +47,76 @@ export interface StoredBooks {
   readonly otherAmounts: StoredAmount[];
 }
 
+/** Journal ids per statement of the full read: bounded result arrays, not one of every row. */
+const PAGE = 20_000;
+
+/**
+ * One copy of each repeated word (account, currency, kind, key, type, status): the driver
+ * returns a new string per row, and millions of copies of `service:collection` are most of the
+ * memory a full audit holds.
+ */
+function interner(): (text: string) => string {
+  const seen = new Map<string, string>();
+  return (text) => {
+    const known = seen.get(text);
+    if (known !== undefined) return known;
+    seen.set(text, text);
+    return text;
+  };
+}
+
 export async function readBooks(db: Kysely<Database>): Promise<StoredBooks> {
-  const journalRows = await sql<{
-    id: string;
-    resource_kind: string;
-    resource_id: string;
-    settlement_key: string;
-    entry_type: string;
-    reverses: string | null;
-  }>`select cast(id as text) as id, resource_kind, resource_id, settlement_key, entry_type,
-       cast(reverses_journal_id as text) as reverses
-     from journals order by journals.id`.execute(db);
+  const word = interner();
+  const bounds = await sql<{ low: string | null; high: string | null }>`
+    select cast(min(id) as text) as low, cast(max(id) as text) as high from journals`.execute(db);
+  const low = BigInt(bounds.rows[0]?.low ?? '1');
+  const high = BigInt(bounds.rows[0]?.high ?? '0');
   const journals = new Map<string, StoredJournal>();
-  for (const row of journalRows.rows) {
-    journals.set(row.id, {
-      id: row.id,
-      resourceKind: row.resource_kind,
-      resourceId: row.resource_id,
-      settlementKey: row.settlement_key,
-      entryType: row.entry_type,
-      reversesJournalId: row.reverses,
-      lines: [],
-    });
-  }
-  const lineRows = await sql<{
-    journal_id: string;
-    line_no: string;
-    account: string;
-    currency: string;
-    amount: string;
-  }>`select cast(journal_id as text) as journal_id, cast(line_no as text) as line_no, account,
-       currency, cast(amount as text) as amount
-     from journal_lines`.execute(db);
-  for (const row of lineRows.rows) {
-    const line = {
-      lineNo: Number(row.line_no),
-      account: row.account,
-      currency: row.currency,
-      amountText: row.amount,
-    };
-    const journal = journals.get(row.journal_id);
-    if (journal) journal.lines.push(line);
-    // A line whose journal is gone cannot exist (foreign key); nothing to attach it to.
+  let lineCount = 0;
+  // Pages of journal ids (primary key and the lines' unique (journal_id, line_no) ranges).
+  for (let from = low - 1n; from < high; from += BigInt(PAGE)) {
+    const to = from + BigInt(PAGE);
+    const journalRows = await sql<{
+      id: string;
+      resource_kind: string;
+      resource_id: string;
+      settlement_key: string;
+      entry_type: string;
+      reverses: string | null;
+    }>`select cast(id as text) as id, resource_kind, resource_id, settlement_key, entry_type,
+         cast(reverses_journal_id as text) as reverses
+       from journals where id > ${from} and id <= ${to} order by journals.id`.execute(db);
+    for (const row of journalRows.rows) {
+      journals.set(row.id, {
+        id: row.id,
+        resourceKind: word(row.resource_kind),
+        resourceId: row.resource_id,
+        settlementKey: word(row.settlement_key),
+        entryType: word(row.entry_type),
+        reversesJournalId: row.reverses,
+        lines: [],
+      });
+    }
+    const lineRows = await sql<{
+      journal_id: string;
+      line_no: string;
+      account: string;
+      currency: string;
+      amount: string;
+    }>`select cast(journal_id as text) as journal_id, cast(line_no as text) as line_no, account,
+         currency, cast(amount as text) as amount
+       from journal_lines where journal_id > ${from} and journal_id <= ${to}`.execute(db);
+    for (const row of lineRows.rows) {
+      lineCount += 1;
+      const journal = journals.get(row.journal_id);
+      // A line whose journal is gone cannot exist (foreign key); nothing to attach it to.
+      journal?.lines.push({
+        lineNo: Number(row.line_no),
+        account: word(row.account),
+        currency: word(row.currency),
+        amountText: row.amount,
+      });
+    }
   }
   const itemRows = await sql<{
     kind: string;
@@ -103,10 +131,10 @@ export async function readBooks(db: Kysely<Database>): Promise<StoredBooks> {
      union all
      select kind, id, status, mode, cast(amount as text) as amount from refunds`.execute(db);
   const items = itemRows.rows.map((row) => ({
-    kind: row.kind,
+    kind: word(row.kind),
     id: row.id,
-    status: row.status,
-    mode: row.mode,
+    status: word(row.status),
+    mode: row.mode === null ? null : word(row.mode),
     amountText: row.amount,
   }));
   const others = await sql<{ source: string; id: string; amount: string }>`
@@ -117,7 +145,7 @@ export async function readBooks(db: Kysely<Database>): Promise<StoredBooks> {
       from balance_snapshots`.execute(db);
   return {
     journals,
-    lineCount: lineRows.rows.length,
+    lineCount,
     items,
     otherAmounts: others.rows.map((row) => ({
       table: row.source,

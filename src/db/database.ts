@@ -1,4 +1,5 @@
 import type { AlertDeliveryTable, AlertDigestTable, AlertTable } from '../alerts/alert.table.ts';
+import type { AuditRunTable } from '../audit/audit-run.table.ts';
 import type { InboxTables } from '../inbox/inbox.table.ts';
 import type { DiscrepancyTable } from '../ledger/discrepancy.table.ts';
 import type { JournalLineTable, JournalTable } from '../ledger/journal.table.ts';
@@ -51,4 +52,5 @@ export interface Database extends InboxTables {
   closed_periods: ClosedPeriodTable;
   period_events: PeriodEventTable;
   late_changes: LateChangeTable;
+  audit_runs: AuditRunTable;
 }

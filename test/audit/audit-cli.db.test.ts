@@ -76,4 +76,57 @@ describe('paysync audit', () => {
     expect(wrong.stderr).toContain('is not a simulator ground truth: movements');
     expect(wrong.stdout).toBe('');
   });
+
+  it('--since last-clean checks what changed since the last clean audit, and says so', async () => {
+    const full = await runCli(['audit', '--json'], { env });
+    expect(full.code).toBe(0);
+    const recorded = (JSON.parse(full.stdout) as { recordedRun: number }).recordedRun;
+    expect(recorded).toEqual(expect.any(Number));
+    const result = await runCli(['audit', '--since', 'last-clean'], { env });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`incremental audit of changes since`);
+    expect(result.stdout).toContain(`(clean audit ${recorded} of `);
+    expect(result.stdout).toMatch(/audit clean: 0 journals, 0 lines, 0 items/);
+    expect(result.stdout).toContain(`recorded as clean audit ${recorded + 1}`);
+    const json = await runCli(['audit', '--since', 'last-clean', '--json'], { env });
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout) as {
+      mode: string;
+      range: string;
+      scope: { basedOnRun: { id: number } };
+    };
+    expect(report.mode).toBe('incremental');
+    expect(report.scope.basedOnRun.id).toBe(recorded + 1);
+    expect(report.range).toMatch(/^changes since \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z /);
+  });
+
+  it.each([
+    ['yesterday', '--since "yesterday" is not a time: use a UTC ISO 8601 time'],
+    ['2031-13-01', 'there is no month 13'],
+    ['2999-01-01', '--since "2999-01-01" is in the future'],
+  ])('exits 2 with one line naming --since for %s', async (value, message) => {
+    const result = await runCli(['audit', '--since', value], { env });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(message);
+  });
+
+  it('refuses --since with --truth in one line, exit 2', async () => {
+    const result = await runCli(['audit', '--since', 'last-clean', '--truth', 'x.json'], { env });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toBe(
+      'paysync audit: --truth compares every item and balance, so it needs the full audit: drop --since or --truth',
+    );
+  });
+
+  it('--help explains both modes', async () => {
+    const result = await runCli(['audit', '--help'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('--since <last-clean|time>');
+    expect(result.stdout).toContain('With no clean audit on record it runs the full audit');
+    expect(result.stdout).toContain('paysync audit --since last-clean');
+  });
 });
