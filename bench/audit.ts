@@ -1,7 +1,7 @@
 /**
  * Issue 14: the auditor must judge 100,000 items in under 30 s on SQLite. Seeds a fresh SQLite
- * file directly with correct books (no daemon: plain multi-row inserts in one transaction,
- * a few seconds) and the matching ground truth, then times `runAudit` against that truth and
+ * file directly with correct books (no daemon: plain multi-row inserts through
+ * bench/seed-books.ts, a few seconds) and the matching ground truth, then times `runAudit` against that truth and
  * writes the figure to docs/performance.md (between the `bench:audit` markers).
  *
  * The mix per 100 items: 40 transfers (30 successful with a fee, 4 failed, 2 settled then
@@ -15,9 +15,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Insertable, Kysely } from 'kysely';
-import { formatAudit, runAudit, type GroundTruth } from '../src/audit/index.ts';
-import { createDatabase, migrateToLatest, type Database } from '../src/db/index.ts';
+import { formatAudit, runAudit } from '../src/audit/index.ts';
+import { createDatabase, migrateToLatest } from '../src/db/index.ts';
+import { generateBooks, insertChunk } from './seed-books.ts';
 
 const TARGET_SECONDS = 30;
 const { values } = parseArgs({
@@ -32,240 +32,8 @@ if (!Number.isInteger(total) || total < 100) {
   process.exit(2);
 }
 
+const START = '2026-11-01T00:00:00.000Z';
 const AT = '2026-11-01T10:00:00.000Z';
-type Truth = GroundTruth;
-type Row<T extends keyof Database> = Insertable<Database[T]>;
-
-interface Seed {
-  paymentIntents: Row<'payment_intents'>[];
-  transfers: Row<'transfers'>[];
-  refunds: Row<'refunds'>[];
-  journals: Row<'journals'>[];
-  lines: Row<'journal_lines'>[];
-  inbox: Row<'webhook_inbox'>[];
-  polls: Row<'mirror_polls'>[];
-  truth: Truth;
-}
-
-function buildSeed(items: number): Seed {
-  const seed: Seed = {
-    paymentIntents: [],
-    transfers: [],
-    refunds: [],
-    journals: [],
-    lines: [],
-    inbox: [],
-    polls: [],
-    truth: { now: AT, items: [], movements: [], balances: { sandbox: [], live: [] } },
-  };
-  let journalId = 0;
-  let lineId = 0;
-  let movementId = 0;
-  const balances = new Map<string, number>();
-  const mirror = { raw: '{}', first_seen_at: AT, last_synced_at: AT, updated_at: AT };
-  const book = (
-    kind: string,
-    id: string,
-    key: string,
-    entry: 'settlement' | 'reversal',
-    lines: [string, number][],
-    reverses: number | null = null,
-  ) => {
-    journalId += 1;
-    seed.journals.push({
-      id: journalId,
-      resource_kind: kind,
-      resource_id: id,
-      settlement_key: key,
-      entry_type: entry,
-      reverses_journal_id: reverses,
-      description: `${kind} ${id}`,
-      effective_at: AT,
-      posted_at: AT,
-      via: 'webhook',
-      inbox_id: null,
-    } as Row<'journals'>);
-    lines.forEach(([account, amount], index) => {
-      lineId += 1;
-      seed.lines.push({
-        id: lineId,
-        journal_id: journalId,
-        line_no: index + 1,
-        account,
-        currency: 'XOF',
-        amount,
-      } as Row<'journal_lines'>);
-    });
-    return journalId;
-  };
-  const move = (accountType: string, amount: number, kind: string, resourceId: string) => {
-    movementId += 1;
-    seed.truth.movements.push({
-      id: `mv_${movementId}`,
-      mode: 'sandbox',
-      accountType,
-      currency: 'XOF',
-      amount,
-      kind,
-      resourceId,
-    });
-    balances.set(accountType, (balances.get(accountType) ?? 0) + amount);
-  };
-  const received = (kind: string, id: string) => {
-    const inboxId = seed.inbox.length + 1;
-    seed.inbox.push({
-      id: inboxId,
-      dedupe_key: `evt_${inboxId}`,
-      event_id: `evt_${inboxId}`,
-      event_type: `${kind}.updated`,
-      raw_body: Buffer.from('{}'),
-      headers: '{}',
-      received_at: AT,
-      status: 'processed',
-      processed_at: AT,
-      resource_kind: kind,
-      resource_id: id,
-    } as Row<'webhook_inbox'>);
-    seed.polls.push({ resource_kind: kind, resource_id: id, covered_inbox_id: inboxId });
-  };
-  for (let n = 0; n < items; n += 1) {
-    const slot = n % 100;
-    const amount = 100 * (1 + (n % 500));
-    if (slot < 40) {
-      const id = `tr_${n}`;
-      const status = slot < 32 ? 'successful' : slot < 36 ? 'failed' : 'pending';
-      seed.transfers.push({
-        ...mirror,
-        id,
-        merchant_id: 'mch_1',
-        reference: `ref-${n}`,
-        status,
-        upstream_status: status,
-        amount,
-        currency: 'XOF',
-        mode: 'sandbox',
-        is_irt: 0,
-        is_delegated: 0,
-        fees: '[]',
-        destination: '{}',
-        description: 'payout',
-        provider_reference: 'p',
-        failure_code: null,
-        failure_message: null,
-        created_at: AT,
-      } as Row<'transfers'>);
-      const lines: [string, number][] = [
-        ['payouts:recipients', amount],
-        ['expenses:transfer-fees', 100],
-        ['service:transfer', -(amount + 100)],
-      ];
-      if (slot < 30) {
-        book('transfer', id, 'settlement-1', 'settlement', lines);
-        move('transfer', -amount, 'transfer', id);
-        move('transfer', -100, 'transfer_fee', id);
-      } else if (slot < 32) {
-        // settled, then failed: the books hold a settlement and its reversal, net nothing
-        const settled = book('transfer', id, 'settlement-1', 'settlement', lines);
-        book(
-          'transfer',
-          id,
-          'reversal-1',
-          'reversal',
-          lines.map(([a, v]) => [a, -v]),
-          settled,
-        );
-        seed.transfers.at(-1)!.status = 'failed';
-      }
-      const final = slot < 30 ? 'successful' : slot < 36 ? 'failed' : 'pending';
-      seed.truth.items.push({ kind: 'transfer', id, mode: 'sandbox', status: final });
-      received('transfer', id);
-    } else if (slot < 80) {
-      const id = `pi_${n}`;
-      const status = slot < 74 ? 'successful' : 'failed';
-      seed.paymentIntents.push({
-        ...mirror,
-        id,
-        merchant_id: 'mch_1',
-        status,
-        upstream_status: status,
-        amount,
-        currency: 'XOF',
-        mode: 'sandbox',
-        purchase_reference: `order-${n}`,
-        customer_reference: 'c',
-        sub_merchant_id: null,
-        failure_code: null,
-        failure_message: null,
-        created_at: AT,
-      } as Row<'payment_intents'>);
-      if (status === 'successful') {
-        book('payment_intent', id, 'settlement-1', 'settlement', [
-          ['service:collection', amount],
-          ['income:payments', -amount],
-        ]);
-        move('collection', amount, 'payment', id);
-      }
-      seed.truth.items.push({ kind: 'payment_intent', id, mode: 'sandbox', status });
-      received('payment_intent', id);
-    } else {
-      const kind = slot < 90 ? 'refund' : 'payment_refund';
-      const id = String(n);
-      seed.refunds.push({
-        ...mirror,
-        kind,
-        id,
-        status: 'successful',
-        upstream_status: 'successful',
-        amount,
-        currency: 'XOF',
-        original_id: null,
-        mode: 'sandbox',
-        reason: null,
-        payment_method: null,
-        failure_code: null,
-        failure_message: null,
-        created_at: AT,
-      } as Row<'refunds'>);
-      if (kind === 'refund') {
-        book(kind, id, 'settlement-1', 'settlement', [
-          ['service:transfer', amount],
-          ['payouts:recipients', -amount],
-        ]);
-        move('transfer', amount, 'transfer_refund', id);
-      } else {
-        book(kind, id, 'settlement-1', 'settlement', [
-          ['refunds:customers', amount],
-          ['service:collection', -amount],
-        ]);
-        move('collection', -amount, 'payment_refund', id);
-      }
-      seed.truth.items.push({ kind, id, mode: 'sandbox', status: 'successful' });
-      received(kind, id);
-    }
-  }
-  seed.truth.balances.sandbox = [...balances].map(([accountType, amount]) => ({
-    accountType,
-    currency: 'XOF',
-    amount,
-  }));
-  return seed;
-}
-
-async function insertAll<T extends keyof Database & string>(
-  db: Kysely<Database>,
-  table: T,
-  rows: readonly Row<T>[],
-): Promise<void> {
-  const columns = rows.length === 0 ? 1 : Object.keys(rows[0]!).length;
-  const perStatement = Math.max(1, Math.floor(30_000 / columns));
-  for (let start = 0; start < rows.length; start += perStatement) {
-    // Every row of one table has the same keys; kysely's table generics cannot follow `T` here.
-    await db
-      .insertInto(table)
-      .values(rows.slice(start, start + perStatement) as never)
-      .execute();
-  }
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'paysync-bench-audit-'));
 const handle = createDatabase(`sqlite:${join(dir, 'paysync.db')}`);
@@ -275,23 +43,23 @@ try {
     .map((l) => l.toFixed(2))
     .join(' / ');
   const seedStarted = performance.now();
-  const seed = buildSeed(total);
-  await handle.db.transaction().execute(async (trx) => {
-    await insertAll(trx, 'payment_intents', seed.paymentIntents);
-    await insertAll(trx, 'transfers', seed.transfers);
-    await insertAll(trx, 'refunds', seed.refunds);
-    await insertAll(trx, 'journals', seed.journals);
-    await insertAll(trx, 'journal_lines', seed.lines);
-    await insertAll(trx, 'webhook_inbox', seed.inbox);
-    await insertAll(trx, 'mirror_polls', seed.polls);
-  });
+  const counts = { journals: 0, lines: 0, inbox: 0 };
+  const truth = await generateBooks(
+    { items: total, chunkItems: 20_000, start: START, end: AT, truth: true },
+    async (chunk) => {
+      counts.journals += chunk.journals.length;
+      counts.lines += chunk.journal_lines.length;
+      counts.inbox += chunk.webhook_inbox.length;
+      await insertChunk(handle.db, chunk);
+    },
+  );
   const seedSeconds = (performance.now() - seedStarted) / 1000;
   console.log(
-    `seeded ${total} items, ${seed.journals.length} journals, ${seed.lines.length} lines, ${seed.inbox.length} inbox rows in ${seedSeconds.toFixed(1)} s`,
+    `seeded ${total} items, ${counts.journals} journals, ${counts.lines} lines, ${counts.inbox} inbox rows in ${seedSeconds.toFixed(1)} s`,
   );
   const started = performance.now();
   const report = await runAudit(handle.db, {
-    truth: seed.truth,
+    truth,
     mode: 'sandbox',
     now: () => new Date(),
   });
@@ -304,7 +72,7 @@ try {
   if (!values['no-write']) {
     const file = join(import.meta.dirname, '../docs/performance.md');
     const current = readFileSync(file, 'utf8');
-    const row = `| ${new Date().toISOString()} | ${cpus().length} × ${cpus()[0]?.model.split(' ').slice(0, 2).join(' ') ?? '?'}, Node ${process.version}, load ${load} | ${total} | ${seed.journals.length} | ${seed.lines.length} | ${seed.inbox.length} | ${seconds.toFixed(2)} s | ${report.clean ? 'clean' : `${report.violations.length} violations`} |`;
+    const row = `| ${new Date().toISOString()} | ${cpus().length} × ${cpus()[0]?.model.split(' ').slice(0, 2).join(' ') ?? '?'}, Node ${process.version}, load ${load} | ${total} | ${counts.journals} | ${counts.lines} | ${counts.inbox} | ${seconds.toFixed(2)} s | ${report.clean ? 'clean' : `${report.violations.length} violations`} |`;
     const marker = '<!-- bench:audit:rows (appended by `npm run bench:audit`) -->';
     if (current.includes(marker)) {
       writeFileSync(file, current.replace(marker, `${row}\n${marker}`));
