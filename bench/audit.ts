@@ -1,7 +1,7 @@
 /**
  * Issue 14: the auditor must judge 100,000 items in under 30 s on SQLite. Seeds a fresh SQLite
  * file directly with correct books (no daemon: plain multi-row inserts through
- * bench/seed-books.ts, a few seconds) and the matching ground truth, then times `runAudit` against that truth and
+ * test/support/seed-books.ts, a few seconds) and the matching ground truth, then times `runAudit` against that truth and
  * writes the figure to docs/performance.md (between the `bench:audit` markers).
  *
  * The mix per 100 items: 40 transfers (30 successful with a fee, 4 failed, 2 settled then
@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatAudit, runAudit } from '../src/audit/index.ts';
 import { createDatabase, migrateToLatest } from '../src/db/index.ts';
-import { generateBooks, insertChunk } from './seed-books.ts';
+import { generateBooks, insertChunk } from '../test/support/seed-books.ts';
 
 const TARGET_SECONDS = 30;
 const { values } = parseArgs({

@@ -1,6 +1,6 @@
 /**
  * Issue 22: a year of a busy merchant's books, for the flat-in-size figures. Builds a database
- * by bulk load (bench/seed-books.ts, no daemon and no service): by default 2,000,000 items over
+ * by bulk load (test/support/seed-books.ts, no daemon and no service): by default 2,000,000 items over
  * the 365 days before `--end`, about 5,500 a day, with everything the daemon writes (mirror
  * rows, status history, journals and lines, fetch coverages, three processed inbox events per
  * item with bodies of ~700 bytes, outbox rows, alerts and deliveries, hourly balance snapshots,
@@ -25,7 +25,12 @@ import {
   sqliteConnectionOf,
   type DatabaseHandle,
 } from '../src/db/index.ts';
-import { advanceIdentitySequences, generateBooks, insertChunk, insertRows } from './seed-books.ts';
+import {
+  advanceIdentitySequences,
+  generateBooks,
+  insertChunk,
+  insertRows,
+} from '../test/support/seed-books.ts';
 
 const { values } = parseArgs({
   options: {

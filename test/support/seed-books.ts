@@ -13,8 +13,8 @@
  */
 import type { Insertable, Kysely } from 'kysely';
 import { sql } from 'kysely';
-import type { GroundTruth } from '../src/audit/index.ts';
-import { sqliteConnectionOf, type Database } from '../src/db/index.ts';
+import type { GroundTruth } from '../../src/audit/index.ts';
+import { sqliteConnectionOf, type Database } from '../../src/db/index.ts';
 
 export type Row<T extends keyof Database> = Insertable<Database[T]>;
 
