@@ -25,6 +25,13 @@ const INDEXES: readonly (readonly [name: string, table: string, columns: readonl
   // SQLite checks journals.reverses_journal_id (a foreign key to journals) on every journal
   // insert; without an index on the child key that check reads every journal.
   ['journals_reverses_journal_id', 'journals', ['reverses_journal_id']],
+  // The ledger's adjustments of one account in a window (balance snapshots and drift). With no
+  // index on them, the planner walks every journal to join the few adjustments.
+  [
+    'ledger_adjustments_environment_account_effective_at',
+    'ledger_adjustments',
+    ['environment', 'account', 'effective_at'],
+  ],
   // The pipeline page's "processed in the last hour".
   ['webhook_inbox_status_processed_at', 'webhook_inbox', ['status', 'processed_at']],
 ];
