@@ -370,7 +370,7 @@ try {
         '',
         'Median of each command (its own process, start-up included) and route on a database holding one day of traffic ("empty") and on the generated year ("big"); the bound is max(1.25 × empty, 200 ms). Newest last.',
         '',
-        '| Run | Command or route | Empty | Big | Bound | |',
+        '| Run | Command or route | One day | Year | Bound | |',
         '| --- | --- | ---: | ---: | ---: | --- |',
       ],
       row: rows
