@@ -1,11 +1,17 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 /**
  * Issue 22 (cost flat in data size): the indexes the query-plan test
  * (test/foundation/query-plans.db.test.ts) found missing, each for a statement that otherwise
  * reads a whole table that grows with traffic. The statement each one serves is named beside it.
  */
-const INDEXES: readonly (readonly [name: string, table: string, columns: readonly string[]])[] = [
+const INDEXES: readonly (readonly [
+  name: string,
+  table: string,
+  columns: readonly string[],
+  /** Only the rows where this column is set: the index stays small when most rows lack it. */
+  onlyWhereSet?: string,
+])[] = [
   // The daily report's "created that day" counts and the balance snapshot's oldest item.
   ['payment_intents_created_at', 'payment_intents', ['created_at']],
   ['transfers_created_at', 'transfers', ['created_at']],
@@ -32,17 +38,28 @@ const INDEXES: readonly (readonly [name: string, table: string, columns: readonl
     'ledger_adjustments',
     ['environment', 'account', 'effective_at'],
   ],
+  // An item's inbox events (`show`, /api/v1/items/{id}, the dashboard's item page) match its id
+  // of any kind, or one of its references: `webhook_inbox_resource` (kind, id) cannot serve the
+  // id alone on PostgreSQL, and nothing served the reference, so each read every inbox row of
+  // the kind (found by bench:big-books: 120 ms at 150,000 inbox rows on SQLite).
+  ['webhook_inbox_resource_id', 'webhook_inbox', ['resource_id']],
+  [
+    'webhook_inbox_resource_reference',
+    'webhook_inbox',
+    ['resource_reference'],
+    'resource_reference',
+  ],
   // The pipeline page's "processed in the last hour".
   ['webhook_inbox_status_processed_at', 'webhook_inbox', ['status', 'processed_at']],
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const [name, table, columns] of INDEXES) {
-    await db.schema
+  for (const [name, table, columns, onlyWhereSet] of INDEXES) {
+    const index = db.schema
       .createIndex(name)
       .on(table)
-      .columns([...columns])
-      .execute();
+      .columns([...columns]);
+    await (onlyWhereSet ? index.where(sql.ref(onlyWhereSet), 'is not', null) : index).execute();
   }
 }
 
