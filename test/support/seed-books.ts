@@ -5,7 +5,7 @@
  * day) and `bench:history` (a year of a busy merchant).
  *
  * The mix per 100 items: 40 transfers (30 successful with a fee, 4 failed, 2 settled then
- * failed, i.e. a settlement and its reversal, 4 pending), 40 payment intents (34 successful,
+ * failed, i.e. a settlement and its reversal, 4 pending, or failed when older than a day), 40 payment intents (34 successful,
  * 6 failed), 10 refunds and 10 payment refunds (successful).
  *
  * Items are made in chunks ({@link generateBooks}), so a year of them never sits in memory at
@@ -362,15 +362,18 @@ export async function generateBooks(
 
     if (slot < 40) {
       const id = `tr_${n}`;
-      const final = slot < 30 ? 'successful' : slot < 36 ? 'failed' : 'pending';
+      // A transfer stays pending for a day at most: older ones of the pending share failed, so
+      // a year of books does not hand the janitor months of open items to poll.
+      const stillPending = slot >= 36 && createdMs >= endMs - DAY;
+      const final = slot < 30 ? 'successful' : slot < 36 || !stillPending ? 'failed' : 'pending';
       const path =
         slot < 30
           ? ['pending', 'successful']
           : slot < 32
             ? ['pending', 'successful', 'failed']
-            : slot < 36
-              ? ['pending', 'failed']
-              : ['pending'];
+            : stillPending
+              ? ['pending']
+              : ['pending', 'failed'];
       chunk.transfers.push({
         ...mirror,
         id,
