@@ -87,6 +87,11 @@ const SAME_LAYER_PAIRS = [];
  */
 const TEST_REACHES_INTERNAL = [
   {
+    from: '^test/(foundation)/query-plans\\.db\\.test\\.ts$',
+    to: '^src/cli/program\\.ts$',
+    why: 'the plan test runs the CLI commands in-process, so their statements are captured and explained',
+  },
+  {
     from: '^test/(processing)/(redis-loss|sync-failures)\\.db\\.test\\.ts$',
     to: '^src/reconcile/reconcile-metrics\\.ts$',
     why: "these suites read reconcile's sync and recovery counters, which its index does not export",

@@ -21,6 +21,11 @@ import { cpuSeconds, peakRssMb } from './process-cpu.ts';
  * every paysync process and of the simulator into DIR (read them with bench/profile-top.ts).
  * `npm run bench:scaleout` is this bench on PostgreSQL with 1, 2 and 4 workers.
  *
+ * `--database <file|url>` runs on a database that already holds books (a year of them from
+ * `npm run bench:history`) instead of an empty one: a SQLite file is copied first, so the file
+ * given stays as it was; a PostgreSQL URL (with its `options=-c search_path=…`) is used as is,
+ * so the run's items are added to that schema. Progress counts only what the run adds.
+ *
  * `--soak [--minutes 30] [--rate 200] [--sample-seconds 5] [--warm-up-minutes 3]` (also
  * `npm run bench:soak`) feeds settled items at a steady rate instead of one batch, samples the
  * daemon, the simulator, Redis and the database, and judges whether they stay flat: see
@@ -28,7 +33,7 @@ import { cpuSeconds, peakRssMb } from './process-cpu.ts';
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -58,8 +63,25 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '200' },
     'sample-seconds': { type: 'string', default: '5' },
     'warm-up-minutes': { type: 'string', default: '3' },
+    database: { type: 'string' },
   },
 });
+if (values.database !== undefined && values.audit) {
+  console.error(
+    '--audit compares with the simulator, which knows none of the books in --database: leave one out',
+  );
+  process.exit(2);
+}
+if (
+  values.database !== undefined &&
+  !/^postgres(ql)?:\/\//.test(values.database) &&
+  !existsSync(values.database.replace(/^sqlite:/, ''))
+) {
+  console.error(
+    `--database ${values.database}: no such SQLite file (give a file or a postgres:// URL)`,
+  );
+  process.exit(2);
+}
 const soak = values.soak
   ? {
       minutes: Number(values.minutes),
@@ -159,7 +181,20 @@ const prefix = `paysync-pipeline-${randomBytes(4).toString('hex')}`;
 const apiKey = generateApiKey();
 const merchantId = generateMerchantId();
 const webhookSecret = generateWebhookSecret();
-const databaseUrl = process.env.PAYSYNC_BENCH_DATABASE_URL ?? `sqlite:${join(dir, 'paysync.db')}`;
+const databaseUrl =
+  givenDatabase() ?? process.env.PAYSYNC_BENCH_DATABASE_URL ?? `sqlite:${join(dir, 'paysync.db')}`;
+
+/** The `--database` to run on: a PostgreSQL URL as is, or a copy of the SQLite file in `dir`. */
+function givenDatabase(): string | undefined {
+  const given = values.database;
+  if (given === undefined || /^postgres(ql)?:\/\//.test(given)) return given;
+  const file = given.replace(/^sqlite:/, '');
+  const copy = join(dir, 'paysync.db');
+  console.log(`copying ${file} (${(statSync(file).size / 1e6).toFixed(0)} MB) to ${copy}`);
+  copyFileSync(file, copy);
+  if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`);
+  return `sqlite:${copy}`;
+}
 const simPort = await freePort();
 const daemonPort = await freePort();
 const env = {
@@ -238,6 +273,16 @@ try {
     swept: number;
     lastClosed: string | null;
   };
+  // What the database held before the run (nothing, unless --database): progress counts only
+  // what the run adds, and each count reads an index, not a table of a year of books.
+  const baseline = (
+    await sql<{ inbox_id: number | null; transfers: string | null; intents: string | null }>`select
+        (select max(id) from webhook_inbox) as inbox_id,
+        (select max(updated_at) from transfers) as transfers,
+        (select max(updated_at) from payment_intents) as intents`.execute(database.db)
+  ).rows[0]!;
+  const inboxAfter = Number(baseline.inbox_id ?? 0);
+  const updatedAfter = [baseline.transfers ?? '', baseline.intents ?? ''].sort().at(-1)!;
   const progress = async (): Promise<Progress> => {
     const result = await sql<{
       settled: number;
@@ -246,12 +291,14 @@ try {
       swept: number;
       last_closed: string | null;
     }>`select
-        (select count(*) from transfers where status = 'successful')
-          + (select count(*) from payment_intents where status = 'successful') as settled,
-        (select count(*) from webhook_inbox) as inbox,
+        (select count(*) from transfers where status = 'successful' and updated_at > ${updatedAfter})
+          + (select count(*) from payment_intents where status = 'successful' and updated_at > ${updatedAfter}) as settled,
+        (select count(*) from webhook_inbox where id > ${inboxAfter}) as inbox,
         (select count(*) from webhook_inbox where status in ('received', 'processing')) as open,
         (select coalesce(sum(items_seen), 0) from scheduled_runs where task = 'sweep') as swept,
-        (select max(processed_at) from webhook_inbox) as last_closed`.execute(database.db);
+        (select max(processed_at) from webhook_inbox where status = 'processed') as last_closed`.execute(
+      database.db,
+    );
     const row = result.rows[0]!;
     return {
       settled: Number(row.settled),
@@ -441,7 +488,10 @@ try {
       const database = `${databaseUrl.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}${
         workerCount === undefined ? '' : `, serve + schedule + ${workerCount} work`
       }${figures.audit ? `, audit ${figures.audit.clean ? 'clean' : 'NOT clean'}` : ''}`;
-      const label = values.label ? ` (${values.label})` : '';
+      const onBooks =
+        values.database === undefined ? '' : `on ${values.database.replace(/\?.*$/, '')}`;
+      const label =
+        values.label || onBooks ? ` (${[values.label, onBooks].filter(Boolean).join(', ')})` : '';
       const row = `| ${new Date().toISOString().slice(0, 16)}Z${label} | ${database} | ${perKind} + ${perKind} | ${figures.callsPerItem.toFixed(3)} | ${figures.itemsPerSecond.toFixed(0)} | ${figures.cpu.daemon.toFixed(1)} s (${ms(figures.cpu.daemon)} ms) | ${figures.cpu.sim.toFixed(1)} s (${ms(figures.cpu.sim)} ms) | ${figures.cpu.redis.toFixed(1)} s (${ms(figures.cpu.redis)} ms) | ${figures.peakRssMb.daemon.toFixed(0)} MB | ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}, load ${loadBefore} | ${figures.jobsPerItem.toFixed(2)} |`;
       const file = appendPerformanceRow({
         marker: '<!-- bench:pipeline:rows (appended by `npm run bench:pipeline`) -->',

@@ -8,6 +8,7 @@ import {
   SqliteDialect,
   type SqliteDatabase,
   type KyselyPlugin,
+  type LogEvent,
   type PluginTransformQueryArgs,
   type PluginTransformResultArgs,
   type QueryResult,
@@ -209,6 +210,34 @@ function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
   };
 }
 
+/** Receives the SQL and parameters of every query a watched database runs. */
+export type QueryObserver = (query: {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}) => void;
+
+const queryObservers = new Set<QueryObserver>();
+
+/**
+ * Hands every query of every database opened *after* this call to `observer`, until the returned
+ * function is called (the query-plan test collects the statements the real code runs this way).
+ * A database opened while no observer is registered gets no log hook at all, so production pays
+ * nothing for it.
+ */
+export function observeQueries(observer: QueryObserver): () => void {
+  queryObservers.add(observer);
+  return () => queryObservers.delete(observer);
+}
+
+function observerLog(): { log?: (event: LogEvent) => void } {
+  if (queryObservers.size === 0) return {};
+  return {
+    log: (event) => {
+      for (const observer of queryObservers) observer(event.query);
+    },
+  };
+}
+
 /** The better-sqlite3 connection behind each SQLite Kysely instance this module made. */
 const sqliteConnections = new WeakMap<object, BetterSqlite3.Database>();
 
@@ -238,6 +267,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     const db = new Kysely<Database>({
       dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
       plugins: [new SafeIntegerPlugin()],
+      ...observerLog(),
     });
     sqliteConnections.set(db, sqlite);
     return { db, dialect, displayUrl: `sqlite:${file}`, close: () => db.destroy() };
@@ -254,7 +284,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   // listener of its own, its next query fails, the job retries, and the pool drops the client.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...observerLog() });
   const displayUrl = hidePasswordInUrl(url);
   return { db, dialect, displayUrl, close: () => db.destroy() };
 }

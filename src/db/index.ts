@@ -6,12 +6,14 @@ export {
   createDatabase,
   DatabaseOpenError,
   dialectOf,
+  observeQueries,
   parseSafeInt8,
   sqliteConnectionOf,
   UnsafeIntegerError,
   type DatabaseHandle,
   type DatabaseOptions,
   type DialectName,
+  type QueryObserver,
 } from './create-database.ts';
 export {
   migrateToLatest,
