@@ -8,6 +8,7 @@ import * as m0007 from './0007_balances.ts';
 import * as m0008 from './0008_outbox_and_receipts.ts';
 import * as m0009 from './0009_alerts.ts';
 import * as m0010 from './0010_exports.ts';
+import * as m0011 from './0011_retention.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the folder at run time) so
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0008_outbox_and_receipts': m0008,
   '0009_alerts': m0009,
   '0010_exports': m0010,
+  '0011_retention': m0011,
 };

@@ -70,3 +70,4 @@ export { SINK_NAMES, type SinkName } from './sinks/alert-sink.ts';
 export { slackPayload } from './sinks/slack.sink.ts';
 export { emailContent } from './sinks/email.sink.ts';
 export { webhookPayload } from './sinks/webhook.sink.ts';
+export { alertDeliveriesPrunable, pruneAlertDeliveries } from './delivery-retention.ts';

@@ -29,3 +29,4 @@ export {
 export type { ExportSettings } from './exports.ts';
 export type { ReceiptSettings } from './receipts.ts';
 export type { PollingSettings } from './polling.ts';
+export type { RetentionPeriods, RetentionSettings } from './retention.ts';

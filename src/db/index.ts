@@ -19,3 +19,4 @@ export {
   MigrationError,
   type MigrationStatus,
 } from './migrate.ts';
+export { prunableRows, type PrunableRows, type PruneBatch } from './prunable-rows.ts';

@@ -53,3 +53,4 @@ export {
   type MentionedResource,
 } from './inbox-mentions.repository.ts';
 export { STORED_HEADERS, storedHeaders } from './stored-headers.ts';
+export { inboxBodiesPrunable, pruneInboxBodies } from './inbox-retention.repository.ts';

@@ -21,6 +21,7 @@ export {
   type RunCounts,
   type ScheduledRun,
 } from './scheduled-run.repository.ts';
+export { pruneScheduledRuns, scheduledRunsPrunable } from './run-retention.ts';
 export type { RunOutcome, RunTrigger, ScheduledRunTable } from './scheduled-run.table.ts';
 export {
   cronIntervalMs,

@@ -1,0 +1,70 @@
+import type { ExpressionBuilder } from 'kysely';
+import {
+  prunableRows,
+  type Database,
+  type Executor,
+  type PrunableRows,
+  type PruneBatch,
+} from '../db/index.ts';
+
+/*
+ * Retention of run records (docs/retention.md): finished runs started long ago go, except the
+ * latest run of each task and its latest successful run, which task health, `paysync doctor`
+ * and the `/metrics` gauges read however long ago they were. A `running` record never goes.
+ * "A newer one exists" is a seek on `scheduled_runs_task_started` per row.
+ */
+function prunable(before: Date) {
+  return (eb: ExpressionBuilder<Database, 'scheduled_runs'>) => {
+    const newerOfTask = (succeededOnly: boolean) => {
+      let newer = eb
+        .selectFrom('scheduled_runs as newer')
+        .select(eb.lit(1).as('one'))
+        .whereRef('newer.task', '=', 'scheduled_runs.task')
+        .whereRef('newer.started_at', '>', 'scheduled_runs.started_at');
+      if (succeededOnly) newer = newer.where('newer.outcome', '=', 'succeeded');
+      return eb.exists(newer);
+    };
+    return eb.and([
+      eb('scheduled_runs.started_at', '<', before.toISOString()),
+      eb('scheduled_runs.outcome', '<>', 'running'),
+      newerOfTask(false),
+      eb.or([eb('scheduled_runs.outcome', '<>', 'succeeded'), newerOfTask(true)]),
+    ]);
+  };
+}
+
+/** Run records that retention may delete before `before`. */
+export async function scheduledRunsPrunable(db: Executor, before: Date): Promise<PrunableRows> {
+  const row = await db
+    .selectFrom('scheduled_runs')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('count'),
+      eb.fn.min<string | null>('scheduled_runs.started_at').as('oldest'),
+      eb.fn.max<string | null>('scheduled_runs.started_at').as('newest'),
+    ])
+    .where(prunable(before))
+    .executeTakeFirst();
+  return prunableRows(row);
+}
+
+/** Deletes at most `limit` of them, oldest first, by id. Returns the rows deleted. */
+export async function pruneScheduledRuns(db: Executor, batch: PruneBatch): Promise<number> {
+  const picked = await db
+    .selectFrom('scheduled_runs')
+    .select('scheduled_runs.id')
+    .where(prunable(batch.before))
+    .orderBy('scheduled_runs.started_at')
+    .limit(batch.limit)
+    .execute();
+  if (picked.length === 0) return 0;
+  const result = await db
+    .deleteFrom('scheduled_runs')
+    .where(
+      'id',
+      'in',
+      picked.map((row) => row.id),
+    )
+    .where('outcome', '<>', 'running')
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
