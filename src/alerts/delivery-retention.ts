@@ -4,6 +4,7 @@ import {
   type Database,
   type Executor,
   type PrunableRows,
+  type PrunableTable,
   type PruneBatch,
 } from '../db/index.ts';
 
@@ -57,3 +58,10 @@ export async function pruneAlertDeliveries(db: Executor, batch: PruneBatch): Pro
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** The finished alert deliveries, for src/retention. */
+export const ALERT_DELIVERIES_RETENTION: PrunableTable = {
+  table: 'alert_deliveries',
+  prunable: alertDeliveriesPrunable,
+  prune: pruneAlertDeliveries,
+};

@@ -1,6 +1,12 @@
 import { sql } from 'kysely';
 import type { InboxStatus } from './inbox.table.ts';
-import { prunableRows, type Executor, type PrunableRows, type PruneBatch } from '../db/index.ts';
+import {
+  prunableRows,
+  type Executor,
+  type PrunableRows,
+  type PrunableTable,
+  type PruneBatch,
+} from '../db/index.ts';
 
 /*
  * Retention of the inbox (docs/retention.md): a processed row loses its raw body and headers,
@@ -58,3 +64,10 @@ export async function pruneInboxBodies(db: Executor, batch: PruneBatch): Promise
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** The inbox bodies, for src/retention. */
+export const INBOX_BODIES_RETENTION: PrunableTable = {
+  table: 'webhook_inbox',
+  prunable: inboxBodiesPrunable,
+  prune: pruneInboxBodies,
+};

@@ -67,11 +67,13 @@ export async function itemPage(view: DashboardView, request: Request): Promise<P
                     <td>${e.status}</td>
                     <td>${e.receivedAt}</td>
                     <td>
-                      ${e.bodyPrunedAt
-                        ? html`<span class="muted"
-                            >body pruned by retention at ${e.bodyPrunedAt}</span
-                          >`
-                        : html`<pre>${e.body}</pre>`}
+                      ${
+                        e.bodyPrunedAt
+                          ? html`<span class="muted"
+                              >body pruned by retention at ${e.bodyPrunedAt}</span
+                            >`
+                          : html`<pre>${e.body}</pre>`
+                      }
                     </td>
                     <td>
                       <form method="post" action="/actions/replay">

@@ -1,4 +1,10 @@
-import { prunableRows, type Executor, type PrunableRows, type PruneBatch } from '../db/index.ts';
+import {
+  prunableRows,
+  type Executor,
+  type PrunableRows,
+  type PrunableTable,
+  type PruneBatch,
+} from '../db/index.ts';
 
 /*
  * Retention of the outbox (docs/retention.md): a row consumed long ago has done its work and
@@ -43,3 +49,10 @@ export async function pruneOutboxRows(db: Executor, batch: PruneBatch): Promise<
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** The consumed outbox rows, for src/retention. */
+export const OUTBOX_RETENTION: PrunableTable = {
+  table: 'outbox',
+  prunable: outboxRowsPrunable,
+  prune: pruneOutboxRows,
+};

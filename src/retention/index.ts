@@ -14,3 +14,4 @@ export {
   type TablePruning,
 } from './prune-tables.ts';
 export { pruneSummary } from './prune-summary.ts';
+export { pruneUnderRun } from './prune-under-run.ts';

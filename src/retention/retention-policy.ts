@@ -1,17 +1,15 @@
-import { alertDeliveriesPrunable, pruneAlertDeliveries } from '../alerts/index.ts';
+import { ALERT_DELIVERIES_RETENTION } from '../alerts/index.ts';
 import type { RetentionPeriods } from '../config/index.ts';
-import type { Executor, PrunableRows, PruneBatch } from '../db/index.ts';
-import { inboxBodiesPrunable, pruneInboxBodies } from '../inbox/index.ts';
-import { outboxRowsPrunable, pruneOutboxRows } from '../outbox/index.ts';
-import { pruneScheduledRuns, scheduledRunsPrunable } from '../runs/index.ts';
+import type { PrunableTable } from '../db/index.ts';
+import { INBOX_BODIES_RETENTION } from '../inbox/index.ts';
+import { OUTBOX_RETENTION } from '../outbox/index.ts';
+import { RUN_RECORDS_RETENTION } from '../runs/index.ts';
 
 /**
  * One table that grows with traffic and what retention does to it. The statements live in the
  * table's owner (its index.ts); this list only says which, how long, and in whose words.
  */
-export interface RetentionTarget {
-  /** The table, as `paysync prune` and the run record name it. */
-  readonly table: string;
+export interface RetentionTarget extends PrunableTable {
   /** What pruning does to a row: `body` (the raw body goes, the row stays) or `row`. */
   readonly removes: 'body' | 'row';
   /** Which setting holds its period. */
@@ -19,8 +17,6 @@ export interface RetentionTarget {
   readonly variable: string;
   /** What may go, in one line (`paysync prune --help`, docs/retention.md). */
   readonly rule: string;
-  readonly prunable: (db: Executor, before: Date) => Promise<PrunableRows>;
-  readonly prune: (db: Executor, batch: PruneBatch) => Promise<number>;
 }
 
 /**
@@ -30,39 +26,31 @@ export interface RetentionTarget {
  */
 export const RETENTION_POLICY: readonly RetentionTarget[] = [
   {
-    table: 'webhook_inbox',
+    ...INBOX_BODIES_RETENTION,
     removes: 'body',
     period: 'inboxBodies',
     variable: 'PAYSYNC_RETENTION_INBOX_BODY_AFTER',
     rule: 'processed rows lose their raw body and headers; the row, its dedupe key and outcome stay',
-    prunable: inboxBodiesPrunable,
-    prune: pruneInboxBodies,
   },
   {
-    table: 'outbox',
+    ...OUTBOX_RETENTION,
     removes: 'row',
     period: 'outbox',
     variable: 'PAYSYNC_RETENTION_OUTBOX_AFTER',
     rule: 'consumed rows are deleted; rows waiting or in flight never are',
-    prunable: outboxRowsPrunable,
-    prune: pruneOutboxRows,
   },
   {
-    table: 'scheduled_runs',
+    ...RUN_RECORDS_RETENTION,
     removes: 'row',
     period: 'scheduledRuns',
     variable: 'PAYSYNC_RETENTION_RUNS_AFTER',
     rule: "finished runs are deleted, except each task's latest run and latest successful run",
-    prunable: scheduledRunsPrunable,
-    prune: pruneScheduledRuns,
   },
   {
-    table: 'alert_deliveries',
+    ...ALERT_DELIVERIES_RETENTION,
     removes: 'row',
     period: 'alertDeliveries',
     variable: 'PAYSYNC_RETENTION_ALERT_DELIVERIES_AFTER',
     rule: 'delivered or given-up messages are deleted; pending ones and retries never are',
-    prunable: alertDeliveriesPrunable,
-    prune: pruneAlertDeliveries,
   },
 ];

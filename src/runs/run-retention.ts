@@ -4,6 +4,7 @@ import {
   type Database,
   type Executor,
   type PrunableRows,
+  type PrunableTable,
   type PruneBatch,
 } from '../db/index.ts';
 
@@ -68,3 +69,10 @@ export async function pruneScheduledRuns(db: Executor, batch: PruneBatch): Promi
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** The finished run records, for src/retention. */
+export const RUN_RECORDS_RETENTION: PrunableTable = {
+  table: 'scheduled_runs',
+  prunable: scheduledRunsPrunable,
+  prune: pruneScheduledRuns,
+};
