@@ -5,9 +5,9 @@ import { sql, type Kysely } from 'kysely';
  * identity, dedupe key, event id and type, resource and outcome; `body_pruned_at` says when the
  * body went, so every reader can tell "pruned" from "empty". The indexes let each pruning batch
  * find its next rows without reading the ones already done:
- * - `webhook_inbox_body_prunable` is partial: only processed rows that still hold a body, in
- *   the order they finished (the queries name the same literal conditions, so both SQLite and
- *   PostgreSQL use it);
+ * - `webhook_inbox_body_prunable` is partial: only rows that still hold a body, by status and
+ *   the time they finished, so a batch is one range read in order (SQLite, without statistics,
+ *   would otherwise take `webhook_inbox_status_received_at` and sort every processed row);
  * - `scheduled_runs_started`, `alert_deliveries_created`: the age of what may go. The outbox's
  *   consumed rows are found by `outbox_unconsumed` (consumed_at first), already there.
  */
@@ -16,8 +16,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createIndex('webhook_inbox_body_prunable')
     .on('webhook_inbox')
-    .column('processed_at')
-    .where(sql.ref('status'), '=', sql.lit('processed'))
+    .columns(['status', 'processed_at'])
     .where(sql.ref('body_pruned_at'), 'is', null)
     .execute();
   await db.schema

@@ -6,8 +6,8 @@ import { cronOrOff, durationOrOff, positiveInt, type Parsed } from './fields.ts'
 export const RETENTION_VARIABLES = {
   /** When the retention task prunes (cron), or `off`. @defaultValue `23 * * * *` (hourly) */
   PAYSYNC_RETENTION_CRON: cronOrOff('23 * * * *', 'hourly, at minute 23'),
-  /** Rows one pruning statement touches at most. @defaultValue 1000 */
-  PAYSYNC_RETENTION_BATCH: positiveInt(1000, 10_000),
+  /** Rows one pruning statement touches at most. @defaultValue 500 */
+  PAYSYNC_RETENTION_BATCH: positiveInt(500, 10_000),
   /** A processed inbox row loses its raw body and headers this long after it was processed. @defaultValue `30d` */
   PAYSYNC_RETENTION_INBOX_BODY_AFTER: durationOrOff('30d'),
   /** A consumed outbox row is deleted this long after it was consumed. @defaultValue `30d` */
@@ -33,7 +33,7 @@ export interface RetentionPeriods {
 export interface RetentionSettings {
   /** @defaultValue `23 * * * *`; `off` turns the scheduled task off (`paysync prune` still works) */
   readonly cron: string;
-  /** @defaultValue 1000 */
+  /** @defaultValue 500 (docs/retention.md: under 100 ms a batch on 100k-row tables) */
   readonly batchSize: number;
   readonly periods: RetentionPeriods;
 }

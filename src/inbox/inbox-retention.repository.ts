@@ -1,5 +1,3 @@
-import { sql } from 'kysely';
-import type { InboxStatus } from './inbox.table.ts';
 import {
   prunableRows,
   type Executor,
@@ -14,10 +12,9 @@ import {
  * and outcome keep `show`, replay and the audit's coverage check working. Only `processed` rows:
  * an unclassified or failed row's body is what an operator reads to find out why.
  *
- * The conditions are literals, not parameters, so both dialects match them to the partial
- * index `webhook_inbox_body_prunable` (migration 0011): a batch reads only rows still to do.
+ * The partial index `webhook_inbox_body_prunable` (migration 0011: status and processed_at of
+ * rows still holding a body) serves each batch as one range read: it never reads a row done.
  */
-const PROCESSED = sql.lit<InboxStatus>('processed');
 
 /** Processed rows that still hold a body and finished before `before`. */
 export async function inboxBodiesPrunable(db: Executor, before: Date): Promise<PrunableRows> {
@@ -28,7 +25,7 @@ export async function inboxBodiesPrunable(db: Executor, before: Date): Promise<P
       eb.fn.min<string | null>('processed_at').as('oldest'),
       eb.fn.max<string | null>('processed_at').as('newest'),
     ])
-    .where('status', '=', PROCESSED)
+    .where('status', '=', 'processed')
     .where('body_pruned_at', 'is', null)
     .where('processed_at', '<', before.toISOString())
     .executeTakeFirst();
@@ -44,7 +41,7 @@ export async function pruneInboxBodies(db: Executor, batch: PruneBatch): Promise
   const picked = await db
     .selectFrom('webhook_inbox')
     .select('id')
-    .where('status', '=', PROCESSED)
+    .where('status', '=', 'processed')
     .where('body_pruned_at', 'is', null)
     .where('processed_at', '<', batch.before.toISOString())
     .orderBy('processed_at')

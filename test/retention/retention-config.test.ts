@@ -14,7 +14,7 @@ describe('retention configuration', () => {
       scheduledRuns: 90 * DAY,
       alertDeliveries: 90 * DAY,
     });
-    expect(retention.batchSize).toBe(1000);
+    expect(retention.batchSize).toBe(500);
     const entry = cronTable(loadConfig({})).find((e) => e.task === 'retention');
     expect(entry).toMatchObject({ cron: '23 * * * *', variable: 'PAYSYNC_RETENTION_CRON' });
   });
