@@ -1,7 +1,9 @@
 import { Command } from 'commander';
 import type { renderTable as RenderTableFn } from '../format/render-table.ts';
 import type { TablePruned, TablePruning } from '../../retention/index.ts';
-import { cliClock, commandContext } from '../context.ts';
+import { loadConfig, secretValues } from '../../config/index.ts';
+import { createLogger } from '../../logger.ts';
+import { cliClock } from '../context.ts';
 import { CliError } from '../errors.ts';
 
 interface PruneFlags {
@@ -121,7 +123,15 @@ Examples:
   $ PAYSYNC_RETENTION_INBOX_BODY_AFTER=7d paysync prune --json`,
     )
     .action(async (flags: PruneFlags) => {
-      const { config, logger } = commandContext('prune');
+      const config = loadConfig();
+      // Log lines go to stderr, errors only unless asked: the command's own lines say the rest.
+      const logger = createLogger({
+        level: config.logLevel === 'info' ? 'error' : config.logLevel,
+        secrets: secretValues(config),
+        base: { role: 'prune' },
+        pretty: false,
+        destination: process.stderr,
+      });
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const { planPruning, pruneUnderRun } = await import('../../retention/index.ts');
       const { renderTable } = await import('../format/render-table.ts');
