@@ -44,7 +44,7 @@ export const RETENTION_POLICY: readonly RetentionTarget[] = [
     removes: 'row',
     period: 'scheduledRuns',
     variable: 'PAYSYNC_RETENTION_RUNS_AFTER',
-    rule: "finished runs are deleted, except each task's latest run and latest successful run",
+    rule: "finished runs are deleted, except each task's latest run, its latest success, and a never-successful task's first run",
   },
   {
     ...ALERT_DELIVERIES_RETENTION,

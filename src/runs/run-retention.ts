@@ -11,25 +11,31 @@ import {
 /*
  * Retention of run records (docs/retention.md): finished runs started long ago go, except the
  * latest run of each task and its latest successful run, which task health, `paysync doctor`
- * and the `/metrics` gauges read however long ago they were. A `running` record never goes.
+ * and the `/metrics` gauges read however long ago they were, and the first run of a task that
+ * never succeeded (task health counts its failure from there). A `running` record never goes.
  * "A newer one exists" is a seek on `scheduled_runs_task_started` per row.
  */
 function prunable(before: Date) {
   return (eb: ExpressionBuilder<Database, 'scheduled_runs'>) => {
-    const newerOfTask = (succeededOnly: boolean) => {
-      let newer = eb
-        .selectFrom('scheduled_runs as newer')
+    const otherOfTask = (when: '>' | '<' | 'any', succeededOnly: boolean) => {
+      let other = eb
+        .selectFrom('scheduled_runs as other')
         .select(eb.lit(1).as('one'))
-        .whereRef('newer.task', '=', 'scheduled_runs.task')
-        .whereRef('newer.started_at', '>', 'scheduled_runs.started_at');
-      if (succeededOnly) newer = newer.where('newer.outcome', '=', 'succeeded');
-      return eb.exists(newer);
+        .whereRef('other.task', '=', 'scheduled_runs.task');
+      if (when !== 'any')
+        other = other.whereRef('other.started_at', when, 'scheduled_runs.started_at');
+      if (succeededOnly) other = other.where('other.outcome', '=', 'succeeded');
+      return eb.exists(other);
     };
     return eb.and([
       eb('scheduled_runs.started_at', '<', before.toISOString()),
       eb('scheduled_runs.outcome', '<>', 'running'),
-      newerOfTask(false),
-      eb.or([eb('scheduled_runs.outcome', '<>', 'succeeded'), newerOfTask(true)]),
+      // Not the task's latest run,
+      otherOfTask('>', false),
+      // nor its latest success,
+      eb.or([eb('scheduled_runs.outcome', '<>', 'succeeded'), otherOfTask('>', true)]),
+      // nor, for a task that never succeeded, its first run: task health counts from it.
+      eb.or([otherOfTask('any', true), otherOfTask('<', false)]),
     ]);
   };
 }

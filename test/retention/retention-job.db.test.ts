@@ -12,7 +12,7 @@ import {
   openOutboxEntries,
 } from '../../src/outbox/index.ts';
 import type { ScheduledJobData } from '../../src/queues/index.ts';
-import { recentRuns } from '../../src/runs/index.ts';
+import { recentRuns, recordScheduledRun } from '../../src/runs/index.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 
 const NOW = new Date('2030-03-01T12:00:00.000Z');
@@ -70,6 +70,17 @@ describe(`the retention task on ${testDialect()}`, () => {
       createdAt: daysAgo(45).toISOString(),
     });
 
+    // A task that has failed for 100 days: its first and latest runs stay, the one between goes.
+    for (const days of [100, 99, 98]) {
+      const at = daysAgo(days);
+      await recordScheduledRun(
+        { db: database.db, logger: pino({ level: 'silent' }), now: () => at },
+        { task: 'balances', slot: at.toISOString() },
+        async () => {
+          throw new Error('credentials refused');
+        },
+      );
+    }
     const context = {
       db: database.db,
       logger: pino({ level: 'silent' }),
@@ -92,15 +103,20 @@ describe(`the retention task on ${testDialect()}`, () => {
       pending.id,
     ]);
     expect(await isOutboxConsumed(database.db, consumed.id)).toBe(false);
+    const failing = await recentRuns(database.db, { task: 'balances' });
+    expect(failing.map((r) => r.startedAt)).toEqual([
+      daysAgo(98).toISOString(),
+      daysAgo(100).toISOString(),
+    ]);
     const [run] = await recentRuns(database.db, { task: 'retention' });
     expect(run).toMatchObject({
       trigger: 'schedule',
       outcome: 'succeeded',
-      itemsSeen: 2,
-      itemsChanged: 2,
+      itemsSeen: 3,
+      itemsChanged: 3,
     });
     expect(run!.checkpoint).toMatch(
-      /^pruned webhook_inbox 1, outbox 1, scheduled_runs 0, alert_deliveries 0; longest batch [\d.]+ ms$/,
+      /^pruned webhook_inbox 1, outbox 1, scheduled_runs 1, alert_deliveries 0; longest batch [\d.]+ ms$/,
     );
   });
 });
