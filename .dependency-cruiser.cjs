@@ -70,6 +70,7 @@ const LAYERS = [
   { name: 'built on the books day', components: ['balances'] },
   { name: 'the books out', components: ['exports'] },
   { name: 'watch', components: ['alerts'] },
+  { name: 'upkeep', components: ['retention'] },
   { name: 'doors', components: ['receiver', 'ops', 'jobs'] },
   { name: 'composition', components: ['daemon', 'doctor'] },
   { name: 'the demo', components: ['demo'] },

@@ -58,5 +58,11 @@ export function cronTable(config: Config): CronEntry[] {
       // Daily at 02:00 in the books' zone by default: yesterday there is over.
       timeZone: config.books.timeZone,
     },
+    {
+      task: 'retention',
+      jobName: JobName.retention,
+      cron: config.retention.cron,
+      variable: 'PAYSYNC_RETENTION_CRON',
+    },
   ];
 }

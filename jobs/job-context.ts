@@ -4,6 +4,7 @@ import type {
   ExportSettings,
   JanitorSettings,
   PollingSettings,
+  RetentionSettings,
 } from '../src/config/index.ts';
 import type { AlertRuntime } from '../src/alerts/index.ts';
 import type { SyncDependencies } from '../src/reconcile/index.ts';
@@ -30,6 +31,8 @@ export interface JobContext extends SyncDependencies {
   readonly alerts?: AlertRuntime;
   /** The daily export (config `exports`, plus the books' zone and environment); absent: off. */
   readonly exports?: ExportSettings & { readonly timeZone: string; readonly environment: string };
+  /** How long traffic tables keep their rows, and the batch size (config `retention`). */
+  readonly retention: RetentionSettings;
   /** Crash tests only (`PAYSYNC_SYNC_BATCH_HOLD_AFTER_COMMIT_MS`): hold between commit and ack. */
   readonly syncBatchHoldAfterCommitMs?: number;
 }

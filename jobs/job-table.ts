@@ -7,6 +7,7 @@ import { exportJob } from './export.job.ts';
 import { janitorJob } from './janitor.job.ts';
 import type { JobContext } from './job-context.ts';
 import { recoverInboxJob } from './recover-inbox.job.ts';
+import { retentionJob } from './retention.job.ts';
 import { sweepJob } from './sweep.job.ts';
 import { syncBatchJob } from './sync-batch.job.ts';
 import { syncPaymentIntentJob } from './sync-payment-intent.job.ts';
@@ -52,6 +53,7 @@ export function jobProcessors(context: JobContext) {
       [JobName.balances]: balancesJob(context),
       [JobName.verdicts]: verdictsJob(context),
       [JobName.export]: exportJob(context),
+      [JobName.retention]: retentionJob(context),
     }),
   };
 }

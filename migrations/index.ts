@@ -8,6 +8,7 @@ import * as m0007 from './0007_balances.ts';
 import * as m0008 from './0008_outbox_and_receipts.ts';
 import * as m0009 from './0009_alerts.ts';
 import * as m0010 from './0010_exports.ts';
+import * as m0011 from './0011_retention.ts';
 import * as m0012 from './0012_plan_indexes.ts';
 import * as m0013 from './0013_audit_runs.ts';
 
@@ -26,6 +27,7 @@ export const migrations: Record<string, Migration> = {
   '0008_outbox_and_receipts': m0008,
   '0009_alerts': m0009,
   '0010_exports': m0010,
+  '0011_retention': m0011,
   '0012_plan_indexes': m0012,
   '0013_audit_runs': m0013,
 };

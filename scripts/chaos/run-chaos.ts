@@ -32,6 +32,8 @@ const HELP = `Usage: npm run test:chaos -- [options]
   --config <c>   sqlite (one paysync start), postgres (serve + schedule + 3 work), or both (default)
   --items <n>    items of traffic per configuration (default 10000)
   --short        1000 items: the form CI runs
+  --retention <d>  prune under fire: every PAYSYNC_RETENTION_*_AFTER set to <d> (e.g. 1m), the
+                 retention task every 15 s (docs/retention.md); default: the daemon's defaults
   --no-write     leave docs/reliability.md alone
   -h, --help     this text
 
@@ -43,6 +45,7 @@ const { values } = parseArgs({
     config: { type: 'string', default: 'both' },
     items: { type: 'string' },
     short: { type: 'boolean', default: false },
+    retention: { type: 'string' },
     'no-write': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -55,6 +58,10 @@ const configs =
   values.config === 'both' ? ['sqlite', 'postgres'] : [values.config as 'sqlite' | 'postgres'];
 if (!configs.every((c) => c === 'sqlite' || c === 'postgres')) {
   console.error(`--config must be sqlite, postgres or both, not ${values.config}`);
+  process.exit(2);
+}
+if (values.retention !== undefined && !/^\d+\s*(s|m|h|d)$/.test(values.retention)) {
+  console.error(`--retention must be a duration such as 1m, 30s or 1h, not ${values.retention}`);
   process.exit(2);
 }
 const items = Number(values.items ?? (values.short ? 1000 : 10_000));
@@ -192,6 +199,15 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     PAYSYNC_BALANCE_CRON: 'off',
     PAYSYNC_VERDICT_CRON: 'off',
     PAYSYNC_EXPORT_CRON: 'off',
+    ...(values.retention
+      ? {
+          PAYSYNC_RETENTION_CRON: '*/15 * * * * *',
+          PAYSYNC_RETENTION_INBOX_BODY_AFTER: values.retention,
+          PAYSYNC_RETENTION_OUTBOX_AFTER: values.retention,
+          PAYSYNC_RETENTION_RUNS_AFTER: values.retention,
+          PAYSYNC_RETENTION_ALERT_DELIVERIES_AFTER: values.retention,
+        }
+      : {}),
   };
   const cli = (args: string[]) =>
     spawnSync(process.execPath, ['bin/paysync.js', ...args], {

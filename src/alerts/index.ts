@@ -70,3 +70,8 @@ export { SINK_NAMES, type SinkName } from './sinks/alert-sink.ts';
 export { slackPayload } from './sinks/slack.sink.ts';
 export { emailContent } from './sinks/email.sink.ts';
 export { webhookPayload } from './sinks/webhook.sink.ts';
+export {
+  ALERT_DELIVERIES_RETENTION,
+  alertDeliveriesPrunable,
+  pruneAlertDeliveries,
+} from './delivery-retention.ts';

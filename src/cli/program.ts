@@ -18,6 +18,7 @@ import { scheduleCommand } from './commands/schedule.command.ts';
 import { startCommand } from './commands/start.command.ts';
 import { workCommand } from './commands/work.command.ts';
 import { serveCommand } from './commands/serve.command.ts';
+import { pruneCommand } from './commands/prune.command.ts';
 import { replayCommand } from './commands/replay.command.ts';
 import { runsCommand } from './commands/runs.command.ts';
 import { sweepCommand } from './commands/sweep.command.ts';
@@ -66,6 +67,7 @@ export function buildProgram(): Command {
     exportCommand(),
     closeCommand(),
     reopenCommand(),
+    pruneCommand(),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

@@ -112,3 +112,22 @@ export const cronOrOff = (fallback: string, described?: string) =>
     .refine((value) => value === 'off' || validateCron(value), {
       message: `must be a cron expression, for example "${fallback}"${described ? ` (${described})` : ''}, or off`,
     });
+
+/** A duration such as `30d` or `15m`, or `off` (parsed to undefined: never). */
+export const durationOrOff = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .default(fallback)
+    .transform((value, ctx) => {
+      if (value === 'off') return undefined;
+      const ms = parseDuration(value);
+      if (ms === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a duration such as ${fallback}, 12h or 15m, or off`,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    });

@@ -30,3 +30,4 @@ export type { ExportSettings } from './exports.ts';
 export type { ReceiptSettings } from './receipts.ts';
 export type { PollingSettings } from './polling.ts';
 export type { ReceiverSettings } from './receiver.ts';
+export type { RetentionPeriods, RetentionSettings } from './retention.ts';

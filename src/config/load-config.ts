@@ -19,6 +19,7 @@ import { PROCESS_VARIABLES, type LogLevel } from './process.ts';
 import { PROCESSING_VARIABLES, processingSettings, type ProcessingSettings } from './processing.ts';
 import { RECEIPT_VARIABLES, receiptSettings, type ReceiptSettings } from './receipts.ts';
 import { RECEIVER_VARIABLES, receiverSettings, type ReceiverSettings } from './receiver.ts';
+import { RETENTION_VARIABLES, retentionSettings, type RetentionSettings } from './retention.ts';
 import { SECRET_VARIABLES } from './secret-variables.ts';
 import {
   SERVICE_VARIABLES,
@@ -65,6 +66,7 @@ const schema = z.object({
   PAYSYNC_LOW_BALANCE,
   ...RECEIPT_VARIABLES,
   ...POLLING_VARIABLES,
+  ...RETENTION_VARIABLES,
 });
 
 export interface Config {
@@ -107,6 +109,8 @@ export interface Config {
   readonly polling: PollingSettings;
   /** Scheduled exports and closed periods' files (see docs/exports.md). */
   readonly exports: ExportSettings;
+  /** How long the tables that grow with traffic keep their rows (see docs/retention.md). */
+  readonly retention: RetentionSettings;
 }
 
 export type EnvSource = Readonly<Record<string, string | undefined>>;
@@ -172,6 +176,7 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
     receipts: receiptSettings(e),
     polling: pollingSettings(e, e.PAYSYNC_UPSTREAM_RPS),
     exports: exportSettings(e),
+    retention: retentionSettings(e),
   };
   return Object.freeze(config);
 }

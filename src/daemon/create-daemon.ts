@@ -265,6 +265,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         polling: config.polling,
         balances: config.balances,
         books: config.books,
+        retention: config.retention,
         now,
         alerts,
         ...(options.notFoundAttempts !== undefined

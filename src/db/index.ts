@@ -21,3 +21,9 @@ export {
   MigrationError,
   type MigrationStatus,
 } from './migrate.ts';
+export {
+  prunableRows,
+  type PrunableRows,
+  type PrunableTable,
+  type PruneBatch,
+} from './prunable-rows.ts';

@@ -34,8 +34,11 @@ export interface InboxEvent {
   readonly dedupeKey: string;
   readonly eventId: string | null;
   readonly eventType: string | null;
+  /** Empty once retention pruned it: see {@link InboxEvent.bodyPrunedAt}. */
   readonly rawBody: Buffer;
   readonly headers: Readonly<Record<string, string>>;
+  /** When retention dropped the body and headers (docs/retention.md), or null while kept. */
+  readonly bodyPrunedAt: string | null;
   readonly receivedAt: string;
   readonly status: InboxStatus;
   readonly attempts: number;

@@ -11,8 +11,10 @@ export interface InboxEventSummary {
   readonly processedAt: string | null;
   readonly attempts: number;
   readonly lastError: string | null;
-  /** The raw body as UTF-8 text. */
+  /** The raw body as UTF-8 text; empty once retention pruned it (see `bodyPrunedAt`). */
   readonly body: string;
+  /** When retention dropped the body (docs/retention.md), or null while it is kept. */
+  readonly bodyPrunedAt: string | null;
 }
 
 /** A resource as the inbox may have seen it named: by id, or by one of its references. */
@@ -44,6 +46,7 @@ export async function inboxEventsAbout(
       'attempts',
       'last_error',
       'raw_body',
+      'body_pruned_at',
     ])
     .where((eb) =>
       eb.or([
@@ -71,6 +74,7 @@ export async function inboxEventsAbout(
     attempts: row.attempts,
     lastError: row.last_error,
     body: Buffer.from(row.raw_body).toString('utf8'),
+    bodyPrunedAt: row.body_pruned_at,
   }));
 }
 

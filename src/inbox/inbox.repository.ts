@@ -11,6 +11,7 @@ function toInboxEvent(row: WebhookInboxRow): InboxEvent {
     eventType: row.event_type,
     rawBody: Buffer.from(row.raw_body),
     headers: JSON.parse(row.headers) as Record<string, string>,
+    bodyPrunedAt: row.body_pruned_at,
     receivedAt: row.received_at,
     status: row.status,
     attempts: row.attempts,

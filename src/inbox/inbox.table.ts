@@ -15,10 +15,15 @@ export interface WebhookInboxTable {
   event_id: string | null;
   /** The event type the sender gave, when it gave one. */
   event_type: string | null;
-  /** The request body exactly as received, byte for byte. */
+  /** The request body exactly as received, byte for byte; empty once retention pruned it. */
   raw_body: Buffer;
-  /** Non-secret request headers, as a JSON object. */
+  /** Non-secret request headers, as a JSON object; `{}` once retention pruned the body. */
   headers: string;
+  /**
+   * When retention dropped the body and headers of this processed row (UTC ISO 8601), or null
+   * while they are kept. The row itself (dedupe key, event id and type, resource, outcome) stays.
+   */
+  body_pruned_at: string | null;
   /** UTC ISO 8601 with milliseconds. */
   received_at: string;
   status: Generated<InboxStatus>;
@@ -42,7 +47,7 @@ export interface InboxTables {
 export type WebhookInboxRow = Selectable<WebhookInboxTable>;
 export type NewWebhookInboxRow = Omit<
   Insertable<WebhookInboxTable>,
-  'resource_kind' | 'resource_id' | 'resource_reference'
+  'resource_kind' | 'resource_id' | 'resource_reference' | 'body_pruned_at'
 > &
   Partial<
     Pick<Insertable<WebhookInboxTable>, 'resource_kind' | 'resource_id' | 'resource_reference'>

@@ -54,3 +54,8 @@ export {
   type MentionedResource,
 } from './inbox-mentions.repository.ts';
 export { STORED_HEADERS, storedHeaders } from './stored-headers.ts';
+export {
+  INBOX_BODIES_RETENTION,
+  inboxBodiesPrunable,
+  pruneInboxBodies,
+} from './inbox-retention.repository.ts';

@@ -2,9 +2,14 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../lifecycle/index.ts';
 import type { Database } from '../db/index.ts';
-import { findInboxEvent, markInboxStatus, recordInboxResource } from '../inbox/index.ts';
+import {
+  findInboxEvent,
+  markInboxStatus,
+  recordInboxResource,
+  type InboxEvent,
+} from '../inbox/index.ts';
 import { enqueueSync, type Queues } from '../queues/index.ts';
-import type { ObservedVia } from '../resources/index.ts';
+import { RESOURCE_KINDS, type ObservedVia } from '../resources/index.ts';
 import { classifyEvent, type EventClassification } from './classify-event.ts';
 import { classifiedEventsTotal, unclassifiedEventsTotal } from './ingest-metrics.ts';
 
@@ -21,6 +26,27 @@ export type IngestResult =
   | { readonly outcome: 'unclassified'; readonly reason: string }
   | { readonly outcome: 'ignored'; readonly subject: string }
   | { readonly outcome: 'sync_enqueued'; readonly classification: EventClassification };
+
+/**
+ * A row whose body retention pruned (a replay reopened it) is read by the resource it named
+ * when it was first classified, which the row keeps. Only processed rows lose their body, so a
+ * pruned row naming no resource was an event about nothing in the books: ignored again.
+ */
+function classifyPrunedEvent(event: InboxEvent): EventClassification {
+  const kind = RESOURCE_KINDS.find((k) => k === event.resourceKind);
+  if (kind !== undefined && (event.resourceId !== null || event.resourceReference !== null)) {
+    return {
+      outcome: 'resource',
+      kind,
+      ...(event.resourceId !== null ? { id: event.resourceId } : {}),
+      ...(event.resourceReference !== null ? { reference: event.resourceReference } : {}),
+    };
+  }
+  return {
+    outcome: 'ignored',
+    subject: `an event whose body retention pruned at ${event.bodyPrunedAt} (docs/retention.md)`,
+  };
+}
 
 /**
  * Turns one inbox row into one deduplicated sync of the resource it names. The webhook body
@@ -43,7 +69,9 @@ export async function ingestEvent(
   if (event.status !== 'received' && event.status !== 'processing') {
     return { outcome: 'already_done' };
   }
-  const classification = classifyEvent(event.rawBody);
+  const classification = event.bodyPrunedAt
+    ? classifyPrunedEvent(event)
+    : classifyEvent(event.rawBody);
   if (classification.outcome === 'unclassified') {
     await markInboxStatus(db, inboxId, 'unclassified', {
       lastError: classification.reason,

@@ -66,7 +66,15 @@ export async function itemPage(view: DashboardView, request: Request): Promise<P
                     ${textCell(e.eventType)}
                     <td>${e.status}</td>
                     <td>${e.receivedAt}</td>
-                    <td><pre>${e.body}</pre></td>
+                    <td>
+                      ${
+                        e.bodyPrunedAt
+                          ? html`<span class="muted"
+                              >body pruned by retention at ${e.bodyPrunedAt}</span
+                            >`
+                          : html`<pre>${e.body}</pre>`
+                      }
+                    </td>
                     <td>
                       <form method="post" action="/actions/replay">
                         <input type="hidden" name="csrf" value="${token}" /><input

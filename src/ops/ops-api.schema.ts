@@ -141,7 +141,11 @@ export const itemView = z
         processedAt: z.string().nullable(),
         attempts: z.number().int(),
         lastError: z.string().nullable(),
-        body: z.string(),
+        body: z.string().meta({ description: 'The raw body as text; empty once pruned' }),
+        bodyPrunedAt: z
+          .string()
+          .nullable()
+          .meta({ description: 'When retention dropped the raw body (docs/retention.md)' }),
       }),
     ),
   })

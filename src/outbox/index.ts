@@ -37,3 +37,4 @@ export {
   type OutboxDispatcherOptions,
 } from './outbox-dispatcher.ts';
 export type { OutboxRow, OutboxTable } from './outbox.table.ts';
+export { OUTBOX_RETENTION, outboxRowsPrunable, pruneOutboxRows } from './outbox-retention.ts';

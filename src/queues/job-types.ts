@@ -31,6 +31,7 @@ export const JobName = {
   balances: 'balances',
   verdicts: 'verdicts',
   export: 'export',
+  retention: 'retention',
 } as const;
 
 export const syncJobNameFor: Record<ResourceKind, (typeof JobName)[keyof typeof JobName]> = {

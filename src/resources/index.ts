@@ -6,4 +6,4 @@
 export { ID_PREFIXES, kindOfId, type PrefixedKind } from './kind-of-id.ts';
 export type { ObservedVia } from './observed-via.ts';
 export { isRefundKind, type RefundKind } from './refund-kind.ts';
-export type { ResourceKind } from './resource-kind.ts';
+export { RESOURCE_KINDS, type ResourceKind } from './resource-kind.ts';

@@ -21,6 +21,11 @@ export {
   type RunCounts,
   type ScheduledRun,
 } from './scheduled-run.repository.ts';
+export {
+  pruneScheduledRuns,
+  RUN_RECORDS_RETENTION,
+  scheduledRunsPrunable,
+} from './run-retention.ts';
 export type { RunOutcome, RunTrigger, ScheduledRunTable } from './scheduled-run.table.ts';
 export {
   cronIntervalMs,

@@ -20,6 +20,7 @@ const COMMANDS: Record<string, readonly string[]> = {
   list: ['list', 'transfers'],
   show: ['show', 'tr_8Kq2Xw7LmN3pR5tV9yB1cD4f'],
   replay: ['replay', '--since', '1h', '--dry-run'],
+  prune: ['prune', '--dry-run'],
   serve: ['serve'],
 };
 

@@ -233,8 +233,15 @@ export function renderResourceView(view: ResourceView): string {
               { header: 'LAST ERROR', value: (e) => e.lastError ?? '' },
             ],
             view.inboxEvents,
-          ),
+          ) + prunedBodiesNote(view.inboxEvents),
     ),
   );
   return blocks.join('\n\n');
+}
+
+/** Under the inbox table: how many bodies retention pruned (their rows and outcomes stay). */
+function prunedBodiesNote(events: ResourceView['inboxEvents']): string {
+  const pruned = events.filter((e) => e.bodyPrunedAt !== null).length;
+  if (pruned === 0) return '';
+  return `\n${pruned} of these events had their raw body pruned by retention (docs/retention.md); their ids, types and outcomes are kept.`;
 }
