@@ -73,8 +73,24 @@ export interface SimControl {
   webhookAttempts(filter?: { eventId?: string; webhookId?: string }): DeliveryAttempt[];
   /** Resolves when no webhook delivery is in flight or waiting for a retry. */
   webhooksIdle(): Promise<void>;
+  /**
+   * Moves settled items unchanged for `settledInMemoryMs` and old money movements to the cold
+   * store now (the simulator also does it every second); answers how many moved.
+   */
+  moveOut(): { items: number; movements: number };
+  /** What the simulator holds in memory and what rests in its cold store. */
+  memory(): SimMemory;
   /** Forgets everything (items, money, webhooks, attempts, faults) and funds the accounts again. */
   reset(): void;
+}
+
+export interface SimMemory {
+  items: { inMemory: number; moved: number };
+  movements: { inMemory: number; moved: number };
+  /** Attempts listed by `webhookAttempts` and every attempt counted by outcome. */
+  webhookAttempts: { listed: number; delivered: number; failed: number; dropped: number };
+  rssBytes: number;
+  heapUsedBytes: number;
 }
 
 function view(item: SimItem): SimItemView {
@@ -203,6 +219,20 @@ export function createSimControl(runtime: SimRuntime): SimControl {
         );
     },
     webhooksIdle: () => runtime.dispatcher.idle(),
+    moveOut: () => runtime.moveOut(),
+    memory() {
+      const usage = process.memoryUsage();
+      return {
+        items: engine.store.counts(),
+        movements: engine.ledger.counts(),
+        webhookAttempts: {
+          listed: runtime.dispatcher.list().length,
+          ...runtime.dispatcher.counts(),
+        },
+        rssBytes: usage.rss,
+        heapUsedBytes: usage.heapUsed,
+      };
+    },
     reset: () => runtime.reset(),
   };
 }

@@ -158,6 +158,14 @@ export function controlRouter(control: SimControl): Router {
     }),
   );
   router.post(
+    '/move-out',
+    json(() => control.moveOut()),
+  );
+  router.get(
+    '/memory',
+    json(() => control.memory()),
+  );
+  router.post(
     '/reset',
     json(() => control.reset()),
   );
