@@ -85,6 +85,7 @@ export class ColdStore {
       itemByKey: db.prepare(
         'SELECT seq, key, kind, mode, created_at AS createdAt, body FROM items WHERE key = ?',
       ),
+      hasKey: db.prepare('SELECT 1 FROM items WHERE key = ?').pluck(),
       bodyBySeq: db.prepare('SELECT body FROM items WHERE seq = ?').pluck(),
       referencesOf: db.prepare('SELECT field, value FROM item_references WHERE seq = ?').raw(),
       deleteItem: db.prepare('DELETE FROM items WHERE seq = ?'),
@@ -146,6 +147,10 @@ export class ColdStore {
 
   itemByKey(key: string): Omit<ColdItemRow, 'references'> | undefined {
     return this.statements.itemByKey.get(key) as Omit<ColdItemRow, 'references'> | undefined;
+  }
+
+  has(key: string): boolean {
+    return this.statements.hasKey.get(key) !== undefined;
   }
 
   bodyOf(seq: number): string {

@@ -123,7 +123,7 @@ export class SimStore {
   constructor(private readonly cold: ColdStore) {}
 
   add<K extends ItemKind>(item: SimItem<K>, references: Record<string, string> = {}): SimItem<K> {
-    if (this.byKey.has(item.key) || this.cold.itemByKey(item.key)) {
+    if (this.byKey.has(item.key) || this.cold.has(item.key)) {
       throw new Error(`duplicate simulator id ${item.key}`);
     }
     this.nextSeq += 1;
