@@ -184,6 +184,12 @@ describe('settled items moved out of memory', () => {
     const memory = (await (await fetch(`${test.sim.url}/__sim/memory`)).json()) as {
       webhookAttempts: Record<string, number>;
     };
-    expect(memory.webhookAttempts).toEqual({ listed: 3, delivered: 4, failed: 0, dropped: 0 });
+    expect(memory.webhookAttempts).toEqual({
+      listed: 3,
+      delivered: 4,
+      failed: 0,
+      dropped: 0,
+      eventsDelivered: 4,
+    });
   });
 });

@@ -87,8 +87,17 @@ export interface SimControl {
 export interface SimMemory {
   items: { inMemory: number; moved: number };
   movements: { inMemory: number; moved: number };
-  /** Attempts listed by `webhookAttempts` and every attempt counted by outcome. */
-  webhookAttempts: { listed: number; delivered: number; failed: number; dropped: number };
+  /**
+   * Attempts listed by `webhookAttempts`, every attempt counted by outcome, and events
+   * delivered per webhook (duplicate copies not counted again).
+   */
+  webhookAttempts: {
+    listed: number;
+    delivered: number;
+    failed: number;
+    dropped: number;
+    eventsDelivered: number;
+  };
   rssBytes: number;
   heapUsedBytes: number;
 }

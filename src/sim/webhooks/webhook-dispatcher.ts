@@ -66,7 +66,7 @@ interface Delivery {
  */
 export class WebhookDispatcher {
   private readonly attempts: DeliveryAttempt[] = [];
-  private readonly outcomes = { delivered: 0, failed: 0, dropped: 0 };
+  private readonly outcomes = { delivered: 0, failed: 0, dropped: 0, eventsDelivered: 0 };
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly sender: WebhookSender;
   private pending = 0;
@@ -118,8 +118,11 @@ export class WebhookDispatcher {
       : this.attempts;
   }
 
-  /** Every attempt since start (or reset) by outcome, including those no longer listed. */
-  counts(): { delivered: number; failed: number; dropped: number } {
+  /**
+   * Every attempt since start (or reset) by outcome, including those no longer listed, and
+   * `eventsDelivered`: events delivered per webhook (a duplicate copy not counted again).
+   */
+  counts(): { delivered: number; failed: number; dropped: number; eventsDelivered: number } {
     return { ...this.outcomes };
   }
 
@@ -135,6 +138,7 @@ export class WebhookDispatcher {
     this.outcomes.delivered = 0;
     this.outcomes.failed = 0;
     this.outcomes.dropped = 0;
+    this.outcomes.eventsDelivered = 0;
     this.generation += 1;
     this.cancelTimers();
   }
@@ -232,6 +236,7 @@ export class WebhookDispatcher {
   ): void {
     const url = this.settings.webhook(delivery.webhookId)?.resource.url ?? '';
     this.outcomes[result.outcome] += 1;
+    if (result.outcome === 'delivered' && !delivery.duplicate) this.outcomes.eventsDelivered += 1;
     // Trimmed in steps of `attemptsKept`, so the log costs no copy per attempt.
     if (this.attempts.length >= 2 * this.settings.attemptsKept) {
       this.attempts.splice(0, this.attempts.length - this.settings.attemptsKept);
