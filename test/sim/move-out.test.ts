@@ -124,6 +124,7 @@ describe('settled items moved out of memory', () => {
       '/payments-refund/1002/status',
     ];
     for (const path of idPaths) expect(await text(moved, path), path).toBe(await text(kept, path));
+    expect(moved.sim.control.memory().items.inMemory).toBe(1);
 
     // Changed after moving out: a refund of a moved-out intent, a touch, an OTP retry; the
     // change lands and the item moves out again.

@@ -103,7 +103,7 @@ class ColdItem implements SimItem {
  * All simulator state: items by id, by kind (creation order), by reference fields and by
  * creation time. Settled items that have not changed for a while move to the cold store (a
  * SQLite file of the simulator's own) and answer from there; `get` and `find` bring one back
- * into memory (a caller may change it), while the bulk reads (`list`, `createdBetween`,
+ * into memory (a caller may change it), while `peek` and the bulk reads (`list`, `createdBetween`,
  * `withReference`, `all`) hand out read-only copies of the ones resting there.
  */
 export class SimStore {
@@ -165,6 +165,20 @@ export class SimStore {
   find(key: string | number): SimItem | undefined {
     const id = String(key);
     return this.byKey.get(id) ?? this.bringBack(id);
+  }
+
+  /**
+   * An item by id for reading only (an API answer): one at rest in the cold store is answered
+   * from there as a copy, without bringing it back into memory.
+   */
+  peek<K extends ItemKind>(kind: K, key: string | number): SimItem<K> | undefined {
+    const id = String(key);
+    const hot = this.byKey.get(id);
+    if (hot) return hot.kind === kind ? (hot as SimItem<K>) : undefined;
+    const row = this.cold.itemByKey(id);
+    if (!row || row.kind !== kind) return undefined;
+    const copy = new ColdItem(this.cold, row.seq, kind, row.key, row.mode as Mode, row.body);
+    return copy as unknown as SimItem<K>;
   }
 
   /** Items of `kind` in creation order. */

@@ -48,7 +48,7 @@ export const paymentHandlers: OperationHandlers<
   },
 
   getPaymentIntent({ runtime, mode, params }) {
-    const intent = runtime.engine.store.get('payment_intent', params.id);
+    const intent = runtime.engine.store.peek('payment_intent', params.id);
     if (!intent || !visibleIn(mode, intent)) throw SimError.notFound('Payment intent', params.id);
     return { body: presentForWire(intent) };
   },
