@@ -25,6 +25,9 @@ import { startSimChild } from './sim-child.ts';
  *          [--fetch-concurrency 8] [--cpu-prof DIR]
  *          [--duration 10 --connections 50 --seed 10000]
  *          [--minutes 2 --rate 200 --sample-seconds 10 --settled-in-memory 30|never]
+ *
+ * `--settled-in-memory` is passed to `paysync sim` in every part (default: the simulator's own,
+ * except 30 s in the memory part).
  *          [--no-write --label TEXT]
  *
  * `--short` is 200 + 200 items and 2 s per GET target over 1,000 seeded items. `--cpu-prof DIR`
@@ -54,7 +57,7 @@ const { values } = parseArgs({
     minutes: { type: 'string', default: '2' },
     rate: { type: 'string', default: '200' },
     'sample-seconds': { type: 'string', default: '10' },
-    'settled-in-memory': { type: 'string', default: '30' },
+    'settled-in-memory': { type: 'string' },
     'no-write': { type: 'boolean', default: false },
     label: { type: 'string', default: '' },
   },
@@ -75,9 +78,13 @@ const memoryRun = {
   minutes: Number(values.minutes),
   rate: Number(values.rate),
   sampleSeconds: Number(values['sample-seconds']),
-  settledInMemory: values['settled-in-memory'],
+  settledInMemory: values['settled-in-memory'] ?? (part === 'memory' ? '30' : 'default'),
 };
-if (memoryRun.settledInMemory !== 'never' && !/^\d+$/.test(memoryRun.settledInMemory)) {
+if (
+  memoryRun.settledInMemory !== 'never' &&
+  memoryRun.settledInMemory !== 'default' &&
+  !/^\d+$/.test(memoryRun.settledInMemory)
+) {
   console.error('--settled-in-memory must be a whole number of seconds, or never');
   process.exit(2);
 }
@@ -439,7 +446,7 @@ const load = loadavg()
 const sim = await startSimChild(
   { apiKey: credentials.ApiKey, merchantId: credentials.MerchantId },
   profileArgs,
-  part === 'memory' ? ['--settled-in-memory', memoryRun.settledInMemory] : [],
+  memoryRun.settledInMemory === 'default' ? [] : ['--settled-in-memory', memoryRun.settledInMemory],
 );
 try {
   console.log(

@@ -71,7 +71,7 @@ export interface SimulatorOptions {
   /**
    * Settled payment intents, transfers and refunds unchanged for this long (simulator-clock ms)
    * move out of memory to the cold store and answer from there, byte for byte as before.
-   * `Infinity` keeps every item in memory. @defaultValue 60000 (1 minute)
+   * `Infinity` keeps every item in memory. @defaultValue 10000 (10 seconds)
    */
   settledInMemoryMs?: number;
   /**
@@ -181,7 +181,7 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
     initialBalances: options.initialBalances ?? DEFAULT_BALANCES,
     faults: faultSettingsSchema.parse(options.faults ?? {}),
     tickIntervalMs: options.tickIntervalMs ?? 100,
-    settledInMemoryMs: options.settledInMemoryMs ?? 60_000,
+    settledInMemoryMs: options.settledInMemoryMs ?? 10_000,
     movementsInMemory: options.movementsInMemory ?? 10_000,
     coldStorePath: options.coldStorePath,
     webhookAttemptsKept: options.webhookAttemptsKept ?? 10_000,

@@ -87,7 +87,7 @@ export function simCommand(): Command {
     )
     .option(
       '--settled-in-memory <seconds>',
-      'settled items unchanged this long (simulator clock) move to the cold store; never = keep all in memory (default: 60)',
+      'settled items unchanged this long (simulator clock) move to the cold store; never = keep all in memory (default: 10)',
       settledInMemoryMs,
     )
     .option(
