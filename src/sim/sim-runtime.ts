@@ -40,6 +40,8 @@ export class SimRuntime {
   injectedErrors: InjectedError[] = [];
   private tick: NodeJS.Timeout | undefined;
   private moveOutTimer: NodeJS.Timeout | undefined;
+  /** Readers of a snapshot (a streamed ground truth) in progress: nothing moves out meanwhile. */
+  private snapshotReaders = 0;
 
   constructor(readonly options: ResolvedSimulatorOptions) {
     this.engine = new SimEngine({
@@ -92,12 +94,23 @@ export class SimRuntime {
 
   /** Moves settled items and old movements out of memory now (see {@link SimEngine.moveOut}). */
   moveOut(): { items: number; movements: number } {
+    if (this.snapshotReaders > 0) return { items: 0, movements: 0 };
     try {
       return this.engine.moveOut();
     } catch (error) {
       this.options.logger.error({ err: error }, 'sim could not move items out of memory');
       return { items: 0, movements: 0 };
     }
+  }
+
+  /** Holds moving out until the returned function is called (once). */
+  holdMoveOut(): () => void {
+    this.snapshotReaders += 1;
+    let released = false;
+    return () => {
+      if (!released) this.snapshotReaders -= 1;
+      released = true;
+    };
   }
 
   setFaults(changes: FaultSettingsInput): FaultSettings {

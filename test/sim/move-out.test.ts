@@ -89,6 +89,14 @@ describe('settled items moved out of memory', () => {
 
     const truth = async (test: TestSim) => text(test, '/__sim/ground-truth');
     expect(await truth(moved)).toBe(await truth(kept));
+    // The streamed export is the JSON of groundTruth(), byte for byte.
+    expect(await truth(kept)).toBe(`200 ${JSON.stringify(kept.sim.control.groundTruth())}`);
+    expect(await text(moved, '/__sim/ground-truth?kind=transfer')).toBe(
+      `200 ${JSON.stringify(kept.sim.control.groundTruth({ kind: 'transfer' }))}`,
+    );
+    expect(JSON.stringify(moved.sim.control.groundTruth())).toBe(
+      JSON.stringify(kept.sim.control.groundTruth()),
+    );
 
     const transferReference = (
       kept.sim.control.item(transfers[3]!)?.resource as { reference: string }

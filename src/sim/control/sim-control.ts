@@ -70,6 +70,12 @@ export interface SimControl {
   injectErrors(input: ControlInjectErrorsInput): void;
   seed(input: ControlSeedInput): { count: number; ids: string[] };
   groundTruth(filter?: { kind?: ItemKind }): GroundTruth;
+  /**
+   * The JSON of `groundTruth(filter)`, byte for byte, in pieces of about 64 KB, read from the
+   * cold store page by page: what `GET /__sim/ground-truth` streams, so a long run's export never
+   * sits whole in memory. Nothing moves out of memory until it is read to the end (or returned).
+   */
+  groundTruthJson(filter?: { kind?: ItemKind }): Generator<string, void, undefined>;
   webhookAttempts(filter?: { eventId?: string; webhookId?: string }): DeliveryAttempt[];
   /** Resolves when no webhook delivery is in flight or waiting for a retry. */
   webhooksIdle(): Promise<void>;
@@ -217,6 +223,39 @@ export function createSimControl(runtime: SimRuntime): SimControl {
         movements: engine.ledger.all(),
         balances: { sandbox: balances('sandbox'), live: balances('live') },
       };
+    },
+    *groundTruthJson(filter = {}) {
+      engine.runDue();
+      const release = runtime.holdMoveOut();
+      try {
+        const items = engine.store.snapshot(filter.kind);
+        const movements = engine.ledger.snapshot();
+        const now = engine.clock.iso();
+        const truthBalances = { sandbox: balances('sandbox'), live: balances('live') };
+        let buffer = `{"now":${JSON.stringify(now)},"items":[`;
+        let first = true;
+        for (const item of engine.store.readSnapshot(items)) {
+          buffer += (first ? '' : ',') + JSON.stringify(view(item));
+          first = false;
+          if (buffer.length >= 65_536) {
+            yield buffer;
+            buffer = '';
+          }
+        }
+        buffer += '],"movements":[';
+        first = true;
+        for (const movement of engine.ledger.readSnapshot(movements)) {
+          buffer += (first ? '' : ',') + JSON.stringify(movement);
+          first = false;
+          if (buffer.length >= 65_536) {
+            yield buffer;
+            buffer = '';
+          }
+        }
+        yield `${buffer}],"balances":${JSON.stringify(truthBalances)}}`;
+      } finally {
+        release();
+      }
     },
     webhookAttempts(filter = {}) {
       return runtime.dispatcher

@@ -109,6 +109,14 @@ export class ColdStore {
       itemsOfKind: db.prepare(
         'SELECT seq, key, kind, mode, created_at AS createdAt, body FROM items WHERE kind = ? ORDER BY seq',
       ),
+      itemSeqs: db.prepare('SELECT seq, key FROM items ORDER BY seq').raw(),
+      itemSeqsOfKind: db.prepare('SELECT seq, key FROM items WHERE kind = ? ORDER BY seq').raw(),
+      itemsBetween: db.prepare(
+        'SELECT seq, key, kind, mode, created_at AS createdAt, body FROM items WHERE seq BETWEEN ? AND ?',
+      ),
+      movementsBetween: db
+        .prepare('SELECT body FROM movements WHERE n BETWEEN ? AND ? ORDER BY n')
+        .pluck(),
       countItems: db.prepare('SELECT count(*) FROM items').pluck(),
       insertMovement: db.prepare(
         `INSERT INTO movements (n, mode, account_type, currency, at_ms, amount, resource_id, body)
@@ -185,6 +193,24 @@ export class ColdStore {
     return (
       kind === undefined ? this.statements.allItems.all() : this.statements.itemsOfKind.all(kind)
     ) as Omit<ColdItemRow, 'references'>[];
+  }
+
+  /** `[seq, key]` of every item (of `kind`), by seq: what a streamed ground truth will read. */
+  itemSeqs(kind?: string): [number, string][] {
+    return (
+      kind === undefined ? this.statements.itemSeqs.all() : this.statements.itemSeqsOfKind.all(kind)
+    ) as [number, string][];
+  }
+
+  /** Items with seq in [from, to], by seq. */
+  itemsBetween(from: number, to: number): Map<number, Omit<ColdItemRow, 'references'>> {
+    const rows = this.statements.itemsBetween.all(from, to) as Omit<ColdItemRow, 'references'>[];
+    return new Map(rows.map((row) => [row.seq, row]));
+  }
+
+  /** Movement JSON with n in [from, to], in record order. */
+  movementsBetween(from: number, to: number): string[] {
+    return this.statements.movementsBetween.all(from, to) as string[];
   }
 
   get itemCount(): number {

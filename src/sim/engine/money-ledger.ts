@@ -77,6 +77,23 @@ export class MoneyLedger {
     return [...cold, ...this.movements];
   }
 
+  /** Every movement now, to be read page by page with {@link MoneyLedger.readSnapshot}. */
+  snapshot(): { moved: number; inMemory: readonly MoneyMovement[] } {
+    return { moved: this.moved, inMemory: [...this.movements] };
+  }
+
+  *readSnapshot(
+    snapshot: { moved: number; inMemory: readonly MoneyMovement[] },
+    pageSize = 2_000,
+  ): Generator<MoneyMovement> {
+    for (let from = 1; from <= snapshot.moved; from += pageSize) {
+      const to = Math.min(snapshot.moved, from + pageSize - 1);
+      for (const body of this.cold.movementsBetween(from, to))
+        yield JSON.parse(body) as MoneyMovement;
+    }
+    yield* snapshot.inMemory;
+  }
+
   forResource(resourceId: string): MoneyMovement[] {
     return [
       ...this.cold.movementsOf(resourceId).map((body) => JSON.parse(body) as MoneyMovement),

@@ -45,6 +45,12 @@ export interface StoredWebhook {
   secret: string;
 }
 
+/** Every item at one instant: `[seq, key]` of those in the cold store, the others in memory. */
+export interface ItemSnapshot {
+  readonly cold: readonly [number, string][];
+  readonly hot: readonly SimItem[];
+}
+
 /** Kinds that grow with traffic; settled ones move out of memory (see {@link SimStore.moveOut}). */
 const MOVABLE_KINDS: ReadonlySet<ItemKind> = new Set([
   'payment_intent',
@@ -208,6 +214,37 @@ export class SimStore {
       cold,
       [...this.byKey.values()].sort((a, b) => this.seq(a) - this.seq(b)),
     );
+  }
+
+  /**
+   * What every item (of `kind`) is now, to be read page by page with {@link SimStore.readSnapshot}
+   * (a ground truth too large to build in one piece). Moving out must wait until it is read.
+   */
+  snapshot(kind?: ItemKind): ItemSnapshot {
+    const hot = [...this.byKey.values()]
+      .filter((item) => kind === undefined || item.kind === kind)
+      .sort((a, b) => this.seq(a) - this.seq(b));
+    return { cold: this.cold.itemSeqs(kind), hot };
+  }
+
+  /** The items of a snapshot in creation order, reading the cold store `pageSize` at a time. */
+  *readSnapshot(snapshot: ItemSnapshot, pageSize = 500): Generator<SimItem> {
+    const { cold, hot } = snapshot;
+    let h = 0;
+    for (let start = 0; start < cold.length; start += pageSize) {
+      const page = cold.slice(start, start + pageSize);
+      const rows = this.cold.itemsBetween(page[0]![0], page.at(-1)![0]);
+      for (const [seq, key] of page) {
+        while (h < hot.length && this.seq(hot[h]!) < seq) yield hot[h++]!;
+        const row = rows.get(seq);
+        // Brought back into memory since the snapshot: it is read from there.
+        const item = row
+          ? new ColdItem(this.cold, seq, row.kind as ItemKind, row.key, row.mode as Mode, row.body)
+          : this.byKey.get(key);
+        if (item) yield item;
+      }
+    }
+    while (h < hot.length) yield hot[h++]!;
   }
 
   /**

@@ -134,12 +134,36 @@ export function controlRouter(control: SimControl): Router {
     '/seed',
     json((req) => control.seed(req.body)),
   );
-  router.get(
-    '/ground-truth',
-    json((req) =>
-      control.groundTruth({ kind: groundTruthQuery.parse(req.query).kind as ItemKind | undefined }),
-    ),
-  );
+  // Streamed in pieces, so a long run's ground truth never sits whole in memory; the client
+  // reads the same JSON as `groundTruth()`.
+  router.get('/ground-truth', async (req: Request, res: Response, next: NextFunction) => {
+    let pieces: Generator<string, void, undefined>;
+    try {
+      const kind = groundTruthQuery.parse(req.query).kind as ItemKind | undefined;
+      pieces = control.groundTruthJson({ kind });
+    } catch (error) {
+      next(error);
+      return;
+    }
+    try {
+      res.status(200).type('application/json');
+      for (const piece of pieces) {
+        if (res.destroyed) break;
+        if (!res.write(piece)) {
+          await new Promise<void>((resolve) => {
+            res.once('drain', resolve);
+            res.once('close', resolve);
+          });
+        }
+      }
+      res.end();
+    } catch (error) {
+      if (res.headersSent) res.destroy(error as Error);
+      else next(error);
+    } finally {
+      pieces.return();
+    }
+  });
   router.get(
     '/webhook-attempts',
     json((req) => ({ attempts: control.webhookAttempts(attemptsQuery.parse(req.query)) })),
