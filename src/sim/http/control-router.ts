@@ -151,8 +151,13 @@ export function controlRouter(control: SimControl): Router {
         if (res.destroyed) break;
         if (!res.write(piece)) {
           await new Promise<void>((resolve) => {
-            res.once('drain', resolve);
-            res.once('close', resolve);
+            const done = () => {
+              res.off('drain', done);
+              res.off('close', done);
+              resolve();
+            };
+            res.on('drain', done);
+            res.on('close', done);
           });
         }
       }
