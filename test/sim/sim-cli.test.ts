@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -142,6 +143,19 @@ describe.skipIf(!existsSync(MAIN))('paysync sim (child process)', () => {
     expect(truth.items.map((item) => item.id)).toEqual(seeded.ids);
     cli.child.kill('SIGTERM');
     await new Promise((resolve) => cli.child.on('exit', resolve));
+    // A file holding anything else is refused, untouched.
+    const other = join(folder, 'other.sqlite');
+    const db = new BetterSqlite3(other);
+    db.exec('CREATE TABLE ledger_lines (id INTEGER); INSERT INTO ledger_lines VALUES (1)');
+    db.close();
+    const refused = startCli(['--port', '0', '--cold-store', other], {});
+    child = refused.child;
+    const exited = await new Promise<number | null>((resolve) => refused.child.on('exit', resolve));
+    expect(exited).not.toBe(0);
+    await expect(refused.ready).rejects.toThrow(/holds other tables \(ledger_lines\)/);
+    const again = new BetterSqlite3(other);
+    expect(again.prepare('SELECT count(*) FROM ledger_lines').pluck().get()).toBe(1);
+    again.close();
     rmSync(folder, { recursive: true, force: true });
   });
 });

@@ -37,6 +37,8 @@ export interface ColdMovementRow {
   body: string;
 }
 
+const OWN_TABLES: ReadonlySet<string> = new Set(['items', 'item_references', 'movements']);
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS items (
   seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, mode TEXT NOT NULL,
@@ -57,7 +59,8 @@ CREATE INDEX IF NOT EXISTS movements_resource ON movements (resource_id);
 /**
  * The simulator's own SQLite file for what it moved out of memory: settled items and old money
  * movements. Nothing else reads it; it lives as long as the simulator (a temporary file unless
- * a path is given, and then it is emptied at start so a run never mixes with an older one).
+ * a path is given, and then it is emptied at start so a run never mixes with an older one; a
+ * file holding any other table is refused, so a wrong path never empties someone else's data).
  */
 export class ColdStore {
   private readonly db: BetterSqlite3.Database;
@@ -70,6 +73,18 @@ export class ColdStore {
     this.db = new BetterSqlite3(path ?? join(this.temporaryDir as string, 'cold.sqlite'));
     // The file is scratch space: ground truth lives as long as the process, so a crash loses
     // nothing the simulator could have served again.
+    const foreign = (
+      this.db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .pluck()
+        .all() as string[]
+    ).filter((name) => !OWN_TABLES.has(name));
+    if (foreign.length > 0) {
+      this.db.close();
+      throw new Error(
+        `cold store ${path}: the file holds other tables (${foreign.slice(0, 3).join(', ')}); give the simulator a file of its own`,
+      );
+    }
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
     this.db.exec(SCHEMA);
