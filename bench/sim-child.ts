@@ -10,11 +10,12 @@ export interface SimChild {
 /**
  * Starts `paysync sim` on a free port as a child process (its CPU is its own), with the given
  * credentials and seed 7, and resolves once it prints `PAYSYNC_UPSTREAM_URL=…`. `nodeArgs`
- * go before the script (e.g. `--cpu-prof`).
+ * go before the script (e.g. `--cpu-prof`), `simArgs` after `sim` (e.g. `--settled-in-memory`).
  */
 export async function startSimChild(
   credentials: { readonly apiKey: string; readonly merchantId: string },
   nodeArgs: readonly string[] = [],
+  simArgs: readonly string[] = [],
 ): Promise<SimChild> {
   const child = spawn(
     process.execPath,
@@ -30,6 +31,7 @@ export async function startSimChild(
       credentials.merchantId,
       '--seed',
       '7',
+      ...simArgs,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PAYSYNC_LOG_LEVEL: 'warn' } },
   );

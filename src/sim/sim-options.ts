@@ -68,6 +68,27 @@ export interface SimulatorOptions {
   faults?: FaultSettingsInput;
   /** How often (real ms) due transitions run while the clock follows real time. @defaultValue 100 */
   tickIntervalMs?: number;
+  /**
+   * Settled payment intents, transfers and refunds unchanged for this long (simulator-clock ms)
+   * move out of memory to the cold store and answer from there, byte for byte as before.
+   * `Infinity` keeps every item in memory. @defaultValue 10000 (10 seconds)
+   */
+  settledInMemoryMs?: number;
+  /**
+   * Money movements kept in memory; older ones move to the cold store with the items (balances
+   * at the present instant still read running totals, never the file). @defaultValue 10000
+   */
+  movementsInMemory?: number;
+  /**
+   * The cold store's SQLite file (emptied at start). @defaultValue a temporary file, deleted
+   * when the simulator stops
+   */
+  coldStorePath?: string;
+  /**
+   * Webhook delivery attempts listed in detail by the control surface (the newest); older
+   * ones are only counted. @defaultValue 10000
+   */
+  webhookAttemptsKept?: number;
 }
 
 export interface ResolvedSimulatorOptions {
@@ -90,6 +111,10 @@ export interface ResolvedSimulatorOptions {
   initialBalances: readonly InitialBalance[];
   faults: FaultSettings;
   tickIntervalMs: number;
+  settledInMemoryMs: number;
+  movementsInMemory: number;
+  coldStorePath: string | undefined;
+  webhookAttemptsKept: number;
 }
 
 /** A sandbox API key of the shape the CLI prints. */
@@ -124,6 +149,18 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
   if (options.rps !== undefined && (!Number.isFinite(options.rps) || options.rps < 0)) {
     throw new RangeError('rps must be a number >= 0');
   }
+  if (
+    options.settledInMemoryMs !== undefined &&
+    !(options.settledInMemoryMs >= 0) // NaN fails too
+  ) {
+    throw new RangeError('settledInMemoryMs must be a number >= 0 (Infinity keeps all in memory)');
+  }
+  for (const name of ['webhookAttemptsKept', 'movementsInMemory'] as const) {
+    const value = options[name];
+    if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
+      throw new RangeError(`${name} must be a whole number >= 0`);
+    }
+  }
   return {
     port: options.port ?? 0,
     host: options.host ?? '127.0.0.1',
@@ -144,5 +181,9 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
     initialBalances: options.initialBalances ?? DEFAULT_BALANCES,
     faults: faultSettingsSchema.parse(options.faults ?? {}),
     tickIntervalMs: options.tickIntervalMs ?? 100,
+    settledInMemoryMs: options.settledInMemoryMs ?? 10_000,
+    movementsInMemory: options.movementsInMemory ?? 10_000,
+    coldStorePath: options.coldStorePath,
+    webhookAttemptsKept: options.webhookAttemptsKept ?? 10_000,
   };
 }

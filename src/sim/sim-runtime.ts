@@ -13,6 +13,9 @@ import { generateWebhookSecret, type ResolvedSimulatorOptions } from './sim-opti
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
 import { wantsEvent, type WebhookEvent } from './webhooks/webhook-event.ts';
 
+/** How often (real ms) settled items are looked for to move out of memory. */
+const MOVE_OUT_INTERVAL_MS = 1_000;
+
 /** A forced error for the next matching requests (see `control.injectErrors`). */
 export interface InjectedError {
   /** 403, 429 or 500 (or 401/404/409 with their documented bodies). */
@@ -36,6 +39,9 @@ export class SimRuntime {
   faults: FaultSettings;
   injectedErrors: InjectedError[] = [];
   private tick: NodeJS.Timeout | undefined;
+  private moveOutTimer: NodeJS.Timeout | undefined;
+  /** Readers of a snapshot (a streamed ground truth) in progress: nothing moves out meanwhile. */
+  private snapshotReaders = 0;
 
   constructor(readonly options: ResolvedSimulatorOptions) {
     this.engine = new SimEngine({
@@ -44,6 +50,9 @@ export class SimRuntime {
       timings: options.timings,
       startAt: options.startAt,
       freezeClock: options.freezeClock,
+      coldStorePath: options.coldStorePath,
+      settledInMemoryMs: options.settledInMemoryMs,
+      movementsInMemory: options.movementsInMemory,
       onJobError: (error) =>
         options.logger.error({ err: error }, 'sim scheduled transition failed'),
     });
@@ -53,6 +62,7 @@ export class SimRuntime {
       retryDelaysMs: options.webhookRetryDelaysMs,
       timeoutMs: options.webhookTimeoutMs,
       concurrency: options.webhookConcurrency,
+      attemptsKept: options.webhookAttemptsKept,
       faults: () => this.faults,
       random: () => this.engine.random,
       webhook: (id) => this.engine.store.webhooks.get(id),
@@ -63,6 +73,11 @@ export class SimRuntime {
   }
 
   start(): void {
+    // Between requests, never inside one, so no handler holds an item that moves out.
+    if (!this.moveOutTimer && Number.isFinite(this.options.settledInMemoryMs)) {
+      this.moveOutTimer = setInterval(() => this.moveOut(), MOVE_OUT_INTERVAL_MS);
+      this.moveOutTimer.unref();
+    }
     if (this.options.freezeClock || this.tick) return;
     this.tick = setInterval(() => this.engine.runDue(), this.options.tickIntervalMs);
     this.tick.unref();
@@ -70,8 +85,32 @@ export class SimRuntime {
 
   stop(): void {
     if (this.tick) clearInterval(this.tick);
+    if (this.moveOutTimer) clearInterval(this.moveOutTimer);
     this.tick = undefined;
+    this.moveOutTimer = undefined;
     this.dispatcher.stop();
+    this.engine.close();
+  }
+
+  /** Moves settled items and old movements out of memory now (see {@link SimEngine.moveOut}). */
+  moveOut(): { items: number; movements: number } {
+    if (this.snapshotReaders > 0) return { items: 0, movements: 0 };
+    try {
+      return this.engine.moveOut();
+    } catch (error) {
+      this.options.logger.error({ err: error }, 'sim could not move items out of memory');
+      return { items: 0, movements: 0 };
+    }
+  }
+
+  /** Holds moving out until the returned function is called (once). */
+  holdMoveOut(): () => void {
+    this.snapshotReaders += 1;
+    let released = false;
+    return () => {
+      if (!released) this.snapshotReaders -= 1;
+      released = true;
+    };
   }
 
   setFaults(changes: FaultSettingsInput): FaultSettings {

@@ -1,5 +1,8 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closedPort } from '../support/run-cli.ts';
 
@@ -99,5 +102,60 @@ describe.skipIf(!existsSync(MAIN))('paysync sim (child process)', () => {
     const exited = await new Promise<number | null>((resolve) => cli.child.on('exit', resolve));
     expect(exited).toBe(2);
     await expect(cli.ready).rejects.toThrow(/--port must be a whole number/);
+  });
+
+  it.each([
+    [['--settled-in-memory', 'soon'], /--settled-in-memory must be a whole number of seconds/],
+    [
+      ['--cold-store', '/no/such/folder/cold.sqlite'],
+      /--cold-store: folder \/no\/such\/folder does not exist/,
+    ],
+  ])('refuses %j with a one-line reason and exit code 2', async (args, reason) => {
+    const cli = startCli(args, {});
+    child = cli.child;
+    const exited = await new Promise<number | null>((resolve) => cli.child.on('exit', resolve));
+    expect(exited).toBe(2);
+    await expect(cli.ready).rejects.toThrow(reason);
+  });
+
+  it('keeps moved-out items in the --cold-store file while it runs and serves them from there', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'paysync-sim-cli-'));
+    const file = join(folder, 'cold.sqlite');
+    const cli = startCli(['--port', '0', '--settled-in-memory', '0', '--cold-store', file], {});
+    child = cli.child;
+    const output = await cli.ready;
+    const url = valueOf(output, 'PAYSYNC_UPSTREAM_URL');
+    const seeded = (await (
+      await fetch(`${url}/__sim/seed`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ kind: 'transfer', count: 5, settle: true }),
+      })
+    ).json()) as { ids: string[] };
+    const moved = (await (await fetch(`${url}/__sim/move-out`, { method: 'POST' })).json()) as {
+      items: number;
+    };
+    expect(moved.items).toBe(5);
+    expect(statSync(file).size).toBeGreaterThan(0);
+    const truth = (await (await fetch(`${url}/__sim/ground-truth`)).json()) as {
+      items: { id: string }[];
+    };
+    expect(truth.items.map((item) => item.id)).toEqual(seeded.ids);
+    cli.child.kill('SIGTERM');
+    await new Promise((resolve) => cli.child.on('exit', resolve));
+    // A file holding anything else is refused, untouched.
+    const other = join(folder, 'other.sqlite');
+    const db = new BetterSqlite3(other);
+    db.exec('CREATE TABLE ledger_lines (id INTEGER); INSERT INTO ledger_lines VALUES (1)');
+    db.close();
+    const refused = startCli(['--port', '0', '--cold-store', other], {});
+    child = refused.child;
+    const exited = await new Promise<number | null>((resolve) => refused.child.on('exit', resolve));
+    expect(exited).not.toBe(0);
+    await expect(refused.ready).rejects.toThrow(/holds other tables \(ledger_lines\)/);
+    const again = new BetterSqlite3(other);
+    expect(again.prepare('SELECT count(*) FROM ledger_lines').pluck().get()).toBe(1);
+    again.close();
+    rmSync(folder, { recursive: true, force: true });
   });
 });

@@ -1,4 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { readEnvironment } from '../../config/index.ts';
 import { createLogger } from '../../logger.ts';
 import { CliError } from '../errors.ts';
@@ -11,6 +13,8 @@ interface SimFlags {
   merchantId?: string;
   webhookSecret?: string;
   seed?: number;
+  settledInMemory?: number;
+  coldStore?: string;
 }
 
 function integer(name: string, min: number, max: number) {
@@ -21,6 +25,29 @@ function integer(name: string, min: number, max: number) {
     }
     return parsed;
   };
+}
+
+/** Seconds, or `never` (every item stays in memory), as simulator-clock milliseconds. */
+function settledInMemoryMs(value: string): number {
+  if (value === 'never') return Number.POSITIVE_INFINITY;
+  const seconds = Number(value);
+  if (!/^\d+$/.test(value) || seconds > 31_536_000) {
+    throw new InvalidArgumentError(
+      '--settled-in-memory must be a whole number of seconds from 0 to 31536000, or never',
+    );
+  }
+  return seconds * 1000;
+}
+
+/** A file path whose folder exists (the file itself is created, or emptied, at start). */
+function coldStorePath(value: string): string {
+  const folder = dirname(resolve(value));
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) {
+    throw new InvalidArgumentError(
+      `--cold-store: folder ${folder} does not exist; create it or choose another path`,
+    );
+  }
+  return value;
 }
 
 /** Shows the start and end of a secret the user supplied, never the whole of it. */
@@ -58,6 +85,16 @@ export function simCommand(): Command {
       'seed for ids and sandbox dice (default: random)',
       integer('--seed', 0, 2 ** 31 - 1),
     )
+    .option(
+      '--settled-in-memory <seconds>',
+      'settled items unchanged this long (simulator clock) move to the cold store; never = keep all in memory (default: 10)',
+      settledInMemoryMs,
+    )
+    .option(
+      '--cold-store <file>',
+      'SQLite file for items moved out of memory, emptied at start (default: a temporary file, deleted on stop)',
+      coldStorePath,
+    )
     .action(async (flags: SimFlags) => {
       // Only the variables the simulator uses are read; the daemon's config need not be valid.
       const env = readEnvironment();
@@ -88,6 +125,10 @@ export function simCommand(): Command {
           webhookSecret,
           logger,
           ...(flags.seed === undefined ? {} : { seed: flags.seed }),
+          ...(flags.settledInMemory === undefined
+            ? {}
+            : { settledInMemoryMs: flags.settledInMemory }),
+          ...(flags.coldStore === undefined ? {} : { coldStorePath: flags.coldStore }),
         });
       } catch (error) {
         throw new CliError(

@@ -70,11 +70,42 @@ export interface SimControl {
   injectErrors(input: ControlInjectErrorsInput): void;
   seed(input: ControlSeedInput): { count: number; ids: string[] };
   groundTruth(filter?: { kind?: ItemKind }): GroundTruth;
+  /**
+   * The JSON of `groundTruth(filter)`, byte for byte, in pieces of about 64 KB, read from the
+   * cold store page by page: what `GET /__sim/ground-truth` streams, so a long run's export never
+   * sits whole in memory. Nothing moves out of memory until it is read to the end (or returned).
+   */
+  groundTruthJson(filter?: { kind?: ItemKind }): Generator<string, void, undefined>;
   webhookAttempts(filter?: { eventId?: string; webhookId?: string }): DeliveryAttempt[];
   /** Resolves when no webhook delivery is in flight or waiting for a retry. */
   webhooksIdle(): Promise<void>;
+  /**
+   * Moves settled items unchanged for `settledInMemoryMs` and old money movements to the cold
+   * store now (the simulator also does it every second); answers how many moved.
+   */
+  moveOut(): { items: number; movements: number };
+  /** What the simulator holds in memory and what rests in its cold store. */
+  memory(): SimMemory;
   /** Forgets everything (items, money, webhooks, attempts, faults) and funds the accounts again. */
   reset(): void;
+}
+
+export interface SimMemory {
+  items: { inMemory: number; moved: number };
+  movements: { inMemory: number; moved: number };
+  /**
+   * Attempts listed by `webhookAttempts`, every attempt counted by outcome, and events
+   * delivered per webhook (duplicate copies not counted again).
+   */
+  webhookAttempts: {
+    listed: number;
+    delivered: number;
+    failed: number;
+    dropped: number;
+    eventsDelivered: number;
+  };
+  rssBytes: number;
+  heapUsedBytes: number;
 }
 
 function view(item: SimItem): SimItemView {
@@ -193,6 +224,39 @@ export function createSimControl(runtime: SimRuntime): SimControl {
         balances: { sandbox: balances('sandbox'), live: balances('live') },
       };
     },
+    *groundTruthJson(filter = {}) {
+      engine.runDue();
+      const release = runtime.holdMoveOut();
+      try {
+        const items = engine.store.snapshot(filter.kind);
+        const movements = engine.ledger.snapshot();
+        const now = engine.clock.iso();
+        const truthBalances = { sandbox: balances('sandbox'), live: balances('live') };
+        let buffer = `{"now":${JSON.stringify(now)},"items":[`;
+        let first = true;
+        for (const item of engine.store.readSnapshot(items)) {
+          buffer += (first ? '' : ',') + JSON.stringify(view(item));
+          first = false;
+          if (buffer.length >= 65_536) {
+            yield buffer;
+            buffer = '';
+          }
+        }
+        buffer += '],"movements":[';
+        first = true;
+        for (const movement of engine.ledger.readSnapshot(movements)) {
+          buffer += (first ? '' : ',') + JSON.stringify(movement);
+          first = false;
+          if (buffer.length >= 65_536) {
+            yield buffer;
+            buffer = '';
+          }
+        }
+        yield `${buffer}],"balances":${JSON.stringify(truthBalances)}}`;
+      } finally {
+        release();
+      }
+    },
     webhookAttempts(filter = {}) {
       return runtime.dispatcher
         .list()
@@ -203,6 +267,20 @@ export function createSimControl(runtime: SimRuntime): SimControl {
         );
     },
     webhooksIdle: () => runtime.dispatcher.idle(),
+    moveOut: () => runtime.moveOut(),
+    memory() {
+      const usage = process.memoryUsage();
+      return {
+        items: engine.store.counts(),
+        movements: engine.ledger.counts(),
+        webhookAttempts: {
+          listed: runtime.dispatcher.list().length,
+          ...runtime.dispatcher.counts(),
+        },
+        rssBytes: usage.rss,
+        heapUsedBytes: usage.heapUsed,
+      };
+    },
     reset: () => runtime.reset(),
   };
 }

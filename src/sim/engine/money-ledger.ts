@@ -1,3 +1,4 @@
+import type { ColdStore } from './cold-store.ts';
 import type { AccountType, Mode } from './sim-resources.ts';
 
 export type MovementKind =
@@ -38,11 +39,22 @@ export interface BalanceQuery {
   accountTypes?: readonly AccountType[] | undefined;
 }
 
-/** An append-only movement log; balances are sums over it, so any past instant can be asked. */
+/**
+ * An append-only movement log; balances are sums over it, so any past instant can be asked.
+ * Older movements move to the cold store ({@link MoneyLedger.moveOut}) with their running
+ * totals kept in memory, so a balance asked for now never reads them.
+ */
 export class MoneyLedger {
   private readonly movements: MoneyMovement[] = [];
   private readonly accountsHeld = new Set<string>();
   private readonly totals = new Map<string, number>();
+  /** Sums of the moved-out movements per `mode|accountType|currency`. */
+  private readonly movedTotals = new Map<string, number>();
+  /** The latest `atMs` among moved-out movements: a balance at or after it needs no query. */
+  private movedUntilMs = Number.NEGATIVE_INFINITY;
+  private moved = 0;
+
+  constructor(private readonly cold: ColdStore) {}
 
   record(movement: MoneyMovement): MoneyMovement {
     if (!Number.isSafeInteger(movement.amount)) throw new Error('money must be a safe integer');
@@ -58,12 +70,35 @@ export class MoneyLedger {
     this.accountsHeld.add(`${mode}|${accountType}|${currency}`);
   }
 
+  /** Every movement in record order (the moved-out ones read back from the cold store). */
   all(): readonly MoneyMovement[] {
-    return this.movements;
+    if (this.moved === 0) return this.movements;
+    const cold = this.cold.movements().map((body) => JSON.parse(body) as MoneyMovement);
+    return [...cold, ...this.movements];
+  }
+
+  /** Every movement now, to be read page by page with {@link MoneyLedger.readSnapshot}. */
+  snapshot(): { moved: number; inMemory: readonly MoneyMovement[] } {
+    return { moved: this.moved, inMemory: [...this.movements] };
+  }
+
+  *readSnapshot(
+    snapshot: { moved: number; inMemory: readonly MoneyMovement[] },
+    pageSize = 2_000,
+  ): Generator<MoneyMovement> {
+    for (let from = 1; from <= snapshot.moved; from += pageSize) {
+      const to = Math.min(snapshot.moved, from + pageSize - 1);
+      for (const body of this.cold.movementsBetween(from, to))
+        yield JSON.parse(body) as MoneyMovement;
+    }
+    yield* snapshot.inMemory;
   }
 
   forResource(resourceId: string): MoneyMovement[] {
-    return this.movements.filter((movement) => movement.resourceId === resourceId);
+    return [
+      ...this.cold.movementsOf(resourceId).map((body) => JSON.parse(body) as MoneyMovement),
+      ...this.movements.filter((movement) => movement.resourceId === resourceId),
+    ];
   }
 
   balances(query: BalanceQuery): Balance[] {
@@ -78,6 +113,12 @@ export class MoneyLedger {
       const balance = sums.get(`${movement.accountType}|${movement.currency}`);
       if (balance) balance.amount += movement.amount;
     }
+    if (this.moved > 0) {
+      for (const { accountType, currency, amount } of this.movedSumsAt(query.mode, query.atMs)) {
+        const balance = sums.get(`${accountType}|${currency}`);
+        if (balance) balance.amount += amount;
+      }
+    }
     return [...sums.values()].sort(
       (a, b) => a.accountType.localeCompare(b.accountType) || a.currency.localeCompare(b.currency),
     );
@@ -88,10 +129,57 @@ export class MoneyLedger {
     return this.totals.get(`${mode}|${accountType}|${currency}`) ?? 0;
   }
 
+  /** Moves all but the newest `keep` movements to the cold store; returns how many moved. */
+  moveOut(keep: number): number {
+    const count = this.movements.length - keep;
+    if (count <= 0) return 0;
+    const leaving = this.movements.splice(0, count);
+    this.cold.putMovements(
+      leaving.map((movement, index) => ({
+        n: this.moved + index + 1,
+        mode: movement.mode,
+        accountType: movement.accountType,
+        currency: movement.currency,
+        atMs: movement.atMs,
+        amount: movement.amount,
+        resourceId: movement.resourceId ?? null,
+        body: JSON.stringify(movement),
+      })),
+    );
+    for (const movement of leaving) {
+      const key = `${movement.mode}|${movement.accountType}|${movement.currency}`;
+      this.movedTotals.set(key, (this.movedTotals.get(key) ?? 0) + movement.amount);
+      this.movedUntilMs = Math.max(this.movedUntilMs, movement.atMs);
+    }
+    this.moved += leaving.length;
+    return leaving.length;
+  }
+
+  /** Movements in memory and at rest in the cold store. */
+  counts(): { inMemory: number; moved: number } {
+    return { inMemory: this.movements.length, moved: this.moved };
+  }
+
   clear(): void {
     this.movements.length = 0;
     this.accountsHeld.clear();
     this.totals.clear();
+    this.movedTotals.clear();
+    this.movedUntilMs = Number.NEGATIVE_INFINITY;
+    this.moved = 0;
+  }
+
+  private movedSumsAt(
+    mode: Mode,
+    atMs: number,
+  ): { accountType: string; currency: string; amount: number }[] {
+    if (atMs < this.movedUntilMs) return this.cold.sumsAt(mode, atMs);
+    const sums: { accountType: string; currency: string; amount: number }[] = [];
+    for (const [key, amount] of this.movedTotals) {
+      const [movementMode, accountType, currency] = key.split('|') as [Mode, string, string];
+      if (movementMode === mode) sums.push({ accountType, currency, amount });
+    }
+    return sums;
   }
 
   private wanted(query: BalanceQuery, accountType: AccountType, currency: string): boolean {

@@ -1,5 +1,6 @@
 import { MACHINES, pathBetween, statusOf } from '../machines/index.ts';
 import type { Machine, MachineContext } from '../machines/index.ts';
+import { ColdStore } from './cold-store.ts';
 import { MoneyLedger, type MovementKind } from './money-ledger.ts';
 import { SeededRandom } from './seeded-random.ts';
 import { SimClock } from './sim-clock.ts';
@@ -24,6 +25,15 @@ export interface SimEngineSettings {
   timings: SimTimings;
   startAt?: Date | undefined;
   freezeClock?: boolean | undefined;
+  /** The cold store's SQLite file; a temporary file (deleted on close) when undefined. */
+  coldStorePath?: string | undefined;
+  /**
+   * Settled items unchanged for this long (simulator clock) move out of memory to the cold
+   * store, and answer from there. `Infinity` keeps everything in memory.
+   */
+  settledInMemoryMs: number;
+  /** Money movements kept in memory by {@link SimEngine.moveOut}; older ones rest in the cold store. */
+  movementsInMemory: number;
   /** Told about a scheduled transition that threw; the others still run. */
   onJobError?: ((error: unknown) => void) | undefined;
 }
@@ -34,8 +44,9 @@ export interface SimEngineSettings {
  */
 export class SimEngine implements MachineContext {
   readonly clock: SimClock;
-  readonly ledger = new MoneyLedger();
-  readonly store = new SimStore();
+  readonly cold: ColdStore;
+  readonly ledger: MoneyLedger;
+  readonly store: SimStore;
   readonly timers = new TimerQueue();
   readonly timings: SimTimings;
   readonly merchantId: string;
@@ -45,6 +56,9 @@ export class SimEngine implements MachineContext {
   private movementCount = 0;
 
   constructor(private readonly settings: SimEngineSettings) {
+    this.cold = new ColdStore(settings.coldStorePath);
+    this.ledger = new MoneyLedger(this.cold);
+    this.store = new SimStore(this.cold);
     this.clock = new SimClock({ startAt: settings.startAt, frozen: settings.freezeClock });
     this.timings = settings.timings;
     this.merchantId = settings.merchantId;
@@ -168,6 +182,28 @@ export class SimEngine implements MachineContext {
   advance(ms: number): number {
     this.clock.advance(ms);
     return this.runDue();
+  }
+
+  /**
+   * Moves out of memory the settled items unchanged for `settledInMemoryMs` and all but the
+   * newest `movementsInMemory` money movements. Called between requests (never inside
+   * one: a caller holding an item must keep it live).
+   */
+  moveOut(): { items: number; movements: number } {
+    if (!Number.isFinite(this.settings.settledInMemoryMs)) return { items: 0, movements: 0 };
+    const cutoff = new Date(this.clock.nowMs() - this.settings.settledInMemoryMs).toISOString();
+    const items = this.store.moveOut(cutoff, (item) => {
+      const status = statusOf(item);
+      return (
+        status === item.plan.final || (this.machineOf(item).transitions[status] ?? []).length === 0
+      );
+    });
+    return { items, movements: this.ledger.moveOut(this.settings.movementsInMemory) };
+  }
+
+  /** Closes the cold store (and deletes it when temporary). */
+  close(): void {
+    this.cold.close();
   }
 
   /** Forgets every item, movement, webhook and scheduled transition; restarts the id sequence. */

@@ -134,12 +134,41 @@ export function controlRouter(control: SimControl): Router {
     '/seed',
     json((req) => control.seed(req.body)),
   );
-  router.get(
-    '/ground-truth',
-    json((req) =>
-      control.groundTruth({ kind: groundTruthQuery.parse(req.query).kind as ItemKind | undefined }),
-    ),
-  );
+  // Streamed in pieces, so a long run's ground truth never sits whole in memory; the client
+  // reads the same JSON as `groundTruth()`.
+  router.get('/ground-truth', async (req: Request, res: Response, next: NextFunction) => {
+    let pieces: Generator<string, void, undefined>;
+    try {
+      const kind = groundTruthQuery.parse(req.query).kind as ItemKind | undefined;
+      pieces = control.groundTruthJson({ kind });
+    } catch (error) {
+      next(error);
+      return;
+    }
+    try {
+      res.status(200).type('application/json');
+      for (const piece of pieces) {
+        if (res.destroyed) break;
+        if (!res.write(piece)) {
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              res.off('drain', done);
+              res.off('close', done);
+              resolve();
+            };
+            res.on('drain', done);
+            res.on('close', done);
+          });
+        }
+      }
+      res.end();
+    } catch (error) {
+      if (res.headersSent) res.destroy(error as Error);
+      else next(error);
+    } finally {
+      pieces.return();
+    }
+  });
   router.get(
     '/webhook-attempts',
     json((req) => ({ attempts: control.webhookAttempts(attemptsQuery.parse(req.query)) })),
@@ -156,6 +185,14 @@ export function controlRouter(control: SimControl): Router {
       clearTimeout(timer);
       return { idle };
     }),
+  );
+  router.post(
+    '/move-out',
+    json(() => control.moveOut()),
+  );
+  router.get(
+    '/memory',
+    json(() => control.memory()),
   );
   router.post(
     '/reset',

@@ -39,6 +39,8 @@ export interface WebhookDispatcherSettings {
    * the most keep-alive connections held open to one receiver.
    */
   concurrency: number;
+  /** Attempts kept in detail for {@link WebhookDispatcher.list} (the newest); all are counted. */
+  attemptsKept: number;
   faults: () => FaultSettings;
   random: () => SeededRandom;
   /** Looks a webhook up again before each try, so a deleted or edited one is respected. */
@@ -64,6 +66,7 @@ interface Delivery {
  */
 export class WebhookDispatcher {
   private readonly attempts: DeliveryAttempt[] = [];
+  private readonly outcomes = { delivered: 0, failed: 0, dropped: 0, eventsDelivered: 0 };
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly sender: WebhookSender;
   private pending = 0;
@@ -107,8 +110,20 @@ export class WebhookDispatcher {
     }
   }
 
+  /** The newest attempts (up to `attemptsKept`), oldest first. */
   list(): readonly DeliveryAttempt[] {
-    return this.attempts;
+    const { attemptsKept } = this.settings;
+    return this.attempts.length > attemptsKept
+      ? this.attempts.slice(this.attempts.length - attemptsKept)
+      : this.attempts;
+  }
+
+  /**
+   * Every attempt since start (or reset) by outcome, including those no longer listed, and
+   * `eventsDelivered`: events delivered per webhook (a duplicate copy not counted again).
+   */
+  counts(): { delivered: number; failed: number; dropped: number; eventsDelivered: number } {
+    return { ...this.outcomes };
   }
 
   /** Resolves once no delivery is in flight or waiting for a retry. */
@@ -120,6 +135,10 @@ export class WebhookDispatcher {
   /** Forgets the attempt log and cancels waiting retries. */
   reset(): void {
     this.attempts.length = 0;
+    this.outcomes.delivered = 0;
+    this.outcomes.failed = 0;
+    this.outcomes.dropped = 0;
+    this.outcomes.eventsDelivered = 0;
     this.generation += 1;
     this.cancelTimers();
   }
@@ -216,6 +235,12 @@ export class WebhookDispatcher {
       Partial<DeliveryAttempt>,
   ): void {
     const url = this.settings.webhook(delivery.webhookId)?.resource.url ?? '';
+    this.outcomes[result.outcome] += 1;
+    if (result.outcome === 'delivered' && !delivery.duplicate) this.outcomes.eventsDelivered += 1;
+    // Trimmed in steps of `attemptsKept`, so the log costs no copy per attempt.
+    if (this.attempts.length >= 2 * this.settings.attemptsKept) {
+      this.attempts.splice(0, this.attempts.length - this.settings.attemptsKept);
+    }
     this.attempts.push({
       eventId: delivery.eventId,
       eventType: delivery.eventType,

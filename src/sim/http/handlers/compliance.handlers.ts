@@ -22,9 +22,11 @@ export const complianceHandlers: OperationHandlers<'putKyb' | 'getKyb' | 'delete
    */
   deleteKybTransaction({ runtime, mode, params }) {
     const { engine } = runtime;
-    const transfer = engine.store
+    const declared = engine.store
       .withReference('transfer', 'reference', params.reference)
       .find((item) => visibleIn(mode, item) && item.resource.aggregatedMerchantId !== '');
+    // A list read may hand out a copy of an item at rest in the cold store: take the live one.
+    const transfer = declared && engine.store.get('transfer', declared.key);
     if (!transfer) throw SimError.notFound('Kyb transaction', params.reference);
     transfer.resource.aggregatedMerchantId = '';
     engine.touched(transfer);

@@ -24,9 +24,11 @@ export const paymentHandlers: OperationHandlers<
       ]);
     }
     // Paying a failed intent again: the same purchaseReference makes a new attempt on it.
-    const failed = engine.store
+    const failedCopy = engine.store
       .withReference('payment_intent', 'purchaseReference', body.purchaseReference)
       .find((item) => item.mode === mode && item.resource.status === 'failed');
+    // A list read may hand out a copy of an item at rest in the cold store: take the live one.
+    const failed = failedCopy && engine.store.get('payment_intent', failedCopy.key);
     if (failed) {
       const input = { payerNumber: body.phoneNumber, provider: body.provider, otp: body.otp };
       return { body: presentForWire(startPaymentAttempt(engine, failed, input, otpIsValid)) };
@@ -46,7 +48,7 @@ export const paymentHandlers: OperationHandlers<
   },
 
   getPaymentIntent({ runtime, mode, params }) {
-    const intent = runtime.engine.store.get('payment_intent', params.id);
+    const intent = runtime.engine.store.peek('payment_intent', params.id);
     if (!intent || !visibleIn(mode, intent)) throw SimError.notFound('Payment intent', params.id);
     return { body: presentForWire(intent) };
   },

@@ -15,7 +15,7 @@ function transactionOf(
   id: string,
 ): SimItem<'transfer'> | SimItem<'payment_intent'> | undefined {
   const { store } = runtime.engine;
-  return store.get('transfer', id) ?? store.get('payment_intent', id);
+  return store.peek('transfer', id) ?? store.peek('payment_intent', id);
 }
 
 function receiptHtml(

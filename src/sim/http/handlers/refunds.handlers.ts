@@ -35,7 +35,7 @@ export const refundHandlers: OperationHandlers<
 
   getRefund({ runtime, mode, params }) {
     const refund = /^\d+$/.test(params.id)
-      ? runtime.engine.store.get('refund', params.id)
+      ? runtime.engine.store.peek('refund', params.id)
       : undefined;
     if (!refund || !visibleIn(mode, refund)) throw SimError.notFound('Refund', params.id);
     return { body: presentForWire(refund) };
@@ -48,7 +48,7 @@ export const refundHandlers: OperationHandlers<
   },
 
   getPaymentRefundStatus({ runtime, mode, params }) {
-    const refund = runtime.engine.store.get('payment_refund', params.refundId);
+    const refund = runtime.engine.store.peek('payment_refund', params.refundId);
     if (!refund || !visibleIn(mode, refund))
       throw SimError.notFound('Payment refund', params.refundId);
     return { body: presentForWire(refund) };
