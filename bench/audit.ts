@@ -1,8 +1,9 @@
 /**
  * Issue 14: the auditor must judge 100,000 items in under 30 s on SQLite. Seeds a fresh SQLite
- * file directly with correct books (no daemon: plain multi-row inserts in one transaction,
- * a few seconds) and the matching ground truth, then times `runAudit` against that truth and
- * writes the figure to docs/performance.md (between the `bench:audit` markers).
+ * file directly with correct books (no daemon: bulk inserts in chunks through
+ * test/support/seed-books.ts, shared with `bench:history`) and the matching ground truth, then
+ * times `runAudit` against that truth and writes the figure to docs/performance.md (between the
+ * `bench:audit` markers).
  *
  * The mix per 100 items: 40 transfers (30 successful with a fee, 4 failed, 2 settled then
  * failed, i.e. a settlement and its reversal, 4 pending), 40 payment intents (34 successful,
@@ -24,9 +25,15 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { resourceUsage } from 'node:process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Insertable, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { formatAudit, runAudit, type GroundTruth } from '../src/audit/index.ts';
 import { createDatabase, migrateToLatest, type Database } from '../src/db/index.ts';
+import {
+  generateBooks,
+  insertChunk,
+  type BooksCount,
+  type BooksOptions,
+} from '../test/support/seed-books.ts';
 
 const TARGET_SECONDS = 30;
 const { values } = parseArgs({
@@ -49,264 +56,38 @@ if (!Number.isInteger(total) || total < 100) {
   process.exit(2);
 }
 
+/** The books span the ten hours before AT (so none of their transfers is old enough to fail). */
+const START = '2026-11-01T00:00:00.000Z';
 const AT = '2026-11-01T10:00:00.000Z';
-type Truth = GroundTruth;
-type Row<T extends keyof Database> = Insertable<Database[T]>;
+const DAY = 86_400_000;
 
-interface Seed {
-  paymentIntents: Row<'payment_intents'>[];
-  transfers: Row<'transfers'>[];
-  refunds: Row<'refunds'>[];
-  journals: Row<'journals'>[];
-  lines: Row<'journal_lines'>[];
-  inbox: Row<'webhook_inbox'>[];
-  polls: Row<'mirror_polls'>[];
-  truth: Truth;
-}
-
-/** Where a seed's ids and times start: the defaults build the first books; `--since` adds a day. */
-interface SeedStart {
-  readonly item: number;
-  readonly journal: number;
-  readonly line: number;
+/** What a seed wrote: the counts printed and the ground truth of its items. */
+interface Seeded {
+  readonly journals: number;
+  readonly lines: number;
   readonly inbox: number;
-  /** The mirror rows' `last_synced_at`. */
-  readonly syncedAt: string;
+  /** Where its ids end: the next seed continues after them. */
+  readonly count: BooksCount;
+  readonly truth: GroundTruth;
 }
 
-function buildSeed(
-  items: number,
-  start: SeedStart = { item: 0, journal: 0, line: 0, inbox: 0, syncedAt: AT },
-): Seed {
-  const seed: Seed = {
-    paymentIntents: [],
-    transfers: [],
-    refunds: [],
-    journals: [],
-    lines: [],
-    inbox: [],
-    polls: [],
-    truth: { now: AT, items: [], movements: [], balances: { sandbox: [], live: [] } },
-  };
-  let journalId = start.journal;
-  let lineId = start.line;
-  let movementId = 0;
-  const balances = new Map<string, number>();
-  const mirror = { raw: '{}', first_seen_at: AT, last_synced_at: start.syncedAt, updated_at: AT };
-  const book = (
-    kind: string,
-    id: string,
-    key: string,
-    entry: 'settlement' | 'reversal',
-    lines: [string, number][],
-    reverses: number | null = null,
-  ) => {
-    journalId += 1;
-    seed.journals.push({
-      id: journalId,
-      resource_kind: kind,
-      resource_id: id,
-      settlement_key: key,
-      entry_type: entry,
-      reverses_journal_id: reverses,
-      description: `${kind} ${id}`,
-      effective_at: AT,
-      posted_at: AT,
-      via: 'webhook',
-      inbox_id: null,
-    } as Row<'journals'>);
-    lines.forEach(([account, amount], index) => {
-      lineId += 1;
-      seed.lines.push({
-        id: lineId,
-        journal_id: journalId,
-        line_no: index + 1,
-        account,
-        currency: 'XOF',
-        amount,
-      } as Row<'journal_lines'>);
-    });
-    return journalId;
-  };
-  const move = (accountType: string, amount: number, kind: string, resourceId: string) => {
-    movementId += 1;
-    seed.truth.movements.push({
-      id: `mv_${movementId}`,
-      mode: 'sandbox',
-      accountType,
-      currency: 'XOF',
-      amount,
-      kind,
-      resourceId,
-    });
-    balances.set(accountType, (balances.get(accountType) ?? 0) + amount);
-  };
-  const received = (kind: string, id: string) => {
-    const inboxId = start.inbox + seed.inbox.length + 1;
-    seed.inbox.push({
-      id: inboxId,
-      dedupe_key: `evt_${inboxId}`,
-      event_id: `evt_${inboxId}`,
-      event_type: `${kind}.updated`,
-      raw_body: Buffer.from('{}'),
-      headers: '{}',
-      received_at: AT,
-      status: 'processed',
-      processed_at: AT,
-      resource_kind: kind,
-      resource_id: id,
-    } as Row<'webhook_inbox'>);
-    seed.polls.push({ resource_kind: kind, resource_id: id, covered_inbox_id: inboxId });
-  };
-  for (let n = start.item; n < start.item + items; n += 1) {
-    const slot = n % 100;
-    const amount = 100 * (1 + (n % 500));
-    if (slot < 40) {
-      const id = `tr_${n}`;
-      const status = slot < 32 ? 'successful' : slot < 36 ? 'failed' : 'pending';
-      seed.transfers.push({
-        ...mirror,
-        id,
-        merchant_id: 'mch_1',
-        reference: `ref-${n}`,
-        status,
-        upstream_status: status,
-        amount,
-        currency: 'XOF',
-        mode: 'sandbox',
-        is_irt: 0,
-        is_delegated: 0,
-        fees: '[]',
-        destination: '{}',
-        description: 'payout',
-        provider_reference: 'p',
-        failure_code: null,
-        failure_message: null,
-        created_at: AT,
-      } as Row<'transfers'>);
-      const lines: [string, number][] = [
-        ['payouts:recipients', amount],
-        ['expenses:transfer-fees', 100],
-        ['service:transfer', -(amount + 100)],
-      ];
-      if (slot < 30) {
-        book('transfer', id, 'settlement-1', 'settlement', lines);
-        move('transfer', -amount, 'transfer', id);
-        move('transfer', -100, 'transfer_fee', id);
-      } else if (slot < 32) {
-        // settled, then failed: the books hold a settlement and its reversal, net nothing
-        const settled = book('transfer', id, 'settlement-1', 'settlement', lines);
-        book(
-          'transfer',
-          id,
-          'reversal-1',
-          'reversal',
-          lines.map(([a, v]) => [a, -v]),
-          settled,
-        );
-        seed.transfers.at(-1)!.status = 'failed';
-      }
-      const final = slot < 30 ? 'successful' : slot < 36 ? 'failed' : 'pending';
-      seed.truth.items.push({ kind: 'transfer', id, mode: 'sandbox', status: final });
-      received('transfer', id);
-    } else if (slot < 80) {
-      const id = `pi_${n}`;
-      const status = slot < 74 ? 'successful' : 'failed';
-      seed.paymentIntents.push({
-        ...mirror,
-        id,
-        merchant_id: 'mch_1',
-        status,
-        upstream_status: status,
-        amount,
-        currency: 'XOF',
-        mode: 'sandbox',
-        purchase_reference: `order-${n}`,
-        customer_reference: 'c',
-        sub_merchant_id: null,
-        failure_code: null,
-        failure_message: null,
-        created_at: AT,
-      } as Row<'payment_intents'>);
-      if (status === 'successful') {
-        book('payment_intent', id, 'settlement-1', 'settlement', [
-          ['service:collection', amount],
-          ['income:payments', -amount],
-        ]);
-        move('collection', amount, 'payment', id);
-      }
-      seed.truth.items.push({ kind: 'payment_intent', id, mode: 'sandbox', status });
-      received('payment_intent', id);
-    } else {
-      const kind = slot < 90 ? 'refund' : 'payment_refund';
-      const id = String(n);
-      seed.refunds.push({
-        ...mirror,
-        kind,
-        id,
-        status: 'successful',
-        upstream_status: 'successful',
-        amount,
-        currency: 'XOF',
-        original_id: null,
-        mode: 'sandbox',
-        reason: null,
-        payment_method: null,
-        failure_code: null,
-        failure_message: null,
-        created_at: AT,
-      } as Row<'refunds'>);
-      if (kind === 'refund') {
-        book(kind, id, 'settlement-1', 'settlement', [
-          ['service:transfer', amount],
-          ['payouts:recipients', -amount],
-        ]);
-        move('transfer', amount, 'transfer_refund', id);
-      } else {
-        book(kind, id, 'settlement-1', 'settlement', [
-          ['refunds:customers', amount],
-          ['service:collection', -amount],
-        ]);
-        move('collection', -amount, 'payment_refund', id);
-      }
-      seed.truth.items.push({ kind, id, mode: 'sandbox', status: 'successful' });
-      received(kind, id);
-    }
-  }
-  seed.truth.balances.sandbox = [...balances].map(([accountType, amount]) => ({
-    accountType,
-    currency: 'XOF',
-    amount,
-  }));
-  return seed;
-}
-
-async function insertAll<T extends keyof Database & string>(
+/** Books `items` items from `start` to `end` (test/support/seed-books.ts), after `after`. */
+async function seedBooks(
   db: Kysely<Database>,
-  table: T,
-  rows: readonly Row<T>[],
-): Promise<void> {
-  const columns = rows.length === 0 ? 1 : Object.keys(rows[0]!).length;
-  const perStatement = Math.max(1, Math.floor(30_000 / columns));
-  for (let start = 0; start < rows.length; start += perStatement) {
-    // Every row of one table has the same keys; kysely's table generics cannot follow `T` here.
-    await db
-      .insertInto(table)
-      .values(rows.slice(start, start + perStatement) as never)
-      .execute();
-  }
-}
-
-async function insertSeed(db: Kysely<Database>, seed: Seed): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await insertAll(trx, 'payment_intents', seed.paymentIntents);
-    await insertAll(trx, 'transfers', seed.transfers);
-    await insertAll(trx, 'refunds', seed.refunds);
-    await insertAll(trx, 'journals', seed.journals);
-    await insertAll(trx, 'journal_lines', seed.lines);
-    await insertAll(trx, 'webhook_inbox', seed.inbox);
-    await insertAll(trx, 'mirror_polls', seed.polls);
+  options: Pick<BooksOptions, 'items' | 'start' | 'end' | 'truth' | 'after'>,
+): Promise<Seeded> {
+  let journals = 0;
+  let lines = 0;
+  let inbox = 0;
+  let count: BooksCount | undefined;
+  const truth = await generateBooks({ ...options, chunkItems: 20_000 }, async (chunk, _, sofar) => {
+    journals += chunk.journals.length;
+    lines += chunk.journal_lines.length;
+    inbox += chunk.webhook_inbox.length;
+    count = sofar;
+    await insertChunk(db, chunk);
   });
+  return { journals, lines, inbox, count: count!, truth };
 }
 
 const machine = () =>
@@ -321,11 +102,16 @@ try {
     .map((l) => l.toFixed(2))
     .join(' / ');
   const seedStarted = performance.now();
-  const seed = buildSeed(total);
-  await insertSeed(handle.db, seed);
+  // The books-only audit needs no truth: without it, the seed holds nothing in memory.
+  const seed = await seedBooks(handle.db, {
+    items: total,
+    start: START,
+    end: AT,
+    truth: !values['without-truth'],
+  });
   const seedSeconds = (performance.now() - seedStarted) / 1000;
   console.log(
-    `seeded ${total} items, ${seed.journals.length} journals, ${seed.lines.length} lines, ${seed.inbox.length} inbox rows in ${seedSeconds.toFixed(1)} s`,
+    `seeded ${total} items, ${seed.journals} journals, ${seed.lines} lines, ${seed.inbox} inbox rows in ${seedSeconds.toFixed(1)} s`,
   );
   const rssBeforeMb = Math.round(process.memoryUsage().rss / 1024 / 1024);
   const started = performance.now();
@@ -338,19 +124,21 @@ try {
   const seconds = (performance.now() - started) / 1000;
   console.log(formatAudit(report));
   console.log(
-    `RSS before the full audit (the seed held): ${rssBeforeMb} MB; peak RSS after it: ${peakRssMb()} MB`,
+    `RSS before the full audit (the ground truth held, unless --without-truth): ${rssBeforeMb} MB; peak RSS after it: ${peakRssMb()} MB`,
   );
   let sinceVerdict = 'pass';
   let sinceRow: string | undefined;
   if (values.since) {
-    const daySeed = buildSeed(dayItems, {
-      item: total,
-      journal: seed.journals.length,
-      line: seed.lines.length,
-      inbox: seed.inbox.length,
-      syncedAt: new Date().toISOString(),
+    // The day is booked after the full audit read the books: its ids follow the books' and its
+    // items are stamped over the 24 hours from now, so they are synced after that audit's
+    // watermark (the incremental audit reads ids and sync times, not calendar days).
+    const dayStart = Date.now();
+    const daySeed = await seedBooks(handle.db, {
+      items: dayItems,
+      start: new Date(dayStart).toISOString(),
+      end: new Date(dayStart + DAY).toISOString(),
+      after: seed.count,
     });
-    await insertSeed(handle.db, daySeed);
     const dayStarted = performance.now();
     const incremental = await runAudit(handle.db, {
       mode: 'sandbox',
@@ -363,9 +151,9 @@ try {
     const expected = incremental.counts.items === dayItems && incremental.mode === 'incremental';
     sinceVerdict = incremental.clean && expected ? 'pass' : 'FAIL';
     console.log(
-      `incremental audit of one more day (${dayItems} items, ${daySeed.journals.length} journals) over ${total} items: ${daySeconds.toFixed(2)} s, ${incremental.counts.items} items read: ${sinceVerdict}; peak RSS ${peakRssMb()} MB`,
+      `incremental audit of one more day (${dayItems} items, ${daySeed.journals} journals) over ${total} items: ${daySeconds.toFixed(2)} s, ${incremental.counts.items} items read: ${sinceVerdict}; peak RSS ${peakRssMb()} MB`,
     );
-    sinceRow = `| ${new Date().toISOString()} | ${machine()}, load ${load} | ${total} | ${dayItems} | ${daySeed.journals.length} | ${daySeconds.toFixed(2)} s | ${seconds.toFixed(2)} s | ${incremental.clean ? 'clean' : `${incremental.violations.length} violations`} |`;
+    sinceRow = `| ${new Date().toISOString()} | ${machine()}, load ${load} | ${total} | ${dayItems} | ${daySeed.journals} | ${daySeconds.toFixed(2)} s | ${seconds.toFixed(2)} s | ${incremental.clean ? 'clean' : `${incremental.violations.length} violations`} |`;
   }
   const verdict = report.clean && seconds < TARGET_SECONDS ? 'pass' : 'FAIL';
   console.log(
@@ -374,7 +162,7 @@ try {
   if (!values['no-write']) {
     const file = join(import.meta.dirname, '../docs/performance.md');
     const current = readFileSync(file, 'utf8');
-    const row = `| ${new Date().toISOString()} | ${machine()}, load ${load} | ${total} | ${seed.journals.length} | ${seed.lines.length} | ${seed.inbox.length} | ${seconds.toFixed(2)} s | ${report.clean ? 'clean' : `${report.violations.length} violations`} |`;
+    const row = `| ${new Date().toISOString()} | ${machine()}, load ${load} | ${total} | ${seed.journals} | ${seed.lines} | ${seed.inbox} | ${seconds.toFixed(2)} s | ${report.clean ? 'clean' : `${report.violations.length} violations`} |`;
     const marker = '<!-- bench:audit:rows (appended by `npm run bench:audit`) -->';
     let text = current;
     const append = (mark: string, line: string) => {

@@ -9,7 +9,9 @@
  * 6 failed), 10 refunds and 10 payment refunds (successful).
  *
  * Items are made in chunks ({@link generateBooks}), so a year of them never sits in memory at
- * once; each chunk is inserted ({@link insertChunk}) before the next is built.
+ * once; each chunk is inserted ({@link insertChunk}) before the next is built. A second call can
+ * continue after the first one's books ({@link BooksOptions.after}), as `bench:audit --since`
+ * books one more day after a recorded audit.
  */
 import type { Insertable, Kysely } from 'kysely';
 import { sql } from 'kysely';
@@ -39,6 +41,23 @@ export type SeededTable = (typeof SEEDED_TABLES)[number];
 
 export type Chunk = { [T in SeededTable]: Row<T>[] };
 
+/** The numbered things a call makes: items (`tr_<n>`, `pi_<n>`, `<n>`) and each table's row ids. */
+export type BooksCounter =
+  | 'item'
+  | 'journal'
+  | 'line'
+  | 'inbox'
+  | 'history'
+  | 'movement'
+  | 'outbox'
+  | 'alert'
+  | 'delivery'
+  | 'snapshot'
+  | 'run';
+
+/** How many of each the books made: {@link generateBooks} reports it per chunk. */
+export type BooksCount = Readonly<Record<BooksCounter, number>>;
+
 export interface BooksOptions {
   /** How many items in all. */
   readonly items: number;
@@ -60,6 +79,13 @@ export interface BooksOptions {
   readonly everything?: boolean;
   /** Collect the service's ground truth (for `runAudit`); memory grows with items. */
   readonly truth?: boolean;
+  /**
+   * Continue after earlier books: the item numbers and every table's ids start after these
+   * (the `count` the earlier call's last chunk reported), so both sets of rows fit in one
+   * database. The ground truth and the balance snapshots cover this call's items only.
+   * @defaultValue nothing before: everything starts at 1
+   */
+  readonly after?: Partial<BooksCount>;
 }
 
 const DAY = 86_400_000;
@@ -99,7 +125,7 @@ function eventBody(eventId: string, type: string, id: string, at: string, bytes:
  */
 export async function generateBooks(
   options: BooksOptions,
-  onChunk: (chunk: Chunk, itemsSoFar: number) => Promise<void>,
+  onChunk: (chunk: Chunk, itemsSoFar: number, count: BooksCount) => Promise<void>,
 ): Promise<GroundTruth> {
   const chunkItems = options.chunkItems ?? 5000;
   const eventsPerItem = options.eventsPerItem ?? 1;
@@ -115,17 +141,19 @@ export async function generateBooks(
     balances: { sandbox: [], live: [] },
   };
   const balances = new Map<string, number>();
+  const after = options.after ?? {};
+  const firstItem = after.item ?? 0;
   const ids = {
-    journal: 0,
-    line: 0,
-    inbox: 0,
-    history: 0,
-    movement: 0,
-    outbox: 0,
-    alert: 0,
-    delivery: 0,
-    snapshot: 0,
-    run: 0,
+    journal: after.journal ?? 0,
+    line: after.line ?? 0,
+    inbox: after.inbox ?? 0,
+    history: after.history ?? 0,
+    movement: after.movement ?? 0,
+    outbox: after.outbox ?? 0,
+    alert: after.alert ?? 0,
+    delivery: after.delivery ?? 0,
+    snapshot: after.snapshot ?? 0,
+    run: after.run ?? 0,
   };
   // Scheduled runs and snapshots are written up to the time of the chunk's last item.
   let clockDoneMs = startMs;
@@ -195,8 +223,9 @@ export async function generateBooks(
     clockDoneMs = (lastMinute + 1) * 60_000;
   };
 
-  for (let n = 0; n < options.items; n += 1) {
-    const createdMs = startMs + Math.floor(n * step);
+  for (let made = 0; made < options.items; made += 1) {
+    const n = firstItem + made;
+    const createdMs = startMs + Math.floor(made * step);
     const created = iso(createdMs);
     // The item settles a few seconds after it is created; the daemon sees it soon after.
     const settledMs = createdMs + 3_000 + (n % 7) * 1_000;
@@ -482,10 +511,10 @@ export async function generateBooks(
       history(kind, id, path, inboxId);
       followUp(kind, id, 'successful');
     }
-    const last = n === options.items - 1;
-    if ((n + 1) % chunkItems === 0 || last) {
+    const last = made === options.items - 1;
+    if ((made + 1) % chunkItems === 0 || last) {
       scheduledUpTo(last ? endMs - 1 : createdMs);
-      await onChunk(chunk, n + 1);
+      await onChunk(chunk, made + 1, { item: n + 1, ...ids });
       chunk = emptyChunk();
     }
   }
