@@ -61,7 +61,8 @@ describe(`the open inbox backlog on ${testDialect()}`, () => {
         sql: `EXPLAIN QUERY PLAN ${statement.sql}`,
       });
       const plan = explained.rows.map((row) => row.detail).join('\n');
-      expect(plan).toContain('webhook_inbox_status_received_at');
+      // An index led by status serves it (which one is the planner's choice).
+      expect(plan).toMatch(/SEARCH webhook_inbox USING (COVERING )?INDEX \S+ \(status=\?/);
       expect(plan).not.toMatch(/SCAN webhook_inbox(?! USING)/);
     } else {
       // A table of twelve rows is read whole by choice; with scans off, the index must serve.
@@ -73,7 +74,8 @@ describe(`the open inbox backlog on ${testDialect()}`, () => {
         });
         return explained.rows.map((row) => row['QUERY PLAN']).join('\n');
       });
-      expect(plan).toContain('webhook_inbox_status_received_at');
+      // An index led by status serves it (which one is the planner's choice).
+      expect(plan).toMatch(/SEARCH webhook_inbox USING (COVERING )?INDEX \S+ \(status=\?/);
       expect(plan).not.toContain('Seq Scan');
     }
   });
