@@ -73,12 +73,17 @@ export class SimRuntime {
   }
 
   start(): void {
+    // A frozen clock moves only through advance(): nothing happens on its own, neither due
+    // transitions nor moving out (which a test asks for with control.moveOut()). Driven by
+    // wall time, moving out would change between two requests of a frozen-clock test what
+    // answers from memory and what from the cold store, at an instant no test chooses.
+    if (this.options.freezeClock) return;
     // Between requests, never inside one, so no handler holds an item that moves out.
     if (!this.moveOutTimer && Number.isFinite(this.options.settledInMemoryMs)) {
       this.moveOutTimer = setInterval(() => this.moveOut(), MOVE_OUT_INTERVAL_MS);
       this.moveOutTimer.unref();
     }
-    if (this.options.freezeClock || this.tick) return;
+    if (this.tick) return;
     this.tick = setInterval(() => this.engine.runDue(), this.options.tickIntervalMs);
     this.tick.unref();
   }

@@ -168,6 +168,24 @@ describe('settled items moved out of memory', () => {
     expect(moved.sim.control.item(failed)?.history.length).toBeGreaterThan(2);
   });
 
+  it('with a frozen clock, moves nothing out on its own (wall time passing), only when asked', async () => {
+    const test = await startTestSim({ startAt: START, settledInMemoryMs: 0 });
+    running.push(test);
+    const { control } = test.sim;
+    const { count } = control.seed({
+      kind: 'transfer',
+      count: 20,
+      settle: true,
+      from: '2030-05-10T07:00:00.000Z',
+      to: '2030-05-10T09:00:00.000Z',
+    });
+    // Longer than the simulator's one-second check: it must not run while the clock stands.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(control.memory().items).toEqual({ inMemory: count, moved: 0 });
+    expect(control.moveOut().items).toBe(count);
+    expect(control.memory().items).toEqual({ inMemory: 0, moved: count });
+  });
+
   it('lists the newest webhook attempts in detail and counts them all', async () => {
     const received: string[] = [];
     const server = createServer((req, res) => {
