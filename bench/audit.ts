@@ -24,7 +24,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { resourceUsage } from 'node:process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Insertable, Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import { formatAudit, runAudit, type GroundTruth } from '../src/audit/index.ts';
 import { createDatabase, migrateToLatest, type Database } from '../src/db/index.ts';
 
@@ -304,6 +304,11 @@ async function insertSeed(db: Kysely<Database>, seed: Seed): Promise<void> {
     await insertAll(trx, 'refunds', seed.refunds);
     await insertAll(trx, 'journals', seed.journals);
     await insertAll(trx, 'journal_lines', seed.lines);
+    // The ledger keeps day totals as it books (migration 0014); a bulk load adds them itself.
+    await sql`insert into ledger_day_totals (day, account, currency, amount)
+      select substr(j.effective_at, 1, 10), l.account, l.currency, sum(l.amount)
+      from journal_lines l join journals j on j.id = l.journal_id
+      group by substr(j.effective_at, 1, 10), l.account, l.currency`.execute(trx);
     await insertAll(trx, 'webhook_inbox', seed.inbox);
     await insertAll(trx, 'mirror_polls', seed.polls);
   });
