@@ -40,7 +40,8 @@ async function lineSumsOfDays(
       from journals j join journal_lines l on l.journal_id = j.id
       where j.effective_at >= ${day} and j.effective_at < ${nextDay(day)}
       group by l.account, l.currency`.execute(db);
-    for (const row of rows.rows) sums.set(keyOf(day, row.account, row.currency), BigInt(row.amount));
+    for (const row of rows.rows)
+      sums.set(keyOf(day, row.account, row.currency), BigInt(row.amount));
   }
   return sums;
 }
@@ -50,7 +51,10 @@ async function storedTotals(
   db: Kysely<Database>,
   days?: readonly string[],
 ): Promise<Map<string, { day: string; account: string; currency: string; amount: string }>> {
-  const stored = new Map<string, { day: string; account: string; currency: string; amount: string }>();
+  const stored = new Map<
+    string,
+    { day: string; account: string; currency: string; amount: string }
+  >();
   if (days?.length === 0) return stored;
   const rows = await sql<{ day: string; account: string; currency: string; amount: string }>`
     select day, account, currency, cast(amount as text) as amount from ledger_day_totals

@@ -31,10 +31,7 @@ export interface BookedLines {
  * PostgreSQL lock them in one order and cannot deadlock on each other. A sum of zero is still
  * written: a row exists wherever lines exist, as the old sums over lines returned zero sums.
  */
-export async function addToDayTotals(
-  db: Executor,
-  booked: readonly BookedLines[],
-): Promise<void> {
+export async function addToDayTotals(db: Executor, booked: readonly BookedLines[]): Promise<void> {
   const sums = new Map<string, [string, string, string, number]>();
   for (const journal of booked) {
     const day = dayOf(journal.effectiveAt);

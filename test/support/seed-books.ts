@@ -566,13 +566,17 @@ function dayTotalsOf(
   chunk: Chunk,
 ): { day: string; account: string; currency: string; amount: number }[] {
   const dayOfJournal = new Map(chunk.journals.map((j) => [j.id, j.effective_at.slice(0, 10)]));
-  const sums = new Map<string, { day: string; account: string; currency: string; amount: number }>();
+  const sums = new Map<
+    string,
+    { day: string; account: string; currency: string; amount: number }
+  >();
   for (const line of chunk.journal_lines) {
     const day = dayOfJournal.get(line.journal_id)!;
     const key = `${day}\u0000${line.account}\u0000${line.currency}`;
     const row = sums.get(key);
     if (row) row.amount += line.amount;
-    else sums.set(key, { day, account: line.account, currency: line.currency, amount: line.amount });
+    else
+      sums.set(key, { day, account: line.account, currency: line.currency, amount: line.amount });
   }
   return [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
 }
