@@ -23,6 +23,7 @@ const TABLE_OWNERS = {
   status_history: ['src/ledger'],
   journals: ['src/ledger'],
   journal_lines: ['src/ledger'],
+  ledger_day_totals: ['src/ledger'],
   discrepancies: ['src/ledger'],
   mirror_polls: ['src/ledger'],
   ledger_adjustments: ['src/ledger'],

@@ -150,6 +150,11 @@ function seed(file: string, lines: number): void {
         written += 3;
       }
     }
+    // The ledger keeps day totals as it books (migration 0014); a bulk load adds them itself.
+    sqlite.exec(`insert into ledger_day_totals (day, account, currency, amount)
+      select substr(j.effective_at, 1, 10), l.account, l.currency, sum(l.amount)
+      from journal_lines l join journals j on j.id = l.journal_id
+      group by substr(j.effective_at, 1, 10), l.account, l.currency`);
   })();
   sqlite.close();
 }

@@ -11,6 +11,7 @@ import * as m0010 from './0010_exports.ts';
 import * as m0011 from './0011_retention.ts';
 import * as m0012 from './0012_plan_indexes.ts';
 import * as m0013 from './0013_audit_runs.ts';
+import * as m0014 from './0014_ledger_day_totals.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the folder at run time) so
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0011_retention': m0011,
   '0012_plan_indexes': m0012,
   '0013_audit_runs': m0013,
+  '0014_ledger_day_totals': m0014,
 };

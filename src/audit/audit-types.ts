@@ -14,6 +14,7 @@ export const AUDIT_CHECKS = [
   'outbox_stalled',
   'outbox_inconsistent',
   'unsafe_integer',
+  'day_total_mismatch',
   'status_mismatch',
   'item_missing',
   'item_unknown',

@@ -14,6 +14,8 @@ export interface StoredJournal {
   readonly settlementKey: string;
   readonly entryType: string;
   readonly reversesJournalId: string | null;
+  /** The UTC day of its `effective_at` (`YYYY-MM-DD`), the day total its lines count in. */
+  readonly day: string;
   readonly lines: StoredLine[];
 }
 
@@ -83,8 +85,9 @@ export async function readBooks(db: Kysely<Database>): Promise<StoredBooks> {
       settlement_key: string;
       entry_type: string;
       reverses: string | null;
+      day: string;
     }>`select cast(id as text) as id, resource_kind, resource_id, settlement_key, entry_type,
-         cast(reverses_journal_id as text) as reverses
+         cast(reverses_journal_id as text) as reverses, substr(effective_at, 1, 10) as day
        from journals where id > ${from} and id <= ${to} order by journals.id`.execute(db);
     for (const row of journalRows.rows) {
       journals.set(row.id, {
@@ -94,6 +97,7 @@ export async function readBooks(db: Kysely<Database>): Promise<StoredBooks> {
         settlementKey: word(row.settlement_key),
         entryType: word(row.entry_type),
         reversesJournalId: row.reverses,
+        day: word(row.day),
         lines: [],
       });
     }

@@ -16,6 +16,7 @@ interface JournalRow {
   settlement_key: string;
   entry_type: string;
   reverses: string | null;
+  day: string;
 }
 
 interface ItemRow {
@@ -27,7 +28,7 @@ interface ItemRow {
 }
 
 const JOURNAL_COLUMNS = sql`cast(id as text) as id, resource_kind, resource_id, settlement_key,
-  entry_type, cast(reverses_journal_id as text) as reverses`;
+  entry_type, cast(reverses_journal_id as text) as reverses, substr(effective_at, 1, 10) as day`;
 
 function chunks<T>(values: readonly T[]): T[][] {
   const out: T[][] = [];
@@ -99,6 +100,7 @@ export async function readChangedBooks(
         settlementKey: row.settlement_key,
         entryType: row.entry_type,
         reversesJournalId: row.reverses,
+        day: row.day,
         lines: [],
       });
     }

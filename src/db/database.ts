@@ -3,6 +3,7 @@ import type { AuditRunTable } from '../audit/audit-run.table.ts';
 import type { InboxTables } from '../inbox/inbox.table.ts';
 import type { DiscrepancyTable } from '../ledger/discrepancy.table.ts';
 import type { JournalLineTable, JournalTable } from '../ledger/journal.table.ts';
+import type { LedgerDayTotalTable } from '../ledger/day-total.table.ts';
 import type { MirrorPollTable } from '../ledger/mirror-poll.table.ts';
 import type { LedgerAdjustmentTable } from '../ledger/ledger-adjustment.table.ts';
 import type {
@@ -35,6 +36,7 @@ export interface Database extends InboxTables {
   status_history: StatusHistoryTable;
   journals: JournalTable;
   journal_lines: JournalLineTable;
+  ledger_day_totals: LedgerDayTotalTable;
   discrepancies: DiscrepancyTable;
   mirror_polls: MirrorPollTable;
   ledger_adjustments: LedgerAdjustmentTable;

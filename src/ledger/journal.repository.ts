@@ -6,6 +6,7 @@ import { chunksOf, runBulk, type BulkStatement } from '../db/index.ts';
 import { lateChangeIn, lateChangeTarget, type ClosedWindow } from './late-change.ts';
 import { LedgerError } from './ledger-errors.ts';
 import { assertBalanced } from './settlement-lines.ts';
+import { addToDayTotals, type BookedLines } from './day-totals.repository.ts';
 
 export interface NewJournal {
   readonly resourceKind: JournalResourceKind;
@@ -89,6 +90,7 @@ export async function postJournal(
       })),
     )
     .execute();
+  await addToDayTotals(db, [journal]);
   return toJournalSummary(inserted, journal.lines);
 }
 
@@ -185,6 +187,7 @@ async function postWave(
     rows.map((row) => [`${row.resource_kind}:${row.resource_id}:${row.settlement_key}`, row]),
   );
   const lines: unknown[][] = [];
+  const written: BookedLines[] = [];
   for (const { given, journal, late } of booked) {
     const row = byKey.get(`${journal.resourceKind}:${journal.resourceId}:${journal.settlementKey}`);
     if (!row) continue;
@@ -193,6 +196,7 @@ async function postWave(
     journal.lines.forEach((line, index) =>
       lines.push([row.id, index + 1, line.account, line.currency, line.amount]),
     );
+    written.push(journal);
     if (late) {
       await db
         .insertInto('late_changes')
@@ -206,6 +210,7 @@ async function postWave(
     }
   }
   await runBulk(db, INSERT_LINES, lines);
+  await addToDayTotals(db, written);
 }
 
 /** Every journal of many resources of one kind, in booking order, with their lines. */

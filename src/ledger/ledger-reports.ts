@@ -3,6 +3,7 @@ import type { AccountName } from './accounts.ts';
 import type { JournalEntryType } from './journal.table.ts';
 import type { Executor } from '../db/index.ts';
 import type { LedgerResourceKind } from './ledger-resource-kind.ts';
+import { dayOf, startOfDay } from './day-totals.repository.ts';
 
 export interface AccountBalance {
   readonly account: AccountName;
@@ -34,20 +35,62 @@ function linesWithJournals(db: Executor) {
     .innerJoin('journals', 'journals.id', 'journal_lines.journal_id');
 }
 
-/** Per account and currency, the sum of every line ever booked. */
+/**
+ * Per account and currency, the sum of every line ever booked: read from the day totals
+ * (docs/ledger.md, "Day totals"), a few rows a day however many lines the books hold.
+ */
 export async function accountBalances(db: Executor): Promise<AccountBalance[]> {
   const rows = await db
-    .selectFrom('journal_lines')
+    .selectFrom('ledger_day_totals')
     .select(['account', 'currency', (eb) => eb.fn.sum<number>('amount').as('balance')])
     .groupBy(['account', 'currency'])
     .orderBy('account')
     .orderBy('currency')
     .execute();
-  return rows.map((row) => ({
-    account: row.account,
-    currency: row.currency,
-    balance: Number(row.balance),
-  }));
+  return rows.map(toBalance);
+}
+
+function toBalance(row: { account: AccountName; currency: string; balance: number }) {
+  return { account: row.account, currency: row.currency, balance: Number(row.balance) };
+}
+
+/**
+ * Per account and currency, the sum of lines of journals effective before `instant` (or at it,
+ * with `inclusive`), optionally on `service:*` accounts only: the day totals of the days before
+ * the instant's UTC day, and the lines of that day's journals up to the instant (the
+ * `journals_effective_at` index). Every (account, currency) with a line so far has a row, zero
+ * sums included, exactly as a sum over every line would.
+ */
+async function balancesUpTo(
+  db: Executor,
+  instant: string,
+  options: { inclusive: boolean; serviceOnly: boolean },
+): Promise<AccountBalance[]> {
+  const service = 'service:%' as AccountName;
+  const rows = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('ledger_day_totals')
+        .select(['account', 'currency', 'amount'])
+        .where('day', '<', dayOf(instant))
+        .$if(options.serviceOnly, (qb) => qb.where('account', 'like', service))
+        .unionAll(
+          eb
+            .selectFrom('journal_lines')
+            .innerJoin('journals', 'journals.id', 'journal_lines.journal_id')
+            .select(['journal_lines.account', 'journal_lines.currency', 'journal_lines.amount'])
+            .where('journals.effective_at', '>=', startOfDay(instant))
+            .where('journals.effective_at', options.inclusive ? '<=' : '<', instant)
+            .$if(options.serviceOnly, (qb) => qb.where('journal_lines.account', 'like', service)),
+        )
+        .as('parts'),
+    )
+    .select(['account', 'currency', (eb) => eb.fn.sum<number>('amount').as('balance')])
+    .groupBy(['account', 'currency'])
+    .orderBy('account')
+    .orderBy('currency')
+    .execute();
+  return rows.map(toBalance);
 }
 
 /** A half-open range of UTC instants, `[from, to)`. */
@@ -163,23 +206,7 @@ export async function serviceBalancesAsOf(
   db: Executor,
   instant: string,
 ): Promise<AccountBalance[]> {
-  const rows = await linesWithJournals(db)
-    .select([
-      'journal_lines.account',
-      'journal_lines.currency',
-      (eb) => eb.fn.sum<number>('journal_lines.amount').as('balance'),
-    ])
-    .where('journal_lines.account', 'like', 'service:%' as AccountName)
-    .where('journals.effective_at', '<=', instant)
-    .groupBy(['journal_lines.account', 'journal_lines.currency'])
-    .orderBy('journal_lines.account')
-    .orderBy('journal_lines.currency')
-    .execute();
-  return rows.map((row) => ({
-    account: row.account,
-    currency: row.currency,
-    balance: Number(row.balance),
-  }));
+  return balancesUpTo(db, instant, { inclusive: true, serviceOnly: true });
 }
 
 export interface JournalNear {
@@ -264,20 +291,7 @@ export async function lineTotalsByEntryType(
  * included: the balances a window starting at `instant` carries forward.
  */
 export async function balancesBefore(db: Executor, instant: string): Promise<AccountBalance[]> {
-  const rows = await linesWithJournals(db)
-    .select([
-      'journal_lines.account',
-      'journal_lines.currency',
-      (eb) => eb.fn.sum<number>('journal_lines.amount').as('balance'),
-    ])
-    .where('journals.effective_at', '<', instant)
-    .groupBy(['journal_lines.account', 'journal_lines.currency'])
-    .execute();
-  return rows.map((row) => ({
-    account: row.account,
-    currency: row.currency,
-    balance: Number(row.balance),
-  }));
+  return balancesUpTo(db, instant, { inclusive: false, serviceOnly: false });
 }
 
 /** Each account and currency with a line in a journal effective in `window`, once. */

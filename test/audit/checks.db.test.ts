@@ -9,6 +9,7 @@ import {
   cleanTruth,
   dropAppendOnlyTriggers,
   journalId,
+  keepDayTotalsInStep,
   writeCleanBooks,
 } from './support/audit-books.ts';
 
@@ -40,6 +41,7 @@ describe(`paysync audit checks on ${testDialect()}`, () => {
     const alone = await audit();
     expect(alone.violations).toEqual([]);
     expect(alone.clean).toBe(true);
+    expect(alone.skipped.join('\n')).not.toContain('day totals');
     expect(alone.counts).toMatchObject({ journals: 7, items: 7 });
     const withTruth = await audit(cleanTruth());
     expect(withTruth.violations).toEqual([]);
@@ -51,6 +53,7 @@ describe(`paysync audit checks on ${testDialect()}`, () => {
     const id = await journalId(database.db, 'payment_intent', 'pi_1', 'settlement-1');
     await sql`update journal_lines set amount = 4000
       where journal_id = ${id} and account = 'service:collection'`.execute(database.db);
+    await keepDayTotalsInStep(database.db);
     const report = await audit();
     expect(checks(report)).toEqual(['unbalanced_journal']);
     expect(report.violations[0]!.ids).toMatchObject({ journalId: String(id), resourceId: 'pi_1' });
@@ -67,6 +70,7 @@ describe(`paysync audit checks on ${testDialect()}`, () => {
     await sql`insert into journal_lines (journal_id, line_no, account, currency, amount)
       select ${second}, line_no, account, currency, amount from journal_lines
       where journal_id = ${first}`.execute(database.db);
+    await keepDayTotalsInStep(database.db);
     const report = await audit();
     expect(checks(report)).toEqual(['duplicate_settlement']);
     expect(report.violations[0]!.ids).toMatchObject({
@@ -98,6 +102,7 @@ describe(`paysync audit checks on ${testDialect()}`, () => {
     await sql`update journal_lines set amount = amount * 2 where journal_id = ${reversal}`.execute(
       database.db,
     );
+    await keepDayTotalsInStep(database.db);
     const report = await audit();
     expect(checks(report)).toEqual(['reversal_mismatch']);
     expect(report.violations[0]!.ids).toMatchObject({ journalId: String(reversal) });
@@ -166,10 +171,54 @@ describe(`paysync audit checks on ${testDialect()}`, () => {
     await sql`update journal_lines set amount = case when amount > 0
         then 9007199254740993 else -9007199254740993 end
       where journal_id = ${id}`.execute(database.db);
+    await keepDayTotalsInStep(database.db);
     const report = await audit();
     expect(checks(report)).toEqual(['unsafe_integer', 'unsafe_integer']);
     expect(report.violations[0]!.message).toContain('9007199254740993');
     expect(report.violations[0]!.ids).toMatchObject({ journalId: String(id) });
+  });
+
+  it('a day total differing from its journal lines, both ways', async () => {
+    const totals = await sql<{ day: string; account: string; currency: string }>`
+      select day, account, currency from ledger_day_totals
+      order by day, account, currency`.execute(database.db);
+    const [changed, removed] = totals.rows as [(typeof totals.rows)[0], (typeof totals.rows)[0]];
+    await sql`update ledger_day_totals set amount = amount + 1 where day = ${changed.day}
+      and account = ${changed.account} and currency = ${changed.currency}`.execute(database.db);
+    await sql`delete from ledger_day_totals where day = ${removed.day}
+      and account = ${removed.account} and currency = ${removed.currency}`.execute(database.db);
+    await sql`insert into ledger_day_totals (day, account, currency, amount)
+      values ('2020-01-01', 'income:payments', 'XOF', 5)`.execute(database.db);
+    const report = await audit();
+    expect(report.clean).toBe(false);
+    expect(checks(report)).toEqual([
+      'day_total_mismatch',
+      'day_total_mismatch',
+      'day_total_mismatch',
+    ]);
+    const messages = report.violations.map((v) => v.message);
+    expect(messages).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^day total ${changed.day} ${changed.account} ${changed.currency} is -?\\d+, but the day's journal lines sum to -?\\d+$`,
+        ),
+      ),
+    );
+    expect(messages).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^journal lines of ${removed.day} on ${removed.account} ${removed.currency} sum to -?\\d+, but there is no day total$`,
+        ),
+      ),
+    );
+    expect(messages).toContainEqual(
+      'day total 2020-01-01 income:payments XOF is 5, but no journal line of that day books it',
+    );
+    expect(report.violations.map((v) => v.ids)).toContainEqual({
+      day: '2020-01-01',
+      account: 'income:payments',
+      currency: 'XOF',
+    });
   });
 
   it("an item's status differing from the truth", async () => {

@@ -5,7 +5,12 @@ import { insertInboxEvent, recordInboxResource } from '../../src/inbox/index.ts'
 import { applyPaymentIntent, recordFetchCoverage } from '../../src/ledger/index.ts';
 import { paymentIntentFixture, seen } from '../ledger/support/ledger-fixtures.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
-import { dropAppendOnlyTriggers, journalId, writeCleanBooks } from './support/audit-books.ts';
+import {
+  dropAppendOnlyTriggers,
+  journalId,
+  keepDayTotalsInStep,
+  writeCleanBooks,
+} from './support/audit-books.ts';
 
 /**
  * Issue 22, build 5: `paysync audit --since last-clean` judges only what changed since the last
@@ -92,6 +97,7 @@ describe(`incremental audit on ${testDialect()}`, () => {
     const id = await journalId(database.db, 'payment_intent', 'pi_9', 'settlement-1');
     await sql`update journal_lines set amount = 4000
       where journal_id = ${id} and account = 'service:collection'`.execute(database.db);
+    await keepDayTotalsInStep(database.db);
     const report = await audit(LATER, 'last-clean');
     expect(checks(report)).toEqual(['unbalanced_journal']);
     expect(report.violations[0]!.ids).toMatchObject({ journalId: String(id), resourceId: 'pi_9' });
@@ -111,6 +117,7 @@ describe(`incremental audit on ${testDialect()}`, () => {
     await sql`insert into journal_lines (journal_id, line_no, account, currency, amount)
       select ${second}, line_no, account, currency, amount from journal_lines
       where journal_id = ${first}`.execute(database.db);
+    await keepDayTotalsInStep(database.db);
     const report = await audit(LATER, 'last-clean');
     expect(report.mode).toBe('incremental');
     expect(checks(report)).toEqual(['duplicate_settlement']);
@@ -151,6 +158,7 @@ describe(`incremental audit on ${testDialect()}`, () => {
     const id = await journalId(database.db, 'payment_intent', 'pi_1', 'settlement-1');
     await sql`update journal_lines set amount = 4000
       where journal_id = ${id} and account = 'service:collection'`.execute(database.db);
+    await keepDayTotalsInStep(database.db);
     const incremental = await audit(LATER, 'last-clean');
     expect(incremental.clean).toBe(true);
     expect(incremental.counts).toMatchObject({ items: 0, journals: 0 });
@@ -158,6 +166,30 @@ describe(`incremental audit on ${testDialect()}`, () => {
     expect(full.mode).toBe('full');
     expect(checks(full)).toEqual(['unbalanced_journal']);
     expect(full.recordedRun).toBeNull();
+  });
+
+  it('checks the day totals of the days it touched; an older day is left to the full audit', async () => {
+    await newSettledIntent('pi_9');
+    const id = await journalId(database.db, 'payment_intent', 'pi_9', 'settlement-1');
+    const touched = await sql<{ day: string }>`
+      select substr(effective_at, 1, 10) as day from journals where id = ${id}`.execute(
+      database.db,
+    );
+    const day = touched.rows[0]!.day;
+    await sql`update ledger_day_totals set amount = amount + 7
+      where day = ${day} and account = 'service:collection'`.execute(database.db);
+    // A day no journal since the watermark touched: only the full audit reads it.
+    await sql`insert into ledger_day_totals (day, account, currency, amount)
+      values ('2020-01-01', 'income:payments', 'XOF', 5)`.execute(database.db);
+    const report = await audit(LATER, 'last-clean');
+    expect(report.mode).toBe('incremental');
+    expect(checks(report)).toEqual(['day_total_mismatch']);
+    expect(report.violations[0]!.ids).toMatchObject({ day, account: 'service:collection' });
+    expect(report.skipped).toContainEqual(
+      expect.stringMatching(/^day totals: only the 1 day\(s\)/),
+    );
+    const full = await audit('2026-03-02T03:00:00.000Z');
+    expect(checks(full)).toEqual(['day_total_mismatch', 'day_total_mismatch']);
   });
 
   it('--since a time reads from that time, with ids from the last clean audit before it', async () => {

@@ -551,6 +551,7 @@ export async function insertRows<T extends keyof Database & string>(
 export async function insertChunk(db: Kysely<Database>, chunk: Chunk): Promise<number> {
   let rows = 0;
   for (const table of SEEDED_TABLES) rows += chunk[table].length;
+  const dayTotals = dayTotalsOf(chunk);
   const sqlite = sqliteConnectionOf(db);
   if (sqlite) {
     await db.connection().execute(async () => {
@@ -564,6 +565,8 @@ export async function insertChunk(db: Kysely<Database>, chunk: Chunk): Promise<n
           );
           for (const row of list) insert.run(columns.map((c) => row[c] ?? null));
         }
+        const add = sqlite.prepare(`${ADD_DAY_TOTAL} (?, ?, ?, ?) ${ON_DAY_TOTAL}`);
+        for (const row of dayTotals) add.run(row.day, row.account, row.currency, row.amount);
       })();
     });
     return rows;
@@ -572,8 +575,39 @@ export async function insertChunk(db: Kysely<Database>, chunk: Chunk): Promise<n
     for (const table of SEEDED_TABLES) {
       await insertRows(trx, table, chunk[table] as Row<typeof table>[]);
     }
+    for (const row of dayTotals) {
+      await sql`${sql.raw(ADD_DAY_TOTAL)} (${row.day}, ${row.account}, ${row.currency}, ${row.amount}) ${sql.raw(ON_DAY_TOTAL)}`.execute(
+        trx,
+      );
+    }
   });
   return rows;
+}
+
+// The ledger keeps its day totals as it books (migration 0014); a bulk load that writes lines
+// behind its back must add them too, or the balances read from them would miss the load.
+const ADD_DAY_TOTAL = 'insert into ledger_day_totals (day, account, currency, amount) values';
+const ON_DAY_TOTAL =
+  'on conflict (day, account, currency) do update set amount = ledger_day_totals.amount + excluded.amount';
+
+/** The chunk's lines summed per (UTC day of their journal, account, currency), sorted. */
+function dayTotalsOf(
+  chunk: Chunk,
+): { day: string; account: string; currency: string; amount: number }[] {
+  const dayOfJournal = new Map(chunk.journals.map((j) => [j.id, j.effective_at.slice(0, 10)]));
+  const sums = new Map<
+    string,
+    { day: string; account: string; currency: string; amount: number }
+  >();
+  for (const line of chunk.journal_lines) {
+    const day = dayOfJournal.get(line.journal_id)!;
+    const key = `${day}\u0000${line.account}\u0000${line.currency}`;
+    const row = sums.get(key);
+    if (row) row.amount += line.amount;
+    else
+      sums.set(key, { day, account: line.account, currency: line.currency, amount: line.amount });
+  }
+  return [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
 }
 
 /**
