@@ -238,8 +238,31 @@ export async function runSoak(settings: SoakSettings, context: SoakContext): Pro
   const seeded = { transfer: 0, payment_intent: 0 };
   const offered = () => seeded.transfer + seeded.payment_intent;
 
+  /**
+   * The simulator starts with 1,000,000,000 XOF on its transfer account, enough for about 40,000
+   * seeded transfers (up to 50,000 minor units plus a 1 % fee each). Past that every transfer
+   * fails `insufficient_balance`: at 200 items/s that is about 7 minutes in, the "drop at 7
+   * minutes" of the earlier soaks (they counted only successful items as settled). So each
+   * batch of transfers is funded first, and the run keeps the workload of its first minute.
+   */
+  const fundTransfers = async (count: number) => {
+    const response = await fetch(`${context.simUrl}/__sim/balances/fund`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        mode: 'sandbox',
+        accountType: 'transfer',
+        currency: 'XOF',
+        amount: count * 51_000,
+      }),
+    });
+    if (!response.ok) throw new Error(`fund: ${response.status} ${await response.text()}`);
+    await response.arrayBuffer();
+  };
+
   const seed = async (kind: keyof typeof seeded, count: number) => {
     if (count <= 0) return;
+    if (kind === 'transfer') await fundTransfers(count);
     const response = await fetch(`${context.simUrl}/__sim/seed`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
