@@ -61,6 +61,15 @@ describe(`Redis flushed mid-run, on ${testDialect()}`, () => {
           waitingBeforeFlush = await queueBacklog(fixture.daemon!);
           await redis.client.flushall();
           jobsAfterFlush = await queueBacklog(fixture.daemon!);
+          // The scheduled tasks' worker first, until the recovery sweep has run: otherwise the
+          // lost rows' items may get their later webhooks first, whose batches close the older
+          // rows of the same resource, and the sweep would find nothing to recover.
+          const scheduled = workers.filter((worker) => worker.name === 'scheduled');
+          for (const worker of scheduled) worker.resume();
+          const deadline = Date.now() + 30_000;
+          while ((await recoveredSoFar()) === recoveredBefore && Date.now() < deadline) {
+            await sleep(250);
+          }
           for (const worker of workers) worker.resume();
         }
       },
