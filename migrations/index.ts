@@ -12,6 +12,7 @@ import * as m0011 from './0011_retention.ts';
 import * as m0012 from './0012_plan_indexes.ts';
 import * as m0013 from './0013_audit_runs.ts';
 import * as m0014 from './0014_ledger_day_totals.ts';
+import * as m0015 from './0015_relay.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the folder at run time) so
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0012_plan_indexes': m0012,
   '0013_audit_runs': m0013,
   '0014_ledger_day_totals': m0014,
+  '0015_relay': m0015,
 };

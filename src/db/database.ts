@@ -22,6 +22,12 @@ import type { StatusHistoryTable } from '../ledger/status-history.table.ts';
 import type { TransferTable } from '../ledger/transfer.table.ts';
 import type { OutboxTable } from '../outbox/outbox.table.ts';
 import type { ReceiptTable } from '../receipts/receipt.table.ts';
+import type {
+  RelayAttemptTable,
+  RelayDeliveryTable,
+  RelayEndpointTable,
+  RelayEventTable,
+} from '../relay/relay.tables.ts';
 import type { ServiceStateTable } from '../service-state/service-state.table.ts';
 
 /**
@@ -55,4 +61,8 @@ export interface Database extends InboxTables {
   period_events: PeriodEventTable;
   late_changes: LateChangeTable;
   audit_runs: AuditRunTable;
+  relay_events: RelayEventTable;
+  relay_endpoints: RelayEndpointTable;
+  relay_deliveries: RelayDeliveryTable;
+  relay_attempts: RelayAttemptTable;
 }

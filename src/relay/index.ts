@@ -1,0 +1,22 @@
+/**
+ * The relay (issue 23, docs/relay.md): reconciled, signed events delivered to the merchant's
+ * own systems. Events are written in the transaction of the change that causes them; each
+ * enabled, subscribed endpoint gets a delivery row in that same transaction; a deliverer POSTs
+ * them signed with Standard Webhooks, in order per subject, with retries.
+ */
+export type {
+  RelayAttemptRow,
+  RelayAttemptTable,
+  RelayDeliveryRow,
+  RelayDeliveryTable,
+  RelayEndpointRow,
+  RelayEndpointTable,
+  RelayEventRow,
+  RelayEventTable,
+} from './relay.tables.ts';
+
+// --- events: catalog, building, emission (in the change's transaction) ---
+
+// --- endpoints: add, list, enable/disable, rotate, replay, pending ---
+
+// --- delivery: signing, retry schedule, the deliverer, metrics ---
