@@ -31,3 +31,4 @@ export type { ReceiptSettings } from './receipts.ts';
 export type { PollingSettings } from './polling.ts';
 export type { ReceiverSettings } from './receiver.ts';
 export type { RetentionPeriods, RetentionSettings } from './retention.ts';
+export type { RelaySettings } from './relay.ts';

@@ -18,6 +18,7 @@ import { POLLING_VARIABLES, pollingSettings, type PollingSettings } from './poll
 import { PROCESS_VARIABLES, type LogLevel } from './process.ts';
 import { PROCESSING_VARIABLES, processingSettings, type ProcessingSettings } from './processing.ts';
 import { RECEIPT_VARIABLES, receiptSettings, type ReceiptSettings } from './receipts.ts';
+import { RELAY_VARIABLES, relaySettings, type RelaySettings } from './relay.ts';
 import { RECEIVER_VARIABLES, receiverSettings, type ReceiverSettings } from './receiver.ts';
 import { RETENTION_VARIABLES, retentionSettings, type RetentionSettings } from './retention.ts';
 import { SECRET_VARIABLES } from './secret-variables.ts';
@@ -67,6 +68,7 @@ const schema = z.object({
   ...RECEIPT_VARIABLES,
   ...POLLING_VARIABLES,
   ...RETENTION_VARIABLES,
+  ...RELAY_VARIABLES,
 });
 
 export interface Config {
@@ -111,6 +113,8 @@ export interface Config {
   readonly exports: ExportSettings;
   /** How long the tables that grow with traffic keep their rows (see docs/retention.md). */
   readonly retention: RetentionSettings;
+  /** Delivery of reconciled events to the merchant's endpoints (see docs/relay.md). */
+  readonly relay: RelaySettings;
 }
 
 export type EnvSource = Readonly<Record<string, string | undefined>>;
@@ -177,6 +181,7 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
     polling: pollingSettings(e, e.PAYSYNC_UPSTREAM_RPS),
     exports: exportSettings(e),
     retention: retentionSettings(e),
+    relay: relaySettings(e),
   };
   return Object.freeze(config);
 }

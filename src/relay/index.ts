@@ -15,6 +15,32 @@ export type {
   RelayEventTable,
 } from './relay.tables.ts';
 
+// --- shared: the catalog's names, signing, one POST, which URLs may be delivered to ---
+export {
+  eventPatternProblem,
+  isRelayEventType,
+  matchesEventPatterns,
+  RELAY_EVENT_TYPES,
+  RELAYED_ITEM_KINDS,
+  type RelayedItemKind,
+  type RelayEventType,
+} from './event-types.ts';
+export { isEndpointSecret, newEndpointSecret, signedHeaders, type SignedHeaders } from './sign.ts';
+export {
+  postEvent,
+  RESPONSE_EXCERPT_BYTES,
+  type AttemptOutcome,
+  type PostOptions,
+  type PostResult,
+} from './post-event.ts';
+export {
+  addressProblem,
+  endpointUrlProblem,
+  guardedLookup,
+  hostProblem,
+  type EndpointUrlRules,
+} from './endpoint-url.ts';
+
 // --- events: catalog, building, emission (in the change's transaction) ---
 
 // --- endpoints: add, list, enable/disable, rotate, replay, pending ---

@@ -1,0 +1,141 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import type { Environment } from '../config/index.ts';
+
+/**
+ * Which URLs paysync delivers to (docs/relay.md, "Safety"): `https` in `live` unless
+ * `PAYSYNC_RELAY_ALLOW_HTTP=true`; and in `live`, never a loopback, link-local, private or
+ * otherwise internal address (an SSRF guard), unless its host, address or range is listed in
+ * `PAYSYNC_RELAY_ALLOWED_HOSTS`. The address is checked when it is resolved for each delivery,
+ * so a name that later resolves inside is refused then.
+ */
+
+export interface EndpointUrlRules {
+  readonly environment: Environment;
+  /** @defaultValue false */
+  readonly allowHttp: boolean;
+  /** Hosts, addresses or CIDR ranges allowed although internal. */
+  readonly allowedHosts: readonly string[];
+}
+
+/** Why `url` cannot be an endpoint, in one line naming what to do; undefined when it can. */
+export function endpointUrlProblem(url: string, rules: EndpointUrlRules): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `--url "${url}" is not a URL; give an address such as https://shop.example.com/paysync`;
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    return `--url must be an https:// address (got ${parsed.protocol})`;
+  }
+  if (parsed.username || parsed.password) {
+    return '--url must not carry a user name or password; the signature authenticates paysync';
+  }
+  if (parsed.hash) return '--url must not have a #fragment';
+  if (parsed.protocol === 'http:' && rules.environment === 'live' && !rules.allowHttp) {
+    return '--url must be https:// in live (set PAYSYNC_RELAY_ALLOW_HTTP=true to allow http://)';
+  }
+  const problem = hostProblem(parsed.hostname, rules);
+  return problem ? `--url ${problem}` : undefined;
+}
+
+// Ranges that are not the public internet (RFC 6890 and friends).
+const INTERNAL = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  INTERNAL.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['::ffff:0:0', 96],
+  ['64:ff9b::', 96],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  INTERNAL.addSubnet(network, prefix, 'ipv6');
+}
+
+function allowList(rules: EndpointUrlRules): { hosts: Set<string>; ranges: BlockList } {
+  const hosts = new Set<string>();
+  const ranges = new BlockList();
+  for (const entry of rules.allowedHosts) {
+    const [address, prefix] = entry.split('/');
+    const family = isIP(address ?? '');
+    if (family && prefix !== undefined) {
+      ranges.addSubnet(address!, Number(prefix), family === 6 ? 'ipv6' : 'ipv4');
+    } else if (family) {
+      ranges.addAddress(address!, family === 6 ? 'ipv6' : 'ipv4');
+    } else {
+      hosts.add(entry.toLowerCase());
+    }
+  }
+  return { hosts, ranges };
+}
+
+/** Why an address may not be delivered to under `rules`; undefined when it may. */
+export function addressProblem(address: string, rules: EndpointUrlRules): string | undefined {
+  if (rules.environment !== 'live') return undefined;
+  const family = isIP(address);
+  if (family === 0) return undefined;
+  const type = family === 6 ? 'ipv6' : 'ipv4';
+  if (!INTERNAL.check(address, type)) return undefined;
+  if (allowList(rules).ranges.check(address, type)) return undefined;
+  return `points at an internal address (${address}); paysync does not deliver inside the network in live unless PAYSYNC_RELAY_ALLOWED_HOSTS lists it`;
+}
+
+/** Why a URL's host may not be delivered to (an address literal or an allowed name). */
+export function hostProblem(hostname: string, rules: EndpointUrlRules): string | undefined {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (rules.environment !== 'live') return undefined;
+  if (allowList(rules).hosts.has(host)) return undefined;
+  if (host === 'localhost' || host.endsWith('.localhost')) {
+    return addressProblem('127.0.0.1', rules);
+  }
+  return addressProblem(host, rules);
+}
+
+/**
+ * A `lookup` for `http.request` that refuses an internal address at connection time (a name
+ * that resolves inside, or is rebound to resolve inside after it was added), with the error
+ * code `EADDRNOTALLOWED`. Allowed names skip the check.
+ */
+export function guardedLookup(rules: EndpointUrlRules): LookupFunction {
+  const { hosts } = allowList(rules);
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) {
+        callback(error, '', 0);
+        return;
+      }
+      const list = addresses as LookupAddress[];
+      if (!hosts.has(hostname.toLowerCase())) {
+        for (const entry of list) {
+          const problem = addressProblem(entry.address, rules);
+          if (problem) {
+            const refused = Object.assign(new Error(`${hostname} ${problem}`), {
+              code: 'EADDRNOTALLOWED',
+            });
+            callback(refused, '', 0);
+            return;
+          }
+        }
+      }
+      if (options.all) callback(null, list);
+      else callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}
