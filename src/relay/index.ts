@@ -41,6 +41,9 @@ export {
   type EndpointUrlRules,
 } from './endpoint-url.ts';
 
+export { relayMessageBody, type RelayMessageSource } from './message-body.ts';
+export { notifyRelay, relaySignal } from './relay-signal.ts';
+
 // --- events: catalog, building, emission (in the change's transaction) ---
 
 // --- endpoints: add, list, enable/disable, rotate, replay, pending ---
