@@ -84,6 +84,9 @@ interface MinuteRow {
   swept: number;
 }
 
+/** The mean of `values`, or `fallback` when there are none. */
+const mean = (values: readonly number[], fallback: number) =>
+  values.length === 0 ? fallback : values.reduce((sum, value) => sum + value, 0) / values.length;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mb = (value: number) => (Number.isFinite(value) ? `${value.toFixed(0)} MB` : 'n/a');
 const load = () =>
@@ -126,7 +129,7 @@ const fixed = (value: number, digits = 0) => (Number.isFinite(value) ? value.toF
 /** The per-minute samples as a markdown table. */
 function minuteTable(rows: readonly MinuteRow[]): string[] {
   return [
-    '| Minute | Settled items/s | Daemon CPU ms/item | Daemon RSS MB | Redis used MB | Database MB | Database KB per item | Simulator RSS MB | Inbox open | Upstream calls per item | Items swept |',
+    '| Minute | Settled items/s | Daemon CPU ms/item | Daemon RSS MB (mean of the minute) | Redis used MB | Database MB | Database KB per item | Simulator RSS MB | Inbox open | Upstream calls per item | Items swept |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (row) =>
@@ -344,7 +347,13 @@ export async function runSoak(settings: SoakSettings, context: SoakContext): Pro
       minute: i + 1,
       settledPerSecond: settled / span,
       cpuMsPerItem: settled > 0 ? (1000 * (end.cpuSeconds - start.cpuSeconds)) / settled : NaN,
-      rssMb: end.rssMb,
+      // A GC sawtooth makes one instant's RSS a poor level: the minute's mean of its samples.
+      rssMb: mean(
+        samples
+          .filter((s) => s.seconds > start.seconds && s.seconds <= end.seconds)
+          .map((s) => s.rssMb),
+        end.rssMb,
+      ),
       redisMb: end.redisMb,
       databaseMb: end.databaseMb,
       databaseKbPerItem: settled > 0 ? ((end.databaseMb - start.databaseMb) * 1024) / settled : NaN,
