@@ -60,7 +60,7 @@ const LAYERS = [
   { name: 'the payment service', components: ['upstream'] },
   { name: 'the simulator', components: ['sim'] },
   { name: 'durable stores and queues', components: ['inbox', 'queues', 'service-state'] },
-  { name: 'intake and follow-ups', components: ['ingest', 'outbox'] },
+  { name: 'intake and follow-ups', components: ['ingest', 'outbox', 'relay'] },
   { name: 'the ledger', components: ['ledger'] },
   { name: 'sync, run records, the item view', components: ['reconcile', 'runs', 'resource-view'] },
   {

@@ -1,0 +1,111 @@
+import type { Executor } from '../db/index.ts';
+
+/** What an alert about one endpoint says (no secret, no query string of the URL). */
+export interface EndpointHealthFacts {
+  /** The public id (`ep_…`). */
+  readonly endpointId: string;
+  /** Scheme, host and path of the URL: a query string or user info may hold a token. */
+  readonly url: string;
+  /** Start of the current run of failures; null once it succeeds again. */
+  readonly failingSince: string | null;
+  /** Why it is disabled or failing, in one line. */
+  readonly reason: string;
+}
+
+/**
+ * Who hears about an endpoint's health: the daemon passes the alerts component's
+ * `relayEndpointAlerts` (alerts `relay_endpoint_failing` and `relay_endpoint_disabled`, both
+ * resolved by `recovered`). The relay does not import the alerts: it sits below them.
+ */
+export interface EndpointHealthListener {
+  /** Failing longer than `failingAlertAfterMs`; called once per process and run of failures. */
+  failing(facts: EndpointHealthFacts): Promise<unknown>;
+  /** Disabled by a 410 or by failing longer than `disableAfterMs`. */
+  disabled(facts: EndpointHealthFacts): Promise<unknown>;
+  /** A delivery succeeded after failures (or after it was enabled again). */
+  recovered(facts: EndpointHealthFacts): Promise<unknown>;
+}
+
+/** The URL as alerts and logs may show it: no user info, no query, no fragment. */
+export function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '(an unparsable URL)';
+  }
+}
+
+function duration(ms: number): string {
+  const hours = ms / 3_600_000;
+  if (hours >= 48) return `${Math.round(hours / 24)} days`;
+  if (hours >= 1) return `${Math.round(hours * 10) / 10} h`;
+  return `${Math.round(ms / 60_000)} min`;
+}
+
+/**
+ * Disables `endpoint` when it is still enabled; true when this call disabled it. Its pending
+ * deliveries stay pending and wait (docs/relay-delivery.md, "Disabling").
+ */
+export async function disableEndpoint(
+  db: Executor,
+  endpointRowId: number,
+  reason: string,
+  at: Date,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('relay_endpoints')
+    .set({ status: 'disabled', disabled_reason: reason, disabled_at: at.toISOString() })
+    .where('id', '=', endpointRowId)
+    .where('status', '=', 'enabled')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export interface HealthThresholds {
+  readonly failingAlertAfterMs: number;
+  readonly disableAfterMs: number;
+}
+
+/**
+ * Reads the enabled endpoints that have been failing long enough to matter (one query on the
+ * small endpoints table): disables those failing longer than `disableAfterMs`, and tells
+ * `listener` once about those failing longer than `failingAlertAfterMs`. `told` remembers, per
+ * endpoint, the run of failures already told (its `failing_since`).
+ */
+export async function checkEndpointHealth(
+  db: Executor,
+  listener: EndpointHealthListener,
+  thresholds: HealthThresholds,
+  now: Date,
+  told: Map<number, string>,
+): Promise<void> {
+  const alertBefore = new Date(now.getTime() - thresholds.failingAlertAfterMs).toISOString();
+  const failing = await db
+    .selectFrom('relay_endpoints')
+    .select(['id', 'endpoint_id', 'url', 'failing_since'])
+    .where('status', '=', 'enabled')
+    .where('failing_since', 'is not', null)
+    .where('failing_since', '<=', alertBefore)
+    .execute();
+  for (const endpoint of failing) {
+    const since = endpoint.failing_since!;
+    const failingMs = now.getTime() - Date.parse(since);
+    const facts = (reason: string): EndpointHealthFacts => ({
+      endpointId: endpoint.endpoint_id,
+      url: shownUrl(endpoint.url),
+      failingSince: since,
+      reason,
+    });
+    if (failingMs >= thresholds.disableAfterMs) {
+      const reason = `every delivery failed for ${duration(failingMs)} (since ${since}), longer than PAYSYNC_RELAY_DISABLE_AFTER`;
+      if (await disableEndpoint(db, endpoint.id, reason, now)) {
+        await listener.disabled(facts(reason));
+      }
+      continue;
+    }
+    if (told.get(endpoint.id) === since) continue;
+    told.set(endpoint.id, since);
+    await listener.failing(facts(`every delivery failed for ${duration(failingMs)}`));
+  }
+}
