@@ -11,6 +11,7 @@ import {
   shownUrl,
   type EndpointHealthFacts,
   type EndpointHealthListener,
+  type ToldHealth,
 } from './endpoint-health.ts';
 import { relayMessageBody } from './message-body.ts';
 import { postEvent, type PostOptions, type PostResult } from './post-event.ts';
@@ -94,7 +95,7 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
   const leaseMs = settings.timeoutMs + (deps.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS);
   const guard = deliveryGuard(settings, deps.environment);
   const inFlight = new Set<Promise<void>>();
-  const toldFailing = new Map<number, string>();
+  const told: ToldHealth = { failing: new Map(), unwell: new Set() };
   let stopped = true;
   let timer: NodeJS.Timeout | undefined;
   let claiming: Promise<void> | undefined;
@@ -102,6 +103,8 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
   let claimFailing = false;
   let upkeep: Promise<void> | undefined;
   let gaugeReadAt = -Infinity;
+  /** When each endpoint's success was last written (performance.now()). */
+  const successWrittenAt = new Map<number, number>();
 
   const tell = async (what: keyof EndpointHealthListener, facts: EndpointHealthFacts) => {
     if (!deps.health) return;
@@ -131,9 +134,15 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
     const endpoint = delivery.endpoint.endpointId;
     relayDeliveriesTotal.inc({ endpoint, outcome: result.outcome });
     relayAttemptSeconds.observe({ endpoint }, result.durationMs / 1000);
+    const touchEndpoint =
+      result.outcome === 'delivered' &&
+      (delivery.endpoint.failingSince !== null ||
+        performance.now() - (successWrittenAt.get(delivery.endpoint.id) ?? -Infinity) >= 1000);
+    if (touchEndpoint) successWrittenAt.set(delivery.endpoint.id, performance.now());
     const recorded = await recordAttempt(db, delivery, result, {
       attemptedAt,
       now: deps.now(),
+      touchEndpoint: result.outcome !== 'delivered' || touchEndpoint,
       ...(deps.random ? { random: deps.random } : {}),
     });
     logger.debug(
@@ -161,7 +170,8 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
       );
     }
     if (result.outcome === 'delivered' && delivery.endpoint.failingSince !== null) {
-      toldFailing.delete(delivery.endpoint.id);
+      told.failing.delete(delivery.endpoint.id);
+      told.unwell.delete(delivery.endpoint.id);
       await tell('recovered', facts('a delivery succeeded'));
     }
     if (recorded.disabledByGone) {
@@ -169,6 +179,7 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
         { endpoint, url: shownUrl(delivery.endpoint.url) },
         'relay: the endpoint answered 410 Gone and is disabled; its deliveries wait until it is enabled',
       );
+      told.unwell.add(delivery.endpoint.id);
       await tell('disabled', facts('the endpoint answered 410 Gone'));
     }
   };
@@ -184,7 +195,10 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
       })
       .finally(() => {
         inFlight.delete(running);
-        wake();
+        // Claim in batches: once half the slots are free (one claim query per batch, not per
+        // delivery), or at once when the delivery just finished may have unblocked its subject
+        // and nothing else is running.
+        if (inFlight.size <= settings.concurrency / 2) wake();
       });
     inFlight.add(running);
   };
@@ -232,7 +246,7 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
     upkeep = (async () => {
       const now = deps.now();
       if (deps.health) {
-        await checkEndpointHealth(db, deps.health, settings, now, toldFailing);
+        await checkEndpointHealth(db, deps.health, settings, now, told);
       }
       if (performance.now() - gaugeReadAt >= GAUGE_EVERY_MS) {
         gaugeReadAt = performance.now();

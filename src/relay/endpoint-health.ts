@@ -67,19 +67,47 @@ export interface HealthThresholds {
   readonly disableAfterMs: number;
 }
 
+/** What one process has told its listener, so it tells each thing once. */
+export interface ToldHealth {
+  /** Per endpoint row id, the run of failures (its `failing_since`) told as failing. */
+  readonly failing: Map<number, string>;
+  /** Endpoints told failing or disabled and not told recovered since. */
+  readonly unwell: Set<number>;
+}
+
 /**
  * Reads the enabled endpoints that have been failing long enough to matter (one query on the
  * small endpoints table): disables those failing longer than `disableAfterMs`, and tells
- * `listener` once about those failing longer than `failingAlertAfterMs`. `told` remembers, per
- * endpoint, the run of failures already told (its `failing_since`).
+ * `listener` once about those failing longer than `failingAlertAfterMs`. An endpoint this
+ * process told about that is enabled and no longer failing (a success raced the alert, or
+ * another process delivered) is told recovered.
  */
 export async function checkEndpointHealth(
   db: Executor,
   listener: EndpointHealthListener,
   thresholds: HealthThresholds,
   now: Date,
-  told: Map<number, string>,
+  told: ToldHealth,
 ): Promise<void> {
+  if (told.unwell.size > 0) {
+    const recovered = await db
+      .selectFrom('relay_endpoints')
+      .select(['id', 'endpoint_id', 'url'])
+      .where('id', 'in', [...told.unwell])
+      .where('status', '=', 'enabled')
+      .where('failing_since', 'is', null)
+      .execute();
+    for (const endpoint of recovered) {
+      told.unwell.delete(endpoint.id);
+      told.failing.delete(endpoint.id);
+      await listener.recovered({
+        endpointId: endpoint.endpoint_id,
+        url: shownUrl(endpoint.url),
+        failingSince: null,
+        reason: 'it is enabled and its last delivery succeeded',
+      });
+    }
+  }
   const alertBefore = new Date(now.getTime() - thresholds.failingAlertAfterMs).toISOString();
   const failing = await db
     .selectFrom('relay_endpoints')
@@ -100,12 +128,14 @@ export async function checkEndpointHealth(
     if (failingMs >= thresholds.disableAfterMs) {
       const reason = `every delivery failed for ${duration(failingMs)} (since ${since}), longer than PAYSYNC_RELAY_DISABLE_AFTER`;
       if (await disableEndpoint(db, endpoint.id, reason, now)) {
+        told.unwell.add(endpoint.id);
         await listener.disabled(facts(reason));
       }
       continue;
     }
-    if (told.get(endpoint.id) === since) continue;
-    told.set(endpoint.id, since);
+    if (told.failing.get(endpoint.id) === since) continue;
+    told.failing.set(endpoint.id, since);
+    told.unwell.add(endpoint.id);
     await listener.failing(facts(`every delivery failed for ${duration(failingMs)}`));
   }
 }

@@ -65,6 +65,7 @@ export {
   shownUrl,
   type EndpointHealthFacts,
   type EndpointHealthListener,
+  type ToldHealth,
 } from './endpoint-health.ts';
 export {
   refreshOldestPending,

@@ -1,4 +1,4 @@
-import type { Executor } from '../db/index.ts';
+import { dialectOfDb, type Executor } from '../db/index.ts';
 import type { ClaimedDelivery } from './claim-deliveries.ts';
 import type { PostResult } from './post-event.ts';
 import { nextAttemptAt } from './retry-schedule.ts';
@@ -43,7 +43,18 @@ export async function recordAttempt(
   db: Executor,
   delivery: ClaimedDelivery,
   result: PostResult,
-  times: { readonly attemptedAt: Date; readonly now: Date; readonly random?: () => number },
+  times: {
+    readonly attemptedAt: Date;
+    readonly now: Date;
+    readonly random?: () => number;
+    /**
+     * After a success, whether to write the endpoint's health (`last_success_at`, and
+     * `failing_since` cleared). The deliverer writes it after a failure run, and otherwise at
+     * most once a second per endpoint: a write per delivery would be the busiest row of all.
+     * @defaultValue true
+     */
+    readonly touchEndpoint?: boolean;
+  },
 ): Promise<RecordedAttempt> {
   const attempt = delivery.attempts + 1;
   const attemptedAt = times.attemptedAt.toISOString();
@@ -59,34 +70,47 @@ export async function recordAttempt(
   const next = gone ? now : (retryAt?.toISOString() ?? null);
   const error = storable(result.error, ERROR_CHARS);
 
-  return db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('relay_attempts')
-      .values({
-        delivery_id: delivery.id,
-        endpoint_id: delivery.endpoint.id,
-        event_id: delivery.event.id,
-        attempt,
-        attempted_at: attemptedAt,
-        duration_ms: result.durationMs,
-        outcome: result.outcome,
-        status_code: result.statusCode ?? null,
-        response_excerpt: storable(result.excerpt),
-        error,
-      })
+  const logRow = {
+    delivery_id: delivery.id,
+    endpoint_id: delivery.endpoint.id,
+    event_id: delivery.event.id,
+    attempt,
+    attempted_at: attemptedAt,
+    duration_ms: result.durationMs,
+    outcome: result.outcome,
+    status_code: result.statusCode ?? null,
+    response_excerpt: storable(result.excerpt),
+    error,
+  };
+  const outcome = {
+    state,
+    attempts: attempt,
+    claimed_until: null,
+    last_attempt_at: attemptedAt,
+    last_status: result.statusCode ?? null,
+    last_error: error,
+    ...(next !== null ? { next_attempt_at: next } : {}),
+    finished_at: state === 'pending' ? null : now,
+  };
+
+  if (delivered && times.touchEndpoint === false && dialectOfDb(db) === 'postgres') {
+    // The common case, in one statement (one round trip, atomic by itself): the log row
+    // written by a data-modifying CTE of the delivery's update.
+    await db
+      .with('logged', (qb) => qb.insertInto('relay_attempts').values(logRow))
+      .updateTable('relay_deliveries')
+      .set(outcome)
+      .where('id', '=', delivery.id)
+      .where('state', '=', 'pending')
       .execute();
+    return { state, attempt, nextAttemptAt: null, failingSince: null, disabledByGone: false };
+  }
+
+  return db.transaction().execute(async (trx) => {
+    await trx.insertInto('relay_attempts').values(logRow).execute();
     await trx
       .updateTable('relay_deliveries')
-      .set({
-        state,
-        attempts: attempt,
-        claimed_until: null,
-        last_attempt_at: attemptedAt,
-        last_status: result.statusCode ?? null,
-        last_error: error,
-        ...(next !== null ? { next_attempt_at: next } : {}),
-        finished_at: state === 'pending' ? null : now,
-      })
+      .set(outcome)
       .where('id', '=', delivery.id)
       .where('state', '=', 'pending')
       .execute();
@@ -103,6 +127,9 @@ export async function recordAttempt(
     }
 
     if (delivered) {
+      if (times.touchEndpoint === false) {
+        return { state, attempt, nextAttemptAt: null, failingSince: null, disabledByGone: false };
+      }
       await trx
         .updateTable('relay_endpoints')
         .set({ failing_since: null, last_success_at: now })

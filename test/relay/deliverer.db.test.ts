@@ -59,7 +59,7 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
         deliverTo: [endpoint.id],
       });
     }
-    await setup.startDeliverer({ timeoutMs: 300 });
+    await setup.startDeliverer({ timeoutMs: 1500 });
 
     // 500: the first of each subject is tried; the later ones wait behind it.
     await attemptsReach(endpoint, 2, 'the two heads answered 500');
@@ -93,8 +93,8 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
     await attemptsReach(endpoint, 4, 'the two heads timed out');
     log = await attempts(endpoint);
     expect(log.slice(2).map((a) => [a.outcome, a.status_code, a.attempt, a.error])).toEqual([
-      ['timeout', null, 2, 'timed out after 300 ms'],
-      ['timeout', null, 2, 'timed out after 300 ms'],
+      ['timeout', null, 2, 'timed out after 1500 ms'],
+      ['timeout', null, 2, 'timed out after 1500 ms'],
     ]);
 
     // 410: the endpoint is disabled at once, an alert raised, the deliveries stay pending.
