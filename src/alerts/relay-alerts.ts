@@ -1,4 +1,9 @@
-import { raiseAlert, resolveAlertsByKey, type AlertDependencies, type RaiseAlertInput } from './raise-alert.ts';
+import {
+  raiseAlert,
+  resolveAlertsByKey,
+  type AlertDependencies,
+  type RaiseAlertInput,
+} from './raise-alert.ts';
 
 /**
  * The relay's endpoint alerts (docs/alerts.md, docs/relay-delivery.md "Alerts"). The relay's

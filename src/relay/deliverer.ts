@@ -16,7 +16,11 @@ import {
 import { relayMessageBody } from './message-body.ts';
 import { postEvent, type PostOptions, type PostResult } from './post-event.ts';
 import { recordAttempt } from './record-attempt.ts';
-import { relayAttemptSeconds, relayDeliveriesTotal, refreshOldestPending } from './relay-metrics.ts';
+import {
+  relayAttemptSeconds,
+  relayDeliveriesTotal,
+  refreshOldestPending,
+} from './relay-metrics.ts';
 import { relaySignal } from './relay-signal.ts';
 import { signedHeaders } from './sign.ts';
 
@@ -111,7 +115,10 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
     try {
       await deps.health[what](facts);
     } catch (error) {
-      logger.warn({ endpoint: facts.endpointId, reason: reasonOf(error) }, `relay: cannot raise the ${what} alert`);
+      logger.warn(
+        { endpoint: facts.endpointId, reason: reasonOf(error) },
+        `relay: cannot raise the ${what} alert`,
+      );
     }
   };
 

@@ -48,7 +48,10 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
   it('500, a timeout, 410 (disabled, alert), enabled again: every event once, in order per subject, signed', async () => {
     let mode: 500 | 'hang' | 410 | 200 = 500;
     consumer = await startRelayConsumer([], () => mode, setup.now);
-    const endpoint = await insertEndpoint(setup.database.db, { url: consumer.url, at: setup.now() });
+    const endpoint = await insertEndpoint(setup.database.db, {
+      url: consumer.url,
+      at: setup.now(),
+    });
     consumer.secrets = [endpoint.secret];
     const plan = ['a#1', 'b#1', 'a#2', 'a#3', 'b#2'];
     for (const item of plan) {
@@ -230,11 +233,15 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
   });
 
   it('one stuck subject does not block another', async () => {
-    consumer = await startRelayConsumer([], (_, body) =>
-      (body.data as { item: string }).item.startsWith('stuck') ? 500 : 200,
+    consumer = await startRelayConsumer(
+      [],
+      (_, body) => ((body.data as { item: string }).item.startsWith('stuck') ? 500 : 200),
       setup.now,
     );
-    const endpoint = await insertEndpoint(setup.database.db, { url: consumer.url, at: setup.now() });
+    const endpoint = await insertEndpoint(setup.database.db, {
+      url: consumer.url,
+      at: setup.now(),
+    });
     consumer.secrets = [endpoint.secret];
     for (const item of ['stuck#1', 'free#1', 'stuck#2', 'free#2', 'free#3']) {
       await insertEvent(setup.database.db, {
@@ -266,7 +273,10 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
 
   it('two deliverers on one database never send one delivery twice at once, and keep the order', async () => {
     consumer = await startRelayConsumer([], () => 200, setup.now);
-    const endpoint = await insertEndpoint(setup.database.db, { url: consumer.url, at: setup.now() });
+    const endpoint = await insertEndpoint(setup.database.db, {
+      url: consumer.url,
+      at: setup.now(),
+    });
     consumer.secrets = [endpoint.secret];
     const subjects = 8;
     const perSubject = 6;
@@ -308,7 +318,10 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
       (_, body) => ((body.data as { item: string }).item === 't#1' ? 500 : 200),
       setup.now,
     );
-    const endpoint = await insertEndpoint(setup.database.db, { url: consumer.url, at: setup.now() });
+    const endpoint = await insertEndpoint(setup.database.db, {
+      url: consumer.url,
+      at: setup.now(),
+    });
     consumer.secrets = [endpoint.secret];
     for (const item of ['t#1', 't#2']) {
       await insertEvent(setup.database.db, {
@@ -319,7 +332,10 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
       });
     }
     // A large failing alert threshold: this test is about the schedule.
-    await setup.startDeliverer({ failingAlertAfterMs: 30 * 86_400_000, disableAfterMs: 60 * 86_400_000 });
+    await setup.startDeliverer({
+      failingAlertAfterMs: 30 * 86_400_000,
+      disableAfterMs: 60 * 86_400_000,
+    });
     const waits: number[] = [];
     for (let attempt = 1; attempt <= RETRY_SCHEDULE_MS.length; attempt += 1) {
       await attemptsReach(endpoint, attempt, `attempt ${attempt}`);
@@ -351,7 +367,10 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
   it('an endpoint failing for an hour raises one alert; failing too long disables it; a success resolves both', async () => {
     let failing = true;
     consumer = await startRelayConsumer([], () => (failing ? 500 : 200), setup.now);
-    const endpoint = await insertEndpoint(setup.database.db, { url: consumer.url, at: setup.now() });
+    const endpoint = await insertEndpoint(setup.database.db, {
+      url: consumer.url,
+      at: setup.now(),
+    });
     consumer.secrets = [endpoint.secret];
     await insertEvent(setup.database.db, {
       subject: 'transfer:h',
@@ -359,7 +378,10 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
       data: { item: 'h#1' },
       deliverTo: [endpoint.id],
     });
-    await setup.startDeliverer({ failingAlertAfterMs: 3600 * SECOND, disableAfterMs: 5 * 86_400_000 });
+    await setup.startDeliverer({
+      failingAlertAfterMs: 3600 * SECOND,
+      disableAfterMs: 5 * 86_400_000,
+    });
     await attemptsReach(endpoint, 1, 'the first failure');
     setup.advance(61 * 60 * SECOND);
     const failingAlert = await until(
@@ -414,7 +436,10 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
 
   it('the SSRF guard refuses a loopback URL in live, and delivers when it is allowed', async () => {
     consumer = await startRelayConsumer([], () => 200, setup.now);
-    const endpoint = await insertEndpoint(setup.database.db, { url: consumer.url, at: setup.now() });
+    const endpoint = await insertEndpoint(setup.database.db, {
+      url: consumer.url,
+      at: setup.now(),
+    });
     consumer.secrets = [endpoint.secret];
     await insertEvent(setup.database.db, {
       subject: 'transfer:g',

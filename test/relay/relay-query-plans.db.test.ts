@@ -26,7 +26,7 @@ const KNOWN_FULL_SCANS: readonly { readonly match: RegExp; readonly why: string 
   {
     match: /^select count\(\*\) as "count", min\("ev"\."created_at"\)/,
     why:
-      'retention\'s count of prunable relay_events: with most events past the cutoff PostgreSQL ' +
+      "retention's count of prunable relay_events: with most events past the cutoff PostgreSQL " +
       'hash-anti-joins them with every delivery; an index relay_deliveries (event_id) (a migration, ' +
       'for the integrator) makes it a probe per event. Once per retention run, not on the hot path.',
   },

@@ -83,7 +83,11 @@ describe(`relay retention on ${testDialect()}`, () => {
     await seedDelivery(endpoint.id, 'late-delivered', 60, 'delivered', 2);
     await seedDelivery(endpoint.id, 'recent', 1, 'delivered', 1);
     // An old event no endpoint was subscribed to.
-    await insertEvent(database.db, { subject: 'day:2026-09-01', at: ago(80), data: { item: 'nobody' } });
+    await insertEvent(database.db, {
+      subject: 'day:2026-09-01',
+      at: ago(80),
+      data: { item: 'nobody' },
+    });
 
     const settings = loadConfig({ PAYSYNC_RETENTION_RELAY_AFTER: '30d' }).retention;
     const plan = await planPruning(database.db, settings, NOW);

@@ -18,7 +18,10 @@ afterEach(async () => {
 describe(`sendTestEvent on ${testDialect()}`, () => {
   it('sends one signed ping and returns the answer; it records nothing', async () => {
     consumer = await startRelayConsumer([], () => 200, setup.now);
-    const endpoint = await insertEndpoint(setup.database.db, { url: consumer.url, at: setup.now() });
+    const endpoint = await insertEndpoint(setup.database.db, {
+      url: consumer.url,
+      at: setup.now(),
+    });
     consumer.secrets = [endpoint.secret];
     const result = await sendTestEvent(
       setup.database.db,
@@ -49,7 +52,10 @@ describe(`sendTestEvent on ${testDialect()}`, () => {
 
   it('answers a refused loopback URL in live with the guard’s reason, sending nothing', async () => {
     consumer = await startRelayConsumer([], () => 200, setup.now);
-    const endpoint = await insertEndpoint(setup.database.db, { url: consumer.url, at: setup.now() });
+    const endpoint = await insertEndpoint(setup.database.db, {
+      url: consumer.url,
+      at: setup.now(),
+    });
     const result = await sendTestEvent(
       setup.database.db,
       endpoint,

@@ -47,7 +47,8 @@ export function verifier(secret: string, clock: () => Date): Webhook {
   (webhook as unknown as { verifyTimestamp(header: string): Date }).verifyTimestamp = (header) => {
     const at = Number(header);
     if (!Number.isInteger(at)) throw new Error('Invalid Signature Headers');
-    if (Math.abs(clock().getTime() / 1000 - at) > 5 * 60) throw new Error('Message timestamp too old or new');
+    if (Math.abs(clock().getTime() / 1000 - at) > 5 * 60)
+      throw new Error('Message timestamp too old or new');
     return new Date(at * 1000);
   };
   return webhook;
