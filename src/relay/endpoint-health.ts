@@ -52,13 +52,16 @@ export async function disableEndpoint(
   endpointRowId: number,
   reason: string,
   at: Date,
+  /** Only while this run of failures goes on (a success in between clears it). */
+  failingSince?: string,
 ): Promise<boolean> {
-  const result = await db
+  let update = db
     .updateTable('relay_endpoints')
     .set({ status: 'disabled', disabled_reason: reason, disabled_at: at.toISOString() })
     .where('id', '=', endpointRowId)
-    .where('status', '=', 'enabled')
-    .executeTakeFirst();
+    .where('status', '=', 'enabled');
+  if (failingSince !== undefined) update = update.where('failing_since', '=', failingSince);
+  const result = await update.executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
@@ -111,14 +114,18 @@ export async function checkEndpointHealth(
   const alertBefore = new Date(now.getTime() - thresholds.failingAlertAfterMs).toISOString();
   const failing = await db
     .selectFrom('relay_endpoints')
-    .select(['id', 'endpoint_id', 'url', 'failing_since'])
+    .select(['id', 'endpoint_id', 'url', 'failing_since', 'updated_at'])
     .where('status', '=', 'enabled')
     .where('failing_since', 'is not', null)
     .where('failing_since', '<=', alertBefore)
     .execute();
   for (const endpoint of failing) {
     const since = endpoint.failing_since!;
-    const failingMs = now.getTime() - Date.parse(since);
+    // Failing counts from the last change of the endpoint too: one enabled again (or whose URL
+    // was fixed) gets a fresh period before it is alerted about or disabled again.
+    const counted = Math.max(Date.parse(since), Date.parse(endpoint.updated_at));
+    const failingMs = now.getTime() - counted;
+    if (failingMs < thresholds.failingAlertAfterMs) continue;
     const facts = (reason: string): EndpointHealthFacts => ({
       endpointId: endpoint.endpoint_id,
       url: shownUrl(endpoint.url),
@@ -127,7 +134,7 @@ export async function checkEndpointHealth(
     });
     if (failingMs >= thresholds.disableAfterMs) {
       const reason = `every delivery failed for ${duration(failingMs)} (since ${since}), longer than PAYSYNC_RELAY_DISABLE_AFTER`;
-      if (await disableEndpoint(db, endpoint.id, reason, now)) {
+      if (await disableEndpoint(db, endpoint.id, reason, now, since)) {
         told.unwell.add(endpoint.id);
         await listener.disabled(facts(reason));
       }

@@ -410,9 +410,15 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
     expect(row.disabled_reason).toContain('PAYSYNC_RELAY_DISABLE_AFTER');
 
     failing = false;
+    // Enabled again as `paysync endpoints enable` does: updated_at is the change's time.
     await setup.database.db
       .updateTable('relay_endpoints')
-      .set({ status: 'enabled', disabled_reason: null, disabled_at: null })
+      .set({
+        status: 'enabled',
+        disabled_reason: null,
+        disabled_at: null,
+        updated_at: setup.now().toISOString(),
+      })
       .where('id', '=', endpoint.id)
       .execute();
     // The head may have given up meanwhile; a new event shows the endpoint works again.
@@ -432,6 +438,14 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
       },
       { message: 'both alerts resolved' },
     );
+    // Enabled again, it is not disabled again by the old run of failures.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const after = await setup.database.db
+      .selectFrom('relay_endpoints')
+      .select(['status', 'failing_since'])
+      .where('id', '=', endpoint.id)
+      .executeTakeFirstOrThrow();
+    expect(after).toEqual({ status: 'enabled', failing_since: null });
   });
 
   it('the SSRF guard refuses a loopback URL in live, and delivers when it is allowed', async () => {
