@@ -16,6 +16,10 @@ export const ALERT_KINDS = [
   'discrepancy',
   /** An alert sink keeps failing; goes to the other sinks. */
   'sink_failing',
+  /** A relay endpoint has failed every delivery for `PAYSYNC_RELAY_FAILING_ALERT_AFTER`. */
+  'relay_endpoint_failing',
+  /** A relay endpoint was disabled: it answered 410 Gone, or failed `PAYSYNC_RELAY_DISABLE_AFTER`. */
+  'relay_endpoint_disabled',
   /** `paysync alerts test`. */
   'test',
 ] as const;
@@ -39,6 +43,8 @@ export const DEFAULT_SEVERITY: Readonly<Record<AlertKind, Severity>> = {
   webhook_backlog_full: 'critical',
   discrepancy: 'warning',
   sink_failing: 'critical',
+  relay_endpoint_failing: 'warning',
+  relay_endpoint_disabled: 'critical',
   test: 'info',
 };
 

@@ -32,6 +32,7 @@ export interface AlertMessage {
 
 /** `paysync show <id>` when the alert is about a resource, else where to look. */
 export function hintFor(subject: string | null, alertId: number | undefined): string {
+  if (subject?.startsWith('ep_')) return `paysync endpoints show ${subject}`;
   if (subject) return `paysync show ${subject}`;
   return alertId !== undefined
     ? `paysync alerts list --open (alert ${alertId})`

@@ -75,3 +75,9 @@ export {
   alertDeliveriesPrunable,
   pruneAlertDeliveries,
 } from './delivery-retention.ts';
+export {
+  relayEndpointAlerts,
+  relayEndpointDisabledAlert,
+  relayEndpointFailingAlert,
+  type RelayEndpointFacts,
+} from './relay-alerts.ts';

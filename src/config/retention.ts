@@ -16,6 +16,11 @@ export const RETENTION_VARIABLES = {
   PAYSYNC_RETENTION_RUNS_AFTER: durationOrOff('90d'),
   /** A delivered (or given-up) alert message is deleted this long after it was created. @defaultValue `90d` */
   PAYSYNC_RETENTION_ALERT_DELIVERIES_AFTER: durationOrOff('90d'),
+  /**
+   * The relay's delivery log, finished deliveries and events no delivery needs are deleted
+   * this long after they were attempted, finished or created. @defaultValue `30d`
+   */
+  PAYSYNC_RETENTION_RELAY_AFTER: durationOrOff('30d'),
 };
 
 /** How long each pruned table keeps its rows, in ms; undefined keeps them for ever (`off`). */
@@ -28,6 +33,8 @@ export interface RetentionPeriods {
   readonly scheduledRuns: number | undefined;
   /** @defaultValue 90 days */
   readonly alertDeliveries: number | undefined;
+  /** @defaultValue 30 days */
+  readonly relay: number | undefined;
 }
 
 export interface RetentionSettings {
@@ -47,6 +54,7 @@ export function retentionSettings(e: Parsed<typeof RETENTION_VARIABLES>): Retent
       outbox: e.PAYSYNC_RETENTION_OUTBOX_AFTER,
       scheduledRuns: e.PAYSYNC_RETENTION_RUNS_AFTER,
       alertDeliveries: e.PAYSYNC_RETENTION_ALERT_DELIVERIES_AFTER,
+      relay: e.PAYSYNC_RETENTION_RELAY_AFTER,
     }),
   });
 }

@@ -8,6 +8,7 @@ import {
   AlertRulesError,
   createAlertDeliverer,
   createAlertRuntime,
+  relayEndpointAlerts,
   type AlertRuntime,
   type AlertRuntimeOptions,
 } from '../alerts/index.ts';
@@ -27,6 +28,7 @@ import { createOutboxDispatcher, type OutboxDispatcher } from '../outbox/index.t
 import { lastSuccessByTask } from '../runs/index.ts';
 import { mountOps } from '../ops/index.ts';
 import { createQueues, type Queues } from '../queues/index.ts';
+import { createRelayDeliverer, type RelayDeliverer } from '../relay/index.ts';
 import { checkReadiness, createReceiverServer, type ReceiverServer } from '../receiver/index.ts';
 import { CredentialGuard, type CredentialCheck } from '../reconcile/index.ts';
 import { clientOptionsFromConfig, createUpstreamClient } from '../upstream/index.ts';
@@ -52,6 +54,8 @@ export interface DaemonOptions {
   readonly notFoundAttempts?: number;
   /** How often the outbox dispatcher polls without a wake-up, in ms. @defaultValue 1000 */
   readonly outboxPollMs?: number;
+  /** How often the relay deliverer polls without a wake-up, in ms. @defaultValue 1000 */
+  readonly relayPollMs?: number;
   /**
    * The clock every job reads: resolved here, once, and passed down. Tests move it.
    * @defaultValue the machine's clock
@@ -78,6 +82,8 @@ export interface Daemon {
   readonly workers: WorkerPool | undefined;
   /** The outbox dispatcher of the workers role (hands follow-ups to BullMQ). */
   readonly outbox: OutboxDispatcher | undefined;
+  /** The relay deliverer of the workers role (POSTs events to the merchant's endpoints). */
+  readonly relay: RelayDeliverer | undefined;
   /** The `/metrics`, `/healthz`, `/readyz` server of a process without the receiver role. */
   readonly metricsServer: MetricsServer | undefined;
   /** Set once the workers started: what the start-up credential check found. */
@@ -200,6 +206,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const components: Component[] = [resources];
   let workers: WorkerPool | undefined;
   let outbox: OutboxDispatcher | undefined;
+  let relay: RelayDeliverer | undefined;
   let credentialCheck: CredentialCheck | undefined;
   let receiver: ReceiverServer | undefined;
   let metricsServer: MetricsServer | undefined;
@@ -295,6 +302,17 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         ...(options.outboxPollMs !== undefined ? { pollMs: options.outboxPollMs } : {}),
       });
       components.push(outbox);
+      // Every worker process delivers: the database leases spread the deliveries among them.
+      relay = createRelayDeliverer({
+        db,
+        settings: config.relay,
+        environment: config.environment,
+        logger,
+        now,
+        health: relayEndpointAlerts({ db, alerts }),
+        ...(options.relayPollMs !== undefined ? { pollMs: options.relayPollMs } : {}),
+      });
+      components.push(relay);
       const pollMs = options.alerts?.pollMs;
       components.push(
         createAlertDeliverer(
@@ -356,6 +374,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     receiver,
     workers,
     outbox,
+    relay,
     metricsServer,
     credentialCheck: () => credentialCheck,
   };

@@ -49,3 +49,33 @@ export { notifyRelay, relaySignal } from './relay-signal.ts';
 // --- endpoints: add, list, enable/disable, rotate, replay, pending ---
 
 // --- delivery: signing, retry schedule, the deliverer, metrics ---
+export {
+  createRelayDeliverer,
+  deliveryGuard,
+  signingSecrets,
+  type RelayDeliverer,
+  type RelayDelivererDeps,
+} from './deliverer.ts';
+export { claimDueDeliveries, type ClaimedDelivery, type ClaimOptions } from './claim-deliveries.ts';
+export { recordAttempt, type RecordedAttempt } from './record-attempt.ts';
+export { MAX_ATTEMPTS, nextAttemptAt, RETRY_JITTER, RETRY_SCHEDULE_MS } from './retry-schedule.ts';
+export {
+  checkEndpointHealth,
+  disableEndpoint,
+  shownUrl,
+  type EndpointHealthFacts,
+  type EndpointHealthListener,
+  type ToldHealth,
+} from './endpoint-health.ts';
+export {
+  refreshOldestPending,
+  relayAttemptSeconds,
+  relayDeliveriesTotal,
+  relayOldestPendingSeconds,
+} from './relay-metrics.ts';
+export { sendTestEvent } from './send-test-event.ts';
+export {
+  RELAY_ATTEMPTS_RETENTION,
+  RELAY_DELIVERIES_RETENTION,
+  RELAY_EVENTS_RETENTION,
+} from './relay-retention.ts';

@@ -4,6 +4,7 @@ import type { PrunableTable } from '../db/index.ts';
 import { INBOX_BODIES_RETENTION } from '../inbox/index.ts';
 import { OUTBOX_RETENTION } from '../outbox/index.ts';
 import { RUN_RECORDS_RETENTION } from '../runs/index.ts';
+import { RELAY_RETENTION_TARGETS } from './relay-retention-targets.ts';
 
 /**
  * One table that grows with traffic and what retention does to it. The statements live in the
@@ -53,4 +54,5 @@ export const RETENTION_POLICY: readonly RetentionTarget[] = [
     variable: 'PAYSYNC_RETENTION_ALERT_DELIVERIES_AFTER',
     rule: 'delivered or given-up messages are deleted; pending ones and retries never are',
   },
+  ...RELAY_RETENTION_TARGETS,
 ];

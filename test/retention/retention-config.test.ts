@@ -13,6 +13,7 @@ describe('retention configuration', () => {
       outbox: 30 * DAY,
       scheduledRuns: 90 * DAY,
       alertDeliveries: 90 * DAY,
+      relay: 30 * DAY,
     });
     expect(retention.batchSize).toBe(500);
     const entry = cronTable(loadConfig({})).find((e) => e.task === 'retention');
@@ -34,6 +35,7 @@ describe('retention configuration', () => {
     ['PAYSYNC_RETENTION_INBOX_BODY_AFTER', '30', 'a duration such as 30d, 12h or 15m, or off'],
     ['PAYSYNC_RETENTION_OUTBOX_AFTER', '0d', 'a duration such as 30d, 12h or 15m, or off'],
     ['PAYSYNC_RETENTION_ALERT_DELIVERIES_AFTER', 'never', 'a duration such as 90d'],
+    ['PAYSYNC_RETENTION_RELAY_AFTER', '30', 'a duration such as 30d, 12h or 15m, or off'],
     ['PAYSYNC_RETENTION_BATCH', '0', 'at least 1'],
     ['PAYSYNC_RETENTION_CRON', 'hourly', 'cron expression'],
   ])('refuses %s=%s naming the variable', (variable, value, reason) => {
