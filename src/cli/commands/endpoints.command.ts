@@ -547,10 +547,7 @@ Exit codes: 0 listed (also when nothing is pending), 1 no such endpoint, 2 bad f
               {
                 header: 'LAST ERROR',
                 value: (r) =>
-                  oneLine(
-                    r.lastError ?? (r.lastStatus === null ? '' : `HTTP ${r.lastStatus}`),
-                    50,
-                  ),
+                  oneLine(r.lastError ?? (r.lastStatus === null ? '' : `HTTP ${r.lastStatus}`), 50),
               },
               { header: 'NEXT', value: (r) => formatTime(r.nextAttemptAt) },
             ],
