@@ -47,6 +47,30 @@ describe('paysync endpoints', () => {
     return result;
   };
 
+  it('--help names every subcommand, and a subcommand says what it does and how it exits', async () => {
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    for (const sub of [
+      'add',
+      'list',
+      'show',
+      'disable',
+      'enable',
+      'delete',
+      'rotate-secret',
+      'test',
+      'replay',
+      'pending',
+    ]) {
+      expect(help.stdout).toMatch(new RegExp(`^  ${sub}\\b`, 'm'));
+    }
+    const replay = await run(['replay', '--help']);
+    expect(replay.code).toBe(0);
+    expect(replay.stdout).toContain('--since <time>');
+    expect(replay.stdout).toContain('same webhook-id');
+    expect(replay.stdout).toContain('Exit codes: 0 queued');
+  });
+
   it('add prints the id and the secret once; --json gives both', async () => {
     const added = await run([
       'add',
