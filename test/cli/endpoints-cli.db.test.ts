@@ -13,7 +13,10 @@ import {
 let database: TestDatabase;
 let env: Record<string, string>;
 let consumer: Awaited<ReturnType<typeof startConsumer>>;
-let consumerAnswer = { status: 200, body: 'thanks' };
+/** Set to force an answer; otherwise the consumer verifies the signature like a merchant would. */
+let consumerAnswer: { status: number; body: string } | undefined;
+/** The secrets the consumer accepts (the endpoint's, once added). */
+const consumerSecrets: string[] = [];
 
 const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
 
@@ -21,7 +24,18 @@ beforeAll(async () => {
   database = await freshDatabase();
   // Debug logging: whatever a command logs, a secret must not be in it.
   env = { PAYSYNC_DATABASE_URL: database.url, PAYSYNC_LOG_LEVEL: 'debug' };
-  consumer = await startConsumer(() => consumerAnswer);
+  consumer = await startConsumer((request) => {
+    if (consumerAnswer) return consumerAnswer;
+    const verified = consumerSecrets.some((each) => {
+      try {
+        new Webhook(each).verify(request.body, request.headers as Record<string, string>);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    return verified ? { status: 200, body: 'thanks' } : { status: 401, body: 'bad signature' };
+  });
 });
 afterAll(async () => {
   await consumer?.close();
@@ -91,6 +105,7 @@ describe('paysync endpoints', () => {
     id = match![1]!;
     secret = /^\s+(whsec_\S+)$/m.exec(added.stdout)![1]!;
     secrets.push(secret);
+    consumerSecrets.push(secret);
     expect(added.stdout).toContain('It is shown only now');
 
     const json = await run(['add', '--url', `${consumer.url}/two`, '--json']);
@@ -222,7 +237,7 @@ describe('paysync endpoints', () => {
         excerpt: 'maintenance',
       });
     } finally {
-      consumerAnswer = { status: 200, body: 'thanks' };
+      consumerAnswer = undefined;
     }
   });
 
@@ -233,7 +248,10 @@ describe('paysync endpoints', () => {
     secrets.push(fresh);
     expect(fresh).not.toBe(secret);
     expect(rotated.stdout).toMatch(/keeps signing too until \d{4}-\d{2}-\d{2}T/);
-    await run(['test', id]);
+    // A consumer that knows only the old secret, then only the new one, accepts both pings.
+    expect((await run(['test', id])).stdout).toContain('delivered 200');
+    consumerSecrets.splice(0, consumerSecrets.length, fresh);
+    expect((await run(['test', id])).stdout).toContain('delivered 200');
     const request = consumer.received.at(-1)!;
     for (const each of [fresh, secret]) {
       expect(() =>
@@ -339,6 +357,37 @@ describe('paysync endpoints', () => {
       });
       const typed = await run(['replay', id, '--since', '31h', '--type', 'refund.*']);
       expect(typed.stdout).toContain('0 events emitted since');
+    });
+
+    it('a large replay works in batches and shows progress on stderr', async () => {
+      const at = hoursAgo(40);
+      const rows = Array.from({ length: 1_200 }, (_, i) => ({
+        event_id: `evt_bulk${String(i).padStart(5, '0')}`,
+        type: 'transfer.succeeded',
+        subject: `transfer:tr_bulk${i % 300}`,
+        dedupe_key: `test:bulk:${i}`,
+        environment: 'sandbox',
+        occurred_at: at,
+        data: '{}',
+        created_at: at,
+      }));
+      for (let i = 0; i < rows.length; i += 200) {
+        await database.db
+          .insertInto('relay_events')
+          .values(rows.slice(i, i + 200))
+          .execute();
+      }
+      const result = await run(['replay', id, '--since', hoursAgo(41), '--type', 'transfer.*']);
+      expect(result.code).toBe(0);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/^endpoints replay: 500\/\d+ events \(\d+%\)$/),
+        expect.stringMatching(/^endpoints replay: 1000\/\d+ events \(\d+%\)$/),
+        expect.stringMatching(/^endpoints replay: (\d+)\/\1 events \(100%\)$/),
+      ]);
+      expect(result.stdout).toContain('1200 new');
+      const queued = await deliveriesOf(database.db, id);
+      const bulk = queued.filter((row) => row.eventId.startsWith('evt_bulk'));
+      expect(bulk.map((row) => row.eventId)).toEqual(rows.map((row) => row.event_id));
     });
 
     it('refuses bad replay flags in one line: exit 2; an unknown event exits 1', async () => {
