@@ -418,10 +418,10 @@ export const endpointView = z
     description: z.string().nullable(),
     events: z.array(z.string()).nullable().meta({ description: 'Null: every type' }),
     status: z.enum(['enabled', 'disabled']),
-    disabledReason: z
-      .string()
-      .nullable()
-      .meta({ description: '`operator`, `gone` (answered 410), `failing` (failed too long)' }),
+    disabledReason: z.string().nullable().meta({
+      description:
+        '`operator` when disabled by hand; the deliverer gives its own (a 410, failing too long)',
+    }),
     disabledAt: z.string().nullable(),
     failingSince: z.string().nullable(),
     lastSuccessAt: z.string().nullable(),

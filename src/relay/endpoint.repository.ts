@@ -17,7 +17,7 @@ export interface EndpointView {
   readonly events: readonly string[] | null;
   /** `enabled` or `disabled`. */
   readonly status: 'enabled' | 'disabled';
-  /** `operator`, `gone` (the endpoint answered 410), `failing` (failed too long); null when enabled. */
+  /** `operator` when disabled by hand; the deliverer's own on a 410 or failing too long; null when enabled. */
   readonly disabledReason: string | null;
   readonly disabledAt: string | null;
   /** Start of the current run of failed attempts; null after a success. */
