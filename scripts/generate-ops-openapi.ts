@@ -25,6 +25,8 @@ const TAGS: Record<string, string> = {
   exports: 'Closed periods and export files',
   receipts: 'Receipts as sandboxed HTML',
   replay: 'Running inbox events through the workers again',
+  endpoints:
+    "The relay's endpoints: signed events to the merchant's systems (docs/relay-endpoints.md)",
 };
 
 const error = (description: string): ResponseConfig => ({
@@ -55,7 +57,7 @@ function route(definition: OpsRouteDefinition): RouteConfig {
             content: { 'application/json': { schema: definition.response } },
           };
   const responses: Record<number, ResponseConfig> = {
-    200: success,
+    [definition.successStatus ?? 200]: success,
     401: error('No token, or a wrong one (no detail is given)'),
   };
   if (definition.params || definition.query || definition.body) {

@@ -7,6 +7,7 @@ import { backfillCommand } from './commands/backfill.command.ts';
 import { alertsCommand } from './commands/alerts.command.ts';
 import { demoCommand } from './commands/demo.command.ts';
 import { doctorCommand } from './commands/doctor.command.ts';
+import { endpointsCommand } from './commands/endpoints.command.ts';
 import { exportCommand } from './commands/export.command.ts';
 import { closeCommand } from './commands/close.command.ts';
 import { reopenCommand } from './commands/reopen.command.ts';
@@ -58,6 +59,7 @@ export function buildProgram(): Command {
     listCommand(),
     showCommand(),
     webhooksCommand(),
+    endpointsCommand(),
     replayCommand(),
     balancesCommand(),
     adjustCommand(),

@@ -36,6 +36,7 @@ import { decodeCursor, pageOf } from './page-cursor.ts';
 import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES, type OptionalPart } from './ops-features.ts';
 import { expressPathOf, OPS_ROUTES, type OpsOperationId } from './ops-routes.ts';
 import { serveReceiptHtml } from './serve-receipt.ts';
+import { endpointHandlers } from './endpoints-api.ts';
 import { exportContentType } from './export-content-type.ts';
 
 function query<T extends z.ZodObject>(schema: T, request: Request): z.output<T> {
@@ -86,6 +87,7 @@ function apiHandlers(
       response.json({ data: { id, [action === 'ack' ? 'acked' : 'resolved']: true } });
     };
   return {
+    ...endpointHandlers(deps),
     getItem: async (request, response) => {
       const { id } = parseParameters(idParam, request.params, 'path');
       const item = await readItem(ctx, id);

@@ -5,7 +5,11 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import { createApiRouter } from './api-router.ts';
 import { createDashboardRouter } from './dashboard-router.ts';
 import { AdminTokens, bearerToken, opsRefusals } from './ops-auth.ts';
-import type { OpsDependencies, ResolvedOpsDependencies } from './ops-dependencies.ts';
+import {
+  STRICT_RELAY_RULES,
+  type OpsDependencies,
+  type ResolvedOpsDependencies,
+} from './ops-dependencies.ts';
 import { sendOpsError } from './ops-errors.ts';
 import { opsFeatures } from './ops-features.ts';
 import { OPS_API_BASE } from './ops-routes.ts';
@@ -21,6 +25,7 @@ export const QUEUE_BOARD_PATH = '/admin/queues';
 export function createOpsRouter(options: OpsDependencies): Router {
   const deps: ResolvedOpsDependencies = {
     ...options,
+    relay: options.relay ?? STRICT_RELAY_RULES,
     features:
       options.features ??
       opsFeatures({

@@ -20,6 +20,7 @@ export const PANELS = [
   ['/balances', 'Balances'],
   ['/pipeline', 'Pipeline'],
   ['/exports', 'Exports'],
+  ['/endpoints', 'Endpoints'],
   ['/admin/queues', 'Queues'],
 ] as const;
 

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { resolveDiscrepancy } from '../ledger/index.ts';
+import { disableEndpoint, enableEndpoint, EndpointError } from '../relay/index.ts';
 import { replayInboxEvents } from '../replay/index.ts';
 import { balancesPage } from './balances.page.ts';
 import {
@@ -16,6 +17,7 @@ import {
 } from './ops-auth.ts';
 import { CsrfTokens } from './csrf-token.ts';
 import { page, type DashboardView, type PageAnswer } from './dashboard-layout.ts';
+import { endpointsPage } from './endpoints.page.ts';
 import { exportsPage } from './exports.page.ts';
 import { html } from './html.ts';
 import { itemPage } from './item.page.ts';
@@ -184,6 +186,7 @@ export function createDashboardRouter(
     ['/balances', balancesPage],
     ['/pipeline', pipelinePage],
     ['/exports', exportsPage],
+    ['/endpoints', endpointsPage],
   ];
   for (const [path, render] of pages) {
     authed.get(
@@ -258,6 +261,24 @@ export function createDashboardRouter(
       }
       const back = typeof body.back === 'string' ? `/items/${encodeURIComponent(body.back)}` : '/';
       response.redirect(303, back);
+    }),
+  );
+  authed.post(
+    '/actions/endpoints/:id/:action',
+    form,
+    requireCsrf,
+    wrap(async (request, response) => {
+      const id = String(request.params.id);
+      const action = request.params.action === 'enable' ? enableEndpoint : disableEndpoint;
+      if (request.params.action === 'enable' || request.params.action === 'disable') {
+        try {
+          await action(deps.db, id, deps.now());
+        } catch (error) {
+          // An endpoint deleted meanwhile: the page shows what is left.
+          if (!(error instanceof EndpointError)) throw error;
+        }
+      }
+      response.redirect(303, '/endpoints');
     }),
   );
   router.use(authed);

@@ -57,6 +57,7 @@ export function mountOps(options: {
     queues: options.queues,
     receiptsDir: config.receipts.dir,
     exportsDir: config.exports.dir,
+    relay: config.relay,
     ...(options.alerts ? { alerts: options.alerts } : {}),
     ...(options.features ? { features: options.features } : {}),
   });

@@ -349,3 +349,223 @@ export const verdictPage = page(verdictSummary, 'VerdictPage');
 export const alertPage = page(alertView, 'AlertPage');
 export const runPage = page(runView, 'RunPage');
 export const exportPage = page(exportView, 'ExportFilePage');
+
+// --- the relay's endpoints (docs/relay-endpoints.md) ---
+
+export const endpointIdParam = z.object({
+  id: z
+    .string()
+    .regex(/^ep_[0-9a-f]{20}$/, 'must be an endpoint id: ep_ and 20 hex digits')
+    .meta({ description: 'The endpoint id', example: 'ep_5f0c1e2d3a4b5c6d7e8f' }),
+});
+
+const typePatterns = z
+  .array(z.string().max(100))
+  .max(50, 'must list at most 50 patterns')
+  .meta({
+    description:
+      'Event types or patterns: `day.verdict`, `transfer.*`, `*` (see docs/relay.md for the catalog)',
+    example: ['transfer.*', 'day.verdict'],
+  });
+
+export const endpointAddBody = z
+  .strictObject({
+    url: z
+      .string()
+      .min(1, 'must be a URL')
+      .max(2000, 'must be at most 2000 characters')
+      .meta({ description: 'https:// address of the receiving system' }),
+    events: typePatterns
+      .optional()
+      .meta({ description: 'The types it receives; absent or empty: every type' }),
+    description: z.string().max(500, 'must be at most 500 characters').optional(),
+  })
+  .meta({ id: 'EndpointRequest', description: 'A new endpoint' });
+
+export const endpointReplayBody = z
+  .strictObject({
+    since: isoDateTime.optional().meta({ description: 'Every event emitted since this instant' }),
+    types: typePatterns
+      .optional()
+      .meta({ description: 'With `since`: only these types (besides the subscription)' }),
+    event: z
+      .string()
+      .regex(/^evt_[0-9A-Za-z_]+$/, 'must be an event id (evt_…)')
+      .optional()
+      .meta({ description: 'One event by id, instead of `since`' }),
+  })
+  .refine((body) => (body.since === undefined) !== (body.event === undefined), {
+    message: 'give exactly one of since or event',
+  })
+  .refine((body) => body.event === undefined || body.types === undefined, {
+    message: 'types goes with since, not with event',
+  })
+  .meta({
+    id: 'EndpointReplayRequest',
+    description: 'Which events to send the endpoint again (its subscription still applies)',
+  });
+
+export const pendingQuery = pageQuery.extend({
+  endpoint: endpointIdParam.shape.id
+    .optional()
+    .meta({ description: 'Only this endpoint; every endpoint when absent' }),
+});
+
+export const endpointView = z
+  .object({
+    id: z.string().meta({ example: 'ep_5f0c1e2d3a4b5c6d7e8f' }),
+    url: z.string(),
+    description: z.string().nullable(),
+    events: z.array(z.string()).nullable().meta({ description: 'Null: every type' }),
+    status: z.enum(['enabled', 'disabled']),
+    disabledReason: z.string().nullable().meta({
+      description:
+        '`operator` when disabled by hand; the deliverer gives its own (a 410, failing too long)',
+    }),
+    disabledAt: z.string().nullable(),
+    failingSince: z.string().nullable(),
+    lastSuccessAt: z.string().nullable(),
+    previousSecretExpiresAt: z
+      .string()
+      .nullable()
+      .meta({ description: 'After a rotation: until when the previous secret also signs' }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Endpoint', description: 'An endpoint; its secret is never part of it' });
+
+const attemptCounts = z.object({
+  delivered: z.number().int(),
+  failed: z.number().int(),
+  timeout: z.number().int(),
+  error: z.number().int(),
+  gone: z.number().int(),
+});
+
+export const endpointHealth = z
+  .object({
+    state: z.enum(['healthy', 'failing', 'disabled']),
+    failingSince: z.string().nullable(),
+    lastSuccessAt: z.string().nullable(),
+    pending: z.number().int().meta({ description: 'Deliveries not yet made' }),
+    oldestPendingAt: z
+      .string()
+      .nullable()
+      .meta({ description: 'When the oldest pending event was emitted' }),
+    oldestPendingAgeMs: z.number().int().nullable(),
+    last24h: attemptCounts.meta({ description: 'Attempts of the last 24 hours by outcome' }),
+  })
+  .meta({ id: 'EndpointHealth' });
+
+export const deliveryAttempt = z
+  .object({
+    attemptedAt: z.string(),
+    eventId: z.string(),
+    eventType: z.string(),
+    subject: z.string().nullable(),
+    attempt: z.number().int(),
+    outcome: z.string().meta({ description: '`delivered`, `failed`, `timeout`, `error`, `gone`' }),
+    statusCode: z.number().int().nullable(),
+    durationMs: z.number().int(),
+    excerpt: z
+      .string()
+      .nullable()
+      .meta({ description: 'At most 1 KB of the answer, as text (never HTML)' }),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'DeliveryAttempt', description: 'One POST of the delivery log' });
+
+export const undelivered = z
+  .object({
+    endpoint: z.string(),
+    eventId: z.string(),
+    type: z.string(),
+    subject: z.string().nullable(),
+    emittedAt: z.string(),
+    state: z.enum(['pending', 'gave_up']),
+    attempts: z.number().int(),
+    lastStatus: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    lastAttemptAt: z.string().nullable(),
+    nextAttemptAt: z.string().nullable().meta({ description: 'Null once given up' }),
+  })
+  .meta({ id: 'UndeliveredEvent', description: 'A pending or given-up delivery' });
+
+const endpointWithHealth = z
+  .object({ endpoint: endpointView, health: endpointHealth })
+  .meta({ id: 'EndpointWithHealth' });
+
+export const endpointPage = page(endpointWithHealth, 'EndpointPage');
+export const deliveryAttemptPage = page(deliveryAttempt, 'DeliveryAttemptPage');
+export const undeliveredPage = page(undelivered, 'UndeliveredEventPage');
+
+export const endpointCreated = z
+  .object({
+    data: z.object({
+      endpoint: endpointView,
+      secret: z
+        .string()
+        .meta({ description: 'The `whsec_…` signing secret: answered this once, never again' }),
+    }),
+  })
+  .meta({ id: 'EndpointCreated' });
+
+export const endpointDetailBody = z
+  .object({
+    data: z.object({
+      endpoint: endpointView,
+      health: endpointHealth,
+      attempts: z.array(deliveryAttempt).meta({ description: 'The last 20, newest first' }),
+    }),
+  })
+  .meta({ id: 'EndpointDetail' });
+
+export const endpointBody = z.object({ data: endpointView }).meta({ id: 'EndpointAnswer' });
+
+export const endpointEnabledBody = z
+  .object({
+    data: z.object({
+      endpoint: endpointView,
+      pending: z.number().int().meta({ description: 'Pending deliveries now due' }),
+    }),
+  })
+  .meta({ id: 'EndpointEnabled' });
+
+export const endpointRotatedBody = z
+  .object({
+    data: z.object({
+      endpoint: endpointView,
+      secret: z.string().meta({ description: 'The new secret: answered this once, never again' }),
+      previousValidUntil: z.string(),
+    }),
+  })
+  .meta({ id: 'EndpointRotated' });
+
+export const endpointDeletedBody = z
+  .object({ data: z.object({ deleted: endpointView }) })
+  .meta({ id: 'EndpointDeleted' });
+
+export const endpointPingBody = z
+  .object({
+    data: z.object({
+      eventId: z.string().meta({ description: "The ping's webhook-id (not stored)" }),
+      outcome: z.enum(['delivered', 'failed', 'timeout', 'error', 'gone']),
+      statusCode: z.number().int().optional(),
+      durationMs: z.number().int(),
+      excerpt: z.string().optional().meta({ description: 'At most 1 KB of the answer, as text' }),
+      error: z.string().optional(),
+    }),
+  })
+  .meta({ id: 'EndpointPing', description: 'How the endpoint answered a signed `ping`' });
+
+export const endpointReplayResult = z
+  .object({
+    data: z.object({
+      matched: z.number().int(),
+      created: z.number().int(),
+      reset: z.number().int(),
+      alreadyPending: z.number().int(),
+      endpointEnabled: z.boolean(),
+    }),
+  })
+  .meta({ id: 'EndpointReplayResult' });

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AlertRuntime } from '../alerts/index.ts';
+import type { RelaySettings } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import type { Clock } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
@@ -28,9 +29,24 @@ export interface OpsDependencies {
   readonly exportsDir?: string;
   /** @defaultValue `opsFeatures({ alerts, receiptsDir, exports })` */
   readonly features?: OpsFeatures;
+  /**
+   * The relay's URL rules and timeout, for adding and testing endpoints.
+   * @defaultValue {@link STRICT_RELAY_RULES}
+   */
+  readonly relay?: Pick<RelaySettings, 'allowHttp' | 'allowedHosts' | 'timeoutMs'>;
   /** Set the cookie's Secure flag (behind HTTPS). @defaultValue false */
   readonly secureCookie?: boolean;
 }
 
+/** Without relay settings: https only in live, no internal address, 15 s. */
+export const STRICT_RELAY_RULES = Object.freeze({
+  allowHttp: false,
+  allowedHosts: Object.freeze([] as string[]),
+  timeoutMs: 15_000,
+});
+
 /** {@link OpsDependencies} with the defaults merged (see createOpsRouter). */
-export type ResolvedOpsDependencies = OpsDependencies & { readonly features: OpsFeatures };
+export type ResolvedOpsDependencies = OpsDependencies & {
+  readonly features: OpsFeatures;
+  readonly relay: NonNullable<OpsDependencies['relay']>;
+};

@@ -4,7 +4,20 @@ import {
   alertPage,
   balancesBody,
   dateParam,
+  deliveryAttemptPage,
   discrepancyPage,
+  endpointAddBody,
+  endpointBody,
+  endpointCreated,
+  endpointDeletedBody,
+  endpointDetailBody,
+  endpointEnabledBody,
+  endpointIdParam,
+  endpointPage,
+  endpointPingBody,
+  endpointReplayBody,
+  endpointReplayResult,
+  endpointRotatedBody,
   exportFileParam,
   exportPage,
   exportQuery,
@@ -13,6 +26,7 @@ import {
   itemView,
   numericIdParam,
   pageQuery,
+  pendingQuery,
   recordPage,
   replayBody,
   replayResult,
@@ -21,12 +35,13 @@ import {
   resourceQuery,
   runPage,
   snapshotPage,
+  undeliveredPage,
   verdictPage,
 } from './ops-api.schema.ts';
 
 /** One route of the ops API as the OpenAPI document describes it. */
 export interface OpsRouteDefinition {
-  readonly method: 'get' | 'post';
+  readonly method: 'get' | 'post' | 'delete';
   /** OpenAPI template (`{id}`). */
   readonly path: string;
   readonly operationId: string;
@@ -37,6 +52,8 @@ export interface OpsRouteDefinition {
   readonly body?: z.ZodType;
   /** JSON answer; `html` for a receipt, `download` for an export file. */
   readonly response: z.ZodType | 'html' | 'download';
+  /** The status of success. @defaultValue 200 */
+  readonly successStatus?: 200 | 201;
   /** Whether 404 (unknown id) is a documented answer. */
   readonly notFound?: boolean;
   /**
@@ -226,6 +243,116 @@ const routes = [
     summary: 'Run an inbox event, or every event since an instant, through the workers again',
     body: replayBody,
     response: replayResult,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/endpoints',
+    operationId: 'listEndpoints',
+    tag: 'endpoints',
+    summary: "The relay's endpoints, oldest first, each with its health (never its secret)",
+    query: pageQuery,
+    response: endpointPage,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/endpoints',
+    operationId: 'addEndpoint',
+    tag: 'endpoints',
+    summary: 'Add an endpoint; the answer holds its signing secret, this once',
+    body: endpointAddBody,
+    response: endpointCreated,
+    successStatus: 201,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/endpoints/pending',
+    operationId: 'listUndeliveredEvents',
+    tag: 'endpoints',
+    summary: 'What was never delivered: pending and given-up deliveries, oldest event first',
+    query: pendingQuery,
+    response: undeliveredPage,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/endpoints/{id}',
+    operationId: 'getEndpoint',
+    tag: 'endpoints',
+    summary: 'One endpoint with its health and its last 20 attempts',
+    params: endpointIdParam,
+    response: endpointDetailBody,
+    notFound: true,
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/endpoints/{id}',
+    operationId: 'deleteEndpoint',
+    tag: 'endpoints',
+    summary: 'Delete an endpoint with its deliveries and delivery log',
+    params: endpointIdParam,
+    response: endpointDeletedBody,
+    notFound: true,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/endpoints/{id}/deliveries',
+    operationId: 'listEndpointAttempts',
+    tag: 'endpoints',
+    summary: "An endpoint's delivery attempts (the delivery log), newest first",
+    params: endpointIdParam,
+    query: pageQuery,
+    response: deliveryAttemptPage,
+    notFound: true,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/endpoints/{id}/disable',
+    operationId: 'disableEndpoint',
+    tag: 'endpoints',
+    summary: 'Stop delivering to an endpoint (its pending deliveries wait); idempotent',
+    params: endpointIdParam,
+    response: endpointBody,
+    notFound: true,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/endpoints/{id}/enable',
+    operationId: 'enableEndpoint',
+    tag: 'endpoints',
+    summary: 'Deliver to an endpoint again; its pending deliveries are due at once',
+    params: endpointIdParam,
+    response: endpointEnabledBody,
+    notFound: true,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/endpoints/{id}/rotate-secret',
+    operationId: 'rotateEndpointSecret',
+    tag: 'endpoints',
+    summary: 'A new signing secret (answered this once); the previous one signs too for 24 h',
+    params: endpointIdParam,
+    response: endpointRotatedBody,
+    notFound: true,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/endpoints/{id}/test',
+    operationId: 'testEndpoint',
+    tag: 'endpoints',
+    summary: 'Send the endpoint a signed ping now and answer how it answered',
+    params: endpointIdParam,
+    response: endpointPingBody,
+    notFound: true,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/endpoints/{id}/replay',
+    operationId: 'replayToEndpoint',
+    tag: 'endpoints',
+    summary: 'Send the endpoint events again, since an instant or one by id, in event order',
+    params: endpointIdParam,
+    body: endpointReplayBody,
+    response: endpointReplayResult,
+    notFound: true,
   },
 ] as const satisfies readonly OpsRouteDefinition[];
 

@@ -47,6 +47,44 @@ export { notifyRelay, relaySignal } from './relay-signal.ts';
 // --- events: catalog, building, emission (in the change's transaction) ---
 
 // --- endpoints: add, list, enable/disable, rotate, replay, pending ---
+export { endpointView, type EndpointView } from './endpoint.repository.ts';
+export {
+  endpointHealth,
+  recentAttempts,
+  type AttemptView,
+  type EndpointHealth,
+} from './endpoint-health-view.ts';
+export {
+  addEndpoint,
+  checkedPatterns,
+  deleteEndpoint,
+  disableEndpoint,
+  enableEndpoint,
+  endpointAttempts,
+  endpointIdProblem,
+  EndpointError,
+  listEndpoints,
+  PREVIOUS_SECRET_VALID_MS,
+  requireEndpoint,
+  rotateEndpointSecret,
+  showEndpoint,
+  SHOWN_ATTEMPTS,
+  validSecrets,
+  type AddedEndpoint,
+  type AddEndpointRequest,
+  type EndpointContext,
+  type EndpointDetail,
+  type EndpointErrorCode,
+  type EndpointWithHealth,
+} from './manage-endpoints.ts';
+export { pingEndpoint, type PingResult } from './ping-endpoint.ts';
+export {
+  replayToEndpoint,
+  type ReplayOptions,
+  type ReplayResult,
+  type ReplaySelection,
+} from './replay-events.ts';
+export { undeliveredEvents, type UndeliveredView } from './pending-deliveries.ts';
 
 // --- delivery: signing, retry schedule, the deliverer, metrics ---
 export {

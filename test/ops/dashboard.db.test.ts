@@ -18,6 +18,8 @@ import {
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 import { ingestJobId, type Queues } from '../../src/queues/index.ts';
 import { testDialect } from '../support/test-database.ts';
+import { addEndpoint } from '../../src/relay/index.ts';
+import { seedDelivery, seedRelayEvent } from '../support/relay-endpoint-rows.ts';
 import {
   addFailedTransfer,
   DAY_SIM_OPTIONS,
@@ -370,6 +372,84 @@ describe('the dashboard in a real browser', () => {
     await expect.poll(() => page.textContent('body'), { timeout: 15_000 }).not.toContain('Loading');
     await shoot('queues');
   });
+  it('Endpoints shows each endpoint health and recent deliveries, the answer as text, and disables by clicking (CSRF-protected)', async () => {
+    const db = fixture.database.db;
+    const { endpoint } = await addEndpoint(
+      {
+        db,
+        now: new Date(),
+        environment: 'sandbox',
+        relay: { allowHttp: false, allowedHosts: [] },
+      },
+      { url: 'https://shop.example.com/paysync', events: ['transfer.*'], description: 'shop' },
+    );
+    const hostile = '<script>document.title="pwned"</script><img src=x onerror="document.title=1">';
+    const emitted = new Date(Date.now() - 2 * 3_600_000).toISOString();
+    const event = await seedRelayEvent(db, {
+      type: 'transfer.failed',
+      subject: `transfer:${day.failedTransferId}`,
+      createdAt: emitted,
+    });
+    await seedDelivery(db, {
+      endpointId: endpoint.id,
+      event,
+      state: 'pending',
+      at: new Date(Date.now() - 60_000).toISOString(),
+      attempt: { outcome: 'failed', statusCode: 500, excerpt: hostile, durationMs: 87 },
+    });
+    const failingSince = new Date(Date.now() - 3_600_000).toISOString();
+    await db
+      .updateTable('relay_endpoints')
+      .set({ failing_since: failingSince })
+      .where('endpoint_id', '=', endpoint.id)
+      .execute();
+
+    await page.goto(`${server.url}/`);
+    await page.click('header a[href="/endpoints"]');
+    const row = page.locator(`#endpoints tr[data-endpoint="${endpoint.id}"]`);
+    await row.waitFor();
+    const cells = await row.locator('td').allTextContents();
+    expect(cells[0]).toContain('https://shop.example.com/paysync');
+    expect(cells[2]).toContain('failing');
+    expect(cells[3]).toBe(failingSince);
+    expect(cells[5]).toBe('1');
+    expect(cells[6]).toBe('2 h');
+    const delivery = page.locator(
+      `section.deliveries[data-endpoint="${endpoint.id}"] tr[data-event="${event.eventId}"]`,
+    );
+    const deliveryCells = await delivery.locator('td').allTextContents();
+    expect(deliveryCells.slice(1, 5)).toEqual(['transfer.failed', 'failed', '500', '87']);
+    // The consumer's answer is text: nothing of it became markup, nothing ran.
+    expect(deliveryCells[5]).toBe(hostile);
+    expect(await delivery.locator('script, img').count()).toBe(0);
+    expect(await page.title()).toBe('Endpoints · paysync');
+    await shoot('endpoints');
+
+    const statusOf = async () =>
+      (
+        await db
+          .selectFrom('relay_endpoints')
+          .select('status')
+          .where('endpoint_id', '=', endpoint.id)
+          .executeTakeFirstOrThrow()
+      ).status;
+    const refused = await page.request.post(
+      `${server.url}/actions/endpoints/${endpoint.id}/disable`,
+      { form: { csrf: 'forged' } },
+    );
+    expect(refused.status()).toBe(403);
+    expect(await statusOf()).toBe('enabled');
+    await row.locator('button').click();
+    await page.waitForSelector(`#endpoints tr[data-endpoint="${endpoint.id}"]`);
+    expect(await statusOf()).toBe('disabled');
+    expect(
+      await page.locator(`#endpoints tr[data-endpoint="${endpoint.id}"] td`).nth(2).textContent(),
+    ).toContain('disabled (operator)');
+    await page.locator(`#endpoints tr[data-endpoint="${endpoint.id}"] button`).click();
+    await page.waitForSelector(`#endpoints tr[data-endpoint="${endpoint.id}"]`);
+    expect(await statusOf()).toBe('enabled');
+  });
+
   it('keeps long values inside their card on every page, at desktop and phone widths, with the full text on hover', async () => {
     // One word too long for any column (nowhere to break), after ordinary words.
     const unbroken = `REF${'0123456789'.repeat(30)}`;
@@ -394,7 +474,7 @@ describe('the dashboard in a real browser', () => {
       by: 'test',
       now: new Date(),
     });
-    const pages = ['/', `/items/${longId}`, '/balances', '/pipeline', '/exports'];
+    const pages = ['/', `/items/${longId}`, '/balances', '/pipeline', '/exports', '/endpoints'];
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
       for (const path of pages) {

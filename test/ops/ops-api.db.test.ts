@@ -183,6 +183,7 @@ describe('the ops API', () => {
       '/balances',
       '/pipeline',
       '/exports',
+      '/endpoints',
       `/items/${day.failedTransferId}`,
     ]) {
       const page = await call(path, { token: OLD_TOKEN });
@@ -214,7 +215,9 @@ describe('the ops API', () => {
   });
 
   it('answers every documented route with a right token (either one), matching the OpenAPI document', async () => {
-    for (const route of OPS_ROUTES) {
+    // The relay's endpoint routes change what they touch (add, delete, rotate): their answers
+    // are checked against the document route by route in endpoints-api.db.test.ts.
+    for (const route of OPS_ROUTES.filter((r) => r.tag !== 'endpoints')) {
       for (const token of [OLD_TOKEN, NEW_TOKEN]) {
         const response = await call(concrete(route.path), {
           method: route.method.toUpperCase(),

@@ -1,0 +1,592 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { Kysely } from 'kysely';
+import { loadConfig, type Config } from '../../config/index.ts';
+import type { Database } from '../../db/index.ts';
+import type {
+  AttemptView,
+  EndpointHealth,
+  EndpointView,
+  EndpointWithHealth,
+  UndeliveredView,
+} from '../../relay/index.ts';
+import { cliClock } from '../context.ts';
+import { CliError, ExitCode } from '../errors.ts';
+import { formatTime } from '../format/format-time.ts';
+import { renderTable } from '../format/render-table.ts';
+import { integerOption } from '../input/parse-integer.ts';
+import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
+
+const ENDPOINT_ID = /^ep_[0-9a-f]{20}$/;
+
+function endpointIdArgument(value: string): string {
+  if (!ENDPOINT_ID.test(value)) {
+    throw new InvalidArgumentError(
+      `"${value}" is not an endpoint id: they look like ep_ and 20 hex digits (see \`paysync endpoints list\`)`,
+    );
+  }
+  return value;
+}
+
+/** `--events transfer.*,day.verdict` and `--events transfer.* --events day.verdict` alike. */
+function patternList(value: string, previous: string[] = []): string[] {
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean),
+  ];
+}
+
+/** Opens the database, runs one management call, and turns its refusal into one CLI line. */
+async function withEndpoints<T>(
+  what: string,
+  run: (db: Kysely<Database>, config: Config) => Promise<T>,
+): Promise<T> {
+  const config = loadConfig();
+  const { openLedgerDatabase } = await import('../open-ledger-database.ts');
+  const { EndpointError } = await import('../../relay/index.ts');
+  const handle = await openLedgerDatabase(config, what);
+  try {
+    return await run(handle.db, config);
+  } catch (error) {
+    if (error instanceof EndpointError) {
+      throw new CliError(
+        `${what}: ${error.message}`,
+        error.code === 'not_found' ? ExitCode.failure : ExitCode.usage,
+      );
+    }
+    throw error;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** `3h 12m`, `45s`, `2d 4h`. */
+function age(ms: number | null): string {
+  if (ms === null) return '-';
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours}h ${minutes % 60}m`;
+  return `${Math.floor(hours / 24)}d ${hours % 24}h`;
+}
+
+function eventsText(events: readonly string[] | null): string {
+  return events === null ? 'all types' : events.join(',');
+}
+
+function stateText(endpoint: EndpointView, health: EndpointHealth): string {
+  if (health.state === 'disabled') return `disabled (${endpoint.disabledReason ?? 'operator'})`;
+  if (health.state === 'failing') return `failing since ${health.failingSince}`;
+  return 'healthy';
+}
+
+function last24hText(health: EndpointHealth): string {
+  const parts = Object.entries(health.last24h)
+    .filter(([, count]) => count > 0)
+    .map(([outcome, count]) => `${count} ${outcome}`);
+  return parts.length === 0 ? 'none' : parts.join(', ');
+}
+
+const SECRET_NOTE = [
+  'It is shown only now: paysync never prints or logs it again. Give it to the receiving',
+  'system, which verifies each delivery with it (any Standard Webhooks library, e.g. the',
+  '`standardwebhooks` package: new Webhook(secret).verify(body, headers)); see docs/relay.md.',
+];
+
+function json(value: unknown): void {
+  console.log(JSON.stringify(value, null, 2));
+}
+
+function addCommand(): Command {
+  return new Command('add')
+    .description('add an endpoint: paysync will POST signed events to this URL')
+    .requiredOption('--url <url>', 'the https:// address of the receiving system')
+    .option(
+      '--events <patterns>',
+      'event types to send, comma-separated: exact types (day.verdict), a kind (transfer.*) or *; default every type',
+      patternList,
+    )
+    .option('--description <text>', 'a note to tell endpoints apart (up to 500 characters)')
+    .option('--json', 'print {endpoint, secret} as JSON')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ paysync endpoints add --url https://shop.example.com/paysync --events transfer.*,day.verdict
+  $ paysync endpoints add --url https://erp.example.com/hooks --description "ERP" --json
+
+Prints the endpoint's id (ep_…) and its signing secret (whsec_…) ONCE. The endpoint gets the
+events emitted from now on; older ones only with \`paysync endpoints replay\`. URL rules: https://
+in live unless PAYSYNC_RELAY_ALLOW_HTTP=true; in live, no loopback, link-local or private
+address unless PAYSYNC_RELAY_ALLOWED_HOSTS lists it. Event types: docs/relay.md.
+Exit codes: 0 added, 1 the database cannot be reached, 2 bad --url, --events or --description.`,
+    )
+    .action(
+      async (flags: { url: string; events?: string[]; description?: string; json?: boolean }) => {
+        await withEndpoints('endpoints add', async (db, config) => {
+          const { addEndpoint } = await import('../../relay/index.ts');
+          const added = await addEndpoint(
+            { db, now: cliClock(), environment: config.environment, relay: config.relay },
+            {
+              url: flags.url,
+              ...(flags.events ? { events: flags.events } : {}),
+              ...(flags.description !== undefined ? { description: flags.description } : {}),
+            },
+          );
+          if (flags.json) return json(added);
+          console.log(
+            [
+              `Added endpoint ${added.endpoint.id} → ${added.endpoint.url} (events: ${eventsText(added.endpoint.events)})`,
+              '',
+              'Its signing secret:',
+              '',
+              `  ${added.secret}`,
+              '',
+              ...SECRET_NOTE,
+              `Check it now: paysync endpoints test ${added.endpoint.id}`,
+            ].join('\n'),
+          );
+        });
+      },
+    );
+}
+
+function listCommand(): Command {
+  return new Command('list')
+    .description('every endpoint with its health: state, last success, pending deliveries')
+    .option('--json', 'print a JSON array of {endpoint, health}')
+    .addHelpText(
+      'after',
+      `
+Columns: STATE is healthy, failing since <time> (its last attempts failed) or disabled (why);
+PENDING counts deliveries not yet made and OLDEST how long the oldest has waited; LAST 24H
+counts attempts by outcome. Secrets are never listed.
+Exit codes: 0 listed (also when there are none), 1 the database cannot be reached.`,
+    )
+    .action(async (flags: { json?: boolean }) => {
+      await withEndpoints('endpoints list', async (db) => {
+        const { listEndpoints } = await import('../../relay/index.ts');
+        const endpoints = await listEndpoints(db, cliClock());
+        if (flags.json) return json(endpoints);
+        if (endpoints.length === 0) {
+          console.log('No endpoints. Add one: paysync endpoints add --url <https://…>');
+          return;
+        }
+        console.log(
+          renderTable<EndpointWithHealth>(
+            [
+              { header: 'ID', value: (e) => e.endpoint.id },
+              { header: 'URL', value: (e) => e.endpoint.url },
+              { header: 'EVENTS', value: (e) => eventsText(e.endpoint.events) },
+              { header: 'STATE', value: (e) => stateText(e.endpoint, e.health) },
+              { header: 'LAST SUCCESS', value: (e) => formatTime(e.health.lastSuccessAt) },
+              { header: 'PENDING', value: (e) => String(e.health.pending), align: 'right' },
+              { header: 'OLDEST', value: (e) => age(e.health.oldestPendingAgeMs) },
+              { header: 'LAST 24H', value: (e) => last24hText(e.health) },
+            ],
+            endpoints,
+          ),
+        );
+      });
+    });
+}
+
+function attemptLines(attempts: readonly AttemptView[]): string {
+  if (attempts.length === 0) return 'No attempts yet.';
+  return renderTable<AttemptView>(
+    [
+      { header: 'AT (UTC)', value: (a) => a.attemptedAt },
+      { header: 'EVENT', value: (a) => a.eventId },
+      { header: 'TYPE', value: (a) => a.eventType },
+      { header: '#', value: (a) => String(a.attempt), align: 'right' },
+      { header: 'OUTCOME', value: (a) => a.outcome },
+      { header: 'STATUS', value: (a) => (a.statusCode === null ? '-' : String(a.statusCode)) },
+      { header: 'MS', value: (a) => String(a.durationMs), align: 'right' },
+      {
+        header: 'ANSWER',
+        value: (a) => oneLine(a.error ?? a.excerpt ?? '', 60),
+      },
+    ],
+    attempts,
+  );
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat || '-';
+}
+
+function showCommand(): Command {
+  return new Command('show')
+    .description('one endpoint: settings, health and its last 20 attempts')
+    .argument('<endpoint>', 'ep_… (see `paysync endpoints list`)', endpointIdArgument)
+    .option('--json', 'print {endpoint, health, attempts} as JSON')
+    .addHelpText(
+      'after',
+      `
+Each attempt: when, the event, the attempt number, the outcome (delivered, failed = non-2xx,
+timeout, error = no answer, gone = 410), the status code, the duration and the start of the
+answer (at most 1 KB is kept). The secret is never shown; \`rotate-secret\` makes a new one.
+Exit codes: 0 shown, 1 no such endpoint or the database cannot be reached, 2 bad id.`,
+    )
+    .action(async (id: string, flags: { json?: boolean }) => {
+      await withEndpoints('endpoints show', async (db) => {
+        const { showEndpoint } = await import('../../relay/index.ts');
+        const detail = await showEndpoint(db, id, cliClock());
+        if (flags.json) return json(detail);
+        const { endpoint, health } = detail;
+        const rows: [string, string][] = [
+          ['Endpoint', endpoint.id],
+          ['URL', endpoint.url],
+          ['Description', endpoint.description ?? '-'],
+          ['Events', eventsText(endpoint.events)],
+          ['State', stateText(endpoint, health)],
+          ['Last success', formatTime(health.lastSuccessAt)],
+          [
+            'Pending',
+            `${health.pending}${health.oldestPendingAt ? ` (oldest emitted ${health.oldestPendingAt}, ${age(health.oldestPendingAgeMs)} ago)` : ''}`,
+          ],
+          ['Last 24 h', last24hText(health)],
+          [
+            'Secret',
+            endpoint.previousSecretExpiresAt
+              ? `rotated; the previous one also signs until ${endpoint.previousSecretExpiresAt}`
+              : 'one (never shown again)',
+          ],
+          ['Created', endpoint.createdAt],
+        ];
+        const width = Math.max(...rows.map(([label]) => label.length));
+        console.log(rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n'));
+        console.log(`\nLast ${detail.attempts.length} attempts, newest first:`);
+        console.log(attemptLines(detail.attempts));
+      });
+    });
+}
+
+function disableCommand(): Command {
+  return new Command('disable')
+    .description('stop delivering to an endpoint; its pending deliveries wait')
+    .argument('<endpoint>', 'ep_…', endpointIdArgument)
+    .option('--json', 'print the endpoint as JSON')
+    .addHelpText(
+      'after',
+      `
+A disabled endpoint gets no new deliveries (events emitted meanwhile are not queued for it:
+replay them after enabling), and its pending ones are not attempted until it is enabled.
+Exit codes: 0 disabled (also when it already was), 1 no such endpoint, 2 bad id.`,
+    )
+    .action(async (id: string, flags: { json?: boolean }) => {
+      await withEndpoints('endpoints disable', async (db) => {
+        const { disableEndpoint } = await import('../../relay/index.ts');
+        const endpoint = await disableEndpoint(db, id, cliClock());
+        if (flags.json) return json(endpoint);
+        console.log(
+          `Disabled endpoint ${id} (${endpoint.disabledReason}). Enable it again: paysync endpoints enable ${id}`,
+        );
+      });
+    });
+}
+
+function enableCommand(): Command {
+  return new Command('enable')
+    .description('deliver to an endpoint again; its pending deliveries go out now')
+    .argument('<endpoint>', 'ep_…', endpointIdArgument)
+    .option('--json', 'print {endpoint, pending} as JSON')
+    .addHelpText(
+      'after',
+      `
+Clears the failing state; the deliverer of a running daemon takes the pending deliveries at
+once. Events emitted while it was disabled were not queued for it: send them with
+\`paysync endpoints replay <endpoint> --since <when it was disabled>\`.
+Exit codes: 0 enabled, 1 no such endpoint, 2 bad id.`,
+    )
+    .action(async (id: string, flags: { json?: boolean }) => {
+      await withEndpoints('endpoints enable', async (db) => {
+        const { enableEndpoint } = await import('../../relay/index.ts');
+        const enabled = await enableEndpoint(db, id, cliClock());
+        if (flags.json) return json(enabled);
+        console.log(
+          `Enabled endpoint ${id}: ${enabled.pending} pending deliver${enabled.pending === 1 ? 'y goes' : 'ies go'} out now.`,
+        );
+      });
+    });
+}
+
+function deleteCommand(): Command {
+  return new Command('delete')
+    .description('delete an endpoint with its deliveries and delivery log')
+    .argument('<endpoint>', 'ep_…', endpointIdArgument)
+    .option('--yes', 'really delete (without it, nothing is deleted)')
+    .option('--json', 'print the deleted endpoint as JSON')
+    .addHelpText(
+      'after',
+      `
+Deletes the endpoint, its deliveries (pending ones are never sent) and their attempts. To
+stop for a while instead, use \`paysync endpoints disable\`.
+Exit codes: 0 deleted, 1 no such endpoint, 2 bad id or no --yes.`,
+    )
+    .action(async (id: string, flags: { yes?: boolean; json?: boolean }) => {
+      await withEndpoints('endpoints delete', async (db) => {
+        const { deleteEndpoint, showEndpoint } = await import('../../relay/index.ts');
+        if (!flags.yes) {
+          const { endpoint, health } = await showEndpoint(db, id, cliClock());
+          throw new CliError(
+            `endpoints delete: this deletes ${id} (${endpoint.url}) with its delivery log and ${health.pending} pending deliver${health.pending === 1 ? 'y' : 'ies'}; add --yes to do it`,
+            ExitCode.usage,
+          );
+        }
+        const endpoint = await deleteEndpoint(db, id);
+        if (flags.json) return json({ deleted: endpoint });
+        console.log(`Deleted endpoint ${id} (${endpoint.url}) and its deliveries.`);
+      });
+    });
+}
+
+function rotateCommand(): Command {
+  return new Command('rotate-secret')
+    .description('give an endpoint a new signing secret; the old one stays valid for 24 h')
+    .argument('<endpoint>', 'ep_…', endpointIdArgument)
+    .option('--json', 'print {endpoint, secret, previousValidUntil} as JSON')
+    .addHelpText(
+      'after',
+      `
+Prints the new secret ONCE. For 24 hours every delivery carries two signatures (new and old),
+so the receiving system verifies with either; put the new secret there within that time.
+Rotating again ends the older secret at once. Exit codes: 0 rotated, 1 no such endpoint, 2 bad id.`,
+    )
+    .action(async (id: string, flags: { json?: boolean }) => {
+      await withEndpoints('endpoints rotate-secret', async (db) => {
+        const { rotateEndpointSecret } = await import('../../relay/index.ts');
+        const rotated = await rotateEndpointSecret(db, id, cliClock());
+        if (flags.json) return json(rotated);
+        console.log(
+          [
+            `New signing secret for ${id}:`,
+            '',
+            `  ${rotated.secret}`,
+            '',
+            `The previous secret keeps signing too until ${rotated.previousValidUntil}: every delivery`,
+            'carries both signatures until then. Put the new one in the receiving system before.',
+            ...SECRET_NOTE,
+          ].join('\n'),
+        );
+      });
+    });
+}
+
+function testCommand(): Command {
+  return new Command('test')
+    .description('send a signed ping event to an endpoint now and show its answer')
+    .argument('<endpoint>', 'ep_…', endpointIdArgument)
+    .option('--json', 'print the answer {outcome, statusCode, durationMs, excerpt, error} as JSON')
+    .addHelpText(
+      'after',
+      `
+Sends one \`ping\` event (type ping, signed like any delivery, same timeout and address rules),
+nothing stored, nothing retried; works on a disabled endpoint too. A 2xx answer is a success.
+Exit codes: 0 the endpoint answered 2xx, 1 it did not (the line says what happened) or no such
+endpoint, 2 bad id.`,
+    )
+    .action(async (id: string, flags: { json?: boolean }) => {
+      await withEndpoints('endpoints test', async (db, config) => {
+        const { pingEndpoint, requireEndpoint } = await import('../../relay/index.ts');
+        const row = await requireEndpoint(db, id);
+        const result = await pingEndpoint(row, config.relay, config.environment, cliClock());
+        if (flags.json) json(result);
+        else {
+          const status = result.statusCode === undefined ? '' : ` ${result.statusCode}`;
+          console.log(
+            `ping ${result.eventId} → ${row.url}: ${result.outcome}${status} in ${result.durationMs} ms`,
+          );
+          if (result.error) console.log(`error: ${result.error}`);
+          if (result.excerpt) console.log(`answer: ${oneLine(result.excerpt, 200)}`);
+        }
+        if (result.outcome !== 'delivered') process.exitCode = ExitCode.failure;
+      });
+    });
+}
+
+/** Progress on stderr for large replays: in place on a terminal, a line per 10% otherwise. */
+function progressReporter(): (p: { done: number; total: number }) => void {
+  let lastTenth = -1;
+  return ({ done, total }) => {
+    if (total < 1_000) return;
+    const percent = Math.floor((done / total) * 100);
+    if (process.stderr.isTTY) {
+      process.stderr.write(`\rendpoints replay: ${done}/${total} events (${percent}%)`);
+      if (done >= total) process.stderr.write('\n');
+      return;
+    }
+    const tenth = Math.floor(percent / 10);
+    if (tenth !== lastTenth) {
+      lastTenth = tenth;
+      process.stderr.write(`endpoints replay: ${done}/${total} events (${percent}%)\n`);
+    }
+  };
+}
+
+function replayCommand(): Command {
+  return new Command('replay')
+    .description('send an endpoint events again: every one since a time, or one by id')
+    .argument('<endpoint>', 'ep_…', endpointIdArgument)
+    .addOption(
+      new Option('--since <time>', `events emitted since: ${TIME_FORMS}`).argParser(
+        timeOption('--since'),
+      ),
+    )
+    .option(
+      '--type <patterns>',
+      'with --since: only these types, comma-separated (transfer.*,day.verdict)',
+      patternList,
+    )
+    .option('--event <id>', 'one event (evt_…), instead of --since')
+    .option('--json', 'print the counts as JSON')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ paysync endpoints replay ep_0123456789abcdef0123 --since 2026-11-20T08:00:00Z
+  $ paysync endpoints replay ep_0123456789abcdef0123 --since 1d --type transfer.*
+  $ paysync endpoints replay ep_0123456789abcdef0123 --event evt_01HZX3…
+
+Queues each event of the selection that the endpoint is subscribed to, in event order: a new
+delivery, or its delivered or given-up one made pending again (attempts back to 0). The
+message is the same (same webhook-id), so a consumer that deduplicates by webhook-id sees each
+event once. The running daemon delivers them, in order per item; a disabled endpoint keeps
+them until it is enabled. Works in batches, so the database is never held for long.
+Exit codes: 0 queued (also when nothing matched), 1 no such endpoint or event, 2 bad flags.`,
+    )
+    .action(
+      async (
+        id: string,
+        flags: { since?: Date; type?: string[]; event?: string; json?: boolean },
+      ) => {
+        if ((flags.since === undefined) === (flags.event === undefined)) {
+          throw new CliError(
+            flags.since === undefined
+              ? 'endpoints replay: say which events: --since <time> (e.g. --since 1d) or --event evt_…'
+              : 'endpoints replay: give --since or --event, not both',
+            ExitCode.usage,
+          );
+        }
+        if (flags.event !== undefined && flags.type) {
+          throw new CliError(
+            'endpoints replay: --type goes with --since; --event names one event already',
+            ExitCode.usage,
+          );
+        }
+        await withEndpoints('endpoints replay', async (db) => {
+          const { replayToEndpoint } = await import('../../relay/index.ts');
+          const result = await replayToEndpoint(
+            { db, now: cliClock() },
+            id,
+            flags.event !== undefined
+              ? { eventId: flags.event }
+              : { since: flags.since!, ...(flags.type ? { types: flags.type } : {}) },
+            { onProgress: progressReporter() },
+          );
+          if (flags.json) return json(result);
+          const what =
+            flags.event !== undefined
+              ? `event ${flags.event}`
+              : `${result.matched} event${result.matched === 1 ? '' : 's'} emitted since ${flags.since!.toISOString()}${flags.type ? ` of type ${flags.type.join(',')}` : ''}`;
+          const queued = result.created + result.reset;
+          console.log(
+            `endpoints replay: ${what}: ${queued} queued for ${id} (${result.created} new, ${result.reset} sent again), ${result.alreadyPending} already pending.${
+              result.endpointEnabled
+                ? ''
+                : ` The endpoint is disabled: they wait until \`paysync endpoints enable ${id}\`.`
+            }`,
+          );
+        });
+      },
+    );
+}
+
+function pendingCommand(): Command {
+  return new Command('pending')
+    .description('what was never delivered: pending and given-up deliveries, oldest first')
+    .option('--endpoint <endpoint>', 'only this endpoint (ep_…)', endpointIdArgument)
+    .option('--limit <n>', 'show at most this many', integerOption('--limit', 1, 100_000), 100)
+    .option('--json', 'print a JSON array')
+    .addHelpText(
+      'after',
+      `
+STATE pending: still to be sent (NEXT is its next try; it may also wait for an earlier event of
+its item); gave_up: its retries ran out. Send given-up ones again with
+\`paysync endpoints replay <endpoint> --event evt_…\` or \`--since\`.
+Exit codes: 0 listed (also when nothing is pending), 1 no such endpoint, 2 bad flags.`,
+    )
+    .action(async (flags: { endpoint?: string; limit: number; json?: boolean }) => {
+      await withEndpoints('endpoints pending', async (db) => {
+        const { undeliveredEvents } = await import('../../relay/index.ts');
+        const rows = await undeliveredEvents(db, {
+          ...(flags.endpoint ? { endpointId: flags.endpoint } : {}),
+          limit: flags.limit,
+        });
+        if (flags.json) return json(rows);
+        if (rows.length === 0) {
+          console.log(
+            `Nothing pending${flags.endpoint ? ` for ${flags.endpoint}` : ''}: every event was delivered.`,
+          );
+          return;
+        }
+        console.log(
+          renderTable<UndeliveredView>(
+            [
+              { header: 'ENDPOINT', value: (r) => r.endpoint },
+              { header: 'EVENT', value: (r) => r.eventId },
+              { header: 'TYPE', value: (r) => r.type },
+              { header: 'SUBJECT', value: (r) => r.subject ?? '-' },
+              { header: 'STATE', value: (r) => r.state },
+              { header: 'ATTEMPTS', value: (r) => String(r.attempts), align: 'right' },
+              {
+                header: 'LAST ERROR',
+                value: (r) =>
+                  oneLine(r.lastError ?? (r.lastStatus === null ? '' : `HTTP ${r.lastStatus}`), 50),
+              },
+              { header: 'NEXT', value: (r) => formatTime(r.nextAttemptAt) },
+            ],
+            rows,
+          ),
+        );
+      });
+    });
+}
+
+/** `paysync endpoints …`: the merchant's endpoints the relay delivers signed events to. */
+export function endpointsCommand(): Command {
+  const endpoints = new Command('endpoints')
+    .description(
+      "manage the merchant's endpoints that receive paysync's signed events (docs/relay.md)",
+    )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ paysync endpoints add --url https://shop.example.com/paysync --events transfer.*,day.verdict
+  $ paysync endpoints list
+  $ paysync endpoints test ep_0123456789abcdef0123
+  $ paysync endpoints replay ep_0123456789abcdef0123 --since 1d
+  $ paysync endpoints pending`,
+    );
+  for (const sub of [
+    addCommand(),
+    listCommand(),
+    showCommand(),
+    disableCommand(),
+    enableCommand(),
+    deleteCommand(),
+    rotateCommand(),
+    testCommand(),
+    replayCommand(),
+    pendingCommand(),
+  ]) {
+    endpoints.addCommand(sub);
+  }
+  return endpoints;
+}

@@ -1,0 +1,165 @@
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
+import {
+  addEndpoint,
+  deleteEndpoint,
+  disableEndpoint,
+  enableEndpoint,
+  endpointAttempts,
+  EndpointError,
+  listEndpoints,
+  pingEndpoint,
+  replayToEndpoint,
+  requireEndpoint,
+  rotateEndpointSecret,
+  showEndpoint,
+  undeliveredEvents,
+} from '../relay/index.ts';
+import {
+  endpointAddBody,
+  endpointIdParam,
+  endpointReplayBody,
+  pageQuery,
+  pendingQuery,
+} from './ops-api.schema.ts';
+import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
+import {
+  BadParameterError,
+  parseParameters,
+  refuseUnknownQuery,
+  sendOpsError,
+} from './ops-errors.ts';
+import { decodeCursor, pageOf } from './page-cursor.ts';
+
+type Handler = (request: Request, response: Response) => Promise<void>;
+
+/** The operationIds of the table's `endpoints` routes. */
+export type EndpointOperationId =
+  | 'listEndpoints'
+  | 'addEndpoint'
+  | 'listUndeliveredEvents'
+  | 'getEndpoint'
+  | 'deleteEndpoint'
+  | 'listEndpointAttempts'
+  | 'disableEndpoint'
+  | 'enableEndpoint'
+  | 'rotateEndpointSecret'
+  | 'testEndpoint'
+  | 'replayToEndpoint';
+
+// The domain's messages name the CLI's flags; the API's fields are named without the dashes.
+const FIELDS: Record<string, string> = {
+  '--url': 'url',
+  '--events': 'events',
+  '--description': 'description',
+  '--type': 'types',
+  '--event': 'event',
+};
+
+function query<T extends z.ZodObject>(schema: T, request: Request): z.output<T> {
+  const raw = request.query as Record<string, unknown>;
+  refuseUnknownQuery(raw, Object.keys(schema.shape));
+  return parseParameters(schema, raw, 'query');
+}
+
+function offsetOf(cursor: string | undefined): number {
+  const offset = decodeCursor(cursor);
+  if (offset === undefined)
+    throw new BadParameterError('cursor', 'must be a nextCursor of an earlier answer');
+  return offset;
+}
+
+function idOf(request: Request): string {
+  return parseParameters(endpointIdParam, request.params, 'path').id;
+}
+
+/** A refusal of the domain as the API's one error shape: 404 unknown, else 400. */
+const guarded =
+  (handler: Handler): Handler =>
+  async (request, response) => {
+    try {
+      await handler(request, response);
+    } catch (error) {
+      if (!(error instanceof EndpointError)) throw error;
+      const message = error.message.replace(/^--[a-z]+\b/, (flag) => FIELDS[flag] ?? flag);
+      if (error.code === 'not_found') sendOpsError(response, 404, 'not_found', message);
+      else sendOpsError(response, 400, 'bad_parameter', message);
+    }
+  };
+
+/** The handlers of `/api/v1/endpoints…`: each parses, calls one relay function, answers. */
+export function endpointHandlers(
+  deps: ResolvedOpsDependencies,
+): Record<EndpointOperationId, Handler> {
+  const environment = deps.environment === 'live' ? 'live' : 'sandbox';
+  const handlers: Record<EndpointOperationId, Handler> = {
+    listEndpoints: async (request, response) => {
+      const q = query(pageQuery, request);
+      const offset = offsetOf(q.cursor);
+      // A handful of endpoints: page the list here, like the runs.
+      response.json(pageOf(await listEndpoints(deps.db, deps.now()), offset, q.limit));
+    },
+    addEndpoint: async (request, response) => {
+      const body = parseParameters(endpointAddBody, request.body ?? {}, 'body');
+      const added = await addEndpoint(
+        { db: deps.db, now: deps.now(), environment, relay: deps.relay },
+        {
+          url: body.url,
+          ...(body.events ? { events: body.events } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+        },
+      );
+      response.status(201).json({ data: added });
+    },
+    listUndeliveredEvents: async (request, response) => {
+      const q = query(pendingQuery, request);
+      const offset = offsetOf(q.cursor);
+      const rows = await undeliveredEvents(deps.db, {
+        ...(q.endpoint ? { endpointId: q.endpoint } : {}),
+        limit: offset + q.limit + 1,
+      });
+      response.json(pageOf(rows, offset, q.limit));
+    },
+    getEndpoint: async (request, response) => {
+      response.json({ data: await showEndpoint(deps.db, idOf(request), deps.now()) });
+    },
+    deleteEndpoint: async (request, response) => {
+      response.json({ data: { deleted: await deleteEndpoint(deps.db, idOf(request)) } });
+    },
+    listEndpointAttempts: async (request, response) => {
+      const id = idOf(request);
+      const q = query(pageQuery, request);
+      const offset = offsetOf(q.cursor);
+      const rows = await endpointAttempts(deps.db, id, { limit: offset + q.limit + 1, offset: 0 });
+      response.json(pageOf(rows, offset, q.limit));
+    },
+    disableEndpoint: async (request, response) => {
+      response.json({ data: await disableEndpoint(deps.db, idOf(request), deps.now()) });
+    },
+    enableEndpoint: async (request, response) => {
+      response.json({ data: await enableEndpoint(deps.db, idOf(request), deps.now()) });
+    },
+    rotateEndpointSecret: async (request, response) => {
+      response.json({ data: await rotateEndpointSecret(deps.db, idOf(request), deps.now()) });
+    },
+    testEndpoint: async (request, response) => {
+      const row = await requireEndpoint(deps.db, idOf(request));
+      response.json({ data: await pingEndpoint(row, deps.relay, environment, deps.now()) });
+    },
+    replayToEndpoint: async (request, response) => {
+      const id = idOf(request);
+      const body = parseParameters(endpointReplayBody, request.body ?? {}, 'body');
+      const selection =
+        body.event !== undefined
+          ? { eventId: body.event }
+          : { since: new Date(body.since!), ...(body.types ? { types: body.types } : {}) };
+      response.json({
+        data: await replayToEndpoint({ db: deps.db, now: deps.now() }, id, selection),
+      });
+    },
+  };
+  for (const name of Object.keys(handlers) as EndpointOperationId[]) {
+    handlers[name] = guarded(handlers[name]);
+  }
+  return handlers;
+}

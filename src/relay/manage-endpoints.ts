@@ -1,0 +1,284 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Environment, RelaySettings } from '../config/index.ts';
+import type { Database } from '../db/index.ts';
+import {
+  deleteEndpointRows,
+  endpointView,
+  findEndpointRow,
+  insertEndpointRow,
+  listEndpointRows,
+  updateEndpointRow,
+  type EndpointView,
+} from './endpoint.repository.ts';
+import {
+  endpointHealth,
+  recentAttempts,
+  type AttemptView,
+  type EndpointHealth,
+} from './endpoint-health-view.ts';
+import { endpointUrlProblem } from './endpoint-url.ts';
+import { eventPatternProblem } from './event-types.ts';
+import { notifyRelay } from './relay-signal.ts';
+import { newEndpointSecret } from './sign.ts';
+import type { RelayEndpointRow } from './relay.tables.ts';
+
+/** How long the secret before a rotation keeps signing and verifying. */
+export const PREVIOUS_SECRET_VALID_MS = 86_400_000;
+
+/** Attempts `show` lists. */
+export const SHOWN_ATTEMPTS = 20;
+
+export type EndpointErrorCode = 'not_found' | 'bad_url' | 'bad_pattern' | 'bad_input';
+
+/**
+ * Why a management call changed nothing: one line naming the flag (the CLI's spelling; the
+ * API maps `--url` to `url` and so on) and what to do.
+ */
+export class EndpointError extends Error {
+  override readonly name = 'EndpointError';
+  constructor(
+    readonly code: EndpointErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What management needs: the database, the clock's reading, and the rules for URLs. */
+export interface EndpointContext {
+  readonly db: Kysely<Database>;
+  readonly now: Date;
+  readonly environment: Environment;
+  readonly relay: Pick<RelaySettings, 'allowHttp' | 'allowedHosts'>;
+}
+
+const ENDPOINT_ID = /^ep_[0-9a-f]{20}$/;
+const MAX_DESCRIPTION = 500;
+
+/** Why `value` is not an endpoint id (`ep_…`), or undefined. */
+export function endpointIdProblem(value: string): string | undefined {
+  return ENDPOINT_ID.test(value)
+    ? undefined
+    : `"${value}" is not an endpoint id: they look like ep_ and 20 hex digits (see \`paysync endpoints list\`)`;
+}
+
+/** The endpoint's row, or EndpointError `not_found`. */
+export async function requireEndpoint(
+  db: Kysely<Database>,
+  endpointId: string,
+): Promise<RelayEndpointRow> {
+  const problem = endpointIdProblem(endpointId);
+  if (problem) throw new EndpointError('not_found', problem);
+  const row = await findEndpointRow(db, endpointId);
+  if (!row) {
+    throw new EndpointError(
+      'not_found',
+      `no endpoint ${endpointId}; \`paysync endpoints list\` shows the endpoints`,
+    );
+  }
+  return row;
+}
+
+/** Checks the subscription patterns; none (or only `*`) means every type: null. */
+export function checkedPatterns(patterns: readonly string[] | undefined): string[] | null {
+  const cleaned = (patterns ?? []).map((pattern) => pattern.trim()).filter(Boolean);
+  for (const pattern of cleaned) {
+    const problem = eventPatternProblem(pattern);
+    if (problem) throw new EndpointError('bad_pattern', `--events: ${problem}`);
+  }
+  if (cleaned.length === 0 || cleaned.includes('*')) return null;
+  return [...new Set(cleaned)];
+}
+
+export interface AddEndpointRequest {
+  readonly url: string;
+  /** Type patterns; none: every type. */
+  readonly events?: readonly string[];
+  readonly description?: string;
+}
+
+/** The new endpoint and its secret: the one time the secret is handed out. */
+export interface AddedEndpoint {
+  readonly endpoint: EndpointView;
+  readonly secret: string;
+}
+
+/**
+ * Adds an endpoint: enabled, subscribed to `events` (all types when none), with a new
+ * `whsec_…` secret. It gets the events emitted from now on; older ones only by replay.
+ */
+export async function addEndpoint(
+  ctx: EndpointContext,
+  request: AddEndpointRequest,
+): Promise<AddedEndpoint> {
+  const url = request.url.trim();
+  const urlProblem = endpointUrlProblem(url, {
+    environment: ctx.environment,
+    allowHttp: ctx.relay.allowHttp,
+    allowedHosts: ctx.relay.allowedHosts,
+  });
+  if (urlProblem) throw new EndpointError('bad_url', urlProblem);
+  const events = checkedPatterns(request.events);
+  const description = request.description?.trim() || null;
+  if (description && description.length > MAX_DESCRIPTION) {
+    throw new EndpointError(
+      'bad_input',
+      `--description is ${description.length} characters; keep it to ${MAX_DESCRIPTION}`,
+    );
+  }
+  const secret = newEndpointSecret();
+  const row = await insertEndpointRow(ctx.db, {
+    endpointId: `ep_${randomBytes(10).toString('hex')}`,
+    url,
+    description,
+    events,
+    secret,
+    at: ctx.now.toISOString(),
+  });
+  return { endpoint: endpointView(row), secret };
+}
+
+/** An endpoint and how its deliveries go. */
+export interface EndpointWithHealth {
+  readonly endpoint: EndpointView;
+  readonly health: EndpointHealth;
+}
+
+/** Every endpoint, oldest first, with its health. */
+export async function listEndpoints(
+  db: Kysely<Database>,
+  now: Date,
+): Promise<EndpointWithHealth[]> {
+  const rows = await listEndpointRows(db);
+  const health = await endpointHealth(db, rows, now);
+  return rows.map((row) => ({ endpoint: endpointView(row), health: health.get(row.id)! }));
+}
+
+/** One endpoint, its health and its last {@link SHOWN_ATTEMPTS} attempts. */
+export interface EndpointDetail extends EndpointWithHealth {
+  readonly attempts: readonly AttemptView[];
+}
+
+export async function showEndpoint(
+  db: Kysely<Database>,
+  endpointId: string,
+  now: Date,
+): Promise<EndpointDetail> {
+  const row = await requireEndpoint(db, endpointId);
+  const health = await endpointHealth(db, [row], now);
+  const attempts = await recentAttempts(db, row.id, { limit: SHOWN_ATTEMPTS, offset: 0 });
+  return { endpoint: endpointView(row), health: health.get(row.id)!, attempts };
+}
+
+/** An endpoint's attempts, newest first, a page at a time. */
+export async function endpointAttempts(
+  db: Kysely<Database>,
+  endpointId: string,
+  page: { readonly limit: number; readonly offset: number },
+): Promise<AttemptView[]> {
+  const row = await requireEndpoint(db, endpointId);
+  return recentAttempts(db, row.id, page);
+}
+
+/**
+ * Disables an endpoint (reason `operator`): it gets no new deliveries, and its pending ones
+ * wait, unattempted, until it is enabled. Disabling a disabled one changes nothing.
+ */
+export async function disableEndpoint(
+  db: Kysely<Database>,
+  endpointId: string,
+  now: Date,
+): Promise<EndpointView> {
+  const row = await requireEndpoint(db, endpointId);
+  if (row.status !== 'disabled') {
+    const at = now.toISOString();
+    await updateEndpointRow(
+      db,
+      row.id,
+      { status: 'disabled', disabled_reason: 'operator', disabled_at: at },
+      at,
+    );
+  }
+  return endpointView((await findEndpointRow(db, endpointId))!);
+}
+
+/**
+ * Enables an endpoint: its failing run is forgotten, and its pending deliveries are due now
+ * (the deliverer is woken). Events emitted while it was disabled were not queued for it: replay
+ * them (`paysync endpoints replay`).
+ */
+export async function enableEndpoint(
+  db: Kysely<Database>,
+  endpointId: string,
+  now: Date,
+): Promise<{ endpoint: EndpointView; pending: number }> {
+  const row = await requireEndpoint(db, endpointId);
+  const at = now.toISOString();
+  const pending = await db.transaction().execute(async (trx) => {
+    await updateEndpointRow(
+      trx,
+      row.id,
+      { status: 'enabled', disabled_reason: null, disabled_at: null, failing_since: null },
+      at,
+    );
+    const due = await trx
+      .updateTable('relay_deliveries')
+      .set({ next_attempt_at: at, claimed_until: null })
+      .where('endpoint_id', '=', row.id)
+      .where('state', '=', 'pending')
+      .executeTakeFirst();
+    return Number(due.numUpdatedRows);
+  });
+  if (pending > 0) notifyRelay();
+  return { endpoint: endpointView((await findEndpointRow(db, endpointId))!), pending };
+}
+
+/** Deletes an endpoint with its deliveries and their attempts, in one transaction. */
+export async function deleteEndpoint(
+  db: Kysely<Database>,
+  endpointId: string,
+): Promise<EndpointView> {
+  const row = await requireEndpoint(db, endpointId);
+  await db.transaction().execute((trx) => deleteEndpointRows(trx, row.id));
+  return endpointView(row);
+}
+
+/**
+ * A new secret for the endpoint, handed out this once. The one it replaces keeps signing (both
+ * signatures are sent) for {@link PREVIOUS_SECRET_VALID_MS}, so the consumer can switch without
+ * refusing a delivery; a secret from an earlier rotation stops at once.
+ */
+export async function rotateEndpointSecret(
+  db: Kysely<Database>,
+  endpointId: string,
+  now: Date,
+): Promise<{ endpoint: EndpointView; secret: string; previousValidUntil: string }> {
+  const row = await requireEndpoint(db, endpointId);
+  const secret = newEndpointSecret();
+  const previousValidUntil = new Date(now.getTime() + PREVIOUS_SECRET_VALID_MS).toISOString();
+  await updateEndpointRow(
+    db,
+    row.id,
+    { secret, previous_secret: row.secret, previous_secret_expires_at: previousValidUntil },
+    now.toISOString(),
+  );
+  return {
+    endpoint: endpointView((await findEndpointRow(db, endpointId))!),
+    secret,
+    previousValidUntil,
+  };
+}
+
+/** The secrets an endpoint signs with at `now`: the current one, then the previous one until it expires. */
+export function validSecrets(row: RelayEndpointRow, now: Date): string[] {
+  const secrets = [row.secret];
+  if (
+    row.previous_secret &&
+    row.previous_secret_expires_at &&
+    row.previous_secret_expires_at > now.toISOString()
+  ) {
+    secrets.push(row.previous_secret);
+  }
+  return secrets;
+}

@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import type { Environment, RelaySettings } from '../config/index.ts';
+import { guardedLookup, hostProblem, type EndpointUrlRules } from './endpoint-url.ts';
+import { validSecrets } from './manage-endpoints.ts';
+import { relayMessageBody } from './message-body.ts';
+import { postEvent, type PostResult } from './post-event.ts';
+import type { RelayEndpointRow } from './relay.tables.ts';
+import { signedHeaders } from './sign.ts';
+
+/** What `endpoints test` sent and how the endpoint answered. */
+export interface PingResult extends PostResult {
+  /** The ping's `webhook-id` (`evt_ping_…`): not stored, never retried. */
+  readonly eventId: string;
+}
+
+/**
+ * Sends one signed `ping` event to the endpoint, now, as a delivery would be sent (same body
+ * shape, signatures, timeout and SSRF guard), and reports the answer. Nothing is stored and
+ * nothing is retried; a disabled endpoint is pinged too, to check it before enabling it.
+ */
+export async function pingEndpoint(
+  endpoint: RelayEndpointRow,
+  settings: Pick<RelaySettings, 'allowHttp' | 'allowedHosts' | 'timeoutMs'>,
+  environment: Environment,
+  now: Date,
+): Promise<PingResult> {
+  const eventId = `evt_ping_${randomBytes(10).toString('hex')}`;
+  const body = relayMessageBody({
+    event_id: eventId,
+    type: 'ping',
+    occurred_at: now.toISOString(),
+    environment,
+    data: JSON.stringify({
+      endpoint: endpoint.endpoint_id,
+      message: 'A test event from paysync endpoints test; nothing to do.',
+    }),
+  });
+  const rules: EndpointUrlRules = {
+    environment,
+    allowHttp: settings.allowHttp,
+    allowedHosts: settings.allowedHosts,
+  };
+  const result = await postEvent({
+    url: endpoint.url,
+    headers: { ...signedHeaders(validSecrets(endpoint, now), eventId, now, body) },
+    body,
+    timeoutMs: settings.timeoutMs,
+    guard: { hostProblem: (host) => hostProblem(host, rules), lookup: guardedLookup(rules) },
+  });
+  return { ...result, eventId };
+}
