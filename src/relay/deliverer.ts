@@ -57,7 +57,7 @@ const GAUGE_EVERY_MS = 5000;
 
 /** The SSRF guard postEvent applies, from the settings and the environment. */
 export function deliveryGuard(
-  settings: RelaySettings,
+  settings: Pick<RelaySettings, 'allowHttp' | 'allowedHosts'>,
   environment: Environment,
 ): NonNullable<PostOptions['guard']> {
   const rules: EndpointUrlRules = {

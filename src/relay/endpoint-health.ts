@@ -47,7 +47,7 @@ function duration(ms: number): string {
  * Disables `endpoint` when it is still enabled; true when this call disabled it. Its pending
  * deliveries stay pending and wait (docs/relay-delivery.md, "Disabling").
  */
-export async function disableEndpoint(
+export async function disableFailingEndpoint(
   db: Executor,
   endpointRowId: number,
   reason: string,
@@ -134,7 +134,7 @@ export async function checkEndpointHealth(
     });
     if (failingMs >= thresholds.disableAfterMs) {
       const reason = `every delivery failed for ${duration(failingMs)} (since ${since}), longer than PAYSYNC_RELAY_DISABLE_AFTER`;
-      if (await disableEndpoint(db, endpoint.id, reason, now, since)) {
+      if (await disableFailingEndpoint(db, endpoint.id, reason, now, since)) {
         told.unwell.add(endpoint.id);
         await listener.disabled(facts(reason));
       }

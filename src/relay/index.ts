@@ -69,7 +69,6 @@ export {
   rotateEndpointSecret,
   showEndpoint,
   SHOWN_ATTEMPTS,
-  validSecrets,
   type AddedEndpoint,
   type AddEndpointRequest,
   type EndpointContext,
@@ -99,7 +98,6 @@ export { recordAttempt, type RecordedAttempt } from './record-attempt.ts';
 export { MAX_ATTEMPTS, nextAttemptAt, RETRY_JITTER, RETRY_SCHEDULE_MS } from './retry-schedule.ts';
 export {
   checkEndpointHealth,
-  disableEndpoint,
   shownUrl,
   type EndpointHealthFacts,
   type EndpointHealthListener,
@@ -111,7 +109,6 @@ export {
   relayDeliveriesTotal,
   relayOldestPendingSeconds,
 } from './relay-metrics.ts';
-export { sendTestEvent } from './send-test-event.ts';
 export {
   RELAY_ATTEMPTS_RETENTION,
   RELAY_DELIVERIES_RETENTION,

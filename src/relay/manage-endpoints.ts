@@ -269,16 +269,3 @@ export async function rotateEndpointSecret(
     previousValidUntil,
   };
 }
-
-/** The secrets an endpoint signs with at `now`: the current one, then the previous one until it expires. */
-export function validSecrets(row: RelayEndpointRow, now: Date): string[] {
-  const secrets = [row.secret];
-  if (
-    row.previous_secret &&
-    row.previous_secret_expires_at &&
-    row.previous_secret_expires_at > now.toISOString()
-  ) {
-    secrets.push(row.previous_secret);
-  }
-  return secrets;
-}

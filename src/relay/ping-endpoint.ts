@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Environment, RelaySettings } from '../config/index.ts';
-import { guardedLookup, hostProblem, type EndpointUrlRules } from './endpoint-url.ts';
-import { validSecrets } from './manage-endpoints.ts';
+import { deliveryGuard, signingSecrets } from './deliverer.ts';
 import { relayMessageBody } from './message-body.ts';
 import { postEvent, type PostResult } from './post-event.ts';
 import type { RelayEndpointRow } from './relay.tables.ts';
@@ -35,17 +34,20 @@ export async function pingEndpoint(
       message: 'A test event from paysync endpoints test; nothing to do.',
     }),
   });
-  const rules: EndpointUrlRules = {
-    environment,
-    allowHttp: settings.allowHttp,
-    allowedHosts: settings.allowedHosts,
-  };
+  const secrets = signingSecrets(
+    {
+      secret: endpoint.secret,
+      previousSecret: endpoint.previous_secret,
+      previousSecretExpiresAt: endpoint.previous_secret_expires_at,
+    },
+    now,
+  );
   const result = await postEvent({
     url: endpoint.url,
-    headers: { ...signedHeaders(validSecrets(endpoint, now), eventId, now, body) },
+    headers: { ...signedHeaders(secrets, eventId, now, body) },
     body,
     timeoutMs: settings.timeoutMs,
-    guard: { hostProblem: (host) => hostProblem(host, rules), lookup: guardedLookup(rules) },
+    guard: deliveryGuard(settings, environment),
   });
   return { ...result, eventId };
 }
