@@ -20,3 +20,4 @@ export {
   type GroundTruthInput,
 } from './ground-truth.ts';
 export { runAudit, type AuditOptions, type AuditSince } from './run-audit.ts';
+export { AUDIT_RUNS_RETENTION } from './audit-run-retention.ts';

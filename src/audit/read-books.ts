@@ -1,5 +1,15 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
+import {
+  JOURNAL_COLUMNS,
+  JOURNAL_LINE_COLUMNS,
+  storedJournal,
+  storedLine,
+  type JournalLineRow,
+  type JournalRow,
+  type StoredJournal,
+  type WordKeeper,
+} from './stored-journal.ts';
 
 /**
  * The books as stored, read with the auditor's own queries (never through the ledger's
@@ -7,25 +17,7 @@ import type { Database } from '../db/index.ts';
  * text, so a value outside JavaScript's safe range reaches the auditor intact instead of
  * being refused or rounded by the driver.
  */
-export interface StoredJournal {
-  readonly id: string;
-  readonly resourceKind: string;
-  readonly resourceId: string;
-  readonly settlementKey: string;
-  readonly entryType: string;
-  readonly reversesJournalId: string | null;
-  /** The UTC day of its `effective_at` (`YYYY-MM-DD`), the day total its lines count in. */
-  readonly day: string;
-  readonly lines: StoredLine[];
-}
-
-export interface StoredLine {
-  readonly lineNo: number;
-  readonly account: string;
-  readonly currency: string;
-  /** Exactly as stored, as text. */
-  readonly amountText: string;
-}
+export type { StoredJournal, StoredLine } from './stored-journal.ts';
 
 export interface StoredItem {
   readonly kind: string;
@@ -57,7 +49,7 @@ const PAGE = 20_000;
  * returns a new string per row, and millions of copies of `service:collection` are most of the
  * memory a full audit holds.
  */
-function interner(): (text: string) => string {
+function interner(): WordKeeper {
   const seen = new Map<string, string>();
   return (text) => {
     const known = seen.get(text);
@@ -78,48 +70,15 @@ export async function readBooks(db: Kysely<Database>): Promise<StoredBooks> {
   // Pages of journal ids (primary key and the lines' unique (journal_id, line_no) ranges).
   for (let from = low - 1n; from < high; from += BigInt(PAGE)) {
     const to = from + BigInt(PAGE);
-    const journalRows = await sql<{
-      id: string;
-      resource_kind: string;
-      resource_id: string;
-      settlement_key: string;
-      entry_type: string;
-      reverses: string | null;
-      day: string;
-    }>`select cast(id as text) as id, resource_kind, resource_id, settlement_key, entry_type,
-         cast(reverses_journal_id as text) as reverses, substr(effective_at, 1, 10) as day
+    const journalRows = await sql<JournalRow>`select ${JOURNAL_COLUMNS}
        from journals where id > ${from} and id <= ${to} order by journals.id`.execute(db);
-    for (const row of journalRows.rows) {
-      journals.set(row.id, {
-        id: row.id,
-        resourceKind: word(row.resource_kind),
-        resourceId: row.resource_id,
-        settlementKey: word(row.settlement_key),
-        entryType: word(row.entry_type),
-        reversesJournalId: row.reverses,
-        day: word(row.day),
-        lines: [],
-      });
-    }
-    const lineRows = await sql<{
-      journal_id: string;
-      line_no: string;
-      account: string;
-      currency: string;
-      amount: string;
-    }>`select cast(journal_id as text) as journal_id, cast(line_no as text) as line_no, account,
-         currency, cast(amount as text) as amount
+    for (const row of journalRows.rows) journals.set(row.id, storedJournal(row, word));
+    const lineRows = await sql<JournalLineRow>`select ${JOURNAL_LINE_COLUMNS}
        from journal_lines where journal_id > ${from} and journal_id <= ${to}`.execute(db);
     for (const row of lineRows.rows) {
       lineCount += 1;
-      const journal = journals.get(row.journal_id);
       // A line whose journal is gone cannot exist (foreign key); nothing to attach it to.
-      journal?.lines.push({
-        lineNo: Number(row.line_no),
-        account: word(row.account),
-        currency: word(row.currency),
-        amountText: row.amount,
-      });
+      journals.get(row.journal_id)?.lines.push(storedLine(row, word));
     }
   }
   const itemRows = await sql<{

@@ -3,21 +3,19 @@ import type { Database } from '../db/index.ts';
 import { inboxInScope } from './check-sync-records.ts';
 import type { AuditScope } from './audit-types.ts';
 import type { StoredBooks, StoredItem, StoredJournal } from './read-books.ts';
+import {
+  JOURNAL_COLUMNS,
+  JOURNAL_LINE_COLUMNS,
+  storedJournal,
+  storedLine,
+  type JournalLineRow,
+  type JournalRow,
+} from './stored-journal.ts';
 
 /** Keys per statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
 const CHUNK = 500;
 
 const MIRROR_KINDS = ['payment_intent', 'transfer', 'refund', 'payment_refund'] as const;
-
-interface JournalRow {
-  id: string;
-  resource_kind: string;
-  resource_id: string;
-  settlement_key: string;
-  entry_type: string;
-  reverses: string | null;
-  day: string;
-}
 
 interface ItemRow {
   kind: string;
@@ -26,9 +24,6 @@ interface ItemRow {
   mode: string | null;
   amount: string;
 }
-
-const JOURNAL_COLUMNS = sql`cast(id as text) as id, resource_kind, resource_id, settlement_key,
-  entry_type, cast(reverses_journal_id as text) as reverses, substr(effective_at, 1, 10) as day`;
 
 function chunks<T>(values: readonly T[]): T[][] {
   const out: T[][] = [];
@@ -93,16 +88,7 @@ export async function readChangedBooks(
   const addJournals = (rows: readonly JournalRow[]) => {
     for (const row of rows) {
       if (journals.has(row.id)) continue;
-      journals.set(row.id, {
-        id: row.id,
-        resourceKind: row.resource_kind,
-        resourceId: row.resource_id,
-        settlementKey: row.settlement_key,
-        entryType: row.entry_type,
-        reversesJournalId: row.reverses,
-        day: row.day,
-        lines: [],
-      });
+      journals.set(row.id, storedJournal(row));
     }
   };
   const fresh = await sql<JournalRow>`select ${JOURNAL_COLUMNS} from journals
@@ -157,25 +143,13 @@ export async function readChangedBooks(
 
   let lineCount = 0;
   for (const part of chunks([...journals.keys()])) {
-    const rows = await sql<{
-      journal_id: string;
-      line_no: string;
-      account: string;
-      currency: string;
-      amount: string;
-    }>`select cast(journal_id as text) as journal_id, cast(line_no as text) as line_no,
-         account, currency, cast(amount as text) as amount
+    const rows = await sql<JournalLineRow>`select ${JOURNAL_LINE_COLUMNS}
        from journal_lines
        where journal_id in (${sql.join(part.map((id) => sql`${BigInt(id)}`))})
        order by journal_id, line_no`.execute(db);
     for (const row of rows.rows) {
       lineCount += 1;
-      journals.get(row.journal_id)?.lines.push({
-        lineNo: Number(row.line_no),
-        account: row.account,
-        currency: row.currency,
-        amountText: row.amount,
-      });
+      journals.get(row.journal_id)?.lines.push(storedLine(row));
     }
   }
 

@@ -27,3 +27,4 @@ export {
   type PrunableTable,
   type PruneBatch,
 } from './prunable-rows.ts';
+export { prunableTable, type PruneRule } from './prunable-table.ts';

@@ -1,10 +1,4 @@
-import {
-  prunableRows,
-  type Executor,
-  type PrunableRows,
-  type PrunableTable,
-  type PruneBatch,
-} from '../db/index.ts';
+import { prunableTable, type PrunableTable } from '../db/index.ts';
 
 /*
  * Retention of the inbox (docs/retention.md): a processed row loses its raw body and headers,
@@ -14,57 +8,26 @@ import {
  *
  * The partial index `webhook_inbox_body_prunable` (migration 0011: status and processed_at of
  * rows still holding a body) serves each batch as one range read: it never reads a row done.
+ * A row reopened by a replay between the pick and the write keeps its body (checked again).
  */
 
+/** Processed rows that still hold a body, by `processed_at`: their body and headers go. */
+export const INBOX_BODIES_RETENTION: PrunableTable = prunableTable({
+  table: 'webhook_inbox',
+  timeColumn: 'processed_at',
+  condition: (eb) => eb.and([eb('status', '=', 'processed'), eb('body_pruned_at', 'is', null)]),
+  update: (batch) => ({
+    raw_body: Buffer.alloc(0),
+    headers: '{}',
+    body_pruned_at: batch.at.toISOString(),
+  }),
+});
+
 /** Processed rows that still hold a body and finished before `before`. */
-export async function inboxBodiesPrunable(db: Executor, before: Date): Promise<PrunableRows> {
-  const row = await db
-    .selectFrom('webhook_inbox')
-    .select((eb) => [
-      eb.fn.countAll<number>().as('count'),
-      eb.fn.min<string | null>('processed_at').as('oldest'),
-      eb.fn.max<string | null>('processed_at').as('newest'),
-    ])
-    .where('status', '=', 'processed')
-    .where('body_pruned_at', 'is', null)
-    .where('processed_at', '<', before.toISOString())
-    .executeTakeFirst();
-  return prunableRows(row);
-}
+export const inboxBodiesPrunable = INBOX_BODIES_RETENTION.prunable;
 
 /**
  * Drops the body and headers of at most `limit` such rows, oldest first, and stamps
- * `body_pruned_at`. Ids are picked first, then updated by id with the conditions checked again,
- * so a row reopened by a replay in between keeps its body. Returns the rows changed.
+ * `body_pruned_at`. Returns the rows changed.
  */
-export async function pruneInboxBodies(db: Executor, batch: PruneBatch): Promise<number> {
-  const picked = await db
-    .selectFrom('webhook_inbox')
-    .select('id')
-    .where('status', '=', 'processed')
-    .where('body_pruned_at', 'is', null)
-    .where('processed_at', '<', batch.before.toISOString())
-    .orderBy('processed_at')
-    .limit(batch.limit)
-    .execute();
-  if (picked.length === 0) return 0;
-  const result = await db
-    .updateTable('webhook_inbox')
-    .set({ raw_body: Buffer.alloc(0), headers: '{}', body_pruned_at: batch.at.toISOString() })
-    .where(
-      'id',
-      'in',
-      picked.map((row) => row.id),
-    )
-    .where('status', '=', 'processed')
-    .where('body_pruned_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
-}
-
-/** The inbox bodies, for src/retention. */
-export const INBOX_BODIES_RETENTION: PrunableTable = {
-  table: 'webhook_inbox',
-  prunable: inboxBodiesPrunable,
-  prune: pruneInboxBodies,
-};
+export const pruneInboxBodies = INBOX_BODIES_RETENTION.prune;

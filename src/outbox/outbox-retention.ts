@@ -1,10 +1,4 @@
-import {
-  prunableRows,
-  type Executor,
-  type PrunableRows,
-  type PrunableTable,
-  type PruneBatch,
-} from '../db/index.ts';
+import { prunableTable, type PrunableTable } from '../db/index.ts';
 
 /*
  * Retention of the outbox (docs/retention.md): a row consumed long ago has done its work and
@@ -12,47 +6,15 @@ import {
  * age, so no follow-up is lost. Found through `outbox_unconsumed` (consumed_at first).
  */
 
+/** The consumed outbox rows, by `consumed_at`: deleted. */
+export const OUTBOX_RETENTION: PrunableTable = prunableTable({
+  table: 'outbox',
+  timeColumn: 'consumed_at',
+  condition: (eb) => eb('consumed_at', 'is not', null),
+});
+
 /** Rows consumed before `before`. */
-export async function outboxRowsPrunable(db: Executor, before: Date): Promise<PrunableRows> {
-  const row = await db
-    .selectFrom('outbox')
-    .select((eb) => [
-      eb.fn.countAll<number>().as('count'),
-      eb.fn.min<string | null>('consumed_at').as('oldest'),
-      eb.fn.max<string | null>('consumed_at').as('newest'),
-    ])
-    .where('consumed_at', 'is not', null)
-    .where('consumed_at', '<', before.toISOString())
-    .executeTakeFirst();
-  return prunableRows(row);
-}
+export const outboxRowsPrunable = OUTBOX_RETENTION.prunable;
 
 /** Deletes at most `limit` of them, oldest first, by id. Returns the rows deleted. */
-export async function pruneOutboxRows(db: Executor, batch: PruneBatch): Promise<number> {
-  const picked = await db
-    .selectFrom('outbox')
-    .select('id')
-    .where('consumed_at', 'is not', null)
-    .where('consumed_at', '<', batch.before.toISOString())
-    .orderBy('consumed_at')
-    .limit(batch.limit)
-    .execute();
-  if (picked.length === 0) return 0;
-  const result = await db
-    .deleteFrom('outbox')
-    .where(
-      'id',
-      'in',
-      picked.map((row) => row.id),
-    )
-    .where('consumed_at', 'is not', null)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-/** The consumed outbox rows, for src/retention. */
-export const OUTBOX_RETENTION: PrunableTable = {
-  table: 'outbox',
-  prunable: outboxRowsPrunable,
-  prune: pruneOutboxRows,
-};
+export const pruneOutboxRows = OUTBOX_RETENTION.prune;

@@ -1,4 +1,5 @@
 import { ALERT_DELIVERIES_RETENTION } from '../alerts/index.ts';
+import { AUDIT_RUNS_RETENTION } from '../audit/index.ts';
 import type { RetentionPeriods } from '../config/index.ts';
 import type { PrunableTable } from '../db/index.ts';
 import { INBOX_BODIES_RETENTION } from '../inbox/index.ts';
@@ -53,6 +54,14 @@ export const RETENTION_POLICY: readonly RetentionTarget[] = [
     period: 'alertDeliveries',
     variable: 'PAYSYNC_RETENTION_ALERT_DELIVERIES_AFTER',
     rule: 'delivered or given-up messages are deleted; pending ones and retries never are',
+  },
+  {
+    ...AUDIT_RUNS_RETENTION,
+    removes: 'row',
+    // Run records too: the clean audits' watermarks, one per clean `paysync audit`.
+    period: 'scheduledRuns',
+    variable: 'PAYSYNC_RETENTION_RUNS_AFTER',
+    rule: 'clean-audit records are deleted, except the latest (the next `--since last-clean` starts there)',
   },
   ...RELAY_RETENTION_TARGETS,
 ];

@@ -116,7 +116,7 @@ describe(`the retention task on ${testDialect()}`, () => {
       itemsChanged: 3,
     });
     expect(run!.checkpoint).toMatch(
-      /^pruned webhook_inbox 1, outbox 1, scheduled_runs 1, alert_deliveries 0, relay_attempts 0, relay_deliveries 0, relay_events 0; longest batch [\d.]+ ms$/,
+      /^pruned webhook_inbox 1, outbox 1, scheduled_runs 1, alert_deliveries 0, audit_runs 0, relay_attempts 0, relay_deliveries 0, relay_events 0; longest batch [\d.]+ ms$/,
     );
   });
 });

@@ -92,7 +92,7 @@ function planLines(plans: readonly TablePruning[], renderTable: typeof RenderTab
 export function pruneCommand(): Command {
   return new Command('prune')
     .description(
-      'apply the retention policy now: drop old inbox bodies, old outbox rows, run records, alert deliveries and relay deliveries',
+      'apply the retention policy now: drop old inbox bodies, old outbox rows, run records, alert deliveries, clean-audit records and relay deliveries',
     )
     .option('--dry-run', 'only say, per table, how many rows would go and how old they are')
     .option('--json', 'print the per-table result as JSON')
@@ -108,6 +108,8 @@ What goes (docs/retention.md; each period is a PAYSYNC_RETENTION_* variable, \`o
   run records       finished runs, after PAYSYNC_RETENTION_RUNS_AFTER (90d); each task keeps its
                     latest run and its latest success
   alert deliveries  delivered or given-up messages, after PAYSYNC_RETENTION_ALERT_DELIVERIES_AFTER (90d)
+  audit records     clean-audit records, after PAYSYNC_RETENTION_RUNS_AFTER (90d); the latest clean
+                    audit stays (\`paysync audit --since last-clean\` starts from it)
   relay             the delivery log, delivered or given-up deliveries, and events no delivery
                     names, after PAYSYNC_RETENTION_RELAY_AFTER (30d); never a pending delivery
 Never pruned: journals and journal lines, mirror rows, status history, discrepancies, balance

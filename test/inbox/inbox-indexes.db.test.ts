@@ -1,0 +1,162 @@
+/**
+ * The inbox is the hottest table: every index costs the receiver's insert and the worker's
+ * update. Migration 0016 left the indexes below, each serving statements no other serves as
+ * well (docs/performance.md, "Indexes of the inbox"). These tests hold the two statements whose
+ * index changed to the index meant for them, on a database without statistics (SQLite as
+ * paysync runs it: nothing runs ANALYZE), and the count the pipeline page shows.
+ */
+import { sql, type CompiledQuery, type KyselyPlugin } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inboxCountSince, pruneInboxBodies, type InboxStatus } from '../../src/inbox/index.ts';
+import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
+
+let database: TestDatabase;
+const NOW = Date.parse('2030-03-01T12:00:00.000Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  // 300 rows processed over 300 hours, the older half already pruned; a few of each other status.
+  const rows = Array.from({ length: 300 }, (_, i) => {
+    const processedAt = iso(NOW - (300 - i) * 3_600_000);
+    return {
+      dedupe_key: `event:evt_${i}`,
+      event_id: `evt_${i}`,
+      event_type: 'transfer.updated',
+      raw_body: Buffer.from(i < 150 ? '' : '{"id":"evt"}'),
+      headers: '{}',
+      received_at: processedAt,
+      status: 'processed' as InboxStatus,
+      processed_at: processedAt,
+      body_pruned_at: i < 150 ? iso(NOW - 100 * 3_600_000) : null,
+    };
+  });
+  const others = (['received', 'processing', 'unclassified', 'failed'] as const).map(
+    (status, i) => ({
+      dedupe_key: `event:evt_other_${i}`,
+      event_id: `evt_other_${i}`,
+      event_type: 'transfer.updated',
+      raw_body: Buffer.from('{}'),
+      headers: '{}',
+      received_at: iso(NOW - 10 * 60_000),
+      status,
+      processed_at: status === 'unclassified' || status === 'failed' ? iso(NOW - 5 * 60_000) : null,
+    }),
+  );
+  await database.db
+    .insertInto('webhook_inbox')
+    .values([...rows, ...others])
+    .execute();
+});
+
+afterAll(async () => {
+  await database?.cleanup();
+});
+
+/** Every statement `run` sends, compiled, on its way to the database. */
+async function statementsOf(
+  run: (db: TestDatabase['db']) => Promise<unknown>,
+): Promise<CompiledQuery[]> {
+  const caught: CompiledQuery[] = [];
+  const catching: KyselyPlugin = {
+    transformQuery(args) {
+      caught.push(database.db.getExecutor().compileQuery(args.node, args.queryId));
+      return args.node;
+    },
+    transformResult: (args) => Promise.resolve(args.result),
+  };
+  await run(database.db.withPlugin(catching));
+  return caught;
+}
+
+/** The plan: SQLite's EXPLAIN QUERY PLAN, or PostgreSQL's EXPLAIN with sequential scans off. */
+async function planOf(statement: CompiledQuery): Promise<string> {
+  if (testDialect() === 'sqlite') {
+    const explained = await database.db.executeQuery<{ detail: string }>({
+      ...statement,
+      sql: `EXPLAIN QUERY PLAN ${statement.sql}`,
+    });
+    return explained.rows.map((row) => row.detail).join('\n');
+  }
+  return database.db.transaction().execute(async (trx) => {
+    // A table this small is read whole by choice; with scans off, an index must serve.
+    await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+    const explained = await trx.executeQuery<{ 'QUERY PLAN': string }>({
+      ...statement,
+      sql: `EXPLAIN ${statement.sql}`,
+    });
+    return explained.rows.map((row) => row['QUERY PLAN']).join('\n');
+  });
+}
+
+async function indexNames(): Promise<string[]> {
+  if (testDialect() === 'sqlite') {
+    const rows = await sql<{
+      name: string;
+    }>`select name from pragma_index_list('webhook_inbox') where origin = 'c'`.execute(database.db);
+    return rows.rows.map((row) => row.name).sort();
+  }
+  const rows = await sql<{ name: string }>`select indexname as name from pg_indexes
+    where schemaname = current_schema() and tablename = 'webhook_inbox'
+      and indexname not in ('webhook_inbox_pkey', 'webhook_inbox_dedupe_key_key')`.execute(
+    database.db,
+  );
+  return rows.rows.map((row) => row.name).sort();
+}
+
+describe(`the inbox's indexes on ${testDialect()}`, () => {
+  it('are the six that migration 0016 kept, beside the primary and dedupe keys', async () => {
+    expect(await indexNames()).toEqual([
+      'webhook_inbox_body_prunable',
+      'webhook_inbox_processed_at',
+      'webhook_inbox_resource',
+      'webhook_inbox_resource_id',
+      'webhook_inbox_resource_reference',
+      'webhook_inbox_status_received_at',
+    ]);
+  });
+
+  it('the retention batch picks its rows from the partial index of bodies still held', async () => {
+    const [pick] = await statementsOf((db) =>
+      pruneInboxBodies(db, {
+        before: new Date(NOW - 200 * 3_600_000),
+        limit: 10,
+        at: new Date(NOW),
+      }),
+    );
+    const plan = await planOf(pick!);
+    if (testDialect() === 'sqlite') {
+      // Not an index of every processed row: that one rereads the pruned rows in every batch.
+      expect(plan).toMatch(
+        /SEARCH webhook_inbox USING INDEX webhook_inbox_body_prunable \(status=\? AND processed_at<\?\)/,
+      );
+    } else {
+      expect(plan).toMatch(/Index Cond: .*processed_at </);
+      expect(plan).not.toContain('Seq Scan');
+    }
+  });
+
+  it("the pipeline page's processed count reads one range of processed_at", async () => {
+    const [count] = await statementsOf((db) =>
+      inboxCountSince(db, 'processed', iso(NOW - 3_600_000)),
+    );
+    const plan = await planOf(count!);
+    if (testDialect() === 'sqlite') {
+      expect(plan).toMatch(
+        /SEARCH webhook_inbox USING INDEX webhook_inbox_processed_at \(processed_at>\?\)/,
+      );
+    } else {
+      expect(plan).toMatch(
+        /(Index (Only )?Scan using|Bitmap Index Scan on) webhook_inbox_processed_at/,
+      );
+      expect(plan).toMatch(/Index Cond: \(processed_at >= /);
+    }
+  });
+
+  it('counts only the rows processed since the instant, not those unclassified or failed', async () => {
+    // Rows 295..299 were processed in the last 5 hours; the other statuses 5 minutes ago.
+    expect(await inboxCountSince(database.db, 'processed', iso(NOW - 5 * 3_600_000))).toBe(5);
+    expect(await inboxCountSince(database.db, 'processed', iso(NOW - 10 * 60_000))).toBe(0);
+    expect(await inboxCountSince(database.db, 'received', iso(NOW - 15 * 60_000))).toBe(4);
+  });
+});
