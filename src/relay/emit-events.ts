@@ -85,7 +85,8 @@ export async function emitRelayEvents(
     .execute();
   const deliveries: unknown[][] = [];
   for (const endpoint of endpoints) {
-    const patterns = endpoint.event_types === null ? null : (JSON.parse(endpoint.event_types) as string[]);
+    const patterns =
+      endpoint.event_types === null ? null : (JSON.parse(endpoint.event_types) as string[]);
     for (const event of inserted) {
       if (!matchesEventPatterns(patterns, event.type)) continue;
       deliveries.push([endpoint.id, event.id, event.subject, 'pending', at, at]);

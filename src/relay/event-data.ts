@@ -22,7 +22,8 @@ export interface RelayEventDraft {
   readonly environment: string;
   /** When the change happened. @defaultValue the `at` given to `emitRelayEvents` */
   readonly occurredAt?: string;
-  readonly data: ItemEventData | DriftDetectedData | DriftResolvedData | DayVerdictData | AlertRaisedData;
+  readonly data:
+    ItemEventData | DriftDetectedData | DriftResolvedData | DayVerdictData | AlertRaisedData;
 }
 
 /**
@@ -127,10 +128,7 @@ function driftSubject(data: { accountType: string; currency: string }): string {
 }
 
 /** `balance.drift_detected`: a snapshot recorded a new `balance_drift` discrepancy. */
-export function driftDetectedEvent(
-  environment: string,
-  data: DriftDetectedData,
-): RelayEventDraft {
+export function driftDetectedEvent(environment: string, data: DriftDetectedData): RelayEventDraft {
   return {
     type: 'balance.drift_detected',
     subject: driftSubject(data),
@@ -141,10 +139,7 @@ export function driftDetectedEvent(
 }
 
 /** `balance.drift_resolved`: a later snapshot resolved that discrepancy. */
-export function driftResolvedEvent(
-  environment: string,
-  data: DriftResolvedData,
-): RelayEventDraft {
+export function driftResolvedEvent(environment: string, data: DriftResolvedData): RelayEventDraft {
   return {
     type: 'balance.drift_resolved',
     subject: driftSubject(data),

@@ -26,7 +26,7 @@ const utcTime = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
   .describe('UTC ISO 8601 with milliseconds');
-const minorUnits = z.number().int().describe('An integer amount in the currency’s minor units');
+const minorUnits = z.number().int().describe("An integer amount in the currency's minor units");
 const currency = z.string().describe('ISO 4217 code of the amount');
 
 const failure = z
@@ -39,7 +39,7 @@ const failure = z
 
 /** What every item event carries, whatever the kind. */
 const itemBase = {
-  id: z.string().describe('The service’s id of the item (`pi_…`, `tr_…`, or a refund’s number)'),
+  id: z.string().describe("The service's id of the item (`pi_…`, `tr_…`, or a refund's number)"),
   status: z
     .string()
     .describe(
@@ -48,7 +48,9 @@ const itemBase = {
   previousStatus: z
     .string()
     .nullable()
-    .describe('The status paysync held before; null when this is the first time paysync sees the item'),
+    .describe(
+      'The status paysync held before; null when this is the first time paysync sees the item',
+    ),
   amount: minorUnits,
   currency,
   failure,
@@ -67,8 +69,8 @@ const paymentIntentData = z
     ...itemBase,
     mode: z.string(),
     merchantId: z.string(),
-    purchaseReference: z.string().describe('The merchant’s reference of the purchase'),
-    customerReference: z.string().describe('The merchant’s reference of the customer'),
+    purchaseReference: z.string().describe("The merchant's reference of the purchase"),
+    customerReference: z.string().describe("The merchant's reference of the customer"),
     subMerchantId: z.string().nullable(),
   })
   .strict();
@@ -88,10 +90,10 @@ const transferData = z
     ...itemBase,
     mode: z.string(),
     merchantId: z.string(),
-    reference: z.string().describe('The merchant’s reference of the transfer'),
-    providerReference: z.string().describe('The payment provider’s reference'),
+    reference: z.string().describe("The merchant's reference of the transfer"),
+    providerReference: z.string().describe("The payment provider's reference"),
     isIrt: z.boolean(),
-    fees: z.array(transferFee).describe('The service’s fees, each in its own currency'),
+    fees: z.array(transferFee).describe("The service's fees, each in its own currency"),
   })
   .strict();
 
@@ -118,7 +120,7 @@ const paymentRefundData = z
 const driftBase = {
   discrepancyId: z.number().int().describe('The `balance_drift` discrepancy (`paysync show`)'),
   account: z.string().describe('The ledger account (`service:main:XOF`)'),
-  accountType: z.string().describe('The service’s account type'),
+  accountType: z.string().describe("The service's account type"),
   currency,
   asOf: utcTime.describe('The instant of the balance snapshot compared'),
   expected: minorUnits.describe('What the ledger holds for the account at that instant'),
@@ -144,7 +146,10 @@ const driftResolvedData = z
 
 const dayVerdictData = z
   .object({
-    day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe('The books day, in `timeZone`'),
+    day: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/)
+      .describe('The books day, in `timeZone`'),
     timeZone: z.string(),
     window: z.object({ from: utcTime, to: utcTime }).strict(),
     verdict: z.enum(['RECONCILED', 'RECONCILED_WITH_PENDING', 'BREAKS', 'INCOMPLETE']),
@@ -153,7 +158,9 @@ const dayVerdictData = z
       .describe('Items created that day, by kind and status'),
     pending: z.number().int().describe('Items of the day not yet final'),
     breaks: z.number().int().describe('Breaks: what does not reconcile'),
-    incomplete: z.array(z.string()).describe('Why paysync cannot vouch for the day (empty when it can)'),
+    incomplete: z
+      .array(z.string())
+      .describe('Why paysync cannot vouch for the day (empty when it can)'),
     computedAt: utcTime,
   })
   .strict();
@@ -165,7 +172,10 @@ const alertRaisedData = z
     severity: z.enum(['info', 'warning', 'critical']),
     title: z.string().describe('One line; numbers in it are masked'),
     body: z.string().describe('A few lines; numbers in them are masked'),
-    subject: z.string().nullable().describe('What the alert is about (`tr_…`), when it is one item'),
+    subject: z
+      .string()
+      .nullable()
+      .describe('What the alert is about (`tr_…`), when it is one item'),
     raisedAt: utcTime,
   })
   .strict();
@@ -184,13 +194,15 @@ export const RELAY_EVENT_DATA_SCHEMAS = {
       ['succeeded', 'failed', 'status_changed'].map((what) => [`${kind}.${what}`, ITEM_DATA[kind]]),
     ),
   ) as {
-    [K in RelayedItemKind as `${K}.${'succeeded' | 'failed' | 'status_changed'}`]: (typeof ITEM_DATA)[K];
+    [
+      K in RelayedItemKind as `${K}.${'succeeded' | 'failed' | 'status_changed'}`
+    ]: (typeof ITEM_DATA)[K];
   }),
   'balance.drift_detected': driftDetectedData,
   'balance.drift_resolved': driftResolvedData,
   'day.verdict': dayVerdictData,
   'alert.raised': alertRaisedData,
-  ping: z.object({ message: z.string() }).strict(),
+  ping: z.object({}).catchall(z.unknown()).describe('Whatever `endpoints test` sends; not an item'),
 } as const satisfies Record<CatalogEventType, z.ZodType>;
 
 export type PaymentIntentEventData = z.infer<typeof paymentIntentData>;
@@ -198,10 +210,7 @@ export type TransferEventData = z.infer<typeof transferData>;
 export type RefundEventData = z.infer<typeof refundData>;
 export type PaymentRefundEventData = z.infer<typeof paymentRefundData>;
 export type ItemEventData =
-  | PaymentIntentEventData
-  | TransferEventData
-  | RefundEventData
-  | PaymentRefundEventData;
+  PaymentIntentEventData | TransferEventData | RefundEventData | PaymentRefundEventData;
 export type DriftDetectedData = z.infer<typeof driftDetectedData>;
 export type DriftResolvedData = z.infer<typeof driftResolvedData>;
 export type DayVerdictData = z.infer<typeof dayVerdictData>;
