@@ -17,7 +17,10 @@ const ajv = new Ajv({ allErrors: true, unknownFormats: 'ignore' });
 ajv.addSchema(relayDocument as object, 'relay');
 
 /** The problems of a relayed message against the published schema of its type (empty: none). */
-export function messageProblems(message: { type: string }): string[] {
+export function messageProblems(message: {
+  readonly type: string;
+  readonly [key: string]: unknown;
+}): string[] {
   if (!relayDocument.definitions[message.type]) return [`${message.type} is not in the document`];
   const validate = ajv.compile({ $ref: `relay#/definitions/${message.type}` });
   if (validate(message)) return [];
