@@ -222,7 +222,7 @@ const configuration = {
       severity: 'error',
       comment: 'src/db/database.ts may reach into a component only for its *.table.ts row types.',
       from: { path: '^src/db/database\\.ts$' },
-      to: { path: '^src/[^/]+/', pathNot: ['^src/db/', '\\.table\\.ts$'] },
+      to: { path: '^src/[^/]+/', pathNot: ['^src/db/', '\\.tables?\\.ts$'] },
     },
     {
       name: 'door-imports-component-index',

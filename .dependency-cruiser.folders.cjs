@@ -44,7 +44,7 @@ module.exports = {
   ],
   options: {
     ...modules.options,
-    exclude: { path: ['^src/[^/]+\\.ts$', '\\.table\\.ts$', '\\.defaults\\.ts$'] },
+    exclude: { path: ['^src/[^/]+\\.ts$', '\\.tables?\\.ts$', '\\.defaults\\.ts$'] },
     metrics: true,
   },
 };

@@ -8,7 +8,10 @@ import type { TransferRow } from './transfer.table.ts';
 import { toTransferRecord } from './transfer.repository.ts';
 
 /** The record of a mirror row the ledger is about to write (no read back: the row is these columns). */
-export function mirrorRecordOf(table: MirrorTable, columns: MirrorColumns[MirrorTable]): MirrorRecord {
+export function mirrorRecordOf(
+  table: MirrorTable,
+  columns: MirrorColumns[MirrorTable],
+): MirrorRecord {
   switch (table) {
     case 'payment_intents':
       return toPaymentIntentRecord(columns as PaymentIntentRow);

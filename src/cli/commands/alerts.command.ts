@@ -200,9 +200,9 @@ export function alertsCommand(): Command {
       let runtime;
       try {
         runtime = createAlertRuntime(config.alerts, logger, {
-      now: cliClock,
-      environment: config.environment,
-    });
+          now: cliClock,
+          environment: config.environment,
+        });
       } catch (error) {
         if (error instanceof AlertRulesError) throw new CliError(`alerts test: ${error.message}`);
         throw error;
