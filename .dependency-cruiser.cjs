@@ -62,6 +62,9 @@ const LAYERS = [
   { name: 'durable stores and queues', components: ['inbox', 'queues', 'service-state'] },
   { name: 'intake and follow-ups', components: ['ingest', 'outbox', 'relay'] },
   { name: 'the ledger', components: ['ledger'] },
+  // Events are emitted in the transaction of the change, so every component that changes the
+  // books (sync, sweeps, balances, verdicts, alerts) calls the relay; it reads only the ledger.
+  { name: 'the relay', components: ['relay'] },
   { name: 'sync, run records, the item view', components: ['reconcile', 'runs', 'resource-view'] },
   {
     name: 'books tasks and views',

@@ -39,6 +39,8 @@ export interface AlertRuntime {
   readonly logger: Logger;
   /** The clock, from the caller; tests move it. */
   readonly now: () => Date;
+  /** `live` or `sandbox` (`PAYSYNC_ENVIRONMENT`): stamped on the relay's `alert.raised` events. */
+  readonly environment: string;
   /** Called after new deliveries are written, so a deliverer in this process sends them now. */
   wake(): void;
   /** Lets the deliverer hook itself in as the `wake` target. */
@@ -50,6 +52,8 @@ export interface AlertRuntimeOptions {
   readonly pacing?: Partial<AlertPacing>;
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
+  /** `live` or `sandbox` (`PAYSYNC_ENVIRONMENT`). */
+  readonly environment: string;
   /** Per-request timeout of the HTTP and SMTP sinks. @defaultValue 10000 */
   readonly sinkTimeoutMs?: number;
   /** Accept a self-signed SMTP certificate (tests). @defaultValue false */
@@ -127,6 +131,7 @@ export function createAlertRuntime(
     pacing: alertPacing(settings, options.pacing),
     logger,
     now: options.now,
+    environment: options.environment,
     wake() {
       for (const listener of listeners) listener();
     },

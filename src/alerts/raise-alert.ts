@@ -13,6 +13,7 @@ import {
 } from './alert.repository.ts';
 import { maskDeep, maskNumbersInText } from './mask-number.ts';
 import type { SinkName } from './sinks/alert-sink.ts';
+import { alertRaisedEvent, emitRelayEvents, notifyRelay } from '../relay/index.ts';
 
 /** What raising and resolving alerts needs. */
 export interface AlertDependencies {
@@ -202,6 +203,22 @@ export async function raiseAlertClaiming(
       .returningAll()
       .executeTakeFirstOrThrow();
     const alert = toAlert(inserted);
+    // The relay's event commits with the alert (docs/relay.md): masked as the alert is.
+    const emitted = await emitRelayEvents(
+      trx,
+      [
+        alertRaisedEvent(runtime.environment, {
+          alertId: alert.id,
+          kind: alert.kind,
+          severity: alert.severity,
+          title: alert.title,
+          body: alert.body,
+          subject: alert.subject,
+          raisedAt: at,
+        }),
+      ],
+      at,
+    );
     if (outcome === 'notified') {
       await insertDeliveries(
         trx,
@@ -215,9 +232,10 @@ export async function raiseAlertClaiming(
     } else if (outcome === 'digested') {
       await openDigest(trx, input.kind, now, runtime.pacing.digestWindowMs);
     }
-    return { alert, outcome };
+    return { alert, outcome, relayed: emitted.deliveries > 0 };
   });
   if (!result) return undefined;
+  if (result.relayed) notifyRelay();
   if (result.outcome === 'notified' || result.outcome === 'deduplicated') runtime.wake();
   if (result.outcome !== 'already_open') {
     runtime.logger.debug(
@@ -225,7 +243,7 @@ export async function raiseAlertClaiming(
       'alert raised',
     );
   }
-  return result;
+  return { alert: result.alert, outcome: result.outcome };
 }
 
 /**

@@ -15,6 +15,13 @@ import {
 } from '../ledger/index.ts';
 import { addToOutbox, notifyOutbox } from '../outbox/index.ts';
 import { fetchResourceState } from '../reconcile/index.ts';
+import {
+  driftDetectedEvent,
+  driftResolvedEvent,
+  emitRelayEvents,
+  notifyRelay,
+  type RelayEventDraft,
+} from '../relay/index.ts';
 import { readStateValue, setStateValueOnce } from '../service-state/index.ts';
 import { ContractError } from '../upstream/index.ts';
 import { insertSnapshot, type SnapshotBalance } from './balance-snapshot.repository.ts';
@@ -261,7 +268,9 @@ async function settleDrift(
   comparisons: readonly AccountComparison[],
 ): Promise<DiscrepancySummary[]> {
   const recorded: DiscrepancySummary[] = [];
-  await deps.db.transaction().execute(async (trx) => {
+  const deliveries = await deps.db.transaction().execute(async (trx) => {
+    // The relay's events commit with the drift they report (docs/relay.md).
+    const events: RelayEventDraft[] = [];
     for (const comparison of comparisons) {
       const resourceId = balanceAccountKey(
         deps.environment,
@@ -271,8 +280,27 @@ async function settleDrift(
       const open = (await discrepanciesFor(trx, DRIFT_RESOURCE, resourceId)).filter(
         (d) => d.kind === 'balance_drift' && d.resolvedAt === null,
       );
+      const figures = {
+        account: comparison.account,
+        accountType: comparison.accountType,
+        currency: comparison.currency,
+        asOf: comparison.asOf,
+        expected: comparison.ledger,
+        held: comparison.service,
+        difference: comparison.difference,
+      };
       if (comparison.verdict !== 'drift') {
-        for (const drift of open) await resolveDiscrepancy(trx, drift.id, comparison.asOf);
+        for (const drift of open) {
+          if (await resolveDiscrepancy(trx, drift.id, comparison.asOf)) {
+            events.push(
+              driftResolvedEvent(deps.environment, {
+                discrepancyId: drift.id,
+                ...figures,
+                detectedAt: drift.createdAt,
+              }),
+            );
+          }
+        }
         continue;
       }
       if (open.length > 0) continue;
@@ -297,6 +325,13 @@ async function settleDrift(
       });
       if (isNew) {
         recorded.push(discrepancy);
+        events.push(
+          driftDetectedEvent(deps.environment, {
+            discrepancyId: discrepancy.id,
+            ...figures,
+            unexplained: comparison.unexplained,
+          }),
+        );
         // The alert commits with the discrepancy: never lost to a Redis outage.
         await addToOutbox(trx, {
           kind: 'alert',
@@ -313,8 +348,11 @@ async function settleDrift(
         });
       }
     }
+    const emitted = await emitRelayEvents(trx, events, deps.now().toISOString());
+    return emitted.deliveries;
   });
   if (recorded.length > 0) notifyOutbox();
+  if (deliveries > 0) notifyRelay();
   return recorded;
 }
 

@@ -106,7 +106,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // A bad alert rule file stops every role: an operator must not believe alerts are routed.
   let alerts: AlertRuntime;
   try {
-    alerts = createAlertRuntime(config.alerts, logger, { now, ...options.alerts });
+    alerts = createAlertRuntime(config.alerts, logger, {
+      now,
+      ...options.alerts,
+      environment: options.alerts?.environment ?? config.environment,
+    });
   } catch (error) {
     if (error instanceof AlertRulesError) throw new StartupError(error.message);
     throw error;

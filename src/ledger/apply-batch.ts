@@ -22,6 +22,7 @@ import {
   type MirrorColumns,
   type MirrorTable,
 } from './mirror-writer.ts';
+import { mirrorRecordOf } from './mirror-record-of.ts';
 import { observedStateOf, type BatchEntry, type ObservedState } from './observed-state.ts';
 import { recordStatusChanges, type NewStatusChange } from './status-history.repository.ts';
 import { utcMillis } from './utc-millis.ts';
@@ -164,8 +165,9 @@ export async function applyBatch(
 
   // A discrepancy new to the books is reported by the entry that first found it.
   const reported = new Set<string>();
-  return plans.map((plan) => ({
+  return plans.map((plan, index) => ({
     ...plan.outcome,
+    ...(plan.columns ? { record: mirrorRecordOf(states[index]!.mirror.table, plan.columns) } : {}),
     journalsPosted: plan.journals.flatMap((j) => {
       const summary = posted.get(j);
       return summary ? [summary] : [];

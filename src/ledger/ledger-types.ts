@@ -3,6 +3,7 @@ import type { AccountName } from './accounts.ts';
 import type { PollPlan } from './poll-plan.ts';
 import type { JournalEntryType, JournalVia } from './journal.table.ts';
 import type { JournalResourceKind, LedgerResourceKind } from './ledger-resource-kind.ts';
+import type { MirrorRecord } from './mirror-records.ts';
 
 /** How and when the caller learned the state it hands to an `apply…` function. */
 export interface Observation {
@@ -84,6 +85,12 @@ export interface ApplyOutcome {
   readonly journalsPosted: readonly JournalSummary[];
   /** Discrepancies recorded by this call (not ones already on file). */
   readonly discrepancies: readonly DiscrepancySummary[];
+  /**
+   * The item as the mirror holds it after this state was taken, when it was (`changed`); what
+   * the relay's events carry (src/relay). Its `firstSeenAt` and `lastSyncedAt` are this
+   * observation's time, not the row's.
+   */
+  readonly record?: MirrorRecord;
 }
 
 export interface StatusChange {

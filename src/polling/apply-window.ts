@@ -14,6 +14,7 @@ import type { ListStream } from './list-streams.ts';
 import { addTally, emptyTally, type PageTally } from './page-tally.ts';
 import { notifyOutbox } from '../outbox/index.ts';
 import { addFollowUps, followUpsFor } from '../reconcile/index.ts';
+import { emitRelayEvents, itemEventsOf, notifyRelay } from '../relay/index.ts';
 
 type ListedItem = PaymentIntent | Transfer;
 
@@ -29,6 +30,8 @@ export interface WindowApplyOptions {
   /** The checkpoint row this walk advances. */
   readonly checkpointStream: string;
   readonly via: ObservedVia;
+  /** `live` or `sandbox`: stamped on the relay events of what the walk changes. */
+  readonly environment: string;
   readonly now: () => Date;
   /** Apply in a transaction that is rolled back, and write no checkpoint. @defaultValue false */
   readonly dryRun?: boolean;
@@ -90,6 +93,7 @@ export async function applyWindow(options: WindowApplyOptions): Promise<WindowRe
     const observation = { via: options.via, observedAt: at };
     const positionIso = new Date(nextPosition).toISOString();
     let result: { tally: PageTally; outcomes: ApplyOutcome[] };
+    let deliveries = 0;
     if (options.dryRun) {
       try {
         await options.db.transaction().execute(async (trx) => {
@@ -104,6 +108,13 @@ export async function applyWindow(options: WindowApplyOptions): Promise<WindowRe
       result = await options.db.transaction().execute(async (trx) => {
         const applied = await applyListedItems(trx, options.stream, ready, observation);
         if (options.followUps) await addFollowUps(trx, followUpsFor(applied.outcomes), at);
+        // Every committed change emits its relay events, backfilled or swept alike.
+        const emitted = await emitRelayEvents(
+          trx,
+          itemEventsOf(applied.outcomes, options.environment),
+          at,
+        );
+        deliveries = emitted.deliveries;
         const committed = addTally(structuredClone(total), applied.tally);
         await advanceCheckpoint(trx, {
           stream: options.checkpointStream,
@@ -116,6 +127,7 @@ export async function applyWindow(options: WindowApplyOptions): Promise<WindowRe
     }
     addTally(total, result.tally);
     if (options.followUps && !options.dryRun) notifyOutbox();
+    if (deliveries > 0) notifyRelay();
     position = nextPosition;
     await options.onCommit?.({ ...result, position: positionIso });
   };

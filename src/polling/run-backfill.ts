@@ -156,6 +156,7 @@ export async function runBackfill(
           perPage: options.perPage,
           checkpointStream: key,
           via: 'sweep',
+          environment: deps.environment,
           now,
           ...(request.dryRun ? { dryRun: true } : {}),
           detailOf: (committed) => ({ total: addTally(structuredClone(base), committed) }),

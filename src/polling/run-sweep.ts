@@ -115,6 +115,7 @@ export async function runSweep(
         checkpointStream: contiguous ? key : `${key}:since`,
         via: 'sweep',
         followUps: deps.followUps ?? true,
+        environment: deps.environment,
         now,
         onPage: () => {
           pages += 1;

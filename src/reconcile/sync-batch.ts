@@ -9,6 +9,7 @@ import {
   type BatchEntry,
 } from '../ledger/index.ts';
 import { notifyOutbox } from '../outbox/index.ts';
+import { emitRelayEvents, itemEventsOf, notifyRelay } from '../relay/index.ts';
 import {
   newestPerResource,
   syncKey,
@@ -168,8 +169,9 @@ export async function syncBatch(
     );
     if (fetched.length === 0) return { counts, retry, split: false };
     let split = false;
+    let deliveries = 0;
     try {
-      await applyTogether(resolved, fetched);
+      deliveries += await applyTogether(resolved, fetched);
       for (const item of fetched)
         note(item.ref, { outcome: 'synced', outcomes: [], closedRows: 0 });
     } catch (error) {
@@ -181,7 +183,7 @@ export async function syncBatch(
       );
       for (const item of fetched) {
         try {
-          await applyTogether(resolved, [item]);
+          deliveries += await applyTogether(resolved, [item]);
           note(item.ref, { outcome: 'synced', outcomes: [], closedRows: 0 });
         } catch (itemError) {
           note(
@@ -192,6 +194,7 @@ export async function syncBatch(
       }
     }
     notifyOutbox();
+    if (deliveries > 0) notifyRelay();
     return { counts, retry, split };
   } finally {
     claimed.release();
@@ -201,12 +204,13 @@ export async function syncBatch(
 /**
  * Applies fetched resources in one transaction: the ledger's batch apply (multi-row reads and
  * writes, the same books as one by one), their fetch coverage in one upsert, the follow-ups,
- * and the inbox rows each fetch covered, closed in one statement.
+ * the relay events of what changed (with their deliveries), and the inbox rows each fetch
+ * covered, closed in one statement. Returns the relay deliveries it added.
  */
 async function applyTogether(
   deps: ResolvedSyncDependencies,
   fetched: readonly Fetched[],
-): Promise<void> {
+): Promise<number> {
   const observedAt = deps.now().toISOString();
   const entries: BatchEntry[] = [];
   const items = new Map<string, ReturnType<typeof itemOfFetched> & { upToInboxId: number }>();
@@ -225,16 +229,22 @@ async function applyTogether(
   }
   // The earliest start stands for all: a poll asked for before it is answered by every fetch.
   const fetchStartedAt = fetched.map((item) => item.fetchStartedAt).sort()[0]!;
-  await deps.db.transaction().execute(async (trx) => {
+  return deps.db.transaction().execute(async (trx) => {
     const outcomes: ApplyOutcome[] = await applyBatch(trx, entries);
     // Each item carries its own fetch's inbox id; the batch-wide one is only a fallback.
     const lowest = Math.min(...fetched.map((item) => item.upToId));
     await recordFetchCoverages(trx, [...items.values()], { upToInboxId: lowest, fetchStartedAt });
     await addFollowUps(trx, followUpsFor(outcomes), observedAt);
+    const emitted = await emitRelayEvents(
+      trx,
+      itemEventsOf(outcomes, deps.environment),
+      observedAt,
+    );
     await closeCoveredInboxRowsOf(
       trx,
       fetched.map(({ result, upToId }) => ({ resource: result.handle, upToId })),
       { status: 'processed', at: observedAt },
     );
+    return emitted.deliveries;
   });
 }

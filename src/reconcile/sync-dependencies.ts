@@ -21,6 +21,8 @@ export interface SyncDependencies {
   readonly transferSearchHours: number;
   /** Tries before a 404 becomes `unknown_upstream_resource`. @defaultValue 3 */
   readonly notFoundAttempts?: number;
+  /** `live` or `sandbox` (`PAYSYNC_ENVIRONMENT`): stamped on the relay events a change emits. */
+  readonly environment: string;
   /** The clock, resolved where the process is assembled (no default: STYLE 12). */
   readonly now: Clock;
   /**

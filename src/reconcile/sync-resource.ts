@@ -4,6 +4,7 @@ import type { SyncJobData } from '../queues/index.ts';
 import { applyFetchedState } from './apply-fetched-state.ts';
 import { fetchResourceState, itemOfFetched } from './fetch-resource-state.ts';
 import { notifyOutbox } from '../outbox/index.ts';
+import { emitRelayEvents, itemEventsOf, notifyRelay } from '../relay/index.ts';
 import { addFollowUps, followUpsFor } from './follow-ups.ts';
 import { handleSyncFailure } from './handle-sync-failure.ts';
 import { skipCoveredFetch } from './skip-covered-fetch.ts';
@@ -66,7 +67,7 @@ async function runSync(
     ...(data.inboxId !== undefined ? { inboxId: data.inboxId } : {}),
     ...(deps.pollPlan ? { pollPlan: deps.pollPlan } : {}),
   };
-  let committed: { outcomes: ApplyOutcome[]; closedRows: number };
+  let committed: { outcomes: ApplyOutcome[]; closedRows: number; deliveries: number };
   try {
     committed = await deps.db.transaction().execute(async (trx) => {
       const outcomes: ApplyOutcome[] = [];
@@ -78,16 +79,22 @@ async function runSync(
         });
       }
       await addFollowUps(trx, followUpsFor(outcomes), observedAt);
+      const emitted = await emitRelayEvents(
+        trx,
+        itemEventsOf(outcomes, deps.environment),
+        observedAt,
+      );
       const closedRows = await closeCoveredInboxRows(trx, fetched.handle, {
         upToId,
         status: 'processed',
         at: observedAt,
       });
-      return { outcomes, closedRows };
+      return { outcomes, closedRows, deliveries: emitted.deliveries };
     });
   } catch (error) {
     return handleSyncFailure(deps, data, attempt, upToId, error);
   }
   notifyOutbox();
-  return { outcome: 'synced', ...committed };
+  if (committed.deliveries > 0) notifyRelay();
+  return { outcome: 'synced', outcomes: committed.outcomes, closedRows: committed.closedRows };
 }

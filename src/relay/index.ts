@@ -45,6 +45,31 @@ export { relayMessageBody, type RelayMessageSource } from './message-body.ts';
 export { notifyRelay, relaySignal } from './relay-signal.ts';
 
 // --- events: catalog, building, emission (in the change's transaction) ---
+export {
+  RELAY_EVENT_DATA_SCHEMAS,
+  relayEventsSchemaDocument,
+  type AlertRaisedData,
+  type CatalogEventType,
+  type DayVerdictData,
+  type DriftDetectedData,
+  type DriftResolvedData,
+  type ItemEventData,
+  type ItemEventType,
+  type PaymentIntentEventData,
+  type PaymentRefundEventData,
+  type RefundEventData,
+  type TransferEventData,
+} from './event-schemas.ts';
+export {
+  alertRaisedEvent,
+  dayVerdictEvent,
+  driftDetectedEvent,
+  driftResolvedEvent,
+  itemData,
+  itemEventsOf,
+  type RelayEventDraft,
+} from './event-data.ts';
+export { emitRelayEvents, newEventId, type EmittedEvents } from './emit-events.ts';
 
 // --- endpoints: add, list, enable/disable, rotate, replay, pending ---
 export { endpointView, type EndpointView } from './endpoint.repository.ts';

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { addToOutbox, notifyOutbox } from '../outbox/index.ts';
 import { dayOf, dayWindow, nextDay, previousDay } from '../books-calendar/index.ts';
+import { dayVerdictEvent, emitRelayEvents, notifyRelay } from '../relay/index.ts';
 import { buildDailyReport, type CoverageCheck, type PendingSla } from './daily-report.ts';
 import { storeVerdict } from './daily-verdict.repository.ts';
 import type { Verdict } from './daily-verdict.table.ts';
@@ -23,7 +24,8 @@ export const VERDICT_LOOKBACK_DAYS = 31;
  * The scheduled verdict task: each closed day whose end-of-day snapshot is in gets its verdict
  * stored; a day not yet `RECONCILED` is judged again on later runs (a break resolved, a sweep
  * caught up). A day that becomes `BREAKS` or `INCOMPLETE` raises one `day_not_reconciled`
- * follow-up per verdict, written to the outbox with the stored verdict.
+ * follow-up per verdict, written to the outbox with the stored verdict. The day's first stored
+ * verdict emits the relay's `day.verdict` event in the same transaction (one per day).
  */
 export async function judgeClosedDays(
   deps: ClosedDayDependencies,
@@ -33,6 +35,7 @@ export async function judgeClosedDays(
   let day = lastClosed;
   for (let i = 1; i < VERDICT_LOOKBACK_DAYS; i += 1) day = previousDay(day);
   const judged: { day: string; verdict: Verdict; previous: Verdict | undefined }[] = [];
+  let deliveries = 0;
   for (; day <= lastClosed; day = nextDay(day)) {
     const end = dayWindow(day, deps.timeZone).to;
     const stored = await deps.db
@@ -79,10 +82,29 @@ export async function judgeClosedDays(
           createdAt: now.toISOString(),
         });
       }
+      const emitted = await emitRelayEvents(
+        trx,
+        [
+          dayVerdictEvent(deps.environment, {
+            day,
+            timeZone: report.timeZone,
+            window: report.window,
+            verdict: report.verdict,
+            counts: report.counts.map((c) => ({ kind: c.kind, status: c.status, count: c.count })),
+            pending: report.pending.length,
+            breaks: report.breaks.length,
+            incomplete: [...report.incomplete],
+            computedAt: report.generatedAt,
+          }),
+        ],
+        now.toISOString(),
+      );
+      deliveries += emitted.deliveries;
       return before;
     });
     judged.push({ day, verdict: report.verdict, previous });
   }
   if (judged.some((j) => j.verdict === 'BREAKS' || j.verdict === 'INCOMPLETE')) notifyOutbox();
+  if (deliveries > 0) notifyRelay();
   return judged;
 }

@@ -23,6 +23,7 @@ describe('paysync alerts list, ack and resolve', () => {
     database = await freshDatabase();
     const runtime = createAlertRuntime(loadConfig({}).alerts, createLogger({ level: 'silent' }), {
       now: () => new Date(),
+      environment: 'sandbox',
     });
     const deps = { db: database.db, alerts: runtime };
     const first = await raiseAlert(deps, stuckTransfer('tr_cli1'));

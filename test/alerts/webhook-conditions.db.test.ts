@@ -63,6 +63,7 @@ async function setUp(env: Record<string, string> = {}): Promise<Setup> {
   let offset = 0;
   const runtime = createAlertRuntime(config.alerts, logger, {
     now: () => new Date(Date.now() + offset),
+    environment: 'sandbox',
   });
   cleanups.push(() => runtime.close());
   const deliverer = createAlertDeliverer(

@@ -51,6 +51,9 @@ const GROWING = new Set([
   'scheduled_runs',
   'balance_snapshots',
   'daily_verdicts',
+  'relay_events',
+  'relay_deliveries',
+  'relay_attempts',
   // Not here: late_changes and period_events grow only with rare acts (a booking into a closed
   // month, a close or reopen), so reading all of them stays cheap; ledger_adjustments and
   // closed_periods likewise grow by hand, not with traffic. ledger_day_totals grows by days, not

@@ -116,6 +116,7 @@ describe('the dashboard in a real browser', () => {
     });
     alertRuntime = createAlertRuntime(fixture.config.alerts, pino({ level: 'silent' }), {
       now: () => new Date(),
+      environment: fixture.config.environment,
     });
     const raised = await raiseAlert(
       { db: fixture.database.db, alerts: alertRuntime },

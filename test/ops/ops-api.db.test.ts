@@ -70,6 +70,7 @@ describe('the ops API', () => {
     exportsDir = await mkdtemp(join(tmpdir(), 'paysync-ops-exports-'));
     alertRuntime = createAlertRuntime(fixture.config.alerts, createLogger({ level: 'silent' }), {
       now: () => new Date(),
+      environment: fixture.config.environment,
     });
     daemon = await fixture.startDaemon(['receiver'], {
       PAYSYNC_RECEIPTS_DIR: receiptsDir,

@@ -45,7 +45,10 @@ async function withAlerts<T>(
   const logger = createLogger({ level: 'silent', secrets: secretValues(config) });
   let runtime;
   try {
-    runtime = createAlertRuntime(config.alerts, logger, { now: cliClock });
+    runtime = createAlertRuntime(config.alerts, logger, {
+      now: cliClock,
+      environment: config.environment,
+    });
   } catch (error) {
     if (error instanceof AlertRulesError) throw new CliError(`${what}: ${error.message}`);
     throw error;
@@ -196,7 +199,10 @@ export function alertsCommand(): Command {
       });
       let runtime;
       try {
-        runtime = createAlertRuntime(config.alerts, logger, { now: cliClock });
+        runtime = createAlertRuntime(config.alerts, logger, {
+          now: cliClock,
+          environment: config.environment,
+        });
       } catch (error) {
         if (error instanceof AlertRulesError) throw new CliError(`alerts test: ${error.message}`);
         throw error;

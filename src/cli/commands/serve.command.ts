@@ -30,7 +30,10 @@ export function serveCommand(): Command {
       // The ops routes ack and resolve alerts through it; a bad rule file refuses the start.
       let alerts;
       try {
-        alerts = createAlertRuntime(config.alerts, logger, { now });
+        alerts = createAlertRuntime(config.alerts, logger, {
+          now,
+          environment: config.environment,
+        });
       } catch (error) {
         if (error instanceof AlertRulesError) throw new StartupError(error.message);
         throw error;

@@ -43,6 +43,7 @@ export async function alertHarness(
   const runtime = createAlertRuntime(config.alerts, logger, {
     now: () => new Date(clock),
     ...options,
+    environment: options.environment ?? 'sandbox',
   });
   const deps = { db: database.db, alerts: runtime };
   const deliverer = createAlertDeliverer(deps);

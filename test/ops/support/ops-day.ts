@@ -69,6 +69,7 @@ function syncDependencies(input: DayParts): SyncDependencies {
     logger,
     credentials: new CredentialGuard(input.db, input.queues, logger),
     transferSearchHours: 2,
+    environment: 'sandbox',
     now: () => new Date(),
   };
 }

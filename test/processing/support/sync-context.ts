@@ -54,6 +54,7 @@ export async function createSyncContext(
     logger,
     credentials: new CredentialGuard(database.db, queues, logger),
     transferSearchHours: 2,
+    environment: 'sandbox',
     now: () => new Date(),
     ...options.overrides,
   };
