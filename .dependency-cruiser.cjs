@@ -60,7 +60,7 @@ const LAYERS = [
   { name: 'the payment service', components: ['upstream'] },
   { name: 'the simulator', components: ['sim'] },
   { name: 'durable stores and queues', components: ['inbox', 'queues', 'service-state'] },
-  { name: 'intake and follow-ups', components: ['ingest', 'outbox', 'relay'] },
+  { name: 'intake and follow-ups', components: ['ingest', 'outbox'] },
   { name: 'the ledger', components: ['ledger'] },
   // Events are emitted in the transaction of the change, so every component that changes the
   // books (sync, sweeps, balances, verdicts, alerts) calls the relay; it reads only the ledger.

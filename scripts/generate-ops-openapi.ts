@@ -26,7 +26,7 @@ const TAGS: Record<string, string> = {
   receipts: 'Receipts as sandboxed HTML',
   replay: 'Running inbox events through the workers again',
   endpoints:
-    "The relay's endpoints: signed events to the merchant's systems (docs/relay-endpoints.md)",
+    "The relay's endpoints: signed events to the merchant's systems (docs/relay.md)",
 };
 
 const error = (description: string): ResponseConfig => ({

@@ -6,7 +6,7 @@ import {
 } from './raise-alert.ts';
 
 /**
- * The relay's endpoint alerts (docs/alerts.md, docs/relay-delivery.md "Alerts"). The relay's
+ * The relay's endpoint alerts (docs/alerts.md, docs/relay.md "Alerts"). The relay's
  * deliverer tells its health listener; the daemon gives it {@link relayEndpointAlerts}. One
  * live alert of each kind per endpoint; both resolve when a delivery to the endpoint succeeds
  * again (after it is enabled, for a disabled one).
@@ -30,7 +30,7 @@ export function relayEndpointFailingAlert(facts: RelayEndpointFacts): RaiseAlert
     title: `Relay endpoint ${facts.endpointId} is failing: ${facts.reason}`,
     body: [
       `Every delivery to ${facts.url} has failed since ${facts.failingSince ?? 'recently'}: ${facts.reason}.`,
-      'Its events wait and are retried on the schedule (docs/relay-delivery.md); none is lost while the endpoint is enabled.',
+      'Its events wait and are retried on the schedule (docs/relay.md); none is lost while the endpoint is enabled.',
       `See \`paysync endpoints show ${facts.endpointId}\` for the last answers; fix the receiving side, or disable the endpoint.`,
     ].join('\n'),
     detail: { endpoint: facts.endpointId, url: facts.url, failingSince: facts.failingSince },

@@ -55,7 +55,7 @@ export async function endpointsPage(view: DashboardView): Promise<PageAnswer> {
           <h2>Endpoints</h2>
           <p class="muted">
             No endpoint yet: add one with
-            <code>paysync endpoints add --url https://…</code> (docs/relay-endpoints.md).
+            <code>paysync endpoints add --url https://…</code> (docs/relay.md).
           </p>
         </section>`
       : html`<section id="endpoints">

@@ -350,7 +350,7 @@ export const alertPage = page(alertView, 'AlertPage');
 export const runPage = page(runView, 'RunPage');
 export const exportPage = page(exportView, 'ExportFilePage');
 
-// --- the relay's endpoints (docs/relay-endpoints.md) ---
+// --- the relay's endpoints (docs/relay.md) ---
 
 export const endpointIdParam = z.object({
   id: z

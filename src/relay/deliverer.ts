@@ -85,7 +85,7 @@ export function signingSecrets(
 }
 
 /**
- * The relay deliverer of a worker process (docs/relay-delivery.md): woken by `relaySignal`
+ * The relay deliverer of a worker process (docs/relay.md): woken by `relaySignal`
  * after a commit that added deliveries and every `pollMs`, it claims due deliveries (a lease in
  * the database, so any number of processes share the work), POSTs each signed with Standard
  * Webhooks, at most `settings.concurrency` at once, and records every attempt. Each poll also

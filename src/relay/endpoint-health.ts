@@ -45,7 +45,7 @@ function duration(ms: number): string {
 
 /**
  * Disables `endpoint` when it is still enabled; true when this call disabled it. Its pending
- * deliveries stay pending and wait (docs/relay-delivery.md, "Disabling").
+ * deliveries stay pending and wait (docs/relay.md, "Disabling").
  */
 export async function disableFailingEndpoint(
   db: Executor,

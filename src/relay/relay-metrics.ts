@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Executor } from '../db/index.ts';
 import { metricsRegistry } from '../metrics/index.ts';
 
-// The relay's series (docs/metrics.md, docs/relay-delivery.md "Metrics"). A module loaded twice
+// The relay's series (docs/metrics.md, docs/relay.md "Metrics"). A module loaded twice
 // (tests, tsx reloads) must not register a series twice.
 
 function existing<T>(name: string): T | undefined {

@@ -7,7 +7,7 @@ import {
 } from '../db/index.ts';
 
 /*
- * Retention of the relay's tables (docs/relay-delivery.md, docs/retention.md), one period
+ * Retention of the relay's tables (docs/relay.md, docs/retention.md), one period
  * (PAYSYNC_RETENTION_RELAY_AFTER) for the three, pruned in this order:
  * - relay_attempts (the delivery log): rows attempted before the cutoff;
  * - relay_deliveries: finished ones (delivered or gave_up) that finished before the cutoff;

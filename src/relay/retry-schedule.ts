@@ -1,5 +1,5 @@
 /**
- * When a failed delivery is tried again (docs/relay-delivery.md, "Retry schedule"): the first
+ * When a failed delivery is tried again (docs/relay.md, "Retry schedule"): the first
  * attempt goes out at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after the attempt
  * before; after the eighth attempt fails the delivery gives up (about 27 h 35 min in all).
  * Each wait is spread by ±{@link RETRY_JITTER} so endpoints that failed together (an outage on

@@ -15,7 +15,7 @@ interface RelayTarget extends PrunableTable {
 }
 
 /**
- * The relay's tables (docs/relay-delivery.md, "Retention"), one period for the three, in this
+ * The relay's tables (docs/relay.md, "Retention"), one period for the three, in this
  * order: the log first, then the finished deliveries, then the events none of them names.
  */
 export const RELAY_RETENTION_TARGETS: readonly RelayTarget[] = [

@@ -8,8 +8,8 @@ import {
 } from '../../src/relay/index.ts';
 
 /**
- * Relay rows seeded straight into the database, as the emission (relay-events) and the endpoint
- * management (relay-endpoints) write them: an endpoint with a fresh `whsec_` secret, an event,
+ * Relay rows seeded straight into the database, as the emission (src/relay/emit-events.ts) and
+ * the endpoint management (src/relay/manage-endpoints.ts) write them: an endpoint with a fresh `whsec_` secret, an event,
  * and its delivery rows. Seeding like test/support/seed-books.ts, not a mock.
  */
 

@@ -56,7 +56,7 @@ export async function storedEvents(db: Kysely<Database>): Promise<StoredEvent[]>
   }));
 }
 
-/** Adds an endpoint row as `paysync endpoints add` would (the relay-endpoints repository's job). */
+/** Adds an endpoint row as `paysync endpoints add` would (src/relay/manage-endpoints.ts does it for real). */
 export async function addEndpointRow(
   db: Kysely<Database>,
   input: { endpointId: string; eventTypes: string[] | null; status?: 'enabled' | 'disabled' },

@@ -34,7 +34,7 @@ export async function createRelaySetup(): Promise<RelaySetup> {
   const now = () => new Date(clock);
   const logger = pino({ level: process.env.RELAY_TEST_LOG ?? 'silent' });
   const config = loadConfig({});
-  const runtime = createAlertRuntime(config.alerts, logger, { now });
+  const runtime = createAlertRuntime(config.alerts, logger, { now, environment: 'sandbox' });
   const deliverers: RelayDeliverer[] = [];
   const settings = (overrides: Partial<RelaySettings> = {}): RelaySettings => ({
     ...config.relay,
