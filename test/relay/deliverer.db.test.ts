@@ -35,9 +35,18 @@ async function attemptsReach(endpoint: RelayEndpointRow, count: number, what: st
   });
 }
 
+/**
+ * The events the test seeded, as the consumer received them. The relay also emits an
+ * `alert.raised` for each new alert, the endpoint's own included (`relay_endpoint_failing`
+ * while it is still enabled), which the endpoint, subscribed to every type, receives too.
+ */
+function seeded(): RelayConsumer['events'] {
+  return consumer!.events.filter((event) => event.type !== 'alert.raised');
+}
+
 function subjectsInOrder(): Record<string, number[]> {
   const bySubject: Record<string, number[]> = {};
-  for (const event of consumer!.events) {
+  for (const event of seeded()) {
     const [subject, n] = String((event.body.data as { item: string }).item).split('#');
     (bySubject[subject!] ??= []).push(Number(n));
   }
@@ -143,7 +152,13 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
           : undefined,
       { message: 'every delivery delivered' },
     );
-    expect(consumer.events).toHaveLength(plan.length);
+    expect(seeded()).toHaveLength(plan.length);
+    for (const event of consumer.events.filter((e) => e.type === 'alert.raised')) {
+      expect(event.body.data).toMatchObject({
+        kind: expect.stringMatching(/^relay_endpoint_(failing|disabled)$/),
+        subject: endpoint.endpoint_id,
+      });
+    }
     expect(consumer.duplicates).toBe(0);
     expect(consumer.badSignatures).toBe(0);
     expect(subjectsInOrder()).toEqual({ a: [1, 2, 3], b: [1, 2] });
@@ -164,7 +179,7 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
 
     // The delivery log holds every attempt; the metrics count them.
     log = await attempts(endpoint);
-    expect(log.filter((a) => a.outcome === 'delivered')).toHaveLength(plan.length);
+    expect(log.filter((a) => a.outcome === 'delivered')).toHaveLength(consumer.events.length);
     expect(log.every((a) => (a.response_excerpt ?? '').length <= 1024)).toBe(true);
     const metrics = await metricsRegistry.metrics();
     expect(metrics).toContain(
