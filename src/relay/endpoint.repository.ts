@@ -1,8 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/index.ts';
+import type { Executor } from '../db/index.ts';
 import type { RelayEndpointRow } from './relay.tables.ts';
-
-type Executor = Kysely<Database> | Transaction<Database>;
 
 /**
  * An endpoint as paysync shows it (CLI, ops API, dashboard): everything but its secrets,
