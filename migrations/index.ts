@@ -14,6 +14,7 @@ import * as m0013 from './0013_audit_runs.ts';
 import * as m0014 from './0014_ledger_day_totals.ts';
 import * as m0015 from './0015_relay.ts';
 import * as m0016 from './0016_inbox_indexes.ts';
+import * as m0017 from './0017_refunds_kind_updated_at.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the folder at run time) so
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0014_ledger_day_totals': m0014,
   '0015_relay': m0015,
   '0016_inbox_indexes': m0016,
+  '0017_refunds_kind_updated_at': m0017,
 };

@@ -3,20 +3,21 @@ import { page, verdictBadge, type DashboardView, type PageAnswer } from './dashb
 import { html, jsonForScript } from './html.ts';
 import { readBalances, readSnapshotHistory } from './ops-queries.ts';
 
+/** The chart's window: a year of hourly snapshots is too many points, and old ones are not news. */
+const CHART_DAYS = 30;
+
 /** Balances: the service against the ledger per account, and the snapshots over time. */
 export async function balancesPage(view: DashboardView): Promise<PageAnswer> {
   const { ctx, csrf: token } = view;
   const balances = await readBalances(ctx);
-  const history = await readSnapshotHistory(ctx, {}, 10_000);
+  const since = new Date(ctx.now().getTime() - CHART_DAYS * 86_400_000).toISOString();
+  const history = await readSnapshotHistory(ctx, { since }, 10_000);
   const names = [...new Set(history.map((s) => `${s.accountType} ${s.currency}`))].sort();
   const times = [...new Set(history.map((s) => s.asOf))].sort();
-  const values = names.map((name) =>
-    times.map(
-      (t) =>
-        history.find((s) => s.asOf === t && `${s.accountType} ${s.currency}` === name)?.amount ??
-        null,
-    ),
+  const amounts = new Map<string, number>(
+    history.map((s) => [`${s.asOf} ${s.accountType} ${s.currency}`, s.amount] as const),
   );
+  const values = names.map((name) => times.map((t) => amounts.get(`${t} ${name}`) ?? null));
   const chart = { series: names, times: times.map((t) => Date.parse(t) / 1000), values };
   const body = html` <section id="comparison">
       <h2>Service against ledger</h2>
@@ -49,7 +50,7 @@ export async function balancesPage(view: DashboardView): Promise<PageAnswer> {
       }
     </section>
     <section id="history-chart">
-      <h2>Balance over time (${names.length} series)</h2>
+      <h2>Balance over the last ${CHART_DAYS} days (${names.length} series)</h2>
       <div id="balance-chart"></div>
       <script type="application/json" id="balance-data">
         ${jsonForScript(chart)}
