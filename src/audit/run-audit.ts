@@ -132,7 +132,7 @@ export async function runAudit(db: Kysely<Database>, options: AuditOptions): Pro
       `inbox: ${inbox.unjudged} processed row(s) name no resource (events about nothing in the books need no sync), so there is no coverage to judge`,
     );
   }
-  const outbox = await checkOutbox(db, auditedAt, outboxStaleMs);
+  const outbox = await checkOutbox(db, auditedAt, outboxStaleMs, scope ?? undefined);
   if (outbox) violations.push(...outbox.violations);
   else skipped.push('outbox: the table does not exist (before migration 0008)');
   let truthItems: number | undefined;

@@ -280,4 +280,39 @@ describe(`paysync audit checks on ${testDialect()}`, () => {
     expect(report.violations[0]!.ids).toMatchObject({ outboxId: '901' });
     expect(report.counts.outbox).toBe(2);
   });
+
+  it('the incremental audit finds the outbox rows that are wrong now or went wrong since its watermark, reading index ranges only', async () => {
+    // 901 waits, never dispatched (stalled); 903 was consumed and never dispatched; 904 and 905
+    // were dispatched before they were created, 904 after the watermark, 905 before it.
+    await sql`insert into outbox (id, kind, payload, created_at, available_at, dispatched_at, consumed_at)
+      values (901, 'alert', '{}', '2026-03-01T10:00:00.000Z', '2026-03-01T10:00:00.000Z', null, null),
+        (903, 'receipt', '{}', '2026-03-01T10:00:00.000Z', '2026-03-01T10:00:00.000Z',
+          null, '2026-03-01T10:00:02.000Z'),
+        (904, 'receipt', '{}', '2026-03-01T10:30:00.000Z', '2026-03-01T10:30:00.000Z',
+          '2026-03-01T10:29:00.000Z', '2026-03-01T10:31:00.000Z'),
+        (905, 'receipt', '{}', '2026-02-01T10:00:00.000Z', '2026-02-01T10:00:00.000Z',
+          '2026-02-01T09:59:00.000Z', '2026-02-01T10:01:00.000Z')`.execute(database.db);
+    const now = () => new Date('2026-03-01T11:00:00.000Z');
+    const incremental = await runAudit(database.db, {
+      now,
+      since: new Date('2026-03-01T00:00:00.000Z'),
+    });
+    const outboxIds = (report: typeof incremental) =>
+      report.violations
+        .filter((v) => v.check.startsWith('outbox_'))
+        .map((v) => [v.check, v.ids.outboxId]);
+    expect(outboxIds(incremental)).toEqual([
+      ['outbox_stalled', '901'],
+      ['outbox_inconsistent', '903'],
+      ['outbox_inconsistent', '904'],
+    ]);
+    const full = await runAudit(database.db, { now });
+    expect(outboxIds(full)).toEqual([
+      ['outbox_stalled', '901'],
+      ['outbox_inconsistent', '903'],
+      ['outbox_inconsistent', '904'],
+      ['outbox_inconsistent', '905'],
+    ]);
+    await sql`delete from outbox where id in (901, 903, 904, 905)`.execute(database.db);
+  });
 });
