@@ -166,6 +166,9 @@ export async function checkRelayConsumer(
       'relay events missing': missing.length,
       'relay facts under two event ids': twice.length,
       'relay events the books do not imply': notImplied.length,
+      'relay items with more than one event (order checked)': [...bySubject.values()].filter(
+        (events) => events.length > 1,
+      ).length,
       'relay items out of order': outOfOrder.length,
       'relay signatures not valid': figures.badSignatures,
     },

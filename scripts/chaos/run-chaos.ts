@@ -99,8 +99,11 @@ const DAEMON_OPERATIONS = [
 const CHAOS_RELAY_RETRY_SCHEDULE = '0s,1s,2s,5s,10s,20s,30s,30s,30s,30s,30s,30s,30s,30s,30s,30s';
 /** The share of relay deliveries the consumer answers 500. */
 const RELAY_FAIL_RATE = 0.2;
-/** The consumer is down from this tick of the fault phase to the next. */
-const RELAY_DOWN_TICKS = [20, 55] as const;
+/** The consumer goes down at this tick of the fault phase, for this long (wall time). */
+const RELAY_DOWN_AT_TICK = 20;
+const RELAY_DOWN_MS = 35_000;
+/** Payments the relay must follow step by step (first seen open, then settled). */
+const STEPWISE_PAYMENTS = 5;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A redis-server of our own on a fixed port, so a restart keeps the URL. */
@@ -176,6 +179,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     'OTP payments': 0,
     'relay consumer: deliveries answered 500 (20%)': 0,
     'relay consumer down (s)': 0,
+    'relay: OTP payments seen open, then paid (several events each)': 0,
   };
   const dir = mkdtempSync(join(tmpdir(), 'paysync-chaos-'));
   const redis = new PrivateRedis(await freePort());
@@ -382,6 +386,45 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     const workers = roles.filter((r) => r.name === 'start' || r.name.startsWith('work'));
     const receiver = roles.find((r) => r.name === 'start' || r.name === 'serve')!;
     const scheduler = roles.find((r) => r.name === 'start' || r.name === 'schedule')!;
+    let consumerBack: Promise<void> = Promise.resolve();
+    let stepwise: Promise<void> = Promise.resolve();
+    // Most items are first seen by paysync already settled (one event each), which proves no
+    // order. These payments need the sandbox OTP: they wait for it until paysync holds them
+    // open, then are paid, so each gets two events or more whose order the check verifies.
+    const stepwisePayments = async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < STEPWISE_PAYMENTS; i += 1) {
+        ids.push(
+          sim.control.createPaymentIntent({
+            amount: 3100 + i,
+            purchaseReference: `chaos-relay-step-${i}`,
+            customerReference: 'chaos-relay',
+            phoneNumber: `+2217620000${i}0001`,
+          }).id,
+        );
+      }
+      const seenOpen = async () => {
+        const rows = await sql<{ id: string }>`select id from payment_intents
+          where id in (${sql.join(ids)}) and status not in ('successful', 'failed')`.execute(
+          database.db,
+        );
+        return rows.rows.length;
+      };
+      const until = Date.now() + 120_000;
+      while ((await seenOpen()) < ids.length && Date.now() < until) await sleep(500);
+      const open = await seenOpen();
+      // Their OTP is asked for after a moment of the service's time; then they are paid.
+      sim.control.advance(1_500);
+      for (const id of ids) {
+        try {
+          sim.control.submitOtp(id, '123456');
+        } catch {
+          // not waiting for an OTP: it settles on its own path
+        }
+      }
+      sim.control.advance(10_000);
+      injected['relay: OTP payments seen open, then paid (several events each)'] = open;
+    };
     let tick = 0;
     let trafficErrors = 0;
     let faulting = true;
@@ -434,8 +477,12 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
             }
           }
         }
-        if (tick === RELAY_DOWN_TICKS[0]) await consumer.down();
-        if (tick === RELAY_DOWN_TICKS[1]) await consumer.up();
+        if (tick === RELAY_DOWN_AT_TICK) {
+          // Down for a stretch of wall time: the fault loop's ticks stretch while it waits.
+          await consumer.down();
+          consumerBack = sleep(RELAY_DOWN_MS).then(() => consumer.up());
+        }
+        if (tick === 10) stepwise = stepwisePayments();
         if (tick === 22) {
           sim.control.setFaults({ latencyMs: 2000 });
           injected['2 s latency spikes']! += 1;
@@ -513,7 +560,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     while (tick < 60) await sleep(500);
     faulting = false;
     await faults;
-    await consumer.up();
+    await Promise.all([consumerBack, stepwise]);
     const truth = sim.control.groundTruth();
     sim.control.setFaults({
       webhookDuplicateRate: 0,
