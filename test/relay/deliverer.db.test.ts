@@ -129,10 +129,19 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await attempts(endpoint)).length).toBe(before);
 
-    // Enabled again (as `paysync endpoints enable` does): everything arrives, once, in order.
+    // Enabled again as `paysync endpoints enable` does, which forgets the failing run (a bare
+    // status update left it, and a poll could then raise `relay_endpoint_failing`, whose
+    // `alert.raised` reached this subscribed-to-all endpoint as a sixth event): everything
+    // arrives, once, in order.
     await setup.database.db
       .updateTable('relay_endpoints')
-      .set({ status: 'enabled', disabled_reason: null, disabled_at: null })
+      .set({
+        status: 'enabled',
+        disabled_reason: null,
+        disabled_at: null,
+        failing_since: null,
+        updated_at: setup.now().toISOString(),
+      })
       .where('id', '=', endpoint.id)
       .execute();
     notifyRelay();
