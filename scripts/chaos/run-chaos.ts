@@ -4,7 +4,9 @@
  * few seconds, the receiver once, Redis is flushed and restarted, PostgreSQL connections are
  * terminated and the scheduler is killed; then, after the faults stop and the system quiesces,
  * `paysync audit --truth` must find the books equal to the simulator's, and every failed
- * transfer must have been alerted exactly once.
+ * transfer must have been alerted exactly once. A relay consumer (scripts/chaos/relay-consumer.ts)
+ * answers 500 to a fifth of the deliveries and is down for 35 s; afterwards it must hold exactly
+ * one event per fact the books imply, in order per item (scripts/chaos/relay-check.ts).
  *
  * Usage: npm run test:chaos -- [--config sqlite|postgres|both] [--items N | --short] [--no-write]
  * Prints a table of what was injected and what was found, writes it to docs/reliability.md,
@@ -26,6 +28,8 @@ import { createLogger } from '../../src/logger.ts';
 import { generateWebhookSecret, startSimulator } from '../../src/sim/index.ts';
 import { createUpstreamClient } from '../../src/upstream/index.ts';
 import { generateMixedTraffic } from '../../test/support/mixed-traffic.ts';
+import { checkRelayConsumer, waitForRelayQuiet } from './relay-check.ts';
+import { startChaosRelayConsumer } from './relay-consumer.ts';
 
 const HELP = `Usage: npm run test:chaos -- [options]
 
@@ -86,6 +90,20 @@ const DAEMON_OPERATIONS = [
   'listTransfers',
   'getReceiptHtml',
 ];
+
+/**
+ * The relay's retries in the chaos run: enough, and close enough together, that no delivery gives
+ * up while the consumer is down (35 s), workers are killed or a fifth of the answers are 500s:
+ * 16 attempts over about 7 minutes.
+ */
+const CHAOS_RELAY_RETRY_SCHEDULE = '0s,1s,2s,5s,10s,20s,30s,30s,30s,30s,30s,30s,30s,30s,30s,30s';
+/** The share of relay deliveries the consumer answers 500. */
+const RELAY_FAIL_RATE = 0.2;
+/** The consumer goes down at this tick of the fault phase, for this long (wall time). */
+const RELAY_DOWN_AT_TICK = 20;
+const RELAY_DOWN_MS = 35_000;
+/** Payments the relay must follow step by step (first seen open, then settled). */
+const STEPWISE_PAYMENTS = 5;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A redis-server of our own on a fixed port, so a restart keeps the URL. */
@@ -159,6 +177,9 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     'scheduler kill -9 during a sweep': 0,
     'funding top-up booked with paysync adjust': 0,
     'OTP payments': 0,
+    'relay consumer: deliveries answered 500 (20%)': 0,
+    'relay consumer down (s)': 0,
+    'relay: OTP payments seen open, then paid (several events each)': 0,
   };
   const dir = mkdtempSync(join(tmpdir(), 'paysync-chaos-'));
   const redis = new PrivateRedis(await freePort());
@@ -199,6 +220,8 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     PAYSYNC_BALANCE_CRON: 'off',
     PAYSYNC_VERDICT_CRON: 'off',
     PAYSYNC_EXPORT_CRON: 'off',
+    PAYSYNC_RELAY_RETRY_SCHEDULE: CHAOS_RELAY_RETRY_SCHEDULE,
+    PAYSYNC_RELAY_TIMEOUT: '5s',
     ...(values.retention
       ? {
           PAYSYNC_RETENTION_CRON: '*/15 * * * * *',
@@ -206,6 +229,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
           PAYSYNC_RETENTION_OUTBOX_AFTER: values.retention,
           PAYSYNC_RETENTION_RUNS_AFTER: values.retention,
           PAYSYNC_RETENTION_ALERT_DELIVERIES_AFTER: values.retention,
+          PAYSYNC_RETENTION_RELAY_AFTER: values.retention,
         }
       : {}),
   };
@@ -230,6 +254,25 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     });
   const migrated = cli(['migrate']);
   if (migrated.status !== 0) throw new Error(`migrate failed: ${migrated.stderr}`);
+  // The merchant's consumer, registered with the real CLI before any traffic: it gets every event.
+  const consumer = await startChaosRelayConsumer({
+    port: await freePort(),
+    failRate: RELAY_FAIL_RATE,
+  });
+  const added = cli([
+    'endpoints',
+    'add',
+    '--url',
+    consumer.url,
+    '--description',
+    'chaos run consumer',
+    '--json',
+  ]);
+  if (added.status !== 0) {
+    await consumer.close();
+    throw new Error(`paysync endpoints add failed: ${added.stderr}`);
+  }
+  consumer.setSecret((JSON.parse(added.stdout) as { secret: string }).secret);
 
   const spawnRole = async (name: string, args: string[]): Promise<Role> => {
     const metricsPort = await freePort();
@@ -343,6 +386,55 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     const workers = roles.filter((r) => r.name === 'start' || r.name.startsWith('work'));
     const receiver = roles.find((r) => r.name === 'start' || r.name === 'serve')!;
     const scheduler = roles.find((r) => r.name === 'start' || r.name === 'schedule')!;
+    let consumerBack: Promise<void> = Promise.resolve();
+    let stepwise: Promise<void> = Promise.resolve();
+    // Most items are first seen by paysync already settled (one event each), which proves no
+    // order. These payments need the sandbox OTP: they wait for it until paysync holds them
+    // open, then are paid, so each gets two events or more whose order the check verifies.
+    const stepwisePayments = async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < STEPWISE_PAYMENTS; i += 1) {
+        ids.push(
+          sim.control.createPaymentIntent({
+            amount: 3100 + i,
+            purchaseReference: `chaos-relay-step-${i}`,
+            customerReference: 'chaos-relay',
+            phoneNumber: `+2217620000${i}0001`,
+          }).id,
+        );
+      }
+      const seenOpen = async () => {
+        const rows = await sql<{ id: string }>`select id from payment_intents
+          where id in (${sql.join(ids)}) and status not in ('successful', 'failed')`.execute(
+          database.db,
+        );
+        return rows.rows.length;
+      };
+      // The workers' queue runs minutes behind under the faults: a sweep of the last minutes
+      // (the operator's `paysync sweep`, one of the paths that emit events) books them open.
+      const waitUntil = Date.now() + 180_000;
+      let sweeps = 0;
+      while ((await seenOpen()) < ids.length && Date.now() < waitUntil) {
+        await sleep(2000);
+        if ((await seenOpen()) < ids.length && sweeps < 20) {
+          sweeps += 1;
+          await cliAsync(['sweep', '--kind', 'intents', '--since', '10m']);
+        }
+      }
+      const open = await seenOpen();
+      console.log(`  relay: ${open} of ${ids.length} OTP payments booked open (${sweeps} sweeps)`);
+      // Their OTP is asked for after a moment of the service's time; then they are paid.
+      sim.control.advance(1_500);
+      for (const id of ids) {
+        try {
+          sim.control.submitOtp(id, '123456');
+        } catch {
+          // not waiting for an OTP: it settles on its own path
+        }
+      }
+      sim.control.advance(10_000);
+      injected['relay: OTP payments seen open, then paid (several events each)'] = open;
+    };
     let tick = 0;
     let trafficErrors = 0;
     let faulting = true;
@@ -395,6 +487,12 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
             }
           }
         }
+        if (tick === RELAY_DOWN_AT_TICK) {
+          // Down for a stretch of wall time: the fault loop's ticks stretch while it waits.
+          await consumer.down();
+          consumerBack = sleep(RELAY_DOWN_MS).then(() => consumer.up());
+        }
+        if (tick === 10) stepwise = stepwisePayments();
         if (tick === 22) {
           sim.control.setFaults({ latencyMs: 2000 });
           injected['2 s latency spikes']! += 1;
@@ -472,6 +570,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     while (tick < 60) await sleep(500);
     faulting = false;
     await faults;
+    await Promise.all([consumerBack, stepwise]);
     const truth = sim.control.groundTruth();
     sim.control.setFaults({
       webhookDuplicateRate: 0,
@@ -528,6 +627,33 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
       }
       await sleep(15_000);
     }
+    // The relay: everything delivered (retries included), then the consumer against the books.
+    // A fact read from the books has its event and deliveries committed with it: a second wait
+    // covers one that changed between the first wait and the reading.
+    const relayDeadline = Date.now() + 5 * 60_000;
+    let relayProblems: string[] = [];
+    let relayFound: Record<string, number> = {};
+    for (let round = 0; round < 2; round += 1) {
+      const quiet = await waitForRelayQuiet(database.db, relayDeadline);
+      if (quiet !== undefined) {
+        relayProblems = [quiet];
+        const pending = await cliAsync(['endpoints', 'pending', '--limit', '5']);
+        console.log(`  ${quiet}\n${pending.stdout.trim()}`);
+        break;
+      }
+      const checked = await checkRelayConsumer(database.db, consumer);
+      relayProblems = checked.problems;
+      relayFound = checked.found;
+      if (round === 1 || relayProblems.length === 0) {
+        console.log(`  relay events received by type: ${JSON.stringify(checked.byType)}`);
+        break;
+      }
+    }
+    for (const problem of relayProblems) console.log(`  relay check: ${problem}`);
+    const consumed = consumer.figures();
+    injected['relay consumer: deliveries answered 500 (20%)'] = consumed.answered500;
+    injected['relay consumer down (s)'] = Math.round(consumed.downMs / 1000);
+
     const byCount = new Map<number, string[]>();
     for (const t of notOnce) {
       const n = alertCount.get(t.id) ?? 0;
@@ -574,12 +700,18 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
       'failed transfers': failedTransfers.length,
       'failed transfers not alerted exactly once': notOnce.length,
       'follow-ups (alerts, receipts) not consumed': unconsumed,
+      ...relayFound,
+      'relay check problems': relayProblems.length,
       'audit exit code': audit.status ?? -1,
       'minutes, traffic to clean': ((Date.now() - startedAt) / 60_000).toFixed(1),
     };
     const auditText = `${audit.stdout}${audit.stderr}`.trim();
     const clean =
-      audit.status === 0 && notOnce.length === 0 && unconsumed === 0 && notFired.length === 0;
+      audit.status === 0 &&
+      notOnce.length === 0 &&
+      unconsumed === 0 &&
+      notFired.length === 0 &&
+      relayProblems.length === 0;
     if (!clean) {
       for (const role of roles) {
         const tail = readFileSync(join(dir, `${role.name}.log`), 'utf8')
@@ -600,6 +732,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     running = false;
     for (const role of roles) role.child.kill('SIGKILL');
     await sim.stop();
+    await consumer.close();
     await database.close().catch(() => undefined);
     await redis.stop();
     if (schema) {

@@ -63,8 +63,8 @@ const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
   d: 86_400_000,
 };
 
-/** `90s`, `15m`, `6h`, `7d` → ms; undefined when the text is not one of those. */
-function parseDuration(text: string): number | undefined {
+/** `90s`, `15m`, `6h`, `7d` → ms; undefined when the text is not one of those (or is 0). */
+export function parseDuration(text: string): number | undefined {
   const match = /^(\d+)\s*(s|m|h|d)$/.exec(text.trim());
   if (!match) return undefined;
   const ms = Number(match[1]) * DURATION_UNITS_MS[match[2]!]!;

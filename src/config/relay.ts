@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration, positiveInt, type Parsed } from './fields.ts';
+import { duration, parseDuration, positiveInt, type Parsed } from './fields.ts';
 
 // The relay of reconciled events to the merchant's endpoints (docs/relay.md).
 
@@ -19,6 +19,41 @@ const hostList = z
       return z.NEVER;
     }
     return hosts;
+  });
+
+/** The documented retry schedule (docs/relay.md; src/relay/retry-schedule.ts holds the same). */
+const DEFAULT_RETRY_SCHEDULE = '0s,5s,5m,30m,2h,5h,10h,10h';
+/** More attempts than this is a typo, not a schedule. */
+const MAX_RETRY_ATTEMPTS = 100;
+
+/**
+ * The waits before each attempt of a delivery, the first attempt's included: `0s` first (a
+ * delivery is due the moment its event commits), then a positive wait before each retry. Its
+ * length is the number of attempts before the delivery gives up.
+ */
+const retrySchedule = z
+  .string()
+  .trim()
+  .default(DEFAULT_RETRY_SCHEDULE)
+  .transform((value, ctx) => {
+    const parts = (value === '' ? DEFAULT_RETRY_SCHEDULE : value)
+      .split(',')
+      .map((part) => part.trim());
+    const waits = parts.map((part, i) =>
+      i === 0 && /^0+\s*(s|m|h|d)$/.test(part) ? 0 : parseDuration(part),
+    );
+    if (
+      waits[0] !== 0 ||
+      waits.length > MAX_RETRY_ATTEMPTS ||
+      waits.some((wait) => wait === undefined)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be 0s (the first attempt, at once) then the wait before each retry, separated by commas, at most ${MAX_RETRY_ATTEMPTS} in all, for example ${DEFAULT_RETRY_SCHEDULE}`,
+      });
+      return z.NEVER;
+    }
+    return waits as number[];
   });
 
 const onOff = (fallback: 'true' | 'false') =>
@@ -42,6 +77,11 @@ export const RELAY_VARIABLES = {
   PAYSYNC_RELAY_TIMEOUT: duration('15s'),
   /** Deliveries in flight at once, per process. @defaultValue 16 */
   PAYSYNC_RELAY_CONCURRENCY: positiveInt(16, 1000),
+  /**
+   * The wait before each attempt of a delivery: `0s` (the first, at once), then before each
+   * retry; jitter ±10 % applies. @defaultValue `0s,5s,5m,30m,2h,5h,10h,10h`
+   */
+  PAYSYNC_RELAY_RETRY_SCHEDULE: retrySchedule,
   /** An endpoint failing this long is raised as an alert. @defaultValue `1h` */
   PAYSYNC_RELAY_FAILING_ALERT_AFTER: duration('1h'),
   /** An endpoint failing this long is disabled (and an alert raised). @defaultValue `5d` */
@@ -57,6 +97,11 @@ export interface RelaySettings {
   readonly timeoutMs: number;
   /** @defaultValue 16 */
   readonly concurrency: number;
+  /**
+   * ms before each attempt, the first (0) included; its length is the attempts a delivery gets.
+   * @defaultValue 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h
+   */
+  readonly retryScheduleMs: readonly number[];
   /** ms. @defaultValue one hour */
   readonly failingAlertAfterMs: number;
   /** ms. @defaultValue five days */
@@ -69,6 +114,7 @@ export function relaySettings(e: Parsed<typeof RELAY_VARIABLES>): RelaySettings 
     allowedHosts: Object.freeze([...e.PAYSYNC_RELAY_ALLOWED_HOSTS]),
     timeoutMs: e.PAYSYNC_RELAY_TIMEOUT,
     concurrency: e.PAYSYNC_RELAY_CONCURRENCY,
+    retryScheduleMs: Object.freeze([...e.PAYSYNC_RELAY_RETRY_SCHEDULE]),
     failingAlertAfterMs: e.PAYSYNC_RELAY_FAILING_ALERT_AFTER,
     disableAfterMs: e.PAYSYNC_RELAY_DISABLE_AFTER,
   });

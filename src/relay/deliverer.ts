@@ -26,7 +26,10 @@ import { signedHeaders } from './sign.ts';
 
 export interface RelayDelivererDeps {
   readonly db: Kysely<Database>;
-  /** `config.relay`: timeout, concurrency, the SSRF allow-list, the health thresholds. */
+  /**
+   * `config.relay`: timeout, concurrency, the retry schedule, the SSRF allow-list, the health
+   * thresholds.
+   */
   readonly settings: RelaySettings;
   /** `live` applies the SSRF guard. */
   readonly environment: Environment;
@@ -150,6 +153,7 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
       attemptedAt,
       now: deps.now(),
       touchEndpoint: result.outcome !== 'delivered' || touchEndpoint,
+      schedule: settings.retryScheduleMs,
       ...(deps.random ? { random: deps.random } : {}),
     });
     logger.debug(

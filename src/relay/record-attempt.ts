@@ -47,6 +47,8 @@ export async function recordAttempt(
     readonly attemptedAt: Date;
     readonly now: Date;
     readonly random?: () => number;
+    /** The wait before each attempt (`config.relay.retryScheduleMs`). @defaultValue the documented one */
+    readonly schedule?: readonly number[];
     /**
      * After a success, whether to write the endpoint's health (`last_success_at`, and
      * `failing_since` cleared). The deliverer writes it after a failure run, and otherwise at
@@ -61,7 +63,8 @@ export async function recordAttempt(
   const now = times.now.toISOString();
   const delivered = result.outcome === 'delivered';
   const gone = result.outcome === 'gone';
-  const retryAt = delivered || gone ? undefined : nextAttemptAt(attempt, times.now, times.random);
+  const retryAt =
+    delivered || gone ? undefined : nextAttemptAt(attempt, times.now, times.random, times.schedule);
   const state: RecordedAttempt['state'] = delivered
     ? 'delivered'
     : gone || retryAt !== undefined

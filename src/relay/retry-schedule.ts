@@ -10,7 +10,10 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
-/** The wait before each attempt; the first is immediate. Its length is the attempt limit. */
+/**
+ * The wait before each attempt; the first is immediate. Its length is the attempt limit. The
+ * default of `PAYSYNC_RELAY_RETRY_SCHEDULE` (`config.relay.retryScheduleMs`) is the same.
+ */
 export const RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([
   0,
   5 * SECOND,
@@ -22,7 +25,7 @@ export const RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([
   10 * HOUR,
 ]);
 
-/** Attempts a delivery gets before it gives up. */
+/** Attempts a delivery gets before it gives up (with the documented schedule). */
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length;
 
 /** Each wait is multiplied by a factor drawn in [1 − jitter, 1 + jitter]. */
@@ -30,15 +33,17 @@ export const RETRY_JITTER = 0.1;
 
 /**
  * When the next attempt is due after `attemptsMade` attempts failed (the last one at `now`), or
- * undefined when the schedule is used up and the delivery gives up. `random` returns [0, 1).
+ * undefined when the schedule is used up and the delivery gives up. `random` returns [0, 1);
+ * `schedule` is the wait before each attempt (`config.relay.retryScheduleMs`).
  */
 export function nextAttemptAt(
   attemptsMade: number,
   now: Date,
   random: () => number = Math.random,
+  schedule: readonly number[] = RETRY_SCHEDULE_MS,
 ): Date | undefined {
-  if (attemptsMade >= MAX_ATTEMPTS) return undefined;
-  const wait = RETRY_SCHEDULE_MS[Math.max(attemptsMade, 1)]!;
+  if (attemptsMade >= schedule.length) return undefined;
+  const wait = schedule[Math.max(attemptsMade, 1)]!;
   const factor = 1 + (random() * 2 - 1) * RETRY_JITTER;
   return new Date(now.getTime() + Math.round(wait * factor));
 }

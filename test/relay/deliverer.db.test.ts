@@ -138,10 +138,19 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await attempts(endpoint)).length).toBe(before);
 
-    // Enabled again (as `paysync endpoints enable` does): everything arrives, once, in order.
+    // Enabled again as `paysync endpoints enable` does, which forgets the failing run (a bare
+    // status update left it, and a poll could then raise `relay_endpoint_failing`, whose
+    // `alert.raised` reached this subscribed-to-all endpoint as a sixth event): everything
+    // arrives, once, in order.
     await setup.database.db
       .updateTable('relay_endpoints')
-      .set({ status: 'enabled', disabled_reason: null, disabled_at: null })
+      .set({
+        status: 'enabled',
+        disabled_reason: null,
+        disabled_at: null,
+        failing_since: null,
+        updated_at: setup.now().toISOString(),
+      })
       .where('id', '=', endpoint.id)
       .execute();
     notifyRelay();
@@ -377,6 +386,51 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
     expect(metrics).toContain(
       `paysync_relay_deliveries_total{endpoint="${endpoint.endpoint_id}",outcome="gave_up"} 1`,
     );
+  });
+
+  it('follows PAYSYNC_RELAY_RETRY_SCHEDULE (config.relay.retryScheduleMs): its waits, then gives up after its last attempt', async () => {
+    consumer = await startRelayConsumer([], () => 500, setup.now);
+    const endpoint = await insertEndpoint(setup.database.db, {
+      url: consumer.url,
+      at: setup.now(),
+    });
+    consumer.secrets = [endpoint.secret];
+    await insertEvent(setup.database.db, {
+      subject: 'transfer:short',
+      at: setup.now(),
+      data: { item: 'short#1' },
+      deliverTo: [endpoint.id],
+    });
+    const schedule = [0, 1 * SECOND, 3 * SECOND];
+    await setup.startDeliverer({
+      retryScheduleMs: schedule,
+      failingAlertAfterMs: 30 * 86_400_000,
+      disableAfterMs: 60 * 86_400_000,
+    });
+    const waits: number[] = [];
+    for (let attempt = 1; attempt <= schedule.length; attempt += 1) {
+      await attemptsReach(endpoint, attempt, `attempt ${attempt}`);
+      const [delivery] = await deliveriesOf(setup.database.db, endpoint.id);
+      if (attempt < schedule.length) {
+        const last = (await attempts(endpoint)).at(-1)!;
+        expect(delivery!.state).toBe('pending');
+        waits.push(Date.parse(delivery!.next_attempt_at) - Date.parse(last.attempted_at));
+        setup.advance(Date.parse(delivery!.next_attempt_at) - setup.now().getTime());
+      } else {
+        await until(
+          async () =>
+            (await deliveriesOf(setup.database.db, endpoint.id))[0]!.state === 'gave_up'
+              ? true
+              : undefined,
+          { message: 'gave up after the third attempt' },
+        );
+      }
+    }
+    // The setup's jitter source is 0.5: no spread.
+    expect(waits).toEqual([1 * SECOND, 3 * SECOND]);
+    setup.advance(86_400_000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await attempts(endpoint)).toHaveLength(3);
   });
 
   it('an endpoint failing for an hour raises one alert; failing too long disables it; a success resolves both', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { MAX_ATTEMPTS, nextAttemptAt, RETRY_SCHEDULE_MS, shownUrl } from '../../src/relay/index.ts';
 
 const AT = new Date('2026-11-20T10:00:00.000Z');
@@ -21,9 +22,43 @@ describe('the relay retry schedule', () => {
     expect(high).toBeLessThanOrEqual(33 * 60_000);
   });
 
+  it('follows a schedule given to it, jitter included, and gives up when it is used up', () => {
+    const schedule = [0, 1000, 2000, 30_000];
+    const waits = [1, 2, 3, 4].map((made) => {
+      const next = nextAttemptAt(made, AT, () => 0.5, schedule);
+      return next === undefined ? undefined : next.getTime() - AT.getTime();
+    });
+    expect(waits).toEqual([1000, 2000, 30_000, undefined]);
+    expect(nextAttemptAt(3, AT, () => 0, schedule)!.getTime() - AT.getTime()).toBe(27_000);
+  });
+
   it('shows an endpoint URL without user info or query (they may hold a token)', () => {
     expect(shownUrl('https://user:pw@shop.example.com:8443/hooks/paysync?token=abc#x')).toBe(
       'https://shop.example.com:8443/hooks/paysync',
     );
   });
+});
+
+describe('PAYSYNC_RELAY_RETRY_SCHEDULE', () => {
+  it('defaults to the documented schedule', () => {
+    expect(loadConfig({}).relay.retryScheduleMs).toEqual(RETRY_SCHEDULE_MS);
+  });
+
+  it('takes 0s then the waits before each retry, spaces allowed', () => {
+    expect(
+      loadConfig({ PAYSYNC_RELAY_RETRY_SCHEDULE: '0s, 1s,2s,5m ,1h' }).relay.retryScheduleMs,
+    ).toEqual([0, 1000, 2000, 300_000, 3_600_000]);
+    expect(loadConfig({ PAYSYNC_RELAY_RETRY_SCHEDULE: '0s' }).relay.retryScheduleMs).toEqual([0]);
+  });
+
+  it.each([['5s,1m'], ['0s,soon'], ['0s,0s'], ['0s,,5s'], [`0s${',1s'.repeat(100)}`]])(
+    'refuses %s naming the variable',
+    (value) => {
+      const load = () => loadConfig({ PAYSYNC_RELAY_RETRY_SCHEDULE: value });
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(
+        /^PAYSYNC_RELAY_RETRY_SCHEDULE="[^"\n]*" is invalid: must be 0s \(the first attempt, at once\)[^\n]*$/,
+      );
+    },
+  );
 });
