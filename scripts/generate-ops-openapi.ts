@@ -25,8 +25,7 @@ const TAGS: Record<string, string> = {
   exports: 'Closed periods and export files',
   receipts: 'Receipts as sandboxed HTML',
   replay: 'Running inbox events through the workers again',
-  endpoints:
-    "The relay's endpoints: signed events to the merchant's systems (docs/relay.md)",
+  endpoints: "The relay's endpoints: signed events to the merchant's systems (docs/relay.md)",
 };
 
 const error = (description: string): ResponseConfig => ({

@@ -4,9 +4,9 @@
  * few seconds, the receiver once, Redis is flushed and restarted, PostgreSQL connections are
  * terminated and the scheduler is killed; then, after the faults stop and the system quiesces,
  * `paysync audit --truth` must find the books equal to the simulator's, and every failed
- * transfer must have been alerted exactly once. A relay consumer (scripts/chaos/relay-consumer.ts)
+ * transfer must have been alerted exactly once. A relay consumer (test/support/chaos/relay-consumer.ts)
  * answers 500 to a fifth of the deliveries and is down for 35 s; afterwards it must hold exactly
- * one event per fact the books imply, in order per item (scripts/chaos/relay-check.ts).
+ * one event per fact the books imply, in order per item (test/support/chaos/relay-check.ts).
  *
  * Usage: npm run test:chaos -- [--config sqlite|postgres|both] [--items N | --short] [--no-write]
  * Prints a table of what was injected and what was found, writes it to docs/reliability.md,
@@ -28,8 +28,8 @@ import { createLogger } from '../../src/logger.ts';
 import { generateWebhookSecret, startSimulator } from '../../src/sim/index.ts';
 import { createUpstreamClient } from '../../src/upstream/index.ts';
 import { generateMixedTraffic } from '../../test/support/mixed-traffic.ts';
-import { checkRelayConsumer, waitForRelayQuiet } from './relay-check.ts';
-import { startChaosRelayConsumer } from './relay-consumer.ts';
+import { checkRelayConsumer, waitForRelayQuiet } from '../../test/support/chaos/relay-check.ts';
+import { startChaosRelayConsumer } from '../../test/support/chaos/relay-consumer.ts';
 
 const HELP = `Usage: npm run test:chaos -- [options]
 

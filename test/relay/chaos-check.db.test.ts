@@ -6,11 +6,11 @@ import {
   relayMessageBody,
   signedHeaders,
 } from '../../src/relay/index.ts';
-import { checkRelayConsumer } from '../../scripts/chaos/relay-check.ts';
+import { checkRelayConsumer } from '../support/chaos/relay-check.ts';
 import {
   startChaosRelayConsumer,
   type ChaosRelayConsumer,
-} from '../../scripts/chaos/relay-consumer.ts';
+} from '../support/chaos/relay-consumer.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 
 const AT = '2026-11-20T10:00:00.000Z';

@@ -9,7 +9,7 @@ import {
 import {
   startChaosRelayConsumer,
   type ChaosRelayConsumer,
-} from '../../scripts/chaos/relay-consumer.ts';
+} from '../support/chaos/relay-consumer.ts';
 
 let consumer: ChaosRelayConsumer | undefined;
 afterEach(async () => {

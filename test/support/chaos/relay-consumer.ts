@@ -9,7 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { RELAYED_ITEM_KINDS } from '../../src/relay/index.ts';
+import { RELAYED_ITEM_KINDS } from '../../../src/relay/index.ts';
 
 /** One event the consumer accepted (2xx), as it first arrived. */
 export interface ConsumedEvent {

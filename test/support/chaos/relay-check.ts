@@ -8,8 +8,8 @@
  * item the events in the order the books reached their statuses.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../src/db/index.ts';
-import { RELAYED_ITEM_KINDS } from '../../src/relay/index.ts';
+import type { Database } from '../../../src/db/index.ts';
+import { RELAYED_ITEM_KINDS } from '../../../src/relay/index.ts';
 import type { ChaosRelayConsumer, ConsumedEvent } from './relay-consumer.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
