@@ -95,7 +95,9 @@ describe(`7.D15: readiness checks that the inbox can be written (${testDialect()
         PAYSYNC_PORT: String(await closedPort()),
         PAYSYNC_QUEUE_PREFIX: uniqueRedisPrefix('readiness-serve'),
       },
-      timeoutMs: 10_000,
+      // It refuses within seconds; the margin is for a loaded CI machine, where the CLI's start
+      // alone (loading and compiling its modules) has taken 6 to 20 s.
+      timeoutMs: 45_000,
     });
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split('\n');
