@@ -5,9 +5,10 @@
  * index changed to the index meant for them, on a database without statistics (SQLite as
  * paysync runs it: nothing runs ANALYZE), and the count the pipeline page shows.
  */
-import { sql, type CompiledQuery, type KyselyPlugin } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inboxCountSince, pruneInboxBodies, type InboxStatus } from '../../src/inbox/index.ts';
+import { planOf, statementsOf } from '../support/query-plan.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 
 let database: TestDatabase;
@@ -53,42 +54,6 @@ afterAll(async () => {
   await database?.cleanup();
 });
 
-/** Every statement `run` sends, compiled, on its way to the database. */
-async function statementsOf(
-  run: (db: TestDatabase['db']) => Promise<unknown>,
-): Promise<CompiledQuery[]> {
-  const caught: CompiledQuery[] = [];
-  const catching: KyselyPlugin = {
-    transformQuery(args) {
-      caught.push(database.db.getExecutor().compileQuery(args.node, args.queryId));
-      return args.node;
-    },
-    transformResult: (args) => Promise.resolve(args.result),
-  };
-  await run(database.db.withPlugin(catching));
-  return caught;
-}
-
-/** The plan: SQLite's EXPLAIN QUERY PLAN, or PostgreSQL's EXPLAIN with sequential scans off. */
-async function planOf(statement: CompiledQuery): Promise<string> {
-  if (testDialect() === 'sqlite') {
-    const explained = await database.db.executeQuery<{ detail: string }>({
-      ...statement,
-      sql: `EXPLAIN QUERY PLAN ${statement.sql}`,
-    });
-    return explained.rows.map((row) => row.detail).join('\n');
-  }
-  return database.db.transaction().execute(async (trx) => {
-    // A table this small is read whole by choice; with scans off, an index must serve.
-    await sql`SET LOCAL enable_seqscan = off`.execute(trx);
-    const explained = await trx.executeQuery<{ 'QUERY PLAN': string }>({
-      ...statement,
-      sql: `EXPLAIN ${statement.sql}`,
-    });
-    return explained.rows.map((row) => row['QUERY PLAN']).join('\n');
-  });
-}
-
 async function indexNames(): Promise<string[]> {
   if (testDialect() === 'sqlite') {
     const rows = await sql<{
@@ -117,14 +82,14 @@ describe(`the inbox's indexes on ${testDialect()}`, () => {
   });
 
   it('the retention batch picks its rows from the partial index of bodies still held', async () => {
-    const [pick] = await statementsOf((db) =>
+    const [pick] = await statementsOf(database, (db) =>
       pruneInboxBodies(db, {
         before: new Date(NOW - 200 * 3_600_000),
         limit: 10,
         at: new Date(NOW),
       }),
     );
-    const plan = await planOf(pick!);
+    const plan = await planOf(database, pick!);
     if (testDialect() === 'sqlite') {
       // Not an index of every processed row: that one rereads the pruned rows in every batch.
       expect(plan).toMatch(
@@ -137,10 +102,10 @@ describe(`the inbox's indexes on ${testDialect()}`, () => {
   });
 
   it("the pipeline page's processed count reads one range of processed_at", async () => {
-    const [count] = await statementsOf((db) =>
+    const [count] = await statementsOf(database, (db) =>
       inboxCountSince(db, 'processed', iso(NOW - 3_600_000)),
     );
-    const plan = await planOf(count!);
+    const plan = await planOf(database, count!);
     if (testDialect() === 'sqlite') {
       expect(plan).toMatch(
         /SEARCH webhook_inbox USING INDEX webhook_inbox_processed_at \(processed_at>\?\)/,

@@ -5,9 +5,9 @@
  * books) because no index was led by kind and then updated_at; migration 0017 adds it. The plan
  * of each list must walk an index in order instead of sorting the table.
  */
-import { sql, type CompiledQuery, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listResources, type LedgerResourceKind } from '../../src/ledger/index.ts';
+import { planOf, statementsOf } from '../support/query-plan.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 
 let database: TestDatabase;
@@ -20,47 +20,14 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** The statements `run` sends, compiled, without changing what it does. */
-async function statementsOf(run: (db: TestDatabase['db']) => Promise<unknown>) {
-  const caught: CompiledQuery[] = [];
-  const catching: KyselyPlugin = {
-    transformQuery(args) {
-      caught.push(database.db.getExecutor().compileQuery(args.node, args.queryId));
-      return args.node;
-    },
-    transformResult: (args) => Promise.resolve(args.result),
-  };
-  await run(database.db.withPlugin(catching));
-  return caught;
-}
-
-/** The plan: SQLite's EXPLAIN QUERY PLAN, or PostgreSQL's EXPLAIN with sequential scans off. */
-async function planOf(statement: CompiledQuery): Promise<string> {
-  if (testDialect() === 'sqlite') {
-    const explained = await database.db.executeQuery<{ detail: string }>({
-      ...statement,
-      sql: `EXPLAIN QUERY PLAN ${statement.sql}`,
-    });
-    return explained.rows.map((row) => row.detail).join('\n');
-  }
-  return database.db.transaction().execute(async (trx) => {
-    // Empty tables are read whole by choice; with scans and sorts off, an index must serve.
-    await sql`SET LOCAL enable_seqscan = off`.execute(trx);
-    await sql`SET LOCAL enable_sort = off`.execute(trx);
-    const explained = await trx.executeQuery<{ 'QUERY PLAN': string }>({
-      ...statement,
-      sql: `EXPLAIN ${statement.sql}`,
-    });
-    return explained.rows.map((row) => row['QUERY PLAN']).join('\n');
-  });
-}
-
 describe(`the item lists' plans on ${testDialect()}`, () => {
   const kinds: LedgerResourceKind[] = ['payment_intent', 'transfer', 'refund', 'payment_refund'];
   for (const kind of kinds) {
     it(`the newest ${kind} items are read in index order, not sorted whole`, async () => {
-      const [statement] = await statementsOf((db) => listResources(db, kind, { limit: 100 }));
-      const plan = await planOf(statement!);
+      const [statement] = await statementsOf(database, (db) =>
+        listResources(db, kind, { limit: 100 }),
+      );
+      const plan = await planOf(database, statement!, { noSort: true });
       if (testDialect() === 'sqlite') {
         expect(plan).not.toMatch(/^SCAN (payment_intents|transfers|refunds)$/m);
         // Sorting the last term (id) among equal times is fine; sorting the whole table is not.
