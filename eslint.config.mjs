@@ -50,6 +50,14 @@ const TABLE_OWNERS = {
   alert_deliveries: ['src/alerts'],
   alert_digests: ['src/alerts'],
   audit_runs: ['src/audit'],
+  relay_events: ['src/relay'],
+  relay_endpoints: ['src/relay'],
+  relay_deliveries: ['src/relay'],
+  relay_attempts: ['src/relay'],
+  expectations: ['src/expectations'],
+  expectation_history: ['src/expectations'],
+  expectation_matches: ['src/expectations'],
+  expectation_breaks: ['src/expectations'],
 };
 
 // Folders that name every table on purpose: the auditor judges the books from the tables

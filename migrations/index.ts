@@ -15,6 +15,7 @@ import * as m0014 from './0014_ledger_day_totals.ts';
 import * as m0015 from './0015_relay.ts';
 import * as m0016 from './0016_inbox_indexes.ts';
 import * as m0017 from './0017_refunds_kind_updated_at.ts';
+import * as m0018 from './0018_expectations.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the folder at run time) so
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0015_relay': m0015,
   '0016_inbox_indexes': m0016,
   '0017_refunds_kind_updated_at': m0017,
+  '0018_expectations': m0018,
 };

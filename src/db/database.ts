@@ -28,6 +28,7 @@ import type {
   RelayEndpointTable,
   RelayEventTable,
 } from '../relay/relay.tables.ts';
+import type { ExpectationTables } from '../expectations/expectations.tables.ts';
 import type { ServiceStateTable } from '../service-state/service-state.table.ts';
 
 /**
@@ -35,7 +36,7 @@ import type { ServiceStateTable } from '../service-state/service-state.table.ts'
  * add a line here (and keep the list sorted by component) when a migration adds a table.
  * The inbox names its own table, so no other code spells it.
  */
-export interface Database extends InboxTables {
+export interface Database extends InboxTables, ExpectationTables {
   payment_intents: PaymentIntentTable;
   transfers: TransferTable;
   refunds: RefundTable;
