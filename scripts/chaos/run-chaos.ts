@@ -7,6 +7,8 @@
  * transfer must have been alerted exactly once. A relay consumer (test/support/chaos/relay-consumer.ts)
  * answers 500 to a fifth of the deliveries and is down for 35 s; afterwards it must hold exactly
  * one event per fact the books imply, in order per item (test/support/chaos/relay-check.ts).
+ * Before that check the harness closes the books' day (end-of-day snapshot and verdict, on a
+ * clock just past midnight), so every run also proves one `day.verdict` per judged day.
  *
  * Usage: npm run test:chaos -- [--config sqlite|postgres|both] [--items N | --short] [--no-write]
  * Prints a table of what was injected and what was found, writes it to docs/reliability.md,
@@ -20,10 +22,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
-import { takeBalanceSnapshot } from '../../src/balances/index.ts';
+import { runBalanceTask, takeBalanceSnapshot } from '../../src/balances/index.ts';
+import { dayOf, dayWindow } from '../../src/books-calendar/index.ts';
 import { createDatabase, type DatabaseHandle } from '../../src/db/index.ts';
 import { reasonOf } from '../../src/error-reason.ts';
 import { freePort } from '../../src/lifecycle/index.ts';
+import { judgeClosedDays } from '../../src/reports/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { generateWebhookSecret, startSimulator } from '../../src/sim/index.ts';
 import { createUpstreamClient } from '../../src/upstream/index.ts';
@@ -99,6 +103,9 @@ const DAEMON_OPERATIONS = [
 const CHAOS_RELAY_RETRY_SCHEDULE = '0s,1s,2s,5s,10s,20s,30s,30s,30s,30s,30s,30s,30s,30s,30s,30s';
 /** The share of relay deliveries the consumer answers 500. */
 const RELAY_FAIL_RATE = 0.2;
+/** The books' time zone of the run: the harness closes today's day in it after the faults. */
+const CHAOS_TIMEZONE = 'UTC';
+
 /** The consumer goes down at this tick of the fault phase, for this long (wall time). */
 const RELAY_DOWN_AT_TICK = 20;
 const RELAY_DOWN_MS = 35_000;
@@ -219,6 +226,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     PAYSYNC_OUTBOX_REDISPATCH_SECONDS: '20',
     PAYSYNC_BALANCE_CRON: 'off',
     PAYSYNC_VERDICT_CRON: 'off',
+    PAYSYNC_BOOKS_TIMEZONE: CHAOS_TIMEZONE,
     PAYSYNC_EXPORT_CRON: 'off',
     PAYSYNC_RELAY_RETRY_SCHEDULE: CHAOS_RELAY_RETRY_SCHEDULE,
     PAYSYNC_RELAY_TIMEOUT: '5s',
@@ -627,6 +635,40 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
       }
       await sleep(15_000);
     }
+    // Close the books' days, as the scheduler would after midnight: the balance task's
+    // end-of-day snapshots and the verdict task, with their clock just past tonight's midnight.
+    // A run of minutes closes no day by itself, and the relay owes one day.verdict per judged day.
+    const afterMidnight = () =>
+      new Date(Date.parse(dayWindow(dayOf(new Date(), CHAOS_TIMEZONE), CHAOS_TIMEZONE).to) + 1000);
+    const closing = await runBalanceTask(
+      {
+        db: database.db,
+        upstream: client,
+        logger: createLogger({ level: 'silent' }),
+        environment: 'sandbox',
+        now: afterMidnight,
+      },
+      { timeZone: CHAOS_TIMEZONE },
+    );
+    const judged = await judgeClosedDays({
+      db: database.db,
+      environment: 'sandbox',
+      timeZone: CHAOS_TIMEZONE,
+      now: afterMidnight,
+    });
+    console.log(
+      `  days closed: ${closing.endOfDay.length} end-of-day snapshots; verdicts ${judged.map((j) => `${j.day} ${j.verdict}`).join(', ') || 'none'}`,
+    );
+    injected['days closed and judged (one day.verdict each)'] = judged.length;
+    // The verdict task ran on a clock ahead of the real one, so its deliveries are due at that
+    // time: make them due now, as they would be after a real midnight.
+    const realNow = new Date().toISOString();
+    await sql`update relay_deliveries set next_attempt_at = ${realNow}
+      where state = 'pending' and next_attempt_at > ${realNow}
+        and event_id in (select id from relay_events where type = 'day.verdict')`.execute(
+      database.db,
+    );
+
     // The relay: everything delivered (retries included), then the consumer against the books.
     // A fact read from the books has its event and deliveries committed with it: a second wait
     // covers one that changed between the first wait and the reading.
