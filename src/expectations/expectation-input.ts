@@ -12,11 +12,10 @@ import type { ExpectationDirection } from './expectations.tables.ts';
  */
 
 /** The item kinds each direction may be paid by: `in` is money received, `out` money paid. */
-export const KINDS_BY_DIRECTION: Readonly<Record<ExpectationDirection, readonly ResourceKind[]>> =
-  {
-    in: ['payment_intent', 'payment_link', 'refund'],
-    out: ['transfer', 'payment_refund'],
-  };
+export const KINDS_BY_DIRECTION: Readonly<Record<ExpectationDirection, readonly ResourceKind[]>> = {
+  in: ['payment_intent', 'payment_link', 'refund'],
+  out: ['transfer', 'payment_refund'],
+};
 
 /** The fields a file may carry (besides `metadata` / `metadata.<key>`). */
 export const EXPECTATION_FIELDS = [
@@ -175,7 +174,10 @@ const expectationInputSchema = z.strictObject(
       z
         .string({ error: 'is required: your own id of this expectation' })
         .max(200, 'must be at most 200 characters')
-        .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), 'must not hold control characters'),
+        .refine(
+          (value) => !/[\u0000-\u001f\u007f]/.test(value),
+          'must not hold control characters',
+        ),
     ),
     direction: z.preprocess(
       blankToUndefined,

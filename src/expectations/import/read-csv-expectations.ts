@@ -8,7 +8,8 @@ const REQUIRED = ['expectation_id', 'direction', 'currency', 'window_from', 'win
 
 /** Refuses a header paysync cannot read whole, naming every column at fault. */
 function checkHeader(header: readonly string[]): void {
-  if (header.includes('amount_major')) throw new ExpectationFileError(`column ${AMOUNT_MAJOR_HINT}`);
+  if (header.includes('amount_major'))
+    throw new ExpectationFileError(`column ${AMOUNT_MAJOR_HINT}`);
   const seen = new Set<string>();
   const repeated = header.filter((name) => seen.size === seen.add(name).size);
   if (repeated.length > 0) {
@@ -32,7 +33,9 @@ function checkHeader(header: readonly string[]): void {
     missing.push('amount (or amount_min and amount_max)');
   }
   if (missing.length > 0) {
-    throw new ExpectationFileError(`missing column${missing.length === 1 ? '' : 's'}: ${missing.join(', ')}`);
+    throw new ExpectationFileError(
+      `missing column${missing.length === 1 ? '' : 's'}: ${missing.join(', ')}`,
+    );
   }
 }
 
