@@ -310,7 +310,10 @@ function canonical(
   }
   const windowFrom = instantOf(input.window_from, 'from', timeZone);
   const windowTo = instantOf(input.window_to, 'to', timeZone);
-  if (windowFrom > windowTo) {
+  // Two instants may be equal (a window of one instant); a day is never empty, so a window
+  // that names one may not end where it starts.
+  const namesADay = isCalendarDay(input.window_from) || isCalendarDay(input.window_to);
+  if (windowFrom > windowTo || (namesADay && windowFrom === windowTo)) {
     return fail(
       'window_from',
       `${input.window_from} is after window_to ${input.window_to} (${windowFrom} > ${windowTo})`,
