@@ -234,10 +234,23 @@ function fail(field: string, reason: string): ExpectationParseResult {
   return { ok: false, problem: { field, reason } };
 }
 
+/**
+ * Days already turned into windows: a file names few distinct days, and `dayWindow` builds an
+ * `Intl.DateTimeFormat` per call (milliseconds each), which would dominate a large import.
+ */
+const dayWindows = new Map<string, { from: string; to: string }>();
+
 /** A window edge as a UTC instant: a bare date starts its day (`from`) or ends it (`to`). */
 function instantOf(edge: string, side: 'from' | 'to', timeZone: string): string {
-  if (isCalendarDay(edge)) return dayWindow(edge, timeZone)[side];
-  return new Date(edge).toISOString();
+  if (!isCalendarDay(edge)) return new Date(edge).toISOString();
+  const key = `${timeZone} ${edge}`;
+  let window = dayWindows.get(key);
+  if (window === undefined) {
+    if (dayWindows.size >= 10_000) dayWindows.clear();
+    window = dayWindow(edge, timeZone);
+    dayWindows.set(key, window);
+  }
+  return window[side];
 }
 
 /** Keys sorted at every depth, so the same content always gives the same text. */
