@@ -125,6 +125,7 @@ describe('one expectation as written', () => {
     ['a window the wrong way', { window_from: '2030-01-13' }, 'window_from', /is after window_to/],
     ['no window end', { window_to: '' }, 'window_to', /is required/],
     ['no id', { expectation_id: '  ' }, 'expectation_id', /is required/],
+    ['a tab in the id', { expectation_id: 'a\tb' }, 'expectation_id', /control characters/],
     [
       'a kind of the other direction',
       { item_kinds: 'transfer' },

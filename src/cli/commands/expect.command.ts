@@ -319,14 +319,12 @@ Exit codes: 0 added, updated or unchanged, 1 the database cannot be reached, 2 a
             FLAG_OF_FIELD[field] ?? (field.startsWith('metadata') ? '--metadata' : field);
           throw new CliError(`expect add: ${flag}: ${parsed.problem.reason}`, ExitCode.usage);
         }
-        const [outcome] = await db
-          .transaction()
-          .execute((trx) =>
-            upsertExpectations(trx, ctx, [parsed.value], {
-              source: 'cli',
-              actor: actor(undefined),
-            }),
-          );
+        const [outcome] = await db.transaction().execute((trx) =>
+          upsertExpectations(trx, ctx, [parsed.value], {
+            source: 'cli',
+            actor: actor(undefined),
+          }),
+        );
         const row = await findExpectationRow(
           db,
           ctx.environment,
