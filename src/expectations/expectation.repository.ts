@@ -357,19 +357,21 @@ export interface ListExpectationsFilter {
   readonly limit?: number;
 }
 
-/** Expectations by window end, oldest first (what is due first), optionally of one state. */
+/**
+ * Expectations of one state by window end, what is due first (the index on environment, state,
+ * window end); without a state, the latest loaded first (the primary key), so neither sorts the
+ * whole table.
+ */
 export async function listExpectations(
   db: Executor,
   environment: string,
   filter: ListExpectationsFilter = {},
 ): Promise<ExpectationView[]> {
-  let query = db.selectFrom('expectations').selectAll().where('environment', '=', environment);
-  if (filter.state) query = query.where('state', '=', filter.state);
-  const rows = await query
-    .orderBy('window_to')
-    .orderBy('id')
-    .limit(filter.limit ?? 100)
-    .execute();
+  const query = db.selectFrom('expectations').selectAll().where('environment', '=', environment);
+  const ordered = filter.state
+    ? query.where('state', '=', filter.state).orderBy('window_to').orderBy('id')
+    : query.orderBy('id', 'desc');
+  const rows = await ordered.limit(filter.limit ?? 100).execute();
   return rows.map(expectationView);
 }
 

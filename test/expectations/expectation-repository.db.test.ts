@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   cancelExpectation,
+  listExpectations,
   parseExpectationInput,
   resolveBreak,
   resolveBreaks,
@@ -123,6 +124,27 @@ describe('upsert by (environment, expectation id)', () => {
     expect(
       await upsertExpectations(database.db, { ...ctx, environment: 'live' }, [parsed()], origin),
     ).toEqual(['created']);
+  });
+});
+
+describe('list', () => {
+  it('one state by window end (due first); all of them, the latest loaded first', async () => {
+    await upsertExpectations(
+      database.db,
+      ctx,
+      [
+        parsed({ expectation_id: 'late-window', window_to: '2030-01-20' }),
+        parsed({ expectation_id: 'early-window', window_to: '2030-01-11' }),
+      ],
+      origin,
+    );
+    await upsertExpectations(database.db, ctx, [parsed({ expectation_id: 'last' })], origin);
+    await cancelExpectation(database.db, ctx, 'last', origin);
+    const open = await listExpectations(database.db, 'sandbox', { state: 'open' });
+    expect(open.map((e) => e.expectation_id)).toEqual(['early-window', 'late-window']);
+    const all = await listExpectations(database.db, 'sandbox', { limit: 2 });
+    expect(all.map((e) => e.expectation_id)).toEqual(['last', 'early-window']);
+    expect(await listExpectations(database.db, 'live')).toEqual([]);
   });
 });
 

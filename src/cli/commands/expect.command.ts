@@ -379,7 +379,9 @@ Exit codes: 0 cancelled (or already), 1 no such expectation or the database cann
 
 function listExpectationsCommand(): Command {
   return new Command('list')
-    .description('expectations by window end, oldest first')
+    .description(
+      'expectations: of one state by window end (due first), or all, the latest loaded first',
+    )
     .addOption(
       new Option('--state <state>', 'only this state').argParser(choice('--state', STATES)),
     )
