@@ -1,7 +1,7 @@
 import type { Executor } from '../db/index.ts';
 import type { Clock } from '../lifecycle/index.ts';
 import type { ResourceKind } from '../resources/index.ts';
-import { ExpectationError, requiredReason } from './expectation-error.ts';
+import { ExpectationError } from './expectation-error.ts';
 import { insertHistory } from './expectation-history.ts';
 import {
   canonicalJson,
@@ -11,7 +11,8 @@ import {
 import type { ExpectationRow, ExpectationState } from './expectations.tables.ts';
 
 /**
- * The expectations' rows: upsert by (environment, expectation id), cancel, resolve by hand.
+ * The expectations' rows: found, listed, and upserted by (environment, expectation id); a
+ * cancellation and a manual resolution are in cancel-expectation.ts and resolve-expectation.ts.
  * Every function takes the executor first; the caller owns the transaction, so an import
  * commits whole or not at all.
  */
@@ -228,127 +229,6 @@ async function updateContent(
       at,
     },
   ]);
-}
-
-export interface CancelOutcome {
-  /** `already_cancelled`: nothing was changed. */
-  readonly outcome: 'cancelled' | 'already_cancelled';
-  readonly expectation: ExpectationView;
-}
-
-/** Cancels an expectation: nothing is expected any more; the history keeps who and why. */
-export async function cancelExpectation(
-  db: Executor,
-  ctx: ExpectationContext,
-  expectationId: string,
-  change: ChangeOrigin & { readonly reason?: string | undefined },
-): Promise<CancelOutcome> {
-  const row = await requireExpectationRow(db, ctx.environment, expectationId);
-  if (row.state === 'cancelled') {
-    return { outcome: 'already_cancelled', expectation: expectationView(row) };
-  }
-  const at = ctx.now().toISOString();
-  const reason = change.reason?.trim() || null;
-  await db
-    .updateTable('expectations')
-    .set({ state: 'cancelled', updated_at: at })
-    .where('id', '=', row.id)
-    .execute();
-  await insertHistory(db, [
-    {
-      expectation: Number(row.id),
-      version: Number(row.version),
-      change: 'cancelled',
-      source: change.source,
-      actor: change.actor,
-      before: canonicalJson({ state: row.state }),
-      after: canonicalJson({ state: 'cancelled', reason }),
-      at,
-    },
-  ]);
-  const updated = await requireExpectationRow(db, ctx.environment, expectationId);
-  return { outcome: 'cancelled', expectation: expectationView(updated) };
-}
-
-export interface ManualResolution {
-  readonly reason: string;
-  /** Who resolved it: a name, the OS user for the CLI. */
-  readonly by: string;
-}
-
-export interface ResolveExpectationOutcome {
-  /** `already_resolved`: nothing was changed. */
-  readonly outcome: 'resolved' | 'already_resolved';
-  readonly expectation: ExpectationView;
-  /** Its open breaks, resolved with it (same who, when and why). */
-  readonly breaksResolved: number;
-}
-
-/**
- * Resolves an expectation by hand (`resolved_manually`, with who, when and why), and its open
- * breaks with it: the merchant has settled the question, so nothing about it stays open.
- */
-export async function resolveExpectation(
-  db: Executor,
-  ctx: ExpectationContext,
-  expectationId: string,
-  resolution: ManualResolution & { readonly source: string },
-): Promise<ResolveExpectationOutcome> {
-  const reason = requiredReason(resolution.reason);
-  const by = resolution.by.trim();
-  if (by === '') throw new ExpectationError('bad_input', 'say who resolves it (--by <name>)');
-  const row = await requireExpectationRow(db, ctx.environment, expectationId);
-  if (row.state === 'resolved_manually') {
-    return { outcome: 'already_resolved', expectation: expectationView(row), breaksResolved: 0 };
-  }
-  if (row.state === 'cancelled') {
-    throw new ExpectationError(
-      'not_resolvable',
-      `expectation "${expectationId}" is cancelled: nothing is expected, so there is nothing to resolve`,
-    );
-  }
-  const at = ctx.now().toISOString();
-  await db
-    .updateTable('expectations')
-    .set({
-      state: 'resolved_manually',
-      resolved_by: by,
-      resolved_at: at,
-      resolution_reason: reason,
-      updated_at: at,
-    })
-    .where('id', '=', row.id)
-    .execute();
-  const breaks = await db
-    .updateTable('expectation_breaks')
-    .set({
-      state: 'resolved',
-      resolved_by: by,
-      resolved_at: at,
-      resolution_reason: reason,
-      updated_at: at,
-    })
-    .where('expectation', '=', row.id)
-    .where('state', '=', 'open')
-    .executeTakeFirst();
-  await insertHistory(db, [
-    {
-      expectation: Number(row.id),
-      version: Number(row.version),
-      change: 'resolved',
-      source: resolution.source,
-      actor: by,
-      before: canonicalJson({ state: row.state }),
-      after: canonicalJson({ state: 'resolved_manually', reason }),
-      at,
-    },
-  ]);
-  const updated = await requireExpectationRow(db, ctx.environment, expectationId);
-  return {
-    outcome: 'resolved',
-    expectation: expectationView(updated),
-    breaksResolved: Number(breaks.numUpdatedRows),
-  };
 }
 
 export interface ListExpectationsFilter {

@@ -32,21 +32,23 @@ export {
   requiredReason,
   type ExpectationErrorCode,
 } from './expectation-error.ts';
+export { cancelExpectation, type CancelOutcome } from './cancel-expectation.ts';
 export {
-  cancelExpectation,
+  resolveExpectation,
+  type ManualResolution,
+  type ResolveExpectationOutcome,
+} from './resolve-expectation.ts';
+export {
   EXPECTATION_STATES,
   expectationView,
   findExpectationRow,
   listExpectations,
-  resolveExpectation,
+  requireExpectationRow,
   upsertExpectations,
-  type CancelOutcome,
   type ChangeOrigin,
   type ExpectationContext,
   type ExpectationView,
   type ListExpectationsFilter,
-  type ManualResolution,
-  type ResolveExpectationOutcome,
   type UpsertOutcome,
 } from './expectation.repository.ts';
 export { historyOf, type ExpectationHistoryView } from './expectation-history.ts';

@@ -1,6 +1,7 @@
 import type { Executor } from '../db/index.ts';
 import { ExpectationError, requiredReason } from './expectation-error.ts';
-import type { ExpectationContext, ManualResolution } from './expectation.repository.ts';
+import type { ExpectationContext } from './expectation.repository.ts';
+import type { ManualResolution } from './resolve-expectation.ts';
 import type { ExpectationBreakKind } from './expectations.tables.ts';
 
 /**
