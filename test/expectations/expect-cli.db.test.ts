@@ -89,7 +89,8 @@ describe('paysync expect', () => {
     expect((await run(['show', 'cli-1'])).code).toBe(1);
 
     const dry = await run(['import', path, '--dry-run']);
-    expect(dry.code).toBe(0);
+    // A dry run checks a file for a script: it would be refused, so it fails.
+    expect(dry.code).toBe(2);
     expect(dry.stdout).toContain(
       '(dry run, nothing changed): would be 1 created, 0 updated, 0 unchanged; 2 bad rows: the file would be refused without --partial',
     );

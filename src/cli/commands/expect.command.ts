@@ -172,8 +172,8 @@ changed row is an update (version + 1, history kept, its state unchanged). Amoun
 minor units (amount, or amount_min and amount_max); there is no amount_major. A bad row is
 refused as "line N: <field>: <reason>" and, without --partial, NOTHING of the file is loaded.
 ${FORMAT_POINTER}
-Exit codes: 0 loaded (or checked, with --dry-run), 1 the database cannot be reached, 2 a bad
-file, header or row (nothing loaded unless --partial).`,
+Exit codes: 0 loaded (with --dry-run: it would load), 1 the database cannot be reached, 2 a
+bad file, header or row (nothing loaded; with --partial the good rows load and it exits 0).`,
     )
     .action(
       async (file: string, flags: { partial?: boolean; dryRun?: boolean; json?: boolean }) => {
@@ -196,7 +196,8 @@ file, header or row (nothing loaded unless --partial).`,
             progress.stop();
           }
           const refused = !result.loaded && !result.dryRun;
-          if (refused) process.exitCode = ExitCode.usage;
+          // A dry run of a file that would be refused fails too, so a script can check files.
+          if (result.badCount > 0 && !flags.partial) process.exitCode = ExitCode.usage;
           if (flags.json) return json(result);
           const counts = `${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged`;
           const bad = `${result.badCount} bad row${result.badCount === 1 ? '' : 's'}`;
