@@ -65,6 +65,9 @@ const LAYERS = [
   // Events are emitted in the transaction of the change, so every component that changes the
   // books (sync, sweeps, balances, verdicts, alerts) calls the relay; it reads only the ledger.
   { name: 'the relay', components: ['relay'] },
+  // Expectations read the ledger's settled items (matching) and are matched in the sync
+  // transaction, so they sit above the ledger and the relay and under reconcile.
+  { name: 'expectations', components: ['expectations'] },
   { name: 'sync, run records, the item view', components: ['reconcile', 'runs', 'resource-view'] },
   {
     name: 'books tasks and views',

@@ -8,6 +8,7 @@ import { alertsCommand } from './commands/alerts.command.ts';
 import { demoCommand } from './commands/demo.command.ts';
 import { doctorCommand } from './commands/doctor.command.ts';
 import { endpointsCommand } from './commands/endpoints.command.ts';
+import { expectCommand } from './commands/expect.command.ts';
 import { exportCommand } from './commands/export.command.ts';
 import { closeCommand } from './commands/close.command.ts';
 import { reopenCommand } from './commands/reopen.command.ts';
@@ -60,6 +61,7 @@ export function buildProgram(): Command {
     showCommand(),
     webhooksCommand(),
     endpointsCommand(),
+    expectCommand(),
     replayCommand(),
     balancesCommand(),
     adjustCommand(),

@@ -1,0 +1,80 @@
+/**
+ * Expectations (issue 24, docs/expectations.md): what the merchant expected to be paid and to
+ * pay, matched against what settled, with every break named and explained.
+ */
+export type {
+  ExpectationBreakKind,
+  ExpectationBreakRow,
+  ExpectationDirection,
+  ExpectationHistoryRow,
+  ExpectationMatchRow,
+  ExpectationRow,
+  ExpectationState,
+  ExpectationTables,
+} from './expectations.tables.ts';
+
+// Loading and manual changes
+export {
+  canonicalJson,
+  EXPECTATION_FIELDS,
+  expectationContentHash,
+  KINDS_BY_DIRECTION,
+  maskCounterparty,
+  parseExpectationInput,
+  type ExpectationContent,
+  type ExpectationInputOptions,
+  type ExpectationParseResult,
+  type ExpectationProblem,
+  type ParsedExpectation,
+} from './expectation-input.ts';
+export {
+  ExpectationError,
+  requiredReason,
+  type ExpectationErrorCode,
+} from './expectation-error.ts';
+export { cancelExpectation, type CancelOutcome } from './cancel-expectation.ts';
+export {
+  resolveExpectation,
+  type ManualResolution,
+  type ResolveExpectationOutcome,
+} from './resolve-expectation.ts';
+export {
+  EXPECTATION_STATES,
+  expectationView,
+  findExpectationRow,
+  listExpectations,
+  requireExpectationRow,
+  upsertExpectations,
+  type ChangeOrigin,
+  type ExpectationContext,
+  type ExpectationView,
+  type ListExpectationsFilter,
+  type UpsertOutcome,
+} from './expectation.repository.ts';
+export { historyOf, type ExpectationHistoryView } from './expectation-history.ts';
+export {
+  BREAK_KINDS,
+  breaksOf,
+  resolveBreak,
+  resolveBreaks,
+  type BreakFilter,
+  type BreakView,
+  type BulkResolution,
+  type ResolveBreakOutcome,
+} from './resolve-breaks.ts';
+export {
+  showExpectation,
+  type ExpectationDetail,
+  type ExpectationMatchView,
+} from './show-expectation.ts';
+export {
+  importExpectations,
+  LISTED_BAD_ROWS,
+  type BadRow,
+  type ImportOptions,
+  type ImportResult,
+} from './import/import-expectations.ts';
+export { openExpectationFile, type ExpectationFile } from './import/expectation-file.ts';
+export { readCsvExpectations } from './import/read-csv-expectations.ts';
+export { readJsonlExpectations } from './import/read-jsonl-expectations.ts';
+export { ExpectationFileError, type SourceRow } from './import/source-row.ts';
