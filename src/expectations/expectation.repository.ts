@@ -254,12 +254,3 @@ export async function listExpectations(
   const rows = await ordered.limit(filter.limit ?? 100).execute();
   return rows.map(expectationView);
 }
-
-export const EXPECTATION_STATES: readonly ExpectationState[] = [
-  'open',
-  'matched',
-  'partially_matched',
-  'overdue',
-  'cancelled',
-  'resolved_manually',
-];

@@ -6,17 +6,28 @@ import type { Generated, Selectable } from 'kysely';
 /** `in`: money the merchant should receive; `out`: money it should pay. */
 export type ExpectationDirection = 'in' | 'out';
 
-export type ExpectationState =
-  'open' | 'matched' | 'partially_matched' | 'overdue' | 'cancelled' | 'resolved_manually';
+/** Every state an expectation can be in (docs/expectations.md, "States"). */
+export const EXPECTATION_STATES = [
+  'open',
+  'matched',
+  'partially_matched',
+  'overdue',
+  'cancelled',
+  'resolved_manually',
+] as const;
+export type ExpectationState = (typeof EXPECTATION_STATES)[number];
 
-export type ExpectationBreakKind =
-  | 'missing'
-  | 'amount_mismatch'
-  | 'currency_mismatch'
-  | 'duplicate'
-  | 'unexpected'
-  | 'reversed_after_match'
-  | 'late';
+/** Every kind of break (docs/expectations.md, "Breaks"). */
+export const BREAK_KINDS = [
+  'missing',
+  'amount_mismatch',
+  'currency_mismatch',
+  'duplicate',
+  'unexpected',
+  'reversed_after_match',
+  'late',
+] as const;
+export type ExpectationBreakKind = (typeof BREAK_KINDS)[number];
 
 /** One thing the merchant expected, by its own id. */
 export interface ExpectationTable {

@@ -2,6 +2,7 @@
  * Expectations (issue 24, docs/expectations.md): what the merchant expected to be paid and to
  * pay, matched against what settled, with every break named and explained.
  */
+export { BREAK_KINDS, EXPECTATION_STATES } from './expectations.tables.ts';
 export type {
   ExpectationBreakKind,
   ExpectationBreakRow,
@@ -39,7 +40,6 @@ export {
   type ResolveExpectationOutcome,
 } from './resolve-expectation.ts';
 export {
-  EXPECTATION_STATES,
   expectationView,
   findExpectationRow,
   listExpectations,
@@ -53,7 +53,6 @@ export {
 } from './expectation.repository.ts';
 export { historyOf, type ExpectationHistoryView } from './expectation-history.ts';
 export {
-  BREAK_KINDS,
   breaksOf,
   resolveBreak,
   resolveBreaks,

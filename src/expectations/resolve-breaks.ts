@@ -2,23 +2,13 @@ import type { Executor } from '../db/index.ts';
 import { ExpectationError, requiredReason } from './expectation-error.ts';
 import type { ExpectationContext } from './expectation.repository.ts';
 import type { ManualResolution } from './resolve-expectation.ts';
-import type { ExpectationBreakKind } from './expectations.tables.ts';
+import { BREAK_KINDS, type ExpectationBreakKind } from './expectations.tables.ts';
 
 /**
  * Breaks resolved by hand, one by id or many by a filter: finance resolves hundreds a cycle,
  * and each keeps who, when and why, so a manual resolution is always told apart from a cleared
  * one.
  */
-
-export const BREAK_KINDS: readonly ExpectationBreakKind[] = [
-  'missing',
-  'amount_mismatch',
-  'currency_mismatch',
-  'duplicate',
-  'unexpected',
-  'reversed_after_match',
-  'late',
-];
 
 /** A break as shown in lists and in what a resolution returns. */
 export interface BreakView {

@@ -13,6 +13,7 @@ import type {
   ExpectationView,
   ImportResult,
 } from '../../expectations/index.ts';
+import { BREAK_KINDS, EXPECTATION_STATES } from '../../expectations/index.ts';
 import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
@@ -22,25 +23,6 @@ import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 import { operatorName } from './balances.command.ts';
 
 const FORMAT_POINTER = 'The file format, the states and the breaks: docs/expectations.md.';
-
-const STATES: readonly ExpectationState[] = [
-  'open',
-  'matched',
-  'partially_matched',
-  'overdue',
-  'cancelled',
-  'resolved_manually',
-];
-
-const BREAK_KINDS: readonly ExpectationBreakKind[] = [
-  'missing',
-  'amount_mismatch',
-  'currency_mismatch',
-  'duplicate',
-  'unexpected',
-  'reversed_after_match',
-  'late',
-];
 
 /** The flag of `expect add` that carries each field, so a refusal names what was typed. */
 const FLAG_OF_FIELD: Record<string, string> = {
@@ -384,7 +366,9 @@ function listExpectationsCommand(): Command {
       'expectations: of one state by window end (due first), or all, the latest loaded first',
     )
     .addOption(
-      new Option('--state <state>', 'only this state').argParser(choice('--state', STATES)),
+      new Option('--state <state>', 'only this state').argParser(
+        choice('--state', EXPECTATION_STATES),
+      ),
     )
     .option('--limit <n>', 'show at most this many', integerOption('--limit', 1, 100_000), 100)
     .option('--json', 'print a JSON array (counterparty in full)')
@@ -395,7 +379,7 @@ Examples:
   $ paysync expect list --state overdue
   $ paysync expect list --limit 20 --json
 
-States: ${STATES.join(', ')}. Counterparty numbers show their last 4 digits only.
+States: ${EXPECTATION_STATES.join(', ')}. Counterparty numbers show their last 4 digits only.
 ${FORMAT_POINTER}
 Exit codes: 0 listed (also when there are none), 1 the database cannot be reached, 2 bad flags.`,
     )
