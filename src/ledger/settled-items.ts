@@ -197,21 +197,20 @@ export async function settledItems(
     await refunds(((eb: any) => eb('original_id', 'in', originals)) as Where);
   }
   for (const ranges of chunksOf(selector.ranges ?? [], RANGES_PER_QUERY)) {
-    const within = (direction: 'in' | 'out') =>
-      ((eb: any) =>
-        eb.or(
-          ranges
-            .filter((range) => range.direction === direction)
-            .map((range) =>
-              eb.and([
-                eb('currency', '=', range.currency),
-                eb('updated_at', '>=', range.settledFrom),
-                eb('updated_at', '<=', range.settledTo),
-                eb('amount', '>=', range.amountMin),
-                eb('amount', '<=', range.amountMax),
-              ]),
-            ),
-        ));
+    const within = (direction: 'in' | 'out') => (eb: any) =>
+      eb.or(
+        ranges
+          .filter((range) => range.direction === direction)
+          .map((range) =>
+            eb.and([
+              eb('currency', '=', range.currency),
+              eb('updated_at', '>=', range.settledFrom),
+              eb('updated_at', '<=', range.settledTo),
+              eb('amount', '>=', range.amountMin),
+              eb('amount', '<=', range.amountMax),
+            ]),
+          ),
+      );
     const directions = new Set(ranges.map((range) => range.direction));
     if (directions.has('in')) {
       await intents(within('in'));
@@ -219,9 +218,8 @@ export async function settledItems(
     }
     if (directions.has('out')) {
       await transfers(within('out'));
-      await refunds(
-        ((eb: any) => eb.and([eb('kind', '=', 'payment_refund'), within('out')(eb)])) as Where,
-      );
+      await refunds(((eb: any) =>
+        eb.and([eb('kind', '=', 'payment_refund'), within('out')(eb)])) as Where);
     }
   }
   return [...found.values()];

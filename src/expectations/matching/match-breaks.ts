@@ -8,7 +8,11 @@ function itemKey(item: SettledItem | null): string {
   return item === null ? '-' : `${item.kind}/${item.id}`;
 }
 
-function dedupeKey(kind: string, expectation: MatchableExpectation | null, item: SettledItem | null) {
+function dedupeKey(
+  kind: string,
+  expectation: MatchableExpectation | null,
+  item: SettledItem | null,
+) {
   return `${kind}:${expectation === null ? '-' : String(expectation.id)}:${itemKey(item)}`;
 }
 
@@ -81,7 +85,10 @@ export function amountMismatchBreak(
   });
 }
 
-export function currencyMismatchBreak(e: MatchableExpectation, item: SettledItem): ExpectationBreak {
+export function currencyMismatchBreak(
+  e: MatchableExpectation,
+  item: SettledItem,
+): ExpectationBreak {
   return make('currency_mismatch', e, item, {
     difference: null,
     currency: item.currency,

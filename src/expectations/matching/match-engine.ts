@@ -77,9 +77,7 @@ export function matchExpectations(
   const unique = new Map<string, SettledItem>();
   for (const item of settled) unique.set(itemKey(item), item);
   const items = [...unique.values()].sort(compareItems);
-  const active = expectations
-    .filter((e) => !CLOSED_STATES.has(e.state))
-    .sort(compareExpectations);
+  const active = expectations.filter((e) => !CLOSED_STATES.has(e.state)).sort(compareExpectations);
   const index = new ItemIndex(items);
 
   /** Items a rule took, by item key: matched, or set aside as a duplicate. */
@@ -88,7 +86,12 @@ export function matchExpectations(
   const breaks: ExpectationBreak[] = [];
   const free = (item: SettledItem) => !claimed.has(itemKey(item));
 
-  const addMatch = (e: MatchableExpectation, item: SettledItem, amount: number, rule: MatchRule) => {
+  const addMatch = (
+    e: MatchableExpectation,
+    item: SettledItem,
+    amount: number,
+    rule: MatchRule,
+  ) => {
     claimed.add(itemKey(item));
     const late = item.settledAt > e.window_to;
     const list = matchesOf.get(e.id) ?? [];
@@ -261,7 +264,10 @@ export function matchExpectations(
   const matchedBy = new Map<string, MatchableExpectation[]>();
   for (const e of active) {
     const own = (matchesOf.get(e.id) ?? []).sort((a, b) =>
-      compareItems(unique.get(`${a.itemKind}/${a.itemId}`)!, unique.get(`${b.itemKind}/${b.itemId}`)!),
+      compareItems(
+        unique.get(`${a.itemKind}/${a.itemId}`)!,
+        unique.get(`${b.itemKind}/${b.itemId}`)!,
+      ),
     );
     matches.push(...own);
     for (const match of own) {

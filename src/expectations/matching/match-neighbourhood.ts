@@ -34,7 +34,9 @@ async function expectationsFor(
   const keep = (rows: Awaited<ReturnType<ReturnType<typeof base>['execute']>>) => {
     for (const row of rows) found.set(Number(row.id), matchableExpectation(row));
   };
-  const ids = [...new Set(items.flatMap((i) => (i.originalId === null ? [i.id] : [i.id, i.originalId])))];
+  const ids = [
+    ...new Set(items.flatMap((i) => (i.originalId === null ? [i.id] : [i.id, i.originalId]))),
+  ];
   for (const chunk of chunksOf(ids)) {
     keep(await base().where('item_id', 'in', chunk).execute());
     const holders = await db
@@ -45,7 +47,9 @@ async function expectationsFor(
     const held = [...new Set(holders.map((h) => Number(h.expectation)))];
     for (const part of chunksOf(held)) keep(await base().where('id', 'in', part).execute());
   }
-  const references = [...new Set(items.flatMap((i) => (i.reference === null ? [] : [i.reference])))];
+  const references = [
+    ...new Set(items.flatMap((i) => (i.reference === null ? [] : [i.reference]))),
+  ];
   for (const chunk of chunksOf(references)) {
     keep(
       await base()
@@ -66,7 +70,10 @@ async function expectationsFor(
                 eb('amount_min', '<=', item.amount),
                 // A member of a group may take part in a sum whatever its own window's end.
                 eb.or([
-                  eb.and([eb('window_to', '>=', item.settledAt), eb('amount_max', '>=', item.amount)]),
+                  eb.and([
+                    eb('window_to', '>=', item.settledAt),
+                    eb('amount_max', '>=', item.amount),
+                  ]),
                   eb('match_group', 'is not', null),
                 ]),
               ]),
@@ -77,8 +84,11 @@ async function expectationsFor(
     );
   }
   // A group is matched whole.
-  const groups = [...new Set([...found.values()].flatMap((e) => (e.match_group === null ? [] : [e.match_group])))];
-  for (const chunk of chunksOf(groups)) keep(await base().where('match_group', 'in', chunk).execute());
+  const groups = [
+    ...new Set([...found.values()].flatMap((e) => (e.match_group === null ? [] : [e.match_group]))),
+  ];
+  for (const chunk of chunksOf(groups))
+    keep(await base().where('match_group', 'in', chunk).execute());
   return [...found.values()];
 }
 
@@ -138,7 +148,6 @@ async function itemsFor(
   };
   return settledItems(db, selector);
 }
-
 
 /**
  * Everything that could change when these items settle or these expectations change: the

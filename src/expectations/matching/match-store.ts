@@ -34,7 +34,16 @@ const CLEARED = 'cleared by a later match';
 
 const MATCH_INSERT = {
   table: 'expectation_matches',
-  columns: ['expectation', 'item_kind', 'item_id', 'amount', 'rule', 'late', 'settled_at', 'matched_at'],
+  columns: [
+    'expectation',
+    'item_kind',
+    'item_id',
+    'amount',
+    'rule',
+    'late',
+    'settled_at',
+    'matched_at',
+  ],
   tail: '',
 } as const;
 const HISTORY_INSERT = {
@@ -133,7 +142,8 @@ export async function applyMatchResult(
       .selectAll()
       .where('expectation', 'in', chunk)
       .execute();
-    for (const row of rows) existing.set(matchKey(Number(row.expectation), row.item_kind, row.item_id), row);
+    for (const row of rows)
+      existing.set(matchKey(Number(row.expectation), row.item_kind, row.item_id), row);
   }
   const inserts: unknown[][] = [];
   for (const match of result.matches) {
@@ -194,7 +204,12 @@ export async function applyMatchResult(
   for (const outcome of result.states) {
     const before = current.get(outcome.expectation);
     // Closed by hand since it was read: left alone.
-    if (before === undefined || before.state === 'cancelled' || before.state === 'resolved_manually') continue;
+    if (
+      before === undefined ||
+      before.state === 'cancelled' ||
+      before.state === 'resolved_manually'
+    )
+      continue;
     const after = { state: outcome.state, amount: outcome.matchedAmount };
     if (before.state === after.state && before.amount === after.amount) continue;
     changed.push({ id: outcome.expectation, ...after });
@@ -213,7 +228,10 @@ export async function applyMatchResult(
   }
   for (const chunk of chunksOf(changed)) {
     // One statement per chunk: CASE over the ids, so 100,000 changes are 200 statements.
-    const stateCase = sql.join(chunk.map((c) => sql`when ${c.id} then ${c.state}`), sql` `);
+    const stateCase = sql.join(
+      chunk.map((c) => sql`when ${c.id} then ${c.state}`),
+      sql` `,
+    );
     const amountCase = sql.join(
       chunk.map((c) => sql`when ${c.id} then cast(${c.amount} as bigint)`),
       sql` `,
