@@ -9,7 +9,7 @@ const RUNS = 500;
 describe('matching, for random expectations and settled items', () => {
   test('the result is the same for any order of the inputs', () => {
     fc.assert(
-      fc.property(expectationsArbitrary, itemsArbitrary, fc.integer(), (es, items, seed) => {
+      fc.property(expectationsArbitrary(), itemsArbitrary(), fc.integer(), (es, items, seed) => {
         const options = { allExpected: 'both' } as const;
         const first = matchExpectations(es, items, NOW, options);
         const again = matchExpectations(
@@ -26,7 +26,7 @@ describe('matching, for random expectations and settled items', () => {
 
   test('an item pays two expectations only when they share a match group', () => {
     fc.assert(
-      fc.property(expectationsArbitrary, itemsArbitrary, (es, items) => {
+      fc.property(expectationsArbitrary(), itemsArbitrary(), (es, items) => {
         const groupOf = new Map(es.map((e) => [e.id, e.match_group]));
         const payees = new Map<string, number[]>();
         for (const m of matchExpectations(es, items, NOW).matches) {
@@ -46,7 +46,7 @@ describe('matching, for random expectations and settled items', () => {
 
   test('no money is lost: match amounts add up to the items matched', () => {
     fc.assert(
-      fc.property(expectationsArbitrary, itemsArbitrary, (es, items) => {
+      fc.property(expectationsArbitrary(), itemsArbitrary(), (es, items) => {
         const amountOf = new Map(items.map((i) => [`${i.kind}/${i.id}`, i.amount]));
         const groupOf = new Map(es.map((e) => [e.id, e.match_group]));
         const result = matchExpectations(es, items, NOW);

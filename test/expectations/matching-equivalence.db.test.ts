@@ -25,8 +25,8 @@ describe('matching all at once equals matching items one by one as they settle',
     let matchesSeen = 0;
     await fc.assert(
       fc.asyncProperty(
-        expectationsArbitrary,
-        itemsArbitrary,
+        expectationsArbitrary(5),
+        itemsArbitrary(6),
         fc.integer(),
         async (es, rawItems, seed) => {
           // Refund ids are numbers; a refund of a transfer is `in`.
