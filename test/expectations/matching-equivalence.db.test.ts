@@ -42,7 +42,7 @@ describe('matching all at once equals matching items one by one as they settle',
               .transaction()
               .execute((trx) => matchAllExpectations(trx, NOW, settings));
 
-            const ids = [];
+            const ids: number[] = [];
             for (const e of es) ids.push(await insertExpectation(oneByOne.db, e));
             await oneByOne.db
               .transaction()
