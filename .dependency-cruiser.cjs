@@ -65,6 +65,8 @@ const LAYERS = [
   // Events are emitted in the transaction of the change, so every component that changes the
   // books (sync, sweeps, balances, verdicts, alerts) calls the relay; it reads only the ledger.
   { name: 'the relay', components: ['relay'] },
+  // Settled items pay their expectations in the sync's transaction; matching reads the ledger.
+  { name: 'expectations', components: ['expectations'] },
   { name: 'sync, run records, the item view', components: ['reconcile', 'runs', 'resource-view'] },
   {
     name: 'books tasks and views',

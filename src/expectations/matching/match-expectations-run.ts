@@ -35,6 +35,19 @@ async function run(
   );
 }
 
+const ACTIVE_STATES = ['open', 'partially_matched', 'matched', 'overdue'] as const;
+
+async function hasActiveExpectations(db: Executor, environment: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('expectations')
+    .select('id')
+    .where('environment', '=', environment)
+    .where('state', 'in', [...ACTIVE_STATES])
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * Matches items that just settled, in the caller's transaction (the sync pipeline's): reads
  * the neighbourhood they could change, runs the engine on it, applies the result. Items not
@@ -47,6 +60,10 @@ export async function matchSettledItems(
   settings: MatchingSettings,
 ): Promise<MatchWrites | undefined> {
   if (items.length === 0) return undefined;
+  // The guard of the sync pipeline: one cheap query when the merchant has no expectations.
+  if (settings.allExpected === 'off' && !(await hasActiveExpectations(trx, settings.environment))) {
+    return undefined;
+  }
   const wanted = new Set(items.map(itemKey));
   const settled = (await settledItems(trx, { ids: items.map((item) => item.id) })).filter((item) =>
     wanted.has(itemKey(item)),
@@ -71,7 +88,7 @@ export async function matchExpectationsById(
       .selectAll()
       .where('environment', '=', settings.environment)
       .where('id', 'in', chunk)
-      .where('state', 'in', ['open', 'partially_matched', 'matched', 'overdue'])
+      .where('state', 'in', [...ACTIVE_STATES])
       .execute();
     seed.push(...rows.map(matchableExpectation));
   }
@@ -93,7 +110,7 @@ export async function matchAllExpectations(
     .selectFrom('expectations')
     .selectAll()
     .where('environment', '=', settings.environment)
-    .where('state', 'in', ['open', 'partially_matched', 'matched', 'overdue'])
+    .where('state', 'in', [...ACTIVE_STATES])
     .execute();
   const items = await settledItems(trx, { all: true });
   return run(trx, { expectations: rows.map(matchableExpectation), items }, now, settings);
