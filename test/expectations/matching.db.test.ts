@@ -132,6 +132,26 @@ describe('matching settled items in the pipeline transaction', () => {
   });
 });
 
+describe('many-to-one as items settle', () => {
+  test('a transfer of the sum of a group pays every member, each its own amount', async () => {
+    const first = await insertExpectation(
+      database.db,
+      fields({ amount_min: 10000, amount_max: 10000, match_group: 'run-5' }),
+    );
+    const second = await insertExpectation(
+      database.db,
+      fields({ expectation_id: 'E-2', amount_min: 20000, amount_max: 20000, match_group: 'run-5' }),
+    );
+    await settleAndMatch(item({ id: 'tr_5', reference: 'merged-payout', amount: 30000 }));
+    const seen = await matchingSnapshot(database.db);
+    expect(seen.matches.map((m) => [m.expectation, m.item_id, m.amount, m.rule])).toEqual([
+      [first, 'tr_5', 10000, 'amount_window'],
+      [second, 'tr_5', 20000, 'amount_window'],
+    ]);
+    expect(seen.states.map((s) => s.state)).toEqual(['matched', 'matched']);
+  });
+});
+
 describe('breaks are kept by dedupe key', () => {
   test('a break no longer found is cleared by matching; one resolved by hand is left alone', async () => {
     const id = await insertExpectation(database.db, fields({ reference: 'p-1' }));

@@ -204,7 +204,20 @@ export function matchExpectations(
       const sum = members.reduce((total, e) => total + e.amount_min, 0);
       const from = members.reduce((min, e) => (e.window_from < min ? e.window_from : min), '~');
       const to = members.reduce((max, e) => (e.window_to > max ? e.window_to : max), '');
-      item = index.firstInWindow(head, sum, sum, from, to, allow);
+      // Settled within one member's window at least (the span alone would let a group of
+      // windows far apart take an item settled between them).
+      item = index.firstInWindow(
+        head,
+        sum,
+        sum,
+        from,
+        to,
+        (candidate) =>
+          allow(candidate) &&
+          members.some(
+            (e) => e.window_from <= candidate.settledAt && candidate.settledAt <= e.window_to,
+          ),
+      );
     }
     if (item !== undefined) payGroup(members, item, rule);
   }

@@ -67,15 +67,10 @@ async function expectationsFor(
                 eb('currency', '=', item.currency),
                 eb('direction', '=', item.direction),
                 eb('window_from', '<=', item.settledAt),
+                eb('window_to', '>=', item.settledAt),
                 eb('amount_min', '<=', item.amount),
-                // A member of a group may take part in a sum whatever its own window's end.
-                eb.or([
-                  eb.and([
-                    eb('window_to', '>=', item.settledAt),
-                    eb('amount_max', '>=', item.amount),
-                  ]),
-                  eb('match_group', 'is not', null),
-                ]),
+                // A member of a group takes part in a sum larger than its own amount.
+                eb.or([eb('amount_max', '>=', item.amount), eb('match_group', 'is not', null)]),
               ]),
             ),
           ),
