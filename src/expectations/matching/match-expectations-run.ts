@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import { chunksOf, type Database, type Executor } from '../../db/index.ts';
+import { sql, type Kysely } from 'kysely';
+import { chunksOf, dialectOfDb, type Database, type Executor } from '../../db/index.ts';
 import { settledItems } from '../../ledger/index.ts';
 import { itemKey } from './canonical-order.ts';
 import { matchExpectations } from './match-engine.ts';
@@ -14,6 +14,20 @@ export interface MatchingSettings {
   readonly environment: string;
   /** @defaultValue `off` (PAYSYNC_EXPECTATIONS_ALL_EXPECTED) */
   readonly allExpected: AllExpectedOption;
+}
+
+/**
+ * Serialises matching runs of one environment until the caller commits: two workers settling
+ * items at once must not both give one item to two expectations. PostgreSQL takes an advisory
+ * lock for the transaction; SQLite runs one write transaction at a time anyway. Taken before
+ * the neighbourhood is read, so each run sees the one before it.
+ */
+async function lockMatching(trx: Executor, environment: string): Promise<void> {
+  if (dialectOfDb(trx) === 'postgres') {
+    await sql`select pg_advisory_xact_lock(hashtext(${`paysync-expectations:${environment}`}))`.execute(
+      trx,
+    );
+  }
 }
 
 async function run(
@@ -64,6 +78,7 @@ export async function matchSettledItems(
   if (settings.allExpected === 'off' && !(await hasActiveExpectations(trx, settings.environment))) {
     return undefined;
   }
+  await lockMatching(trx, settings.environment);
   const wanted = new Set(items.map(itemKey));
   const settled = (await settledItems(trx, { ids: items.map((item) => item.id) })).filter((item) =>
     wanted.has(itemKey(item)),
@@ -81,6 +96,7 @@ export async function matchExpectationsById(
   now: string,
   settings: MatchingSettings,
 ): Promise<MatchWrites | undefined> {
+  await lockMatching(trx, settings.environment);
   const seed = [];
   for (const chunk of chunksOf([...new Set(ids)])) {
     const rows = await trx
@@ -106,6 +122,7 @@ export async function matchAllExpectations(
   now: string,
   settings: MatchingSettings,
 ): Promise<MatchWrites> {
+  await lockMatching(trx, settings.environment);
   const rows = await trx
     .selectFrom('expectations')
     .selectAll()
