@@ -9,7 +9,6 @@ import { matchableExpectation } from './matchable-expectation.ts';
 import type { MatchableExpectation, SettledItem } from './match-types.ts';
 
 const ACTIVE = ['open', 'partially_matched', 'matched', 'overdue'] as const;
-const RANGES_PER_QUERY = 50;
 /** A neighbourhood stops growing after this many rounds (it closes in one or two in practice). */
 const MAX_ROUNDS = 25;
 
@@ -57,26 +56,38 @@ async function expectationsFor(
         .execute(),
     );
   }
-  for (const chunk of chunksOf(items, RANGES_PER_QUERY)) {
-    keep(
-      await base()
-        .where((eb) =>
-          eb.or(
-            chunk.map((item) =>
-              eb.and([
-                eb('currency', '=', item.currency),
-                eb('direction', '=', item.direction),
-                eb('window_from', '<=', item.settledAt),
-                eb('window_to', '>=', item.settledAt),
-                eb('amount_min', '<=', item.amount),
-                // A member of a group takes part in a sum larger than its own amount.
-                eb.or([eb('amount_max', '>=', item.amount), eb('match_group', 'is not', null)]),
-              ]),
-            ),
-          ),
-        )
-        .execute(),
-    );
+  // By amount and window: one query per currency and direction over the candidates index
+  // (environment, currency, direction, state, window_to), then each row checked against the
+  // items themselves.
+  const byMarket = new Map<string, SettledItem[]>();
+  for (const item of items) {
+    const key = `${item.currency} ${item.direction}`;
+    byMarket.set(key, [...(byMarket.get(key) ?? []), item]);
+  }
+  for (const market of byMarket.values()) {
+    const head = market[0]!;
+    const earliest = market.reduce((min, i) => (i.settledAt < min ? i.settledAt : min), '~');
+    const latest = market.reduce((max, i) => (i.settledAt > max ? i.settledAt : max), '');
+    const largest = market.reduce((max, i) => Math.max(max, i.amount), 0);
+    const rows = await base()
+      .where('currency', '=', head.currency)
+      .where('direction', '=', head.direction)
+      .where('window_to', '>=', earliest)
+      .where('window_from', '<=', latest)
+      .where('amount_min', '<=', largest)
+      .execute();
+    for (const row of rows) {
+      const e = matchableExpectation(row);
+      const couldTake = market.some(
+        (item) =>
+          e.window_from <= item.settledAt &&
+          item.settledAt <= e.window_to &&
+          e.amount_min <= item.amount &&
+          // A member of a group takes part in a sum larger than its own amount.
+          (e.amount_max >= item.amount || e.match_group !== null),
+      );
+      if (couldTake) found.set(e.id, e);
+    }
   }
   // A group is matched whole.
   const groups = [
