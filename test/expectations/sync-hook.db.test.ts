@@ -6,14 +6,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncBatch } from '../../src/reconcile/index.ts';
 import { createSyncContext, type SyncContext } from '../processing/support/sync-context.ts';
+import { createSweepFixture, type SweepFixture } from '../polling/support/sweep-fixture.ts';
 import { testDialect } from '../support/test-database.ts';
 import { expectation } from './match-fixtures.ts';
 import { insertExpectation, matchingSnapshot } from './support/matching-rows.ts';
 
 let context: SyncContext | undefined;
+let sweeps: SweepFixture | undefined;
 afterEach(async () => {
   await context?.cleanup();
+  await sweeps?.cleanup();
   context = undefined;
+  sweeps = undefined;
 });
 
 async function payOut(ctx: SyncContext, reference: string) {
@@ -78,5 +82,30 @@ describe(`expectations matched by the sync pipeline on ${testDialect()}`, () => 
       states: [],
       breaks: [],
     });
+  });
+
+  it('a sweep that finds a settled intent matches it in the page transaction', async () => {
+    sweeps = await createSweepFixture();
+    const { id: _id, ...fields } = expectation({
+      direction: 'in',
+      reference: 'order-4711',
+      amount_min: 4100,
+      amount_max: 4100,
+      window_from: '2000-01-01T00:00:00.000Z',
+      window_to: '2100-01-01T00:00:00.000Z',
+    });
+    const id = await insertExpectation(sweeps.database.db, fields);
+    const paid = sweeps.sim.control.createPaymentIntent({
+      amount: 4100,
+      purchaseReference: 'order-4711',
+    });
+    sweeps.sim.control.advance(1000);
+    sweeps.sim.control.settle(paid.id, 'successful');
+    sweeps.sim.control.advance(10);
+    expect((await sweeps.sweep()).outcome).toBe('succeeded');
+    const seen = await matchingSnapshot(sweeps.database.db);
+    expect(seen.matches.map((m) => [m.expectation, m.item_id, m.rule])).toEqual([
+      [id, paid.id, 'reference'],
+    ]);
   });
 });
