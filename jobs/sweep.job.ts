@@ -17,6 +17,7 @@ export function sweepJob(context: JobContext) {
           queues: context.queues,
           logger: context.logger,
           environment: context.environment,
+          ...(context.expectations ? { allExpected: context.expectations.allExpected } : {}),
           now: context.now,
         },
         {

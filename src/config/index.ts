@@ -32,3 +32,4 @@ export type { PollingSettings } from './polling.ts';
 export type { ReceiverSettings } from './receiver.ts';
 export type { RetentionPeriods, RetentionSettings } from './retention.ts';
 export type { RelaySettings } from './relay.ts';
+export type { AllExpected, ExpectationSettings } from './expectations.ts';

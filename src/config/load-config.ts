@@ -11,6 +11,11 @@ import {
   hidePasswordInUrl,
   URL_VARIABLES_WITH_PASSWORDS,
 } from './connections.ts';
+import {
+  EXPECTATION_VARIABLES,
+  expectationSettings,
+  type ExpectationSettings,
+} from './expectations.ts';
 import { EXPORT_VARIABLES, exportSettings, type ExportSettings } from './exports.ts';
 import { JANITOR_VARIABLES, janitorSettings, type JanitorSettings } from './janitor.ts';
 import { OPS_VARIABLES, opsSettings, type OpsSettings } from './ops.ts';
@@ -69,6 +74,7 @@ const schema = z.object({
   ...POLLING_VARIABLES,
   ...RETENTION_VARIABLES,
   ...RELAY_VARIABLES,
+  ...EXPECTATION_VARIABLES,
 });
 
 export interface Config {
@@ -115,6 +121,8 @@ export interface Config {
   readonly retention: RetentionSettings;
   /** Delivery of reconciled events to the merchant's endpoints (see docs/relay.md). */
   readonly relay: RelaySettings;
+  /** Matching of expected payments and payouts (see docs/expectations.md). */
+  readonly expectations: ExpectationSettings;
 }
 
 export type EnvSource = Readonly<Record<string, string | undefined>>;
@@ -182,6 +190,7 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
     exports: exportSettings(e),
     retention: retentionSettings(e),
     relay: relaySettings(e),
+    expectations: expectationSettings(e),
   };
   return Object.freeze(config);
 }

@@ -271,6 +271,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
           environment: config.environment,
         },
         pollPlan: config.janitor.scheduleMs,
+        expectations: config.expectations,
         receiptsDir: config.receipts.dir,
         environment: config.environment,
         polling: config.polling,

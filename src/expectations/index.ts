@@ -77,3 +77,27 @@ export { openExpectationFile, type ExpectationFile } from './import/expectation-
 export { readCsvExpectations } from './import/read-csv-expectations.ts';
 export { readJsonlExpectations } from './import/read-jsonl-expectations.ts';
 export { ExpectationFileError, type SourceRow } from './import/source-row.ts';
+
+// Matching
+export { matchExpectations, DEFAULT_MATCH_OPTIONS } from './matching/match-engine.ts';
+export {
+  markOverdue,
+  matchAllExpectations,
+  matchExpectationsById,
+  matchSettledItems,
+  type MatchingSettings,
+} from './matching/match-expectations-run.ts';
+export { applyMatchResult, type MatchScope, type MatchWrites } from './matching/match-store.ts';
+export { matchableExpectation } from './matching/matchable-expectation.ts';
+export type {
+  AllExpectedOption,
+  ExpectationBreak,
+  ExpectationMatch,
+  ExpectationStateOutcome,
+  MatchableExpectation,
+  MatchItemKind,
+  MatchOptions,
+  MatchResult,
+  MatchRule,
+  SettledItem,
+} from './matching/match-types.ts';

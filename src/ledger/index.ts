@@ -144,3 +144,10 @@ export {
   statusHistoryFor,
 } from './status-history.repository.ts';
 export { pairServiceBalances, type ServiceBalancePair } from './service-balance-pairs.ts';
+export {
+  settledItems,
+  type SettledItemKind,
+  type SettledItemRange,
+  type SettledItemSelector,
+  type SettledLedgerItem,
+} from './settled-items.ts';

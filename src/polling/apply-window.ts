@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
+import { matchSettledItems, type AllExpectedOption } from '../expectations/index.ts';
 import type { ApplyOutcome } from '../ledger/index.ts';
 import type { ObservedVia } from '../resources/index.ts';
 import {
@@ -33,6 +34,11 @@ export interface WindowApplyOptions {
   /** `live` or `sandbox`: stamped on the relay events of what the walk changes. */
   readonly environment: string;
   readonly now: () => Date;
+  /**
+   * Which settled items no expectation claims are `unexpected` breaks
+   * (`PAYSYNC_EXPECTATIONS_ALL_EXPECTED`). @defaultValue `off`
+   */
+  readonly allExpected?: AllExpectedOption;
   /** Apply in a transaction that is rolled back, and write no checkpoint. @defaultValue false */
   readonly dryRun?: boolean;
   /** Stored with the checkpoint, from the totals committed so far by this walk. */
@@ -108,6 +114,15 @@ export async function applyWindow(options: WindowApplyOptions): Promise<WindowRe
       result = await options.db.transaction().execute(async (trx) => {
         const applied = await applyListedItems(trx, options.stream, ready, observation);
         if (options.followUps) await addFollowUps(trx, followUpsFor(applied.outcomes), at);
+        // Items the page settled pay their expectations in the same transaction.
+        await matchSettledItems(
+          trx,
+          applied.outcomes.filter(
+            (o) => o.changed && o.status === 'successful' && o.previousStatus !== 'successful',
+          ),
+          at,
+          { environment: options.environment, allExpected: options.allExpected ?? 'off' },
+        );
         // Every committed change emits its relay events, backfilled or swept alike.
         const emitted = await emitRelayEvents(
           trx,

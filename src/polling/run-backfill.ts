@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/index.ts';
+import type { AllExpectedOption } from '../expectations/index.ts';
 import { reasonOf } from '../error-reason.ts';
 import type { RequestRateLimiter, UpstreamClient } from '../upstream/index.ts';
 import { UpstreamError } from '../upstream/index.ts';
@@ -19,6 +20,8 @@ export interface BackfillDependencies {
   readonly environment: string;
   /** The backfill's own share of the shared upstream budget, on top of the shared limit. */
   readonly limiter?: RequestRateLimiter;
+  /** `PAYSYNC_EXPECTATIONS_ALL_EXPECTED`, for the matching of the items a page settles. @defaultValue `off` */
+  readonly allExpected?: AllExpectedOption;
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
   /** Called as the backfill goes (windows started and finished, pages committed). */
@@ -157,6 +160,7 @@ export async function runBackfill(
           checkpointStream: key,
           via: 'sweep',
           environment: deps.environment,
+          ...(deps.allExpected !== undefined ? { allExpected: deps.allExpected } : {}),
           now,
           ...(request.dryRun ? { dryRun: true } : {}),
           detailOf: (committed) => ({ total: addTally(structuredClone(base), committed) }),

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/index.ts';
+import type { AllExpectedOption } from '../expectations/index.ts';
 import { reasonOf } from '../error-reason.ts';
 import { UpstreamError, type UpstreamClient } from '../upstream/index.ts';
 import { applyWindow } from './apply-window.ts';
@@ -23,6 +24,8 @@ export interface SweepDependencies {
    * commit). @defaultValue true
    */
   readonly followUps?: boolean;
+  /** `PAYSYNC_EXPECTATIONS_ALL_EXPECTED`, for the matching of the items a page settles. @defaultValue `off` */
+  readonly allExpected?: AllExpectedOption;
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
 }
@@ -116,6 +119,7 @@ export async function runSweep(
         via: 'sweep',
         followUps: deps.followUps ?? true,
         environment: deps.environment,
+        ...(deps.allExpected !== undefined ? { allExpected: deps.allExpected } : {}),
         now,
         onPage: () => {
           pages += 1;

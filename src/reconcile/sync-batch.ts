@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Database } from '../db/index.ts';
+import { matchSettledItems } from '../expectations/index.ts';
 import { closeCoveredInboxRowsOf, latestInboxId } from '../inbox/index.ts';
 import {
   applyBatch,
@@ -235,6 +236,15 @@ async function applyTogether(
     const lowest = Math.min(...fetched.map((item) => item.upToId));
     await recordFetchCoverages(trx, [...items.values()], { upToInboxId: lowest, fetchStartedAt });
     await addFollowUps(trx, followUpsFor(outcomes), observedAt);
+    // Items that settled in this batch pay their expectations in the same transaction.
+    await matchSettledItems(
+      trx,
+      outcomes.filter(
+        (o) => o.changed && o.status === 'successful' && o.previousStatus !== 'successful',
+      ),
+      observedAt,
+      { environment: deps.environment, allExpected: deps.expectations.allExpected },
+    );
     const emitted = await emitRelayEvents(
       trx,
       itemEventsOf(outcomes, deps.environment),

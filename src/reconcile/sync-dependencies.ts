@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/index.ts';
+import type { AllExpectedOption } from '../expectations/index.ts';
 import type { Queues } from '../queues/index.ts';
 import type { PollPlan } from '../ledger/index.ts';
 import type { UpstreamClient } from '../upstream/index.ts';
@@ -30,18 +31,24 @@ export interface SyncDependencies {
    * fetch that has a slot is not queued again inside the client). @defaultValue 8
    */
   readonly fetchConcurrency?: number;
+  /**
+   * Which settled items no expectation claims are `unexpected` breaks
+   * (`PAYSYNC_EXPECTATIONS_ALL_EXPECTED`). @defaultValue `{ allExpected: 'off' }`
+   */
+  readonly expectations?: { readonly allExpected: AllExpectedOption };
   /** The janitor's schedule, for the next poll set when a fetch changes an item. @defaultValue `DEFAULT_POLL_PLAN` */
   readonly pollPlan?: PollPlan;
 }
 
 export type ResolvedSyncDependencies = SyncDependencies &
-  Required<Pick<SyncDependencies, 'notFoundAttempts'>>;
+  Required<Pick<SyncDependencies, 'notFoundAttempts' | 'expectations'>>;
 
 /** Fetch slots of a process's sync batches unless configured (`PAYSYNC_UPSTREAM_CONCURRENCY`). */
 export const DEFAULT_FETCH_CONCURRENCY = 8;
 
 export const DEFAULT_SYNC_DEPENDENCIES = {
   notFoundAttempts: 3,
+  expectations: { allExpected: 'off' },
 } as const satisfies Partial<SyncDependencies>;
 
 /** The one place the defaults are merged; resolving twice changes nothing. */

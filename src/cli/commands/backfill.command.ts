@@ -168,6 +168,7 @@ Examples:
           upstream: session.upstream,
           logger: session.logger,
           environment: config.environment,
+          allExpected: config.expectations.allExpected,
           limiter: createRequestRateLimiter({
             rps,
             key: `${config.processing.queuePrefix}:backfill:own-share`,

@@ -100,6 +100,7 @@ Examples:
                 queues: session.queues,
                 logger: session.logger,
                 environment: config.environment,
+                allExpected: config.expectations.allExpected,
                 now: cliClock,
               },
               {
