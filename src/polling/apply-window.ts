@@ -14,7 +14,7 @@ import { advanceCheckpoint } from './checkpoint.repository.ts';
 import type { ListStream } from './list-streams.ts';
 import { addTally, emptyTally, type PageTally } from './page-tally.ts';
 import { notifyOutbox } from '../outbox/index.ts';
-import { addFollowUps, followUpsFor } from '../reconcile/index.ts';
+import { addFollowUps, followUpsFor, justSettled } from '../reconcile/index.ts';
 import { emitRelayEvents, itemEventsOf, notifyRelay } from '../relay/index.ts';
 
 type ListedItem = PaymentIntent | Transfer;
@@ -115,14 +115,10 @@ export async function applyWindow(options: WindowApplyOptions): Promise<WindowRe
         const applied = await applyListedItems(trx, options.stream, ready, observation);
         if (options.followUps) await addFollowUps(trx, followUpsFor(applied.outcomes), at);
         // Items the page settled pay their expectations in the same transaction.
-        await matchSettledItems(
-          trx,
-          applied.outcomes.filter(
-            (o) => o.changed && o.status === 'successful' && o.previousStatus !== 'successful',
-          ),
-          at,
-          { environment: options.environment, allExpected: options.allExpected ?? 'off' },
-        );
+        await matchSettledItems(trx, justSettled(applied.outcomes), at, {
+          environment: options.environment,
+          allExpected: options.allExpected ?? 'off',
+        });
         // Every committed change emits its relay events, backfilled or swept alike.
         const emitted = await emitRelayEvents(
           trx,

@@ -83,3 +83,14 @@ export async function addFollowUps(
   }
   return added;
 }
+
+/**
+ * The items a change has just settled: they pay their expectations in the same transaction
+ * (docs/expectations.md, "Matching"), whichever path applied them (a sync batch, one resource,
+ * a sweep's or a backfill's page).
+ */
+export function justSettled(outcomes: readonly ApplyOutcome[]): ApplyOutcome[] {
+  return outcomes.filter(
+    (o) => o.changed && o.status === 'successful' && o.previousStatus !== 'successful',
+  );
+}

@@ -5,7 +5,7 @@
 export { applyFetchedState } from './apply-fetched-state.ts';
 export { CredentialGuard, type CredentialCheck } from './credential-guard.ts';
 export { fetchResourceState, type FetchedState, type FetchResult } from './fetch-resource-state.ts';
-export { addFollowUps, followUpsFor } from './follow-ups.ts';
+export { addFollowUps, followUpsFor, justSettled } from './follow-ups.ts';
 export {
   runRecoverySweep,
   type RecoverySweepOptions,

@@ -24,7 +24,7 @@ import {
   type FetchedState,
   type FetchResult,
 } from './fetch-resource-state.ts';
-import { addFollowUps, followUpsFor } from './follow-ups.ts';
+import { addFollowUps, followUpsFor, justSettled } from './follow-ups.ts';
 import { handleSyncFailure } from './handle-sync-failure.ts';
 import { syncAttemptsTotal } from './reconcile-metrics.ts';
 import { skipCoveredFetches } from './skip-covered-fetch.ts';
@@ -237,14 +237,10 @@ async function applyTogether(
     await recordFetchCoverages(trx, [...items.values()], { upToInboxId: lowest, fetchStartedAt });
     await addFollowUps(trx, followUpsFor(outcomes), observedAt);
     // Items that settled in this batch pay their expectations in the same transaction.
-    await matchSettledItems(
-      trx,
-      outcomes.filter(
-        (o) => o.changed && o.status === 'successful' && o.previousStatus !== 'successful',
-      ),
-      observedAt,
-      { environment: deps.environment, allExpected: deps.expectations.allExpected },
-    );
+    await matchSettledItems(trx, justSettled(outcomes), observedAt, {
+      environment: deps.environment,
+      allExpected: deps.expectations.allExpected,
+    });
     const emitted = await emitRelayEvents(
       trx,
       itemEventsOf(outcomes, deps.environment),

@@ -5,7 +5,8 @@ import { applyFetchedState } from './apply-fetched-state.ts';
 import { fetchResourceState, itemOfFetched } from './fetch-resource-state.ts';
 import { notifyOutbox } from '../outbox/index.ts';
 import { emitRelayEvents, itemEventsOf, notifyRelay } from '../relay/index.ts';
-import { addFollowUps, followUpsFor } from './follow-ups.ts';
+import { addFollowUps, followUpsFor, justSettled } from './follow-ups.ts';
+import { matchSettledItems } from '../expectations/index.ts';
 import { handleSyncFailure } from './handle-sync-failure.ts';
 import { skipCoveredFetch } from './skip-covered-fetch.ts';
 import { syncAttemptsTotal } from './reconcile-metrics.ts';
@@ -79,6 +80,11 @@ async function runSync(
         });
       }
       await addFollowUps(trx, followUpsFor(outcomes), observedAt);
+      // Items that settled here pay their expectations in the same transaction, as in a batch.
+      await matchSettledItems(trx, justSettled(outcomes), observedAt, {
+        environment: deps.environment,
+        allExpected: deps.expectations.allExpected,
+      });
       const emitted = await emitRelayEvents(
         trx,
         itemEventsOf(outcomes, deps.environment),

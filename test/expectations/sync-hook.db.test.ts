@@ -4,7 +4,7 @@
  * a transfer no expectation claims is an `unexpected` break.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { syncBatch } from '../../src/reconcile/index.ts';
+import { syncBatch, syncResource } from '../../src/reconcile/index.ts';
 import { createSyncContext, type SyncContext } from '../processing/support/sync-context.ts';
 import { createSweepFixture, type SweepFixture } from '../polling/support/sweep-fixture.ts';
 import { testDialect } from '../support/test-database.ts';
@@ -59,6 +59,35 @@ describe(`expectations matched by the sync pipeline on ${testDialect()}`, () => 
       },
     ]);
     expect(seen.states).toEqual([
+      { id, expectation_id: 'E-1', state: 'matched', matched_amount: 2500 },
+    ]);
+  });
+
+  it('a transfer settled by a one-resource sync (a poll, a batch fallen back) pays it too', async () => {
+    context = await createSyncContext();
+    const { id: _id, ...fields } = expectation({
+      reference: 'payout-80',
+      currency: 'XOF',
+      amount_min: 2500,
+      amount_max: 2500,
+      window_from: '2000-01-01T00:00:00.000Z',
+      window_to: '2100-01-01T00:00:00.000Z',
+    });
+    const id = await insertExpectation(context.database.db, fields);
+    const transfer = context.sim.control.createTransfer({
+      amount: 2500,
+      reference: 'payout-80',
+      destination: { number: '221770000077' },
+    });
+    context.sim.control.advance(1000);
+    context.sim.control.settle(transfer.id, 'successful');
+    const synced = await syncResource(
+      context.deps,
+      { kind: 'transfer', id: transfer.id, via: 'poll' },
+      { attempt: 1 },
+    );
+    expect(synced.outcome).toBe('synced');
+    expect((await matchingSnapshot(context.database.db)).states).toEqual([
       { id, expectation_id: 'E-1', state: 'matched', matched_amount: 2500 },
     ]);
   });
