@@ -51,6 +51,7 @@ export {
   type ListExpectationsFilter,
   type UpsertOutcome,
 } from './expectation.repository.ts';
+export { loadExpectations, type LoadOutcome } from './load-expectations.ts';
 export { historyOf, type ExpectationHistoryView } from './expectation-history.ts';
 export {
   breaksOf,
