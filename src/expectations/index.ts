@@ -87,6 +87,7 @@ export {
   matchExpectationsById,
   matchSettledItems,
   type MatchingSettings,
+  type OverdueCheck,
 } from './matching/match-expectations-run.ts';
 export { applyMatchResult, type MatchScope, type MatchWrites } from './matching/match-store.ts';
 export { matchableExpectation } from './matching/matchable-expectation.ts';
