@@ -377,9 +377,7 @@ export async function buildDailyReport(request: DailyReportRequest): Promise<Dai
     endOfDayBalances: balances,
     incomplete,
     ageing: ageing(open, now.getTime()),
-    expectationBreaks: [...expectationBreaks.values()].sort((a, b) =>
-      a.kind.localeCompare(b.kind),
-    ),
+    expectationBreaks: [...expectationBreaks.values()].sort((a, b) => a.kind.localeCompare(b.kind)),
   };
 }
 

@@ -26,8 +26,18 @@ beforeAll(async () => {
   env = { PAYSYNC_DATABASE_URL: database.url, PAYSYNC_BOOKS_TIMEZONE: 'UTC' };
   // Due on 2026-03-04: one paid in full, one paid 1,000 XOF short, one never paid.
   await expected({ expectation_id: 'pay-1', reference: 'pay-1' });
-  await expected({ expectation_id: 'pay-2', reference: 'pay-2', amount_min: 30_000, amount_max: 30_000 });
-  await expected({ expectation_id: 'pay-3', reference: 'pay-3', amount_min: 40_000, amount_max: 40_000 });
+  await expected({
+    expectation_id: 'pay-2',
+    reference: 'pay-2',
+    amount_min: 30_000,
+    amount_max: 30_000,
+  });
+  await expected({
+    expectation_id: 'pay-3',
+    reference: 'pay-3',
+    amount_min: 40_000,
+    amount_max: 40_000,
+  });
   // Due on 2026-03-05, in euros.
   await expected({
     expectation_id: 'inv-9',
@@ -115,7 +125,9 @@ describe('paysync expect report', () => {
     expect(result.code).toBe(0);
     const rows = parse(result.stdout, { columns: true }) as Record<string, string>[];
     const money = rows.filter((r) => r.section === 'money');
-    expect(money.map((r) => [r.first_day, r.currency, r.expected_min_minor, r.matched_minor])).toEqual([
+    expect(
+      money.map((r) => [r.first_day, r.currency, r.expected_min_minor, r.matched_minor]),
+    ).toEqual([
       ['2026-03-04', 'XOF', '95000', '54000'],
       ['2026-03-05', 'EUR', '1000', '0'],
     ]);
@@ -144,8 +156,14 @@ describe('paysync expect report', () => {
     [['--from', '2026-03-05', '--to', '2026-03-04'], /--to 2026-03-04 is before --from 2026-03-05/],
     [['--from', '2026-02-30', '--to', '2026-03-04'], /--from "2026-02-30" is not a calendar day/],
     [['--from', '2026-03-04'], /--to/],
-    [['--from', '2026-03-04', '--to', '2026-03-04', '--format', 'xlsx'], /--format "xlsx" is not one of table, csv/],
-    [['--from', '2026-03-04', '--to', '2026-03-04', '--format', 'csv', '--json'], /--json and --format csv/],
+    [
+      ['--from', '2026-03-04', '--to', '2026-03-04', '--format', 'xlsx'],
+      /--format "xlsx" is not one of table, csv/,
+    ],
+    [
+      ['--from', '2026-03-04', '--to', '2026-03-04', '--format', 'csv', '--json'],
+      /--json and --format csv/,
+    ],
   ])('%j: exit 2 and one line', async (args, message) => {
     const result = await report(args);
     expect(result.code).toBe(2);

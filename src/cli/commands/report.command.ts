@@ -35,7 +35,9 @@ function renderReport(report: DailyReport): string {
   if (expectationBreaks.length > 0) {
     lines.push('', 'Open expectation breaks detected that day:');
     for (const b of expectationBreaks) {
-      lines.push(`  ${b.kind}: ${b.count}${b.breaksTheDay ? ' (breaks the day)' : ' (counted only)'}`);
+      lines.push(
+        `  ${b.kind}: ${b.count}${b.breaksTheDay ? ' (breaks the day)' : ' (counted only)'}`,
+      );
     }
   }
   if (report.incomplete.length > 0) {

@@ -76,7 +76,10 @@ export function renderExpectationReportTable(
   if (r.openBreaks.length > 0) {
     lines.push('', 'Open breaks:');
     for (const b of r.openBreaks) {
-      lines.push(`  ✖ ${b.id} ${b.kind} ${subject(b)}: ${b.explanation}`, `    → ${b.suggested_action}`);
+      lines.push(
+        `  ✖ ${b.id} ${b.kind} ${subject(b)}: ${b.explanation}`,
+        `    → ${b.suggested_action}`,
+      );
     }
   }
   return lines.join('\n');
@@ -118,7 +121,8 @@ export function renderExpectationReportCsv(reports: readonly LabelledExpectation
   const rows: CsvRow[] = [];
   for (const r of reports) {
     const period = { first_day: r.firstDay, last_day: r.lastDay };
-    for (const s of r.states) rows.push({ ...period, section: 'state', name: s.state, count: s.count });
+    for (const s of r.states)
+      rows.push({ ...period, section: 'state', name: s.state, count: s.count });
     for (const m of r.money) {
       rows.push({
         ...period,
