@@ -27,6 +27,8 @@ export interface JobContext extends SyncDependencies {
   readonly balances: BalanceSettings;
   /** The books' time zone, which closes their days (config `books`). */
   readonly books: BooksSettings;
+  /** Kinds of open expectation break that make a day `BREAKS` (`PAYSYNC_EXPECTATIONS_BREAK_VERDICT`). */
+  readonly expectationBreakVerdict?: readonly string[];
   /** Sinks, routing and pacing of alerts; without it alert follow-ups are only logged. */
   readonly alerts?: AlertRuntime;
   /** The daily export (config `exports`, plus the books' zone and environment); absent: off. */

@@ -12,6 +12,9 @@ export function verdictsJob(context: JobContext) {
       timeZone: context.books.timeZone,
       sla: pendingSlaOf(context.janitor.stuckAfterMs),
       coverage: sweepCoverage(context.db, context.environment),
+      ...(context.expectationBreakVerdict
+        ? { expectationBreakVerdict: context.expectationBreakVerdict }
+        : {}),
       now: context.now,
     });
     run.count({

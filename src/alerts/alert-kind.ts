@@ -20,6 +20,8 @@ export const ALERT_KINDS = [
   'relay_endpoint_failing',
   /** A relay endpoint was disabled: it answered 410 Gone, or failed `PAYSYNC_RELAY_DISABLE_AFTER`. */
   'relay_endpoint_disabled',
+  /** An expectation's window passed with nothing matched (issue 24, docs/expectations.md). */
+  'expectation_overdue',
   /** `paysync alerts test`. */
   'test',
 ] as const;
@@ -45,6 +47,7 @@ export const DEFAULT_SEVERITY: Readonly<Record<AlertKind, Severity>> = {
   sink_failing: 'critical',
   relay_endpoint_failing: 'warning',
   relay_endpoint_disabled: 'critical',
+  expectation_overdue: 'warning',
   test: 'info',
 };
 
@@ -53,6 +56,8 @@ export function burstPhrase(kind: string, count: number): string {
   if (kind === 'transfer_failed')
     return `${count} ${count === 1 ? 'transfer' : 'transfers'} failed`;
   if (kind === 'transfer_stuck') return `${count} ${count === 1 ? 'transfer' : 'transfers'} stuck`;
+  if (kind === 'expectation_overdue')
+    return `${count} ${count === 1 ? 'expectation' : 'expectations'} overdue`;
   return `${count} ${kind} ${count === 1 ? 'alert' : 'alerts'}`;
 }
 

@@ -39,7 +39,7 @@ export function defaultRouting(configured: readonly SinkName[]): AlertRouting {
   return {
     source: 'defaults',
     routes: [
-      { kinds: ['transfer_failed'], sinks: everywhere },
+      { kinds: ['transfer_failed', 'expectation_overdue'], sinks: everywhere },
       { severities: ['critical'], sinks: everywhere },
     ],
   };

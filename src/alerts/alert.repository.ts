@@ -99,6 +99,17 @@ export async function findLiveAlert(db: Executor, dedupeKey: string): Promise<Al
   return row ? toAlert(row) : undefined;
 }
 
+/** The dedupe keys of the live (open or acknowledged) alerts of one kind. */
+export async function liveAlertKeys(db: Executor, kind: string): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('alerts')
+    .select('open_key')
+    .where('kind', '=', kind)
+    .where('open_key', 'is not', null)
+    .execute();
+  return new Set(rows.map((row) => row.open_key!));
+}
+
 export interface ListAlertsOptions {
   /** Only open and acknowledged alerts. @defaultValue false */
   readonly open?: boolean;

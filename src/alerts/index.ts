@@ -81,3 +81,8 @@ export {
   relayEndpointFailingAlert,
   type RelayEndpointFacts,
 } from './relay-alerts.ts';
+export {
+  expectationOverdueAlert,
+  expectationOverdueKey,
+  watchOverdueExpectations,
+} from './expectation-alerts.ts';

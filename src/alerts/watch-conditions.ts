@@ -6,6 +6,7 @@ import { readCredentialFailure } from '../service-state/index.ts';
 import { listAlerts } from './alert.repository.ts';
 import { raiseAlert, resolveAlertsByKey, type AlertDependencies } from './raise-alert.ts';
 import { watchWebhookConditions } from './inbox-alerts.ts';
+import { watchOverdueExpectations } from './expectation-alerts.ts';
 import { balanceDriftAlert, dayNotReconciledAlert } from './state-alerts.ts';
 
 /**
@@ -20,7 +21,9 @@ import { balanceDriftAlert, dayNotReconciledAlert } from './state-alerts.ts';
  * - `day_not_reconciled`: a stored daily verdict of `BREAKS` or `INCOMPLETE` (last 7 days);
  * - alerts raised for a discrepancy (a stuck transfer, a drift) resolve when the ledger
  *   resolves that discrepancy (the transfer settled, the drift is gone);
- * - `signature_failures`, `unclassified_events`, `webhooks_silent`: see watchWebhookConditions.
+ * - `signature_failures`, `unclassified_events`, `webhooks_silent`: see watchWebhookConditions;
+ * - `expectation_overdue`: one per overdue expectation, resolved once it is no longer overdue
+ *   (see watchOverdueExpectations).
  */
 export interface WatchedState {
   /** The queues whose failed jobs raise `dead_jobs`. */
@@ -55,6 +58,7 @@ export async function watchConditions(
   await raiseBalanceDrift(deps);
   await resolveRecoveredBalances(deps);
   if (state.environment) await watchVerdicts(deps, state.environment);
+  if (state.environment) await watchOverdueExpectations(deps, state.environment);
   await resolveSettledDiscrepancies(deps);
   await watchWebhookConditions(deps);
 

@@ -3,6 +3,22 @@ import { cronOrOff, type Parsed } from './fields.ts';
 
 // Expectations: what the merchant expected to receive and to pay (docs/expectations.md).
 
+/**
+ * The kinds of expectation break (docs/expectations.md, "Breaks"); src/expectations exports
+ * them as BREAK_KINDS.
+ */
+export const EXPECTATION_BREAK_KINDS = [
+  'missing',
+  'amount_mismatch',
+  'currency_mismatch',
+  'duplicate',
+  'unexpected',
+  'reversed_after_match',
+  'late',
+] as const;
+
+export type ExpectationBreakKindSetting = (typeof EXPECTATION_BREAK_KINDS)[number];
+
 export const EXPECTATION_VARIABLES = {
   /**
    * When the `expectations` task marks open expectations whose window has passed as `overdue`
@@ -25,6 +41,32 @@ export const EXPECTATION_VARIABLES = {
         message: 'must be off, in, out or both',
       }),
     ),
+  /**
+   * Which kinds of open expectation break make the day's verdict `BREAKS`, comma-separated
+   * (`missing,amount_mismatch`), or `none` to only count them in the report.
+   * @defaultValue `missing`
+   */
+  PAYSYNC_EXPECTATIONS_BREAK_VERDICT: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .default('missing')
+    .transform((value, ctx) => {
+      if (value === '') return ['missing' as const];
+      if (value === 'none') return [];
+      const kinds = [...new Set(value.split(',').map((part) => part.trim()))];
+      const unknown = kinds.filter(
+        (kind) => !(EXPECTATION_BREAK_KINDS as readonly string[]).includes(kind),
+      );
+      if (unknown.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be none or a comma-separated list of ${EXPECTATION_BREAK_KINDS.join(', ')} (not ${unknown.join(', ')})`,
+        });
+        return z.NEVER;
+      }
+      return kinds as ExpectationBreakKindSetting[];
+    }),
 };
 
 export type AllExpected = 'off' | 'in' | 'out' | 'both';
@@ -34,11 +76,14 @@ export interface ExpectationSettings {
   readonly allExpected: AllExpected;
   /** The overdue check's schedule; `off` turns the task off. @defaultValue `*\/5 * * * *` */
   readonly cron: string;
+  /** Kinds of open expectation break that make the day `BREAKS`. @defaultValue `['missing']` */
+  readonly breakVerdict: readonly ExpectationBreakKindSetting[];
 }
 
 export function expectationSettings(e: Parsed<typeof EXPECTATION_VARIABLES>): ExpectationSettings {
   return Object.freeze({
     allExpected: e.PAYSYNC_EXPECTATIONS_ALL_EXPECTED,
     cron: e.PAYSYNC_EXPECTATIONS_CRON,
+    breakVerdict: Object.freeze([...e.PAYSYNC_EXPECTATIONS_BREAK_VERDICT]),
   });
 }

@@ -32,4 +32,9 @@ export type { PollingSettings } from './polling.ts';
 export type { ReceiverSettings } from './receiver.ts';
 export type { RetentionPeriods, RetentionSettings } from './retention.ts';
 export type { RelaySettings } from './relay.ts';
-export type { AllExpected, ExpectationSettings } from './expectations.ts';
+export {
+  EXPECTATION_BREAK_KINDS,
+  type AllExpected,
+  type ExpectationBreakKindSetting,
+  type ExpectationSettings,
+} from './expectations.ts';

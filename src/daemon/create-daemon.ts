@@ -272,6 +272,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         },
         pollPlan: config.janitor.scheduleMs,
         expectations: config.expectations,
+        expectationBreakVerdict: config.expectations.breakVerdict,
         receiptsDir: config.receipts.dir,
         environment: config.environment,
         polling: config.polling,

@@ -1,4 +1,5 @@
 import type { Generated, Selectable } from 'kysely';
+import { EXPECTATION_BREAK_KINDS } from '../config/index.ts';
 
 // The expectations' tables (migrations/0018_expectations.ts, docs/expectations.md). Money is
 // integer minor units; times are UTC ISO 8601 with milliseconds; JSON columns are text.
@@ -17,16 +18,12 @@ export const EXPECTATION_STATES = [
 ] as const;
 export type ExpectationState = (typeof EXPECTATION_STATES)[number];
 
-/** Every kind of break (docs/expectations.md, "Breaks"). */
-export const BREAK_KINDS = [
-  'missing',
-  'amount_mismatch',
-  'currency_mismatch',
-  'duplicate',
-  'unexpected',
-  'reversed_after_match',
-  'late',
-] as const;
+/**
+ * Every kind of break (docs/expectations.md, "Breaks"). The settings name them too
+ * (`PAYSYNC_EXPECTATIONS_BREAK_VERDICT`), and config sits under every component: the one list
+ * lives there.
+ */
+export const BREAK_KINDS = EXPECTATION_BREAK_KINDS;
 export type ExpectationBreakKind = (typeof BREAK_KINDS)[number];
 
 /** One thing the merchant expected, by its own id. */

@@ -103,3 +103,15 @@ export type {
   MatchRule,
   SettledItem,
 } from './matching/match-types.ts';
+
+// The books: verdict, alerts, exports, report
+export {
+  expectationIdsOfItems,
+  expectationPeriodReport,
+  openBreaksDetectedIn,
+  overdueExpectations,
+  type ExpectationPeriodReport,
+  type ExpectedMoney,
+  type InstantWindow,
+  type OverdueExpectation,
+} from './expectation-books.ts';

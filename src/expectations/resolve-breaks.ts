@@ -49,7 +49,8 @@ export interface BulkResolution {
   readonly dryRun: boolean;
 }
 
-function breakQuery(db: Executor) {
+/** The select of a break with its expectation's merchant id (the reads for the books use it). */
+export function breakQuery(db: Executor) {
   return db
     .selectFrom('expectation_breaks as b')
     .leftJoin('expectations as e', 'e.id', 'b.expectation')
@@ -73,7 +74,7 @@ function breakQuery(db: Executor) {
 
 type BreakSelection = Awaited<ReturnType<ReturnType<typeof breakQuery>['execute']>>[number];
 
-function breakView(row: BreakSelection): BreakView {
+export function breakView(row: BreakSelection): BreakView {
   return {
     ...row,
     id: Number(row.id),

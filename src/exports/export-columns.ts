@@ -24,6 +24,7 @@ export const EXPORT_COLUMNS = [
   'late_change_period',
   'original_effective_at',
   'adjusts_journal_id',
+  'expectation_id',
 ] as const;
 
 export type ExportRecord = Record<(typeof EXPORT_COLUMNS)[number], string | number | null>;
@@ -52,5 +53,6 @@ export function exportRecord(line: ExportLine, environment: string): ExportRecor
     late_change_period: line.lateChangeOf,
     original_effective_at: line.originalEffectiveAt,
     adjusts_journal_id: line.adjusts,
+    expectation_id: line.expectationId,
   };
 }

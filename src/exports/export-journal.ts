@@ -39,5 +39,6 @@ export function exportLineOf(journal: ExportJournal, line: ExportJournalLine): E
     originalEffectiveAt: journal.originalEffectiveAt,
     adjusts: journal.adjusts,
     receiptSha256: journal.receiptSha256,
+    expectationId: journal.expectationId,
   };
 }

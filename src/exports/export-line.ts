@@ -31,6 +31,11 @@ export interface ExportLine {
   readonly adjusts: number | null;
   /** The latest receipt's sha256 of the resource, when the receipts table has one. */
   readonly receiptSha256: string | null;
+  /**
+   * The merchant's ids of the expectations the journal's item pays (docs/expectations.md),
+   * sorted and joined with `;` (several for many-to-one); null when it pays none.
+   */
+  readonly expectationId: string | null;
 }
 
 /** Half-open `[from, to)` on journal `effective_at`, UTC ISO strings. */

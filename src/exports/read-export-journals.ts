@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { UnsafeIntegerError, type Database } from '../db/index.ts';
+import { expectationIdsOfItems } from '../expectations/index.ts';
 import { journalPageReader, type JournalPageCursor } from '../ledger/index.ts';
 import { latestReceiptColumn } from '../receipts/index.ts';
 import type { ExportJournal, ExportJournalLine } from './export-journal.ts';
@@ -49,6 +50,11 @@ export async function* readExportJournals(
       if (!list) linesOf.set(journalId, (list = []));
       list.push({ lineNo, account, currency, amount: safe(amount) });
     }
+    // The expectations each item pays: one query per page.
+    const expectations = await expectationIdsOfItems(
+      db,
+      heads.map((h) => h[4]),
+    );
     const page: ExportJournal[] = [];
     for (const h of heads) {
       const journalLines = linesOf.get(h[0]);
@@ -71,6 +77,7 @@ export async function* readExportJournals(
         originalEffectiveAt: h[11],
         adjusts: late ? reverses : null,
         receiptSha256: h[12],
+        expectationId: expectations.get(h[4])?.join(';') ?? null,
         lines: journalLines,
       });
     }

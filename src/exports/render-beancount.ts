@@ -70,6 +70,7 @@ export async function* renderBeancount(
       if (journal.receiptSha256) text += `  receipt: ${quoted(journal.receiptSha256)}\n`;
       if (journal.lateChangeOf) text += `  late-change: ${quoted(journal.lateChangeOf)}\n`;
       if (journal.adjusts !== null) text += `  adjusts: ${quoted(String(journal.adjusts))}\n`;
+      if (journal.expectationId) text += `  expectation-id: ${quoted(journal.expectationId)}\n`;
       for (const line of journal.lines) text += posting(line.account, line.amount, line.currency);
       chunk += `${text}\n`;
     }

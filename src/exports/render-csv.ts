@@ -30,7 +30,7 @@ function encodeRecords(records: readonly (readonly unknown[])[]): string[] {
  * RFC 4180 CSV, one row per journal line, every text field encoded by csv-stringify. A
  * journal's fields are the same on each of its lines, so they are encoded once per journal, in
  * batches of a page, by runs of consecutive columns; the few-valued columns (kind, entry type,
- * settlement key, account, currency, side, and the journal's last five columns when they are
+ * settlement key, account, currency, side, and the journal's last six columns when they are
  * empty but for the environment) are encoded once per distinct value; numbers, which never need
  * quoting, are written as csv-stringify writes them. Each page leaves as one chunk.
  */
@@ -47,14 +47,15 @@ export async function* renderCsv(
   };
   const debit = cell('debit');
   const credit = cell('credit');
-  const plainTail = encodeRecords([[meta.environment, null, null, null, null]])[0]!;
+  const plainTail = encodeRecords([[meta.environment, null, null, null, null, null]])[0]!;
   const isPlain = (j: ExportJournal) =>
+    j.expectationId === null &&
     j.receiptSha256 === null &&
     j.lateChangeOf === null &&
     j.originalEffectiveAt === null &&
     j.adjusts === null;
   for await (const page of pages) {
-    // effective_at, posted_at | resource_id, reference, description | environment … adjusts_journal_id
+    // effective_at, posted_at | resource_id, reference, description | environment … expectation_id
     const times = encodeRecords(page.map((j) => [j.effectiveAt, j.postedAt]));
     const texts = encodeRecords(page.map((j) => [j.resourceId, j.reference, j.description]));
     const others = page.filter((j) => !isPlain(j));
@@ -65,6 +66,7 @@ export async function* renderCsv(
         j.lateChangeOf,
         j.originalEffectiveAt,
         j.adjusts,
+        j.expectationId,
       ]),
     );
     let other = 0;

@@ -83,6 +83,9 @@ export async function* renderHledger(
       if (journal.receiptSha256) tags.push(`receipt:${journal.receiptSha256}`);
       if (journal.lateChangeOf) tags.push(`late-change:${journal.lateChangeOf}`);
       if (journal.adjusts !== null) tags.push(`adjusts:${journal.adjusts}`);
+      // A tag's value ends at a comma; oneLine turns the `;` between several ids into a space.
+      if (journal.expectationId)
+        tags.push(`expectation:${oneLine(journal.expectationId).replace(/,/g, ' ')}`);
       let text = `${day} (${oneLine(journal.resourceId)}) ${oneLine(journal.description)}  ; ${tags.join(', ')}\n`;
       text += `    ; effective:${journal.effectiveAt}, posted:${journal.postedAt}, kind:${journal.resourceKind}, entry:${journal.entryType}, settlement:${journal.settlementKey}\n`;
       for (const line of journal.lines)

@@ -1,3 +1,4 @@
+import type { BreakView } from '../expectations/index.ts';
 import type { DiscrepancySummary } from '../ledger/index.ts';
 
 /** One line a finance person can act on: what broke, and what to do. */
@@ -73,4 +74,22 @@ export function describeBreak(discrepancy: DiscrepancySummary): BreakLine {
         `inspect it with paysync show ${subjectOf(discrepancy)}`,
       ];
   return { kind: discrepancy.kind, subject: subjectOf(discrepancy), line, action };
+}
+
+/**
+ * The line of an open expectation break (docs/expectations.md, "In the verdict"): kind
+ * `expectation_<kind>`, the merchant's expectation id (or the item, for `unexpected`), and the
+ * explanation and suggested action stored with the break, which already name the ids and the
+ * amounts with their currency.
+ */
+export function describeExpectationBreak(b: BreakView): BreakLine {
+  const subject = b.expectation_id ?? b.item_id ?? `expectation break ${b.id}`;
+  const sentence = (text: string) => text.trim().replace(/\.$/, '');
+  const lower = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+  return {
+    kind: `expectation_${b.kind}`,
+    subject,
+    line: `expectation break ${b.kind.replaceAll('_', ' ')}: ${lower(sentence(b.explanation))}`,
+    action: `${lower(sentence(b.suggested_action))}; or, once settled outside paysync, paysync expect resolve --break-id ${b.id} --reason …`,
+  };
 }

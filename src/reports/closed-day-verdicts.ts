@@ -13,6 +13,8 @@ export interface ClosedDayDependencies {
   readonly timeZone: string;
   readonly sla?: PendingSla;
   readonly coverage?: CoverageCheck;
+  /** Kinds of open expectation break that make a day `BREAKS`. @defaultValue `['missing']` */
+  readonly expectationBreakVerdict?: readonly string[];
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
 }
@@ -61,6 +63,9 @@ export async function judgeClosedDays(
       now,
       ...(deps.sla ? { sla: deps.sla } : {}),
       ...(deps.coverage ? { coverage: deps.coverage } : {}),
+      ...(deps.expectationBreakVerdict
+        ? { expectationBreakVerdict: deps.expectationBreakVerdict }
+        : {}),
     });
     const previous = await deps.db.transaction().execute(async (trx) => {
       const before = await storeVerdict(trx, report);

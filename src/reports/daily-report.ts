@@ -12,7 +12,8 @@ import {
   type OpenItem,
 } from '../ledger/index.ts';
 import { dayWindow } from '../books-calendar/index.ts';
-import { describeBreak, type BreakLine } from './break-wording.ts';
+import { openBreaksDetectedIn } from '../expectations/index.ts';
+import { describeBreak, describeExpectationBreak, type BreakLine } from './break-wording.ts';
 import type { Verdict } from './daily-verdict.table.ts';
 
 /** How long an item may stay non-terminal before it is a break, per kind, in hours. */
@@ -68,6 +69,22 @@ export interface DailyReportRequest {
   readonly sla?: PendingSla;
   /** Without one, the report says it cannot tell whether the sweeps covered the day. */
   readonly coverage?: CoverageCheck;
+  /**
+   * Which kinds of open expectation break make the day `BREAKS`
+   * (`PAYSYNC_EXPECTATIONS_BREAK_VERDICT`); the others are only counted.
+   * @defaultValue {@link DEFAULT_EXPECTATION_BREAK_VERDICT}
+   */
+  readonly expectationBreakVerdict?: readonly string[];
+}
+
+/** An open `missing` expectation break makes the day `BREAKS`; the other kinds are counted. */
+export const DEFAULT_EXPECTATION_BREAK_VERDICT: readonly string[] = ['missing'];
+
+/** The open expectation breaks detected on the day, by kind, and whether that kind breaks it. */
+export interface ExpectationBreakCount {
+  readonly kind: string;
+  readonly count: number;
+  readonly breaksTheDay: boolean;
 }
 
 export interface ReportedItem {
@@ -123,6 +140,12 @@ export interface DailyReport {
   readonly incomplete: readonly string[];
   /** Every open item, by age: `<1h`, `1-24h`, `1-3d`, `>3d`. */
   readonly ageing: readonly { bucket: string; count: number }[];
+  /**
+   * The open expectation breaks detected on the day, by kind (docs/expectations.md, "In the
+   * verdict"); those of the kinds that break the day are also in `breaks`. Absent from reports
+   * stored before issue 24.
+   */
+  readonly expectationBreaks?: readonly ExpectationBreakCount[];
 }
 
 const HOUR = 3_600_000;
@@ -237,7 +260,8 @@ function ageing(items: readonly OpenItem[], now: number) {
 /**
  * The answer to "are that day's books right?": one verdict, with what it rests on.
  * - `BREAKS` when anything is known to be wrong (an open discrepancy, a stuck item, an
- *   end-of-day balance that differs from the ledger); it wins over everything else;
+ *   end-of-day balance that differs from the ledger, an open expectation break detected that
+ *   day of a kind in `expectationBreakVerdict`); it wins over everything else;
  * - `INCOMPLETE` when paysync cannot vouch for the day (no end-of-day snapshot, an account the
  *   ledger holds that the end-of-day answer does not list, sweeps that did not cover it);
  * - `RECONCILED_WITH_PENDING` when only items still inside their SLA are open;
@@ -280,6 +304,16 @@ export async function buildDailyReport(request: DailyReportRequest): Promise<Dai
       line: `${item.id} has been ${item.status} for ${item.ageHours} h, past its ${item.slaHours} h SLA`,
       action: 'ask the service about it; paysync keeps polling it',
     });
+  }
+  const breakingKinds = new Set(
+    request.expectationBreakVerdict ?? DEFAULT_EXPECTATION_BREAK_VERDICT,
+  );
+  const expectationBreaks = new Map<string, ExpectationBreakCount>();
+  for (const b of await openBreaksDetectedIn(db, environment, window)) {
+    const breaksTheDay = breakingKinds.has(b.kind);
+    const count = expectationBreaks.get(b.kind)?.count ?? 0;
+    expectationBreaks.set(b.kind, { kind: b.kind, count: count + 1, breaksTheDay });
+    if (breaksTheDay) breaks.push(describeExpectationBreak(b));
   }
   const incomplete: string[] = [];
   const balances =
@@ -343,6 +377,7 @@ export async function buildDailyReport(request: DailyReportRequest): Promise<Dai
     endOfDayBalances: balances,
     incomplete,
     ageing: ageing(open, now.getTime()),
+    expectationBreaks: [...expectationBreaks.values()].sort((a, b) => a.kind.localeCompare(b.kind)),
   };
 }
 

@@ -4,15 +4,22 @@
  * the service.
  */
 export type { DailyVerdictTable, Verdict } from './daily-verdict.table.ts';
-export { BREAK_WORDING, describeBreak, type BreakLine } from './break-wording.ts';
+export {
+  BREAK_WORDING,
+  describeBreak,
+  describeExpectationBreak,
+  type BreakLine,
+} from './break-wording.ts';
 export {
   buildDailyReport,
+  DEFAULT_EXPECTATION_BREAK_VERDICT,
   DEFAULT_PENDING_SLA,
   pendingSlaOf,
   verdictExitCode,
   type CoverageCheck,
   type DailyReport,
   type DailyReportRequest,
+  type ExpectationBreakCount,
   type PendingSla,
 } from './daily-report.ts';
 export { storedVerdicts, storeVerdict, type StoredVerdict } from './daily-verdict.repository.ts';

@@ -39,7 +39,7 @@ describe('paysync expect', () => {
   it('--help names every subcommand; each says what it does, where the format is, an example', async () => {
     const help = await run(['--help']);
     expect(help.code).toBe(0);
-    const subs = ['import', 'add', 'cancel', 'list', 'show', 'resolve'];
+    const subs = ['import', 'add', 'cancel', 'list', 'show', 'resolve', 'report'];
     for (const sub of subs) expect(help.stdout).toMatch(new RegExp(`^  ${sub}\\b`, 'm'));
     for (const sub of subs) {
       const each = await run([sub, '--help']);

@@ -12,6 +12,7 @@ describe('PAYSYNC_EXPECTATIONS_ALL_EXPECTED', () => {
   ])('%j is %s', (value, allExpected) => {
     expect(loadConfig({ PAYSYNC_EXPECTATIONS_ALL_EXPECTED: value }).expectations).toMatchObject({
       allExpected,
+      breakVerdict: ['missing'],
     });
   });
 
@@ -41,6 +42,27 @@ describe('PAYSYNC_EXPECTATIONS_CRON', () => {
   test('a bad value stops the start with the variable and what it may be', () => {
     expect(() => loadConfig({ PAYSYNC_EXPECTATIONS_CRON: 'often' })).toThrow(
       /^PAYSYNC_EXPECTATIONS_CRON="often" is invalid: must be a cron expression, for example "\*\/5 \* \* \* \*" \(every 5 minutes\), or off$/,
+    );
+  });
+});
+
+describe('PAYSYNC_EXPECTATIONS_BREAK_VERDICT', () => {
+  test.each([
+    [undefined, ['missing']],
+    ['', ['missing']],
+    ['none', []],
+    [' NONE ', []],
+    ['missing,amount_mismatch', ['missing', 'amount_mismatch']],
+    ['late, late ,duplicate', ['late', 'duplicate']],
+  ])('%j is %j', (value, breakVerdict) => {
+    expect(
+      loadConfig({ PAYSYNC_EXPECTATIONS_BREAK_VERDICT: value }).expectations.breakVerdict,
+    ).toEqual(breakVerdict);
+  });
+
+  test('an unknown kind stops the start with the variable, the kinds and the bad one', () => {
+    expect(() => loadConfig({ PAYSYNC_EXPECTATIONS_BREAK_VERDICT: 'missing,lost' })).toThrow(
+      /PAYSYNC_EXPECTATIONS_BREAK_VERDICT="missing,lost" is invalid: must be none or a comma-separated list of missing, amount_mismatch, .* \(not lost\)/,
     );
   });
 });

@@ -249,6 +249,71 @@ describe('11: accounting exports of a simulated week', () => {
     ).toBe(true);
     expect(await exported('hledger')).toContain(`receipt:${'b'.repeat(64)}`);
   });
+
+  it('issue 24: names the expectations each item pays: expectation_id in CSV and JSONL, a tag in hledger, metadata in beancount, and both checks still pass', async () => {
+    const { expectation } = await import('../expectations/match-fixtures.ts');
+    const { insertExpectation } = await import('../expectations/support/matching-rows.ts');
+    const ids: Record<string, number> = {};
+    for (const name of ['payroll-B', 'payroll-A', 'order-4711']) {
+      const { id: _id, ...fields } = expectation({ expectation_id: name, state: 'matched' });
+      ids[name] = await insertExpectation(database.db, fields);
+    }
+    // Two expected payouts merged into tr_0_0 (many-to-one), one order paid by tr_0_1.
+    await database.db
+      .insertInto('expectation_matches')
+      .values(
+        [
+          ['payroll-B', 'tr_0_0'],
+          ['payroll-A', 'tr_0_0'],
+          ['order-4711', 'tr_0_1'],
+        ].map(([name, item]) => ({
+          expectation: ids[name!]!,
+          item_kind: 'transfer',
+          item_id: item!,
+          amount: 1,
+          rule: 'reference' as const,
+          late: 0,
+          settled_at: '2026-11-16T10:00:00.000Z',
+          matched_at: '2026-11-16T10:00:00.000Z',
+        })),
+      )
+      .execute();
+
+    const csv = parse(await exported('csv'), { columns: true }) as Row[];
+    expect(Object.keys(csv[0]!).at(-1)).toBe('expectation_id');
+    const of = (rows: { resource_id: unknown; expectation_id: unknown }[], id: string) =>
+      new Set(rows.filter((r) => r.resource_id === id).map((r) => r.expectation_id));
+    expect(of(csv, 'tr_0_0')).toEqual(new Set(['payroll-A;payroll-B']));
+    expect(of(csv, 'tr_0_1')).toEqual(new Set(['order-4711']));
+    expect(of(csv, 'tr_0_2')).toEqual(new Set(['']));
+
+    const jsonl = (await exported('jsonl'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { resource_id: string; expectation_id: string | null });
+    expect(of(jsonl, 'tr_0_0')).toEqual(new Set(['payroll-A;payroll-B']));
+    expect(of(jsonl, 'tr_0_2')).toEqual(new Set([null]));
+
+    const hledger = join(dir, `expected-${process.pid}.journal`);
+    writeFileSync(hledger, await exported('hledger'));
+    execFileSync('hledger', ['-f', hledger, 'check', '--strict']);
+    const tagged = execFileSync(
+      'hledger',
+      ['-f', hledger, 'print', 'tag:expectation=payroll-A', '-O', 'csv'],
+      { encoding: 'utf8' },
+    );
+    const printed = parse(tagged, { columns: true }) as { code: string }[];
+    expect(new Set(printed.map((t) => t.code))).toEqual(new Set(['tr_0_0']));
+
+    const beancount = join(dir, `expected-${process.pid}.beancount`);
+    const text = await exported('beancount');
+    writeFileSync(beancount, text);
+    expect(text).toContain('  expectation-id: "payroll-A;payroll-B"\n');
+    expect(text).toContain('  expectation-id: "order-4711"\n');
+    const checked = spawnSync('bean-check', [beancount], { encoding: 'utf8' });
+    expect(checked.stderr + checked.stdout).toBe('');
+    expect(checked.status).toBe(0);
+  });
 });
 
 describe('11: the export never rounds an integer', () => {

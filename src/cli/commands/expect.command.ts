@@ -14,6 +14,7 @@ import type {
   ImportResult,
 } from '../../expectations/index.ts';
 import { BREAK_KINDS, EXPECTATION_STATES } from '../../expectations/index.ts';
+import { dayWindow, isCalendarDay, nextDay } from '../../books-calendar/index.ts';
 import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
@@ -684,6 +685,88 @@ database cannot be reached, 2 bad flags (no --reason, two targets, a cancelled e
 }
 
 /** `paysync expect …`: what the merchant expects to receive and pay, loaded and changed by hand. */
+/** `paysync expect report --from D --to D`: the expectations due in a period, and its breaks. */
+function reportExpectationsCommand(): Command {
+  const day = (flag: string) => (value: string) => {
+    const text = value.trim();
+    if (!isCalendarDay(text)) {
+      throw new InvalidArgumentError(
+        `${flag} "${value}" is not a calendar day: use YYYY-MM-DD, e.g. 2026-11-21 (a day of PAYSYNC_BOOKS_TIMEZONE)`,
+      );
+    }
+    return text;
+  };
+  return new Command('report')
+    .description(
+      'a period (or each of its days): expectations due by state, expected vs matched money, breaks by kind and the open ones',
+    )
+    .requiredOption('--from <YYYY-MM-DD>', 'first day, in PAYSYNC_BOOKS_TIMEZONE', day('--from'))
+    .requiredOption('--to <YYYY-MM-DD>', 'last day, included', day('--to'))
+    .option('--by-day', 'one report per day instead of one for the period')
+    .addOption(
+      new Option('--format <format>', 'table or csv')
+        .argParser(choice('--format', ['table', 'csv'] as const))
+        .default('table'),
+    )
+    .option('--json', 'print the report (or the list of daily reports) as JSON')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ paysync expect report --from 2026-11-01 --to 2026-11-30
+  $ paysync expect report --from 2026-11-16 --to 2026-11-20 --by-day --format csv > week.csv
+
+An expectation is in a period when its window ends in it; a break, when it was detected in it.
+Money per currency in the table; in integer minor units in the CSV and the JSON. ${FORMAT_POINTER}
+Exit codes: 0 reported (also when there is nothing), 1 the database cannot be reached, 2 bad flags.`,
+    )
+    .action(
+      async (flags: {
+        from: string;
+        to: string;
+        byDay?: boolean;
+        format: 'table' | 'csv';
+        json?: boolean;
+      }) => {
+        if (flags.to < flags.from) {
+          throw new CliError(
+            `expect report: --to ${flags.to} is before --from ${flags.from}: give the first day, then the last`,
+            ExitCode.usage,
+          );
+        }
+        if (flags.json && flags.format === 'csv') {
+          throw new CliError(
+            'expect report: --json and --format csv exclude each other: choose one',
+            ExitCode.usage,
+          );
+        }
+        await withExpectations('expect report', async (db, ctx, config) => {
+          const { expectationPeriodReport } = await import('../../expectations/index.ts');
+          const render = await import('../format/render-expectation-report.ts');
+          const zone = config.books.timeZone;
+          const periods: [string, string][] = [];
+          if (flags.byDay) {
+            for (let d = flags.from; d <= flags.to; d = nextDay(d)) periods.push([d, d]);
+          } else periods.push([flags.from, flags.to]);
+          const reports = [];
+          for (const [first, last] of periods) {
+            const window = { from: dayWindow(first, zone).from, to: dayWindow(last, zone).to };
+            const report = await expectationPeriodReport(db, ctx.environment, window);
+            reports.push({ ...report, firstDay: first, lastDay: last });
+          }
+          if (flags.json) return json(flags.byDay ? reports : reports[0]);
+          if (flags.format === 'csv') {
+            process.stdout.write(render.renderExpectationReportCsv(reports));
+            return;
+          }
+          console.log(
+            reports.map((r) => render.renderExpectationReportTable(r, zone)).join('\n\n'),
+          );
+        });
+      },
+    );
+}
+
 export function expectCommand(): Command {
   const expect = new Command('expect')
     .description(
@@ -705,6 +788,7 @@ Examples:
     listExpectationsCommand(),
     showExpectationCommand(),
     resolveCommand(),
+    reportExpectationsCommand(),
   ]) {
     expect.addCommand(sub);
   }

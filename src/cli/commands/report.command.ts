@@ -31,6 +31,15 @@ function renderReport(report: DailyReport): string {
     lines.push('', 'Breaks:');
     for (const b of report.breaks) lines.push(`  ✖ ${b.line}\n    → ${b.action}`);
   }
+  const expectationBreaks = report.expectationBreaks ?? [];
+  if (expectationBreaks.length > 0) {
+    lines.push('', 'Open expectation breaks detected that day:');
+    for (const b of expectationBreaks) {
+      lines.push(
+        `  ${b.kind}: ${b.count}${b.breaksTheDay ? ' (breaks the day)' : ' (counted only)'}`,
+      );
+    }
+  }
   if (report.incomplete.length > 0) {
     lines.push('', 'Cannot vouch for the day:');
     for (const reason of report.incomplete) lines.push(`  ? ${reason}`);
@@ -162,6 +171,7 @@ Examples:
           now,
           sla: reports.pendingSlaOf(config.janitor.stuckAfterMs),
           coverage: sweepCoverage(handle.db, config.environment),
+          expectationBreakVerdict: config.expectations.breakVerdict,
         });
       } finally {
         await handle.close().catch(() => undefined);
