@@ -49,7 +49,8 @@ export interface BulkResolution {
   readonly dryRun: boolean;
 }
 
-function breakQuery(db: Executor) {
+/** Breaks with their expectation's id, as every list of breaks selects them. */
+export function breakQuery(db: Executor) {
   return db
     .selectFrom('expectation_breaks as b')
     .leftJoin('expectations as e', 'e.id', 'b.expectation')
@@ -73,7 +74,7 @@ function breakQuery(db: Executor) {
 
 type BreakSelection = Awaited<ReturnType<ReturnType<typeof breakQuery>['execute']>>[number];
 
-function breakView(row: BreakSelection): BreakView {
+export function breakView(row: BreakSelection): BreakView {
   return {
     ...row,
     id: Number(row.id),
