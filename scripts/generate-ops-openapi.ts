@@ -67,7 +67,9 @@ function route(definition: OpsRouteDefinition): RouteConfig {
   if (definition.notFound) responses[404] = error('Unknown id');
   if (definition.conflict) responses[409] = error('Its state forbids it (named in the message)');
   if (definition.bodyLimit) {
-    responses[413] = error(`\`too_large\`: more items than one request may carry, or over ${definition.bodyLimit}`);
+    responses[413] = error(
+      `\`too_large\`: more items than one request may carry, or over ${definition.bodyLimit}`,
+    );
   }
   if (definition.optionalPart) {
     responses[501] = error('`not_available`: this process was started without that part');

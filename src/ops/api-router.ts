@@ -219,7 +219,12 @@ export function createApiRouter(deps: ResolvedOpsDependencies, ctx: OpsReadConte
         if (error === undefined || error === null) return next();
         const status = (error as { status?: unknown }).status;
         if (status === 413) {
-          return sendOpsError(response, 413, 'too_large', `body: at most ${limit}: split the batch`);
+          return sendOpsError(
+            response,
+            413,
+            'too_large',
+            `body: at most ${limit}: split the batch`,
+          );
         }
         if (typeof status === 'number' && status >= 400 && status < 500) {
           return sendOpsError(response, status, 'bad_parameter', 'body: must be valid JSON');

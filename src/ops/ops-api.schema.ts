@@ -602,7 +602,9 @@ export const expectationListQuery = pageQuery.extend({
   state: z
     .enum(EXPECTATION_STATES)
     .optional()
-    .meta({ description: 'Only this state (by window end); all, latest loaded first, when absent' }),
+    .meta({
+      description: 'Only this state (by window end); all, latest loaded first, when absent',
+    }),
 });
 
 export const breakListQuery = pageQuery.extend({
@@ -639,7 +641,10 @@ export const expectationInput = z
     counterparty: z.string().nullable().optional(),
     purchase_reference: z.string().nullable().optional(),
     description_pattern: z.string().nullable().optional(),
-    item_kinds: z.union([z.array(z.string()), z.string()]).nullable().optional(),
+    item_kinds: z
+      .union([z.array(z.string()), z.string()])
+      .nullable()
+      .optional(),
     allow_split: z.union([z.boolean(), z.string()]).optional(),
     match_group: z.string().nullable().optional(),
     metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
@@ -650,13 +655,10 @@ export const expectationInput = z
       'One expectation, with the field names of the file format (docs/expectations.md); each is checked as a file row is',
   });
 
-export const expectationBatchBody = z
-  .array(expectationInput)
-  .meta({
-    id: 'ExpectationBatch',
-    description: `Up to ${EXPECTATION_BATCH_MAX} expectations; item N is "line N + 1" in the refusals`,
-  });
-
+export const expectationBatchBody = z.array(expectationInput).meta({
+  id: 'ExpectationBatch',
+  description: `Up to ${EXPECTATION_BATCH_MAX} expectations; item N is "line N + 1" in the refusals`,
+});
 
 export const expectationImportBody = z
   .object({
@@ -781,7 +783,9 @@ export const breakResolveBody = z
       .int('must be a whole number')
       .nonnegative('must not be negative')
       .optional()
-      .meta({ description: 'Only breaks whose difference is at most this, either way (minor units)' }),
+      .meta({
+        description: 'Only breaks whose difference is at most this, either way (minor units)',
+      }),
     currency: z
       .string()
       .regex(/^[A-Za-z]{3}$/, 'must be a currency code such as XOF')
