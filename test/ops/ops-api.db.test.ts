@@ -185,6 +185,7 @@ describe('the ops API', () => {
       '/pipeline',
       '/exports',
       '/endpoints',
+      '/expectations',
       `/items/${day.failedTransferId}`,
     ]) {
       const page = await call(path, { token: OLD_TOKEN });
