@@ -599,12 +599,9 @@ export const expectationIdParam = z.object({
 });
 
 export const expectationListQuery = pageQuery.extend({
-  state: z
-    .enum(EXPECTATION_STATES)
-    .optional()
-    .meta({
-      description: 'Only this state (by window end); all, latest loaded first, when absent',
-    }),
+  state: z.enum(EXPECTATION_STATES).optional().meta({
+    description: 'Only this state (by window end); all, latest loaded first, when absent',
+  }),
 });
 
 export const breakListQuery = pageQuery.extend({

@@ -156,7 +156,9 @@ describe('the Expectations page in a real browser', () => {
     expect(
       await row
         .locator('input[name=reason]')
-        .evaluate((i: HTMLInputElement) => i.validity.valueMissing),
+        .evaluate(
+          (input) => (input as { validity: { valueMissing: boolean } }).validity.valueMissing,
+        ),
     ).toBe(true);
     expect((await stateOf('payroll-late')).state).toBe('overdue');
     // And the server refuses a blank one that gets past the browser.
