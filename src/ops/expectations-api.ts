@@ -5,6 +5,7 @@ import {
   importExpectations,
   listBreaks,
   listExpectations,
+  resolveBreak,
   resolveBreaks,
   resolveExpectation,
   showExpectation,
@@ -20,6 +21,7 @@ import {
   expectationImportQuery,
   expectationListQuery,
   expectationResolveBody,
+  numericIdParam,
 } from './ops-api.schema.ts';
 import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
 import {
@@ -39,7 +41,8 @@ export type ExpectationOperationId =
   | 'getExpectation'
   | 'resolveExpectation'
   | 'listExpectationBreaks'
-  | 'resolveExpectationBreaks';
+  | 'resolveExpectationBreaks'
+  | 'resolveExpectationBreak';
 
 /** Who a resolution is by when the request does not say. */
 const API_ACTOR = 'ops-api';
@@ -205,6 +208,16 @@ export function expectationHandlers(
           { reason: body.reason, by: body.by ?? API_ACTOR, dryRun: body.dryRun ?? false },
         ),
       );
+      response.json({ data: result });
+    },
+    resolveExpectationBreak: async (request, response) => {
+      const { id } = parseParameters(numericIdParam, request.params, 'path');
+      const body = parseParameters(expectationResolveBody, request.body ?? {}, 'body');
+      const result = await deps.db
+        .transaction()
+        .execute((trx) =>
+          resolveBreak(trx, ctx, id, { reason: body.reason, by: body.by ?? API_ACTOR }),
+        );
       response.json({ data: result });
     },
   };

@@ -803,3 +803,12 @@ export const breakResolvedBody = z
     }),
   })
   .meta({ id: 'BreaksResolved' });
+
+export const oneBreakResolvedBody = z
+  .object({
+    data: z.object({
+      outcome: z.enum(['resolved', 'already_resolved']),
+      break: expectationBreak,
+    }),
+  })
+  .meta({ id: 'BreakResolved' });

@@ -22,6 +22,7 @@ import {
   breakPage,
   breakResolveBody,
   breakResolvedBody,
+  oneBreakResolvedBody,
   expectationBatchBody,
   expectationDetailBody,
   expectationIdParam,
@@ -434,6 +435,17 @@ const routes = [
     summary: 'Resolve by hand every open break of a kind and filter (or list them: dryRun)',
     body: breakResolveBody,
     response: breakResolvedBody,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/expectation-breaks/{id}/resolve',
+    operationId: 'resolveExpectationBreak',
+    tag: 'expectations',
+    summary: 'Resolve one break by hand, by its number (who, when and why kept)',
+    params: numericIdParam,
+    body: expectationResolveBody,
+    response: oneBreakResolvedBody,
+    notFound: true,
   },
 ] as const satisfies readonly OpsRouteDefinition[];
 

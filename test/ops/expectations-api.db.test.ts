@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { showExpectation } from '../../src/expectations/index.ts';
+import { cancelExpectation, listBreaks, showExpectation } from '../../src/expectations/index.ts';
 import {
   createOpsRouter,
   createOpsServer,
@@ -50,7 +50,8 @@ afterAll(async () => {
 
 function templateOf(path: string): string {
   const bare = path.split('?')[0]!;
-  if (bare.startsWith('/api/v1/expectation-breaks')) return bare;
+  if (bare.startsWith('/api/v1/expectation-breaks'))
+    return bare.replace(/\/\d+\/resolve$/, '/{id}/resolve');
   return bare
     .replace(/^\/api\/v1\/expectations\/[^/]+\/resolve$/, '/api/v1/expectations/{id}/resolve')
     .replace(/^\/api\/v1\/expectations\/[^/]+$/, '/api/v1/expectations/{id}');
@@ -99,9 +100,12 @@ async function stateOf(id: string) {
 describe('/api/v1/expectations', () => {
   it('refuses every expectations route without the token or with a wrong one, changing nothing', async () => {
     const routes = OPS_ROUTES.filter((route) => route.tag === 'expectations');
-    expect(routes.map((route) => `${route.method} ${route.path}`)).toHaveLength(6);
+    expect(routes.map((route) => `${route.method} ${route.path}`)).toHaveLength(7);
     for (const route of routes) {
-      const path = route.path.replace('{id}', 'payroll-late');
+      const path = route.path.replace(
+        '{id}',
+        route.path.startsWith('/api/v1/expectation-breaks') ? '1' : 'payroll-late',
+      );
       for (const token of [null, 'wrong-token']) {
         const answer = await documented(route.method.toUpperCase(), path, {
           token,
@@ -330,5 +334,43 @@ describe('/api/v1/expectations', () => {
       resolved_at: EXPECTATIONS_NOW,
       resolution_reason: 'bank rounding',
     });
+  });
+
+  it('refuses to resolve a cancelled expectation: 409, nothing changed', async () => {
+    await cancelExpectation(
+      database.db,
+      { environment: 'sandbox', now: () => new Date(EXPECTATIONS_NOW) },
+      'order-4711',
+      { source: 'test', actor: 'test', reason: 'order withdrawn' },
+    );
+    const answer = await documented('POST', '/api/v1/expectations/order-4711/resolve', {
+      body: { reason: 'paid anyway' },
+    });
+    expect(answer.status).toBe(409);
+    expect(answer.body.error.code).toBe('conflict');
+    expect(answer.body.error.message).toContain('is cancelled');
+    expect((await stateOf('order-4711')).state).toBe('cancelled');
+  });
+
+  it('resolves one break by its number; an unknown number is 404', async () => {
+    const [mismatch] = await listBreaks(database.db, 'sandbox', { kind: 'amount_mismatch' });
+    const again = await documented('POST', `/api/v1/expectation-breaks/${mismatch!.id}/resolve`, {
+      body: { reason: 'once more' },
+    });
+    expect(again.status).toBe(200);
+    // Resolved in bulk above: it stays as it was.
+    expect(again.body.data).toMatchObject({
+      outcome: 'already_resolved',
+      break: { resolution_reason: 'bank rounding' },
+    });
+    const unknown = await documented('POST', '/api/v1/expectation-breaks/999999/resolve', {
+      body: { reason: 'x' },
+    });
+    expect(unknown.status).toBe(404);
+    const noReason = await documented('POST', '/api/v1/expectation-breaks/1/resolve', {
+      body: { by: 'awa' },
+    });
+    expect(noReason.status).toBe(400);
+    expect(noReason.body.error.message).toMatch(/^reason: /);
   });
 });
