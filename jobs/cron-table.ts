@@ -64,5 +64,11 @@ export function cronTable(config: Config): CronEntry[] {
       cron: config.retention.cron,
       variable: 'PAYSYNC_RETENTION_CRON',
     },
+    {
+      task: 'expectations',
+      jobName: JobName.expectations,
+      cron: config.expectations.cron,
+      variable: 'PAYSYNC_EXPECTATIONS_CRON',
+    },
   ];
 }

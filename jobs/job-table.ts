@@ -4,6 +4,7 @@ import { balancesJob } from './balances.job.ts';
 import { followUpJob } from './follow-up.job.ts';
 import { ingestEventJob } from './ingest-event.job.ts';
 import { exportJob } from './export.job.ts';
+import { expectationsJob } from './expectations.job.ts';
 import { janitorJob } from './janitor.job.ts';
 import type { JobContext } from './job-context.ts';
 import { recoverInboxJob } from './recover-inbox.job.ts';
@@ -54,6 +55,7 @@ export function jobProcessors(context: JobContext) {
       [JobName.verdicts]: verdictsJob(context),
       [JobName.export]: exportJob(context),
       [JobName.retention]: retentionJob(context),
+      [JobName.expectations]: expectationsJob(context),
     }),
   };
 }

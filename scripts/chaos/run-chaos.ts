@@ -205,7 +205,9 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     databaseUrl = url.toString();
   }
   const webhookSecret = generateWebhookSecret();
-  const sim = await startSimulator({ webhookSecret, seed: 14 });
+  // Every attempt listed (the simulator lists only the newest 10,000 by default): the table
+  // counts the webhooks sent, duplicated and dropped from that list.
+  const sim = await startSimulator({ webhookSecret, seed: 14, webhookAttemptsKept: items * 10 });
   const daemonPort = await freePort();
   const env = {
     ...process.env,
@@ -809,7 +811,11 @@ if (!values['no-write']) {
       '',
       `### ${outcome.config}, ${form} form: ${outcome.clean ? 'clean' : '**not clean**'}`,
       '',
-      `Run ${new Date().toISOString()} · load average at the end ${loadavg()
+      `Run ${new Date().toISOString()} · ${
+        values.retention
+          ? `retention under fire: every PAYSYNC_RETENTION_*_AFTER ${values.retention}, pruned every 15 s`
+          : "retention: the daemon's defaults"
+      } · load average at the end ${loadavg()
         .map((v) => v.toFixed(2))
         .join(' / ')}`,
       '',

@@ -9,6 +9,7 @@ import {
   type ParsedExpectation,
 } from './expectation-input.ts';
 import type { ExpectationRow, ExpectationState } from './expectations.tables.ts';
+import type { AllExpectedOption } from './matching/match-types.ts';
 
 /**
  * The expectations' rows: found, listed, and upserted by (environment, expectation id); a
@@ -27,6 +28,11 @@ export interface ChangeOrigin {
 export interface ExpectationContext {
   readonly environment: string;
   readonly now: Clock;
+  /**
+   * Directions whose unclaimed settled items are `unexpected` breaks, for the matching that
+   * runs when expectations are loaded (PAYSYNC_EXPECTATIONS_ALL_EXPECTED). @defaultValue `off`
+   */
+  readonly allExpected?: AllExpectedOption;
 }
 
 /** An expectation as paysync shows it: the merchant's content and what became of it. */

@@ -51,6 +51,7 @@ export {
   type ListExpectationsFilter,
   type UpsertOutcome,
 } from './expectation.repository.ts';
+export { loadExpectations, type LoadOutcome } from './load-expectations.ts';
 export { historyOf, type ExpectationHistoryView } from './expectation-history.ts';
 export {
   breaksOf,
@@ -90,6 +91,7 @@ export {
   matchExpectationsById,
   matchSettledItems,
   type MatchingSettings,
+  type OverdueCheck,
 } from './matching/match-expectations-run.ts';
 export { applyMatchResult, type MatchScope, type MatchWrites } from './matching/match-store.ts';
 export { matchableExpectation } from './matching/matchable-expectation.ts';

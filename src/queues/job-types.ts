@@ -32,6 +32,7 @@ export const JobName = {
   verdicts: 'verdicts',
   export: 'export',
   retention: 'retention',
+  expectations: 'expectations',
 } as const;
 
 export const syncJobNameFor: Record<ResourceKind, (typeof JobName)[keyof typeof JobName]> = {

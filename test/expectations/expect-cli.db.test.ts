@@ -55,9 +55,13 @@ describe('paysync expect', () => {
     const first = await run(['import', path]);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout.trim()).toBe(`expect import ${path}: 8 created, 0 updated, 0 unchanged`);
+    expect(first.stdout.trim()).toBe(
+      `expect import ${path}: 8 created, 0 updated, 0 unchanged; 0 matched`,
+    );
     const again = await run(['import', path]);
-    expect(again.stdout.trim()).toBe(`expect import ${path}: 0 created, 0 updated, 8 unchanged`);
+    expect(again.stdout.trim()).toBe(
+      `expect import ${path}: 0 created, 0 updated, 8 unchanged; 0 matched`,
+    );
     const jsonl = await run(['import', join(DOCS, 'expectations-sample.jsonl'), '--json']);
     expect(jsonl.code).toBe(0);
     // No progress bar and nothing else: the whole stdout is the JSON document.
@@ -92,13 +96,13 @@ describe('paysync expect', () => {
     // A dry run checks a file for a script: it would be refused, so it fails.
     expect(dry.code).toBe(2);
     expect(dry.stdout).toContain(
-      '(dry run, nothing changed): would be 1 created, 0 updated, 0 unchanged; 2 bad rows: the file would be refused without --partial',
+      '(dry run, nothing changed): would be 1 created, 0 updated, 0 unchanged; 0 matched; 2 bad rows: the file would be refused without --partial',
     );
 
     const partial = await run(['import', path, '--partial']);
     expect(partial.code).toBe(0);
     expect(partial.stdout.trim()).toBe(
-      `expect import ${path}: 1 created, 0 updated, 0 unchanged; 2 bad rows not loaded`,
+      `expect import ${path}: 1 created, 0 updated, 0 unchanged; 0 matched; 2 bad rows not loaded`,
     );
     expect(partial.stderr).toContain('line 3: amount:');
     expect((await run(['show', 'cli-1'])).code).toBe(0);
@@ -149,7 +153,7 @@ describe('paysync expect', () => {
     const created = await run(args);
     expect(created.code).toBe(0);
     expect(created.stdout.trim()).toBe(
-      'expect add: created pay-77 (out 50,000 XOF, version 1, open)',
+      'expect add: created pay-77 (out 50,000 XOF, version 1, open); 0 matched',
     );
     expect((await run(args)).stdout).toContain('expect add: unchanged pay-77');
     const updated = await run([...args.slice(0, 8), '50500', ...args.slice(9), '--json']);

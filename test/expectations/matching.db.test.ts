@@ -222,7 +222,7 @@ describe('markOverdue', () => {
       fields({ window_to: '2026-03-09T00:00:00.000Z' }),
     );
     const current = await insertExpectation(database.db, fields({ expectation_id: 'E-2' }));
-    expect(await markOverdue(database.db, NOW, settings)).toBe(1);
+    expect(await markOverdue(database.db, NOW, settings)).toEqual({ checked: 1, overdue: 1 });
     const seen = await matchingSnapshot(database.db);
     expect(seen.states.map((s) => [s.id, s.state])).toEqual([
       [late, 'overdue'],
@@ -238,7 +238,7 @@ describe('markOverdue', () => {
     expect(await history(late)).toEqual([
       'overdue:matching:{"state":"overdue","matched_amount":0}',
     ]);
-    expect(await markOverdue(database.db, NOW, settings)).toBe(0);
+    expect(await markOverdue(database.db, NOW, settings)).toEqual({ checked: 0, overdue: 0 });
 
     // An item settled after a window is not the amount rule's to give it: the open one takes it.
     await settleAndMatch(item({ id: 'tr_9', settledAt: '2026-03-09T12:00:00.000Z' }));

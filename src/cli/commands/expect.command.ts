@@ -87,7 +87,15 @@ async function withExpectations<T>(
   const { ExpectationError, ExpectationFileError } = await import('../../expectations/index.ts');
   const handle = await openLedgerDatabase(config, what);
   try {
-    return await run(handle.db, { environment: config.environment, now: cliClock }, config);
+    return await run(
+      handle.db,
+      {
+        environment: config.environment,
+        now: cliClock,
+        allExpected: config.expectations.allExpected,
+      },
+      config,
+    );
   } catch (error) {
     if (error instanceof ExpectationError) {
       throw new CliError(
@@ -102,6 +110,11 @@ async function withExpectations<T>(
   } finally {
     await handle.close().catch(() => undefined);
   }
+}
+
+/** `2 matched`, and `, 1 partially matched` when there are some. */
+function matchedText(counts: { matched: number; partiallyMatched: number }): string {
+  return `${counts.matched} matched${counts.partiallyMatched > 0 ? `, ${counts.partiallyMatched} partially matched` : ''}`;
 }
 
 function badLines(result: ImportResult): string[] {
@@ -150,7 +163,9 @@ Examples:
   $ paysync expect import orders.csv --partial --json
 
 A new expectation_id is created (open, version 1); the same content again changes nothing; a
-changed row is an update (version + 1, history kept, its state unchanged). Amounts are whole
+changed row is an update (version + 1, history kept). Created and updated rows are matched at
+once against the items already settled; "N matched" counts the file's expectations that are
+matched once loaded. Amounts are whole
 minor units (amount, or amount_min and amount_max); there is no amount_major. A bad row is
 refused as "line N: <field>: <reason>" and, without --partial, NOTHING of the file is loaded.
 ${FORMAT_POINTER}
@@ -181,7 +196,7 @@ bad file, header or row (nothing loaded; with --partial the good rows load and i
           // A dry run of a file that would be refused fails too, so a script can check files.
           if (result.badCount > 0 && !flags.partial) process.exitCode = ExitCode.usage;
           if (flags.json) return json(result);
-          const counts = `${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged`;
+          const counts = `${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged; ${matchedText(result)}`;
           const bad = `${result.badCount} bad row${result.badCount === 1 ? '' : 's'}`;
           if (refused) {
             console.error(
@@ -268,12 +283,13 @@ Examples:
       --amount-max 100000 --from 2030-01-10 --to 2030-01-10 --counterparty 2250700000042
 
 The same id again with the same content changes nothing; a different content is an update
-(version + 1, history kept). ${FORMAT_POINTER}
+(version + 1, history kept). A new or changed expectation is matched at once against the items
+already settled. ${FORMAT_POINTER}
 Exit codes: 0 added, updated or unchanged, 1 the database cannot be reached, 2 a bad flag.`,
     )
     .action(async (flags: AddFlags) => {
       await withExpectations('expect add', async (db, ctx, config) => {
-        const { parseExpectationInput, upsertExpectations, findExpectationRow, expectationView } =
+        const { parseExpectationInput, loadExpectations, findExpectationRow, expectationView } =
           await import('../../expectations/index.ts');
         const raw: Record<string, unknown> = {
           expectation_id: flags.id,
@@ -302,8 +318,12 @@ Exit codes: 0 added, updated or unchanged, 1 the database cannot be reached, 2 a
             FLAG_OF_FIELD[field] ?? (field.startsWith('metadata') ? '--metadata' : field);
           throw new CliError(`expect add: ${flag}: ${parsed.problem.reason}`, ExitCode.usage);
         }
-        const [outcome] = await db.transaction().execute((trx) =>
-          upsertExpectations(trx, ctx, [parsed.value], {
+        const {
+          outcomes: [outcome],
+          matched,
+          partiallyMatched,
+        } = await db.transaction().execute((trx) =>
+          loadExpectations(trx, ctx, [parsed.value], {
             source: 'cli',
             actor: actor(undefined),
           }),
@@ -314,9 +334,9 @@ Exit codes: 0 added, updated or unchanged, 1 the database cannot be reached, 2 a
           parsed.value.content.expectation_id,
         );
         const expectation = expectationView(row!);
-        if (flags.json) return json({ outcome, expectation });
+        if (flags.json) return json({ outcome, matched, partiallyMatched, expectation });
         console.log(
-          `expect add: ${outcome} ${expectation.expectation_id} (${expectation.direction} ${amountText(expectation)}, version ${expectation.version}, ${expectation.state})`,
+          `expect add: ${outcome} ${expectation.expectation_id} (${expectation.direction} ${amountText(expectation)}, version ${expectation.version}, ${expectation.state}); ${matchedText({ matched, partiallyMatched })}`,
         );
       });
     });

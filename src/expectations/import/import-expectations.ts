@@ -5,11 +5,8 @@ import {
   type ExpectationProblem,
   type ParsedExpectation,
 } from '../expectation-input.ts';
-import {
-  upsertExpectations,
-  type ChangeOrigin,
-  type ExpectationContext,
-} from '../expectation.repository.ts';
+import type { ChangeOrigin, ExpectationContext } from '../expectation.repository.ts';
+import { loadExpectations } from '../load-expectations.ts';
 import type { SourceRow } from './source-row.ts';
 
 /** How many bad lines a result lists; the rest are counted. */
@@ -37,6 +34,13 @@ export interface ImportResult {
   readonly created: number;
   readonly updated: number;
   readonly unchanged: number;
+  /**
+   * Of the loaded rows, how many are `matched` once loaded: matching runs for each batch's
+   * created and updated rows, against the items already settled.
+   */
+  readonly matched: number;
+  /** Of the loaded rows, how many are `partially_matched` once loaded. */
+  readonly partiallyMatched: number;
   /** Rows read (good and bad). */
   readonly rows: number;
   /** The first {@link LISTED_BAD_ROWS} bad rows, in file order. */
@@ -52,9 +56,10 @@ class RollBack extends Error {}
 
 /**
  * Loads a stream of rows in ONE transaction, in batches: each row validated, a duplicate id
- * inside the file refused, each good row upserted (created, updated or unchanged). Any bad row
- * rolls the whole file back unless `partial`; `dryRun` always rolls back. The rows are never
- * held all at once: only the ids seen so far (to refuse duplicates) and one batch.
+ * inside the file refused, each good row upserted (created, updated or unchanged), and each
+ * batch's created and updated rows matched against what already settled (loadExpectations).
+ * Any bad row rolls the whole file back unless `partial`; `dryRun` always rolls back. The rows
+ * are never held all at once: only the ids seen so far (to refuse duplicates) and one batch.
  */
 export async function importExpectations(
   db: Kysely<Database>,
@@ -62,7 +67,15 @@ export async function importExpectations(
   rows: AsyncIterable<SourceRow>,
   options: ImportOptions,
 ): Promise<ImportResult> {
-  const counts = { created: 0, updated: 0, unchanged: 0, rows: 0, badCount: 0 };
+  const counts = {
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    matched: 0,
+    partiallyMatched: 0,
+    rows: 0,
+    badCount: 0,
+  };
   const bad: BadRow[] = [];
   const partial = options.partial ?? false;
   const dryRun = options.dryRun ?? false;
@@ -80,9 +93,10 @@ export async function importExpectations(
     let batch: ParsedExpectation[] = [];
     const flush = async () => {
       if (batch.length > 0 && writing()) {
-        for (const outcome of await upsertExpectations(trx, ctx, batch, origin)) {
-          counts[outcome] += 1;
-        }
+        const loaded = await loadExpectations(trx, ctx, batch, origin);
+        for (const outcome of loaded.outcomes) counts[outcome] += 1;
+        counts.matched += loaded.matched;
+        counts.partiallyMatched += loaded.partiallyMatched;
       }
       batch = [];
       options.onProgress?.(counts.rows);
@@ -124,7 +138,17 @@ export async function importExpectations(
   }
   if (!loaded && !dryRun) {
     // Refused: nothing was created or updated, whatever the batches before the bad row did.
-    return { ...counts, created: 0, updated: 0, unchanged: 0, bad, loaded, dryRun };
+    return {
+      ...counts,
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      matched: 0,
+      partiallyMatched: 0,
+      bad,
+      loaded,
+      dryRun,
+    };
   }
   return { ...counts, bad, loaded, dryRun };
 }

@@ -135,16 +135,26 @@ export async function matchAllExpectations(
 
 const OVERDUE_BATCH = 500;
 
+/** What one overdue check did. */
+export interface OverdueCheck {
+  /** Open expectations whose window had passed, matched once more. */
+  readonly checked: number;
+  /** Of those, how many are `overdue` now (the others were matched by an item at last). */
+  readonly overdue: number;
+}
+
 /**
- * The scheduled check: open expectations whose window has passed become `overdue`, with a
- * `missing` break. One transaction per batch of 500; returns how many were checked.
+ * The scheduled check (the task `expectations`): open expectations whose window has passed are
+ * matched once more and, when nothing pays them, become `overdue` with a `missing` break. One
+ * transaction per batch of 500.
  */
 export async function markOverdue(
   db: Kysely<Database>,
   now: string,
   settings: MatchingSettings,
-): Promise<number> {
+): Promise<OverdueCheck> {
   let checked = 0;
+  let overdue = 0;
   let after = 0;
   for (;;) {
     const rows = await db
@@ -157,9 +167,18 @@ export async function markOverdue(
       .orderBy('id')
       .limit(OVERDUE_BATCH)
       .execute();
-    if (rows.length === 0) return checked;
+    if (rows.length === 0) return { checked, overdue };
     const ids = rows.map((row) => Number(row.id));
-    await db.transaction().execute((trx) => matchExpectationsById(trx, ids, now, settings));
+    overdue += await db.transaction().execute(async (trx) => {
+      await matchExpectationsById(trx, ids, now, settings);
+      const became = await trx
+        .selectFrom('expectations')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('id', 'in', ids)
+        .where('state', '=', 'overdue')
+        .executeTakeFirstOrThrow();
+      return Number(became.n);
+    });
     checked += ids.length;
     after = ids.at(-1)!;
   }
