@@ -159,6 +159,8 @@ export function expectationHandlers(
           created: result.created,
           updated: result.updated,
           unchanged: result.unchanged,
+          matched: result.matched,
+          partiallyMatched: result.partiallyMatched,
           rows: result.rows,
           loaded: result.loaded,
           badCount: result.badCount,

@@ -663,6 +663,11 @@ export const expectationImportBody = z
       created: z.number().int(),
       updated: z.number().int(),
       unchanged: z.number().int(),
+      matched: z
+        .number()
+        .int()
+        .meta({ description: 'Of the loaded items, how many are matched once loaded' }),
+      partiallyMatched: z.number().int(),
       rows: z.number().int().meta({ description: 'Items read, good and bad' }),
       loaded: z.boolean(),
       badCount: z.number().int(),
