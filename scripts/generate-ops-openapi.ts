@@ -26,6 +26,8 @@ const TAGS: Record<string, string> = {
   receipts: 'Receipts as sandboxed HTML',
   replay: 'Running inbox events through the workers again',
   endpoints: "The relay's endpoints: signed events to the merchant's systems (docs/relay.md)",
+  expectations:
+    'What the merchant expected to receive and to pay, matched against what settled, and the breaks (docs/expectations.md)',
 };
 
 const error = (description: string): ResponseConfig => ({
@@ -63,6 +65,12 @@ function route(definition: OpsRouteDefinition): RouteConfig {
     responses[400] = error('A bad parameter, named in the message');
   }
   if (definition.notFound) responses[404] = error('Unknown id');
+  if (definition.conflict) responses[409] = error('Its state forbids it (named in the message)');
+  if (definition.bodyLimit) {
+    responses[413] = error(
+      `\`too_large\`: more items than one request may carry, or over ${definition.bodyLimit}`,
+    );
+  }
   if (definition.optionalPart) {
     responses[501] = error('`not_available`: this process was started without that part');
   }

@@ -79,6 +79,10 @@ export { readCsvExpectations } from './import/read-csv-expectations.ts';
 export { readJsonlExpectations } from './import/read-jsonl-expectations.ts';
 export { ExpectationFileError, type SourceRow } from './import/source-row.ts';
 
+// Ops door (the API and the dashboard)
+export { listBreaks, type ListBreaksFilter } from './list-breaks.ts';
+export { expectationCounts, type ExpectationCounts } from './expectation-counts.ts';
+
 // Matching
 export { matchExpectations, DEFAULT_MATCH_OPTIONS } from './matching/match-engine.ts';
 export {

@@ -49,7 +49,7 @@ export interface BulkResolution {
   readonly dryRun: boolean;
 }
 
-/** The select of a break with its expectation's merchant id (the reads for the books use it). */
+/** Breaks with their expectation's id, as every list of breaks selects them. */
 export function breakQuery(db: Executor) {
   return db
     .selectFrom('expectation_breaks as b')

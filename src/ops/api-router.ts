@@ -37,6 +37,7 @@ import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES, type OptionalPart } from './ops-
 import { expressPathOf, OPS_ROUTES, type OpsOperationId } from './ops-routes.ts';
 import { serveReceiptHtml } from './serve-receipt.ts';
 import { endpointHandlers } from './endpoints-api.ts';
+import { expectationHandlers } from './expectations-api.ts';
 import { exportContentType } from './export-content-type.ts';
 
 function query<T extends z.ZodObject>(schema: T, request: Request): z.output<T> {
@@ -88,6 +89,7 @@ function apiHandlers(
     };
   return {
     ...endpointHandlers(deps),
+    ...expectationHandlers(deps),
     getItem: async (request, response) => {
       const { id } = parseParameters(idParam, request.params, 'path');
       const item = await readItem(ctx, id);
@@ -207,6 +209,30 @@ export function createApiRouter(deps: ResolvedOpsDependencies, ctx: OpsReadConte
       }
     }
   };
+  // A batch route parses its own bigger body first; the 16 kB parser then leaves it alone.
+  for (const definition of OPS_ROUTES) {
+    if (!definition.bodyLimit) continue;
+    const limit = definition.bodyLimit;
+    const parse = express.json({ limit });
+    router[definition.method](expressPathOf(definition), (request, response, next) =>
+      parse(request, response, (error?: unknown) => {
+        if (error === undefined || error === null) return next();
+        const status = (error as { status?: unknown }).status;
+        if (status === 413) {
+          return sendOpsError(
+            response,
+            413,
+            'too_large',
+            `body: at most ${limit}: split the batch`,
+          );
+        }
+        if (typeof status === 'number' && status >= 400 && status < 500) {
+          return sendOpsError(response, status, 'bad_parameter', 'body: must be valid JSON');
+        }
+        next(error);
+      }),
+    );
+  }
   router.use(express.json({ limit: '16kb' }));
   const handlers = apiHandlers(deps, ctx);
   for (const definition of OPS_ROUTES) {

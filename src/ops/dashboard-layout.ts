@@ -21,6 +21,7 @@ export const PANELS = [
   ['/pipeline', 'Pipeline'],
   ['/exports', 'Exports'],
   ['/endpoints', 'Endpoints'],
+  ['/expectations', 'Expectations'],
   ['/admin/queues', 'Queues'],
 ] as const;
 

@@ -3,8 +3,15 @@ import { createRequire } from 'node:module';
 import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Executor } from '../db/index.ts';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { resolveDiscrepancy } from '../ledger/index.ts';
+import {
+  ExpectationError,
+  resolveBreak,
+  resolveExpectation,
+  type ExpectationContext,
+} from '../expectations/index.ts';
 import { disableEndpoint, enableEndpoint, EndpointError } from '../relay/index.ts';
 import { replayInboxEvents } from '../replay/index.ts';
 import { balancesPage } from './balances.page.ts';
@@ -19,6 +26,7 @@ import { CsrfTokens } from './csrf-token.ts';
 import { page, type DashboardView, type PageAnswer } from './dashboard-layout.ts';
 import { endpointsPage } from './endpoints.page.ts';
 import { exportsPage } from './exports.page.ts';
+import { expectationsPage } from './expectations.page.ts';
 import { html } from './html.ts';
 import { itemPage } from './item.page.ts';
 import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
@@ -187,6 +195,7 @@ export function createDashboardRouter(
     ['/pipeline', pipelinePage],
     ['/exports', exportsPage],
     ['/endpoints', endpointsPage],
+    ['/expectations', expectationsPage],
   ];
   for (const [path, render] of pages) {
     authed.get(
@@ -279,6 +288,75 @@ export function createDashboardRouter(
         }
       }
       response.redirect(303, '/endpoints');
+    }),
+  );
+  /**
+   * The resolve forms of the Expectations page: reason required, `by` optional (`dashboard`),
+   * back to the page with its filters; a refusal of the domain is a page that says why.
+   */
+  const expectationAction = (
+    resolve: (
+      trx: Executor,
+      ctx: ExpectationContext,
+      id: string,
+      reason: string,
+      by: string,
+    ) => Promise<unknown>,
+  ) =>
+    wrap(async (request: Request, response: Response) => {
+      const body = request.body as Record<string, unknown>;
+      const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : '');
+      const ctx: ExpectationContext = { environment: deps.environment, now: deps.now };
+      try {
+        await deps.db
+          .transaction()
+          .execute((trx) =>
+            resolve(
+              trx,
+              ctx,
+              String(request.params.id),
+              text('reason'),
+              text('by').trim() || 'dashboard',
+            ),
+          );
+      } catch (error) {
+        if (!(error instanceof ExpectationError)) throw error;
+        const status = error.code === 'not_found' ? 404 : 400;
+        const message = error.message;
+        return send(
+          response,
+          status,
+          page({
+            title: 'Not resolved',
+            csrf: sessionOf(response).csrf,
+            body: html`<section>
+              <p class="verdict verdict-breaks">${message}</p>
+              <p><a href="/expectations">Back to Expectations</a></p>
+            </section>`,
+          }),
+        );
+      }
+      const back = text('back');
+      response.redirect(303, /^\/expectations(\?[^/\\]*)?$/.test(back) ? back : '/expectations');
+    });
+  authed.post(
+    '/actions/expectations/:id/resolve',
+    form,
+    requireCsrf,
+    expectationAction((trx, ctx, id, reason, by) =>
+      resolveExpectation(trx, ctx, id, { reason, by, source: 'dashboard' }),
+    ),
+  );
+  authed.post(
+    '/actions/expectation-breaks/:id/resolve',
+    form,
+    requireCsrf,
+    expectationAction((trx, ctx, id, reason, by) => {
+      const breakId = Number(id);
+      if (!Number.isSafeInteger(breakId) || breakId <= 0) {
+        throw new ExpectationError('not_found', `no break ${id}`);
+      }
+      return resolveBreak(trx, ctx, breakId, { reason, by });
     }),
   );
   router.use(authed);

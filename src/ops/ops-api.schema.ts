@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BREAK_KINDS, EXPECTATION_STATES, LISTED_BAD_ROWS } from '../expectations/index.ts';
 
 /**
  * The zod schemas of the ops API. The handlers validate requests with them and
@@ -10,11 +11,25 @@ const isoDateTime = z.iso
   .datetime()
   .meta({ description: 'ISO 8601 UTC datetime', example: '2026-11-23T09:30:00.000Z' });
 
+/** One refused item of an expectation batch (POST /api/v1/expectations). */
+export const badExpectation = z
+  .object({
+    index: z.number().int().meta({ description: 'Position in the array, from 0' }),
+    line: z.number().int().meta({ description: 'index + 1, as a file line would be numbered' }),
+    field: z.string(),
+    reason: z.string(),
+  })
+  .meta({ id: 'BadExpectation' });
+
 export const errorBody = z
   .object({
     error: z.object({
       code: z.string().meta({ example: 'bad_parameter' }),
       message: z.string().meta({ example: 'limit: must be at most 200' }),
+      bad: z
+        .array(badExpectation)
+        .optional()
+        .meta({ description: 'A refused expectation batch: its bad items (the first 20)' }),
     }),
   })
   .meta({ id: 'Error', description: 'Every error answer has this one shape' });
@@ -569,3 +584,236 @@ export const endpointReplayResult = z
     }),
   })
   .meta({ id: 'EndpointReplayResult' });
+
+// --- expectations (docs/expectations.md) ---
+
+/** The most expectations one POST may carry; a bigger batch is refused with 413. */
+export const EXPECTATION_BATCH_MAX = 10_000;
+
+export const expectationIdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(500)
+    .meta({ description: "The merchant's expectation id", example: 'order-4711' }),
+});
+
+export const expectationListQuery = pageQuery.extend({
+  state: z.enum(EXPECTATION_STATES).optional().meta({
+    description: 'Only this state (by window end); all, latest loaded first, when absent',
+  }),
+});
+
+export const breakListQuery = pageQuery.extend({
+  state: z.enum(['open', 'resolved']).optional().meta({ description: 'Only this state' }),
+  kind: z.enum(BREAK_KINDS).optional().meta({ description: 'Only this kind of break' }),
+});
+
+export const expectationImportQuery = z.object({
+  partial: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({ description: 'Load the good items even when some are bad (they are listed)' }),
+});
+
+const minorUnitsInput = z
+  .union([z.number().int().nonnegative(), z.string()])
+  .meta({ description: 'Whole minor units (2500 for 25.00 EUR)' });
+
+/** One expectation as the file format writes it (docs/expectations.md); checked by the domain. */
+export const expectationInput = z
+  .looseObject({
+    expectation_id: z.string(),
+    direction: z.enum(['in', 'out']),
+    currency: z.string().meta({ example: 'XOF' }),
+    amount: minorUnitsInput.optional(),
+    amount_min: minorUnitsInput.optional(),
+    amount_max: minorUnitsInput.optional(),
+    window_from: z
+      .string()
+      .meta({ description: 'UTC ISO time, or a date YYYY-MM-DD in the books time zone' }),
+    window_to: z.string(),
+    reference: z.string().nullable().optional(),
+    item_id: z.string().nullable().optional(),
+    counterparty: z.string().nullable().optional(),
+    purchase_reference: z.string().nullable().optional(),
+    description_pattern: z.string().nullable().optional(),
+    item_kinds: z
+      .union([z.array(z.string()), z.string()])
+      .nullable()
+      .optional(),
+    allow_split: z.union([z.boolean(), z.string()]).optional(),
+    match_group: z.string().nullable().optional(),
+    metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  })
+  .meta({
+    id: 'ExpectationInput',
+    description:
+      'One expectation, with the field names of the file format (docs/expectations.md); each is checked as a file row is',
+  });
+
+export const expectationBatchBody = z.array(expectationInput).meta({
+  id: 'ExpectationBatch',
+  description: `Up to ${EXPECTATION_BATCH_MAX} expectations; item N is "line N + 1" in the refusals`,
+});
+
+export const expectationImportBody = z
+  .object({
+    data: z.object({
+      created: z.number().int(),
+      updated: z.number().int(),
+      unchanged: z.number().int(),
+      matched: z
+        .number()
+        .int()
+        .meta({ description: 'Of the loaded items, how many are matched once loaded' }),
+      partiallyMatched: z.number().int(),
+      rows: z.number().int().meta({ description: 'Items read, good and bad' }),
+      loaded: z.boolean(),
+      badCount: z.number().int(),
+      bad: z
+        .array(badExpectation)
+        .meta({ description: `The first ${LISTED_BAD_ROWS} bad items (with partial=true)` }),
+    }),
+  })
+  .meta({ id: 'ExpectationImportResult' });
+
+export const expectationView = z
+  .looseObject({
+    expectation_id: z.string(),
+    direction: z.enum(['in', 'out']),
+    currency: z.string(),
+    amount_min: z.number().int(),
+    amount_max: z.number().int(),
+    window_from: z.string(),
+    window_to: z.string(),
+    counterparty: z.string().nullable().meta({ description: 'In full: the API is admin-only' }),
+    state: z.enum(EXPECTATION_STATES),
+    matched_amount: z.number().int(),
+    version: z.number().int(),
+    resolved_by: z.string().nullable(),
+    resolved_at: z.string().nullable(),
+    resolution_reason: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Expectation', description: 'The content as loaded, and what became of it' });
+
+export const expectationBreak = z
+  .object({
+    id: z.number().int(),
+    kind: z.enum(BREAK_KINDS),
+    expectation_id: z.string().nullable().meta({ description: 'Null for an `unexpected` item' }),
+    item_kind: z.string().nullable(),
+    item_id: z.string().nullable(),
+    difference: z.number().int().nullable().meta({ description: 'Settled minus expected' }),
+    currency: z.string().nullable(),
+    explanation: z.string(),
+    suggested_action: z.string(),
+    state: z.enum(['open', 'resolved']),
+    resolved_by: z.string().nullable(),
+    resolved_at: z.string().nullable(),
+    resolution_reason: z.string().nullable(),
+    detected_at: z.string(),
+  })
+  .meta({ id: 'ExpectationBreak' });
+
+export const expectationPage = page(expectationView, 'ExpectationPage');
+export const breakPage = page(expectationBreak, 'ExpectationBreakPage');
+
+export const expectationDetailBody = z
+  .object({
+    data: z.object({
+      expectation: expectationView,
+      history: z.array(
+        z.object({
+          version: z.number().int(),
+          change: z.string(),
+          source: z.string(),
+          actor: z.string().nullable(),
+          before: z.unknown(),
+          after: z.unknown(),
+          at: z.string(),
+        }),
+      ),
+      matches: z.array(
+        z.object({
+          item_kind: z.string(),
+          item_id: z.string(),
+          amount: z.number().int(),
+          rule: z.string(),
+          late: z.boolean(),
+          settled_at: z.string(),
+          matched_at: z.string(),
+        }),
+      ),
+      breaks: z.array(expectationBreak),
+    }),
+  })
+  .meta({ id: 'ExpectationDetail' });
+
+const manualResolution = {
+  reason: z
+    .string({ error: 'is required: say why, it is kept with who and when' })
+    .meta({ description: 'Why (required, at most 1000 characters); kept verbatim' }),
+  by: z
+    .string()
+    .max(200, 'must be at most 200 characters')
+    .optional()
+    .meta({ description: 'Who resolves it; `ops-api` when absent' }),
+};
+
+export const expectationResolveBody = z
+  .strictObject(manualResolution)
+  .meta({ id: 'ExpectationResolveRequest' });
+
+export const expectationResolvedBody = z
+  .object({
+    data: z.object({
+      outcome: z.enum(['resolved', 'already_resolved']),
+      expectation: expectationView,
+      breaksResolved: z.number().int().meta({ description: 'Its open breaks, resolved with it' }),
+    }),
+  })
+  .meta({ id: 'ExpectationResolved' });
+
+export const breakResolveBody = z
+  .strictObject({
+    kind: z.enum(BREAK_KINDS).meta({ description: 'Open breaks of this kind' }),
+    maxDifference: z
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .nonnegative('must not be negative')
+      .optional()
+      .meta({
+        description: 'Only breaks whose difference is at most this, either way (minor units)',
+      }),
+    currency: z
+      .string()
+      .regex(/^[A-Za-z]{3}$/, 'must be a currency code such as XOF')
+      .optional(),
+    from: isoDateTime.optional().meta({ description: 'Detected at or after' }),
+    to: isoDateTime.optional().meta({ description: 'Detected before' }),
+    dryRun: z.boolean().optional().meta({ description: 'Only list what would be resolved' }),
+    ...manualResolution,
+  })
+  .meta({ id: 'BreakResolveRequest', description: 'Every open break the filter selects' });
+
+export const breakResolvedBody = z
+  .object({
+    data: z.object({
+      count: z.number().int(),
+      breaks: z.array(expectationBreak),
+      dryRun: z.boolean(),
+    }),
+  })
+  .meta({ id: 'BreaksResolved' });
+
+export const oneBreakResolvedBody = z
+  .object({
+    data: z.object({
+      outcome: z.enum(['resolved', 'already_resolved']),
+      break: expectationBreak,
+    }),
+  })
+  .meta({ id: 'BreakResolved' });

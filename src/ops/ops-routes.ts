@@ -18,6 +18,20 @@ import {
   endpointReplayBody,
   endpointReplayResult,
   endpointRotatedBody,
+  breakListQuery,
+  breakPage,
+  breakResolveBody,
+  breakResolvedBody,
+  oneBreakResolvedBody,
+  expectationBatchBody,
+  expectationDetailBody,
+  expectationIdParam,
+  expectationImportBody,
+  expectationImportQuery,
+  expectationListQuery,
+  expectationPage,
+  expectationResolveBody,
+  expectationResolvedBody,
   exportFileParam,
   exportPage,
   exportQuery,
@@ -61,6 +75,13 @@ export interface OpsRouteDefinition {
    * directory, the alert runtime): then it answers 501 `not_available`.
    */
   readonly optionalPart?: boolean;
+  /** Whether 409 (the target's state forbids it) is a documented answer. */
+  readonly conflict?: boolean;
+  /**
+   * A route that takes a bigger JSON body than the 16 kB of the others (a batch): its own
+   * limit, and 413 is a documented answer.
+   */
+  readonly bodyLimit?: string;
 }
 
 /** Where the ops API is mounted; every path of the table starts with it. */
@@ -352,6 +373,78 @@ const routes = [
     params: endpointIdParam,
     body: endpointReplayBody,
     response: endpointReplayResult,
+    notFound: true,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/expectations',
+    operationId: 'listExpectations',
+    tag: 'expectations',
+    summary: 'Expectations: of one state by window end, or all, latest loaded first',
+    query: expectationListQuery,
+    response: expectationPage,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/expectations',
+    operationId: 'importExpectations',
+    tag: 'expectations',
+    summary:
+      'Load a batch of up to 10,000 expectations (idempotent by expectation_id); all or nothing unless partial=true',
+    query: expectationImportQuery,
+    body: expectationBatchBody,
+    response: expectationImportBody,
+    bodyLimit: '32mb',
+  },
+  {
+    method: 'get',
+    path: '/api/v1/expectations/{id}',
+    operationId: 'getExpectation',
+    tag: 'expectations',
+    summary: 'One expectation with its history, matches and breaks',
+    params: expectationIdParam,
+    response: expectationDetailBody,
+    notFound: true,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/expectations/{id}/resolve',
+    operationId: 'resolveExpectation',
+    tag: 'expectations',
+    summary: 'Resolve an expectation by hand, with its open breaks (who, when and why kept)',
+    params: expectationIdParam,
+    body: expectationResolveBody,
+    response: expectationResolvedBody,
+    notFound: true,
+    conflict: true,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/expectation-breaks',
+    operationId: 'listExpectationBreaks',
+    tag: 'expectations',
+    summary: 'Breaks of the expectations, newest first, each with its explanation',
+    query: breakListQuery,
+    response: breakPage,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/expectation-breaks/resolve',
+    operationId: 'resolveExpectationBreaks',
+    tag: 'expectations',
+    summary: 'Resolve by hand every open break of a kind and filter (or list them: dryRun)',
+    body: breakResolveBody,
+    response: breakResolvedBody,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/expectation-breaks/{id}/resolve',
+    operationId: 'resolveExpectationBreak',
+    tag: 'expectations',
+    summary: 'Resolve one break by hand, by its number (who, when and why kept)',
+    params: numericIdParam,
+    body: expectationResolveBody,
+    response: oneBreakResolvedBody,
     notFound: true,
   },
 ] as const satisfies readonly OpsRouteDefinition[];
