@@ -1,54 +1,24 @@
-import type {
-  ExpectationBreakKind,
-  ExpectationDirection,
-  ExpectationState,
-} from '../expectations.tables.ts';
+import type { ExpectationBreakKind, ExpectationState } from '../expectations.tables.ts';
+import type { SettledItemKind, SettledLedgerItem } from '../../ledger/index.ts';
+import type { ExpectationContent } from '../expectation-input.ts';
 
 // The matching engine's words (docs/expectations.md, "Matching"): plain objects, no database.
 
-export type MatchItemKind = 'payment_intent' | 'transfer' | 'refund' | 'payment_refund';
+export type MatchItemKind = SettledItemKind;
 export type MatchRule = 'id' | 'reference' | 'amount_window';
 
-/** One expectation as the engine sees it: the row's matching fields. */
-export interface MatchableExpectation {
+/**
+ * One expectation as the engine sees it: the merchant's content (without its metadata, which
+ * never decides a match), its row id and its state.
+ */
+export type MatchableExpectation = Omit<ExpectationContent, 'metadata'> & {
   /** expectations.id */
   readonly id: number;
-  /** The merchant's own id. */
-  readonly expectation_id: string;
-  readonly direction: ExpectationDirection;
-  /** Kinds that may pay it; null: every kind of its direction. */
-  readonly item_kinds: readonly string[] | null;
-  readonly currency: string;
-  /** Integer minor units; an exact amount has min = max. */
-  readonly amount_min: number;
-  readonly amount_max: number;
-  readonly window_from: string;
-  readonly window_to: string;
-  readonly reference: string | null;
-  readonly item_id: string | null;
-  readonly counterparty: string | null;
-  readonly purchase_reference: string | null;
-  readonly description_pattern: string | null;
-  readonly allow_split: boolean;
-  readonly match_group: string | null;
   readonly state: ExpectationState;
-}
+};
 
-/** One settled item of the mirror (see SettledLedgerItem in src/ledger). */
-export interface SettledItem {
-  readonly kind: MatchItemKind;
-  readonly id: string;
-  readonly direction: ExpectationDirection;
-  readonly currency: string;
-  readonly amount: number;
-  readonly settledAt: string;
-  readonly reference: string | null;
-  readonly purchaseReference: string | null;
-  readonly counterparty: string | null;
-  readonly description: string | null;
-  readonly originalId: string | null;
-  readonly status: string;
-}
+/** One settled item of the mirror, as the ledger reads it. */
+export type SettledItem = SettledLedgerItem;
 
 /** `off`, or the directions whose unclaimed settled items are `unexpected`. */
 export type AllExpectedOption = 'off' | 'in' | 'out' | 'both';
