@@ -1,6 +1,5 @@
 import { pipeline } from 'node:stream/promises';
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
-import type { z } from 'zod';
 import { replayInboxEvents } from '../replay/index.ts';
 import { discrepancyExists, resolveDiscrepancy } from '../ledger/index.ts';
 import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
@@ -15,12 +14,7 @@ import {
   replayBody,
   resourceQuery,
 } from './ops-api.schema.ts';
-import {
-  BadParameterError,
-  parseParameters,
-  refuseUnknownQuery,
-  sendOpsError,
-} from './ops-errors.ts';
+import { BadParameterError, parseParameters, sendOpsError } from './ops-errors.ts';
 import {
   readBalances,
   readItem,
@@ -32,26 +26,14 @@ import {
   publicRecord,
   type OpsReadContext,
 } from './ops-queries.ts';
-import { decodeCursor, pageOf } from './page-cursor.ts';
+import { pageOf } from './page-cursor.ts';
+import { offsetOf, query } from './request-query.ts';
 import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES, type OptionalPart } from './ops-features.ts';
 import { expressPathOf, OPS_ROUTES, type OpsOperationId } from './ops-routes.ts';
 import { serveReceiptHtml } from './serve-receipt.ts';
 import { endpointHandlers } from './endpoints-api.ts';
 import { expectationHandlers } from './expectations-api.ts';
 import { exportContentType } from './export-content-type.ts';
-
-function query<T extends z.ZodObject>(schema: T, request: Request): z.output<T> {
-  const raw = request.query as Record<string, unknown>;
-  refuseUnknownQuery(raw, Object.keys(schema.shape));
-  return parseParameters(schema, raw, 'query');
-}
-
-function offsetOf(cursor: string | undefined): number {
-  const offset = decodeCursor(cursor);
-  if (offset === undefined)
-    throw new BadParameterError('cursor', 'must be a nextCursor of an earlier answer');
-  return offset;
-}
 
 function notAvailable(response: Response, feature: OptionalPart): void {
   sendOpsError(response, 501, 'not_available', NOT_AVAILABLE_MESSAGES[feature]);

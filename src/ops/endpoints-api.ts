@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express';
-import type { z } from 'zod';
 import {
   addEndpoint,
   deleteEndpoint,
@@ -23,13 +22,9 @@ import {
   pendingQuery,
 } from './ops-api.schema.ts';
 import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
-import {
-  BadParameterError,
-  parseParameters,
-  refuseUnknownQuery,
-  sendOpsError,
-} from './ops-errors.ts';
-import { decodeCursor, pageOf } from './page-cursor.ts';
+import { parseParameters, sendOpsError } from './ops-errors.ts';
+import { pageOf } from './page-cursor.ts';
+import { offsetOf, query } from './request-query.ts';
 
 type Handler = (request: Request, response: Response) => Promise<void>;
 
@@ -55,19 +50,6 @@ const FIELDS: Record<string, string> = {
   '--type': 'types',
   '--event': 'event',
 };
-
-function query<T extends z.ZodObject>(schema: T, request: Request): z.output<T> {
-  const raw = request.query as Record<string, unknown>;
-  refuseUnknownQuery(raw, Object.keys(schema.shape));
-  return parseParameters(schema, raw, 'query');
-}
-
-function offsetOf(cursor: string | undefined): number {
-  const offset = decodeCursor(cursor);
-  if (offset === undefined)
-    throw new BadParameterError('cursor', 'must be a nextCursor of an earlier answer');
-  return offset;
-}
 
 function idOf(request: Request): string {
   return parseParameters(endpointIdParam, request.params, 'path').id;

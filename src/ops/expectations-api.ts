@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express';
-import type { z } from 'zod';
 import {
   ExpectationError,
   importExpectations,
@@ -24,13 +23,9 @@ import {
   numericIdParam,
 } from './ops-api.schema.ts';
 import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
-import {
-  BadParameterError,
-  parseParameters,
-  refuseUnknownQuery,
-  sendOpsError,
-} from './ops-errors.ts';
-import { decodeCursor, pageOf } from './page-cursor.ts';
+import { BadParameterError, parseParameters, sendOpsError } from './ops-errors.ts';
+import { pageOf } from './page-cursor.ts';
+import { offsetOf, query } from './request-query.ts';
 
 type Handler = (request: Request, response: Response) => Promise<void>;
 
@@ -46,19 +41,6 @@ export type ExpectationOperationId =
 
 /** Who a resolution is by when the request does not say. */
 const API_ACTOR = 'ops-api';
-
-function query<T extends z.ZodObject>(schema: T, request: Request): z.output<T> {
-  const raw = request.query as Record<string, unknown>;
-  refuseUnknownQuery(raw, Object.keys(schema.shape));
-  return parseParameters(schema, raw, 'query');
-}
-
-function offsetOf(cursor: string | undefined): number {
-  const offset = decodeCursor(cursor);
-  if (offset === undefined)
-    throw new BadParameterError('cursor', 'must be a nextCursor of an earlier answer');
-  return offset;
-}
 
 /** The domain's messages name the CLI's flags; the API names its fields. */
 function apiMessage(message: string): string {
