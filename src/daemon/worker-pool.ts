@@ -1,9 +1,9 @@
-import { Worker, type Job } from 'bullmq';
+import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Component } from '../lifecycle/index.ts';
 import { observeJobs } from '../metrics/index.ts';
-import { QueueName } from '../queues/index.ts';
+import { ClosableWorker, QueueName } from '../queues/index.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each queue carries its own data type
 type Processor = (job: Job<any>) => Promise<unknown>;
@@ -39,7 +39,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const workers: Worker[] = [];
   const { logger } = options;
   const make = (queue: string, processor: Processor, concurrency: number) => {
-    const worker = new Worker(queue, processor, {
+    const worker = new ClosableWorker(queue, processor, {
       connection: options.connection,
       prefix: options.prefix,
       concurrency,

@@ -22,3 +22,4 @@ export {
   createRedisConnection,
   RedisPolicyError,
 } from './redis-connection.ts';
+export { ClosableRedisConnection, ClosableWorker } from './closable.ts';

@@ -1,4 +1,5 @@
 import { Queue, type JobsOptions } from 'bullmq';
+import { ClosableRedisConnection } from './closable.ts';
 import type { Redis } from 'ioredis';
 import {
   JobName,
@@ -86,16 +87,18 @@ export function createQueues(settings: QueueSettings): Queues {
     prefix,
     defaultJobOptions: DEFAULT_JOB_OPTIONS,
   };
-  const ingest = new Queue<IngestJobData>(QueueName.ingest, common);
-  const sync = new Queue<SyncQueueJobData>(QueueName.sync, common);
-  const followUp = new Queue<FollowUpQueueData>(QueueName.followUp, {
-    ...common,
-    defaultJobOptions: FOLLOW_UP_JOB_OPTIONS,
-  });
-  const scheduled = new Queue<ScheduledJobData>(QueueName.scheduled, {
-    ...common,
-    defaultJobOptions: SCHEDULED_JOB_OPTIONS,
-  });
+  const ingest = new Queue<IngestJobData>(QueueName.ingest, common, ClosableRedisConnection);
+  const sync = new Queue<SyncQueueJobData>(QueueName.sync, common, ClosableRedisConnection);
+  const followUp = new Queue<FollowUpQueueData>(
+    QueueName.followUp,
+    { ...common, defaultJobOptions: FOLLOW_UP_JOB_OPTIONS },
+    ClosableRedisConnection,
+  );
+  const scheduled = new Queue<ScheduledJobData>(
+    QueueName.scheduled,
+    { ...common, defaultJobOptions: SCHEDULED_JOB_OPTIONS },
+    ClosableRedisConnection,
+  );
   const all = [ingest, sync, followUp, scheduled];
   for (const queue of all) queue.on('error', () => undefined);
   return {

@@ -1,0 +1,64 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWorkerPool } from '../../src/daemon/worker-pool.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createQueues, createRedisConnection } from '../../src/queues/index.ts';
+import { closedPort } from '../support/run-cli.ts';
+
+/**
+ * A receiver or daemon stopped while Redis is down must stop cleanly. BullMQ re-emits a failed
+ * start-up of a queue's connection as an 'error' event; after `close()` has removed every
+ * listener that emit throws inside a promise handler, so ending the connection a moment later
+ * (while it retries) left one unhandled rejection, `connect ECONNREFUSED`, per queue: in
+ * Node, a crash at shutdown, and in CI four "failed" tests under load.
+ */
+const rejections: unknown[] = [];
+const record = (reason: unknown) => rejections.push(reason);
+
+afterEach(() => {
+  process.off('unhandledRejection', record);
+  rejections.length = 0;
+});
+
+async function settle(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 300));
+}
+
+describe('closing the queues and workers while Redis is down', () => {
+  it('leaves no unhandled rejection when the queues close and the connection ends mid-retry', async () => {
+    process.on('unhandledRejection', record);
+    const redis = createRedisConnection(`redis://127.0.0.1:${await closedPort()}`, 'producer');
+    const queues = createQueues({ connection: redis, prefix: 'close-while-down' });
+    await new Promise((resolve) => redis.once('error', resolve));
+    await new Promise((resolve) => redis.once('connecting', resolve));
+    await queues.close();
+    redis.disconnect();
+    await settle();
+    expect(rejections.map(String)).toEqual([]);
+  });
+
+  it('leaves no unhandled rejection when a worker pool that never got Redis stops', async () => {
+    process.on('unhandledRejection', record);
+    const redis = createRedisConnection(`redis://127.0.0.1:${await closedPort()}`, 'worker');
+    const pool = createWorkerPool({
+      connection: redis,
+      prefix: 'close-while-down',
+      concurrency: 1,
+      lockMs: 30_000,
+      processors: {
+        ingest: async () => undefined,
+        sync: async () => undefined,
+        followUp: async () => undefined,
+        scheduled: async () => undefined,
+      },
+      logger: createLogger({ level: 'silent', pretty: false }),
+    });
+    // start() waits for Redis, which never answers; stop() is what a SIGTERM then does.
+    void pool.start().catch(() => undefined);
+    await new Promise((resolve) => redis.once('error', resolve));
+    await new Promise((resolve) => redis.once('connecting', resolve));
+    await pool.stop();
+    redis.disconnect();
+    await settle();
+    expect(rejections.map(String)).toEqual([]);
+  });
+});
