@@ -8,3 +8,4 @@ export { startDaemon, type RunningDaemon } from './start-daemon.ts';
 export { openCheckedRedis, openMigratedDatabase } from './preflight.ts';
 export { StartupError } from '../lifecycle/index.ts';
 export { tickSlot } from './scheduler.ts';
+export { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from './worker-pool.ts';

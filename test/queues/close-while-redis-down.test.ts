@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWorkerPool } from '../../src/daemon/worker-pool.ts';
+import { createWorkerPool } from '../../src/daemon/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createQueues, createRedisConnection } from '../../src/queues/index.ts';
 import { closedPort } from '../support/run-cli.ts';
