@@ -43,6 +43,7 @@ export function createOpsRouter(options: OpsDependencies): Router {
     timeZone: deps.timeZone,
     logger: deps.logger,
     now: deps.now,
+    ...(deps.expectations ? { expectationBreakVerdict: deps.expectations.breakVerdict } : {}),
   };
   const router = Router();
   router.use(OPS_API_BASE, (request: Request, response: Response, next: NextFunction) => {

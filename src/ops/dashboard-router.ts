@@ -306,7 +306,11 @@ export function createDashboardRouter(
     wrap(async (request: Request, response: Response) => {
       const body = request.body as Record<string, unknown>;
       const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : '');
-      const ctx: ExpectationContext = { environment: deps.environment, now: deps.now };
+      const ctx: ExpectationContext = {
+        environment: deps.environment,
+        now: deps.now,
+        ...(deps.expectations ? { allExpected: deps.expectations.allExpected } : {}),
+      };
       try {
         await deps.db
           .transaction()

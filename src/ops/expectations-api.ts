@@ -89,7 +89,11 @@ function badItem(row: BadRow) {
 export function expectationHandlers(
   deps: ResolvedOpsDependencies,
 ): Record<ExpectationOperationId, Handler> {
-  const ctx: ExpectationContext = { environment: deps.environment, now: deps.now };
+  const ctx: ExpectationContext = {
+    environment: deps.environment,
+    now: deps.now,
+    ...(deps.expectations ? { allExpected: deps.expectations.allExpected } : {}),
+  };
   const handlers: Record<ExpectationOperationId, Handler> = {
     listExpectations: async (request, response) => {
       const q = query(expectationListQuery, request);

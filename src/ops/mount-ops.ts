@@ -58,6 +58,7 @@ export function mountOps(options: {
     receiptsDir: config.receipts.dir,
     exportsDir: config.exports.dir,
     relay: config.relay,
+    expectations: config.expectations,
     ...(options.alerts ? { alerts: options.alerts } : {}),
     ...(options.features ? { features: options.features } : {}),
   });

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AlertRuntime } from '../alerts/index.ts';
-import type { RelaySettings } from '../config/index.ts';
+import type { ExpectationSettings, RelaySettings } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import type { Clock } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
@@ -34,6 +34,12 @@ export interface OpsDependencies {
    * @defaultValue {@link STRICT_RELAY_RULES}
    */
   readonly relay?: Pick<RelaySettings, 'allowHttp' | 'allowedHosts' | 'timeoutMs'>;
+  /**
+   * PAYSYNC_EXPECTATIONS_ALL_EXPECTED for the matching that runs when expectations are loaded
+   * over HTTP, and PAYSYNC_EXPECTATIONS_BREAK_VERDICT for a day's report computed on the spot,
+   * so both agree with the CLI and the daemon. @defaultValue `off` and `['missing']`
+   */
+  readonly expectations?: Pick<ExpectationSettings, 'allExpected' | 'breakVerdict'>;
   /** Set the cookie's Secure flag (behind HTTPS). @defaultValue false */
   readonly secureCookie?: boolean;
 }

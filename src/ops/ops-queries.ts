@@ -32,6 +32,8 @@ export interface OpsReadContext {
   readonly logger: Logger;
   /** The process's clock: a report computed on the spot is as of now. */
   readonly now: Clock;
+  /** PAYSYNC_EXPECTATIONS_BREAK_VERDICT, for a report computed on the spot. */
+  readonly expectationBreakVerdict?: readonly string[];
 }
 
 export interface ResourceFilter {
@@ -189,6 +191,9 @@ export async function readReport(ctx: OpsReadContext, day: string) {
     day,
     timeZone: ctx.timeZone,
     now: ctx.now(),
+    ...(ctx.expectationBreakVerdict
+      ? { expectationBreakVerdict: ctx.expectationBreakVerdict }
+      : {}),
   });
   return { data: report, stored: false };
 }
