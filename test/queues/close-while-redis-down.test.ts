@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorkerPool } from '../../src/daemon/index.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -19,25 +20,28 @@ afterEach(() => {
   rejections.length = 0;
 });
 
-async function settle(): Promise<void> {
+/**
+ * Waits until the connection, refused once, is trying again; then closes what was built on it
+ * and ends the connection, as a shutdown does; and returns the rejections nobody handled.
+ */
+async function closeMidRetry(redis: Redis, close: () => Promise<void>): Promise<string[]> {
+  process.on('unhandledRejection', record);
+  await new Promise((resolve) => redis.once('error', resolve));
+  await new Promise((resolve) => redis.once('connecting', resolve));
+  await close();
+  redis.disconnect();
   await new Promise((resolve) => setTimeout(resolve, 300));
+  return rejections.map(String);
 }
 
 describe('closing the queues and workers while Redis is down', () => {
   it('leaves no unhandled rejection when the queues close and the connection ends mid-retry', async () => {
-    process.on('unhandledRejection', record);
     const redis = createRedisConnection(`redis://127.0.0.1:${await closedPort()}`, 'producer');
     const queues = createQueues({ connection: redis, prefix: 'close-while-down' });
-    await new Promise((resolve) => redis.once('error', resolve));
-    await new Promise((resolve) => redis.once('connecting', resolve));
-    await queues.close();
-    redis.disconnect();
-    await settle();
-    expect(rejections.map(String)).toEqual([]);
+    expect(await closeMidRetry(redis, () => queues.close())).toEqual([]);
   });
 
   it('leaves no unhandled rejection when a worker pool that never got Redis stops', async () => {
-    process.on('unhandledRejection', record);
     const redis = createRedisConnection(`redis://127.0.0.1:${await closedPort()}`, 'worker');
     const pool = createWorkerPool({
       connection: redis,
@@ -54,11 +58,6 @@ describe('closing the queues and workers while Redis is down', () => {
     });
     // start() waits for Redis, which never answers; stop() is what a SIGTERM then does.
     void pool.start().catch(() => undefined);
-    await new Promise((resolve) => redis.once('error', resolve));
-    await new Promise((resolve) => redis.once('connecting', resolve));
-    await pool.stop();
-    redis.disconnect();
-    await settle();
-    expect(rejections.map(String)).toEqual([]);
+    expect(await closeMidRetry(redis, () => pool.stop())).toEqual([]);
   });
 });
