@@ -16,6 +16,7 @@ import * as m0015 from './0015_relay.ts';
 import * as m0016 from './0016_inbox_indexes.ts';
 import * as m0017 from './0017_refunds_kind_updated_at.ts';
 import * as m0018 from './0018_expectations.ts';
+import * as m0019 from './0019_relay_pending_age.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the folder at run time) so
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0016_inbox_indexes': m0016,
   '0017_refunds_kind_updated_at': m0017,
   '0018_expectations': m0018,
+  '0019_relay_pending_age': m0019,
 };

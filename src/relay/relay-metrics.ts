@@ -45,9 +45,10 @@ export const relayOldestPendingSeconds =
   });
 
 /**
- * Reads the oldest pending delivery of each endpoint and sets the gauge. One probe of
- * `relay_deliveries_endpoint_state` (endpoint_id, state, created_at) per endpoint: the cost
- * does not grow with the deliveries.
+ * Reads the oldest pending delivery of each endpoint and sets the gauge: per endpoint, a walk
+ * of `relay_deliveries_pending_age` (created_at, pending deliveries only) from the oldest until
+ * one of that endpoint; delivered ones are not in that index, so the cost does not grow with
+ * the delivery log (migration 0019).
  */
 export async function refreshOldestPending(db: Executor, now: Date): Promise<void> {
   const rows = await db
