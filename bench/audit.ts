@@ -34,8 +34,10 @@ import {
   type BooksCount,
   type BooksOptions,
 } from '../test/support/seed-books.ts';
+import { benchCli } from './bench-cli.ts';
 
 const TARGET_SECONDS = 30;
+benchCli(import.meta.filename);
 const { values } = parseArgs({
   options: {
     items: { type: 'string', default: '100000' },

@@ -18,7 +18,9 @@ import { createLogger } from '../src/logger.ts';
 import { runBackfill } from '../src/polling/index.ts';
 import { createUpstreamClient } from '../src/upstream/index.ts';
 import { appendPerformanceRow } from './performance-doc.ts';
+import { benchCli } from './bench-cli.ts';
 
+benchCli(import.meta.filename);
 const { values } = parseArgs({
   options: {
     items: { type: 'string' },

@@ -33,7 +33,9 @@ import {
 } from '../test/support/seed-books.ts';
 import { waitForHealth } from '../test/support/wait-for-health.ts';
 import { appendPerformanceRow } from './performance-doc.ts';
+import { benchCli } from './bench-cli.ts';
 
+benchCli(import.meta.filename);
 const { values } = parseArgs({
   options: {
     database: { type: 'string' },

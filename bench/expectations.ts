@@ -17,7 +17,9 @@ import { createDatabase, migrateToLatest } from '../src/db/index.ts';
 import { matchAllExpectations } from '../src/expectations/index.ts';
 import { insertRows, type Row } from '../test/support/seed-books.ts';
 import { appendPerformanceRow } from './performance-doc.ts';
+import { benchCli } from './bench-cli.ts';
 
+benchCli(import.meta.filename);
 const { values } = parseArgs({
   options: {
     count: { type: 'string', default: '100000' },

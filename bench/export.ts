@@ -25,7 +25,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import { chooseEntry } from '../bin/entry.js';
 import { createDatabase, migrateToLatest } from '../src/db/index.ts';
 import type { ExportFormat } from '../src/exports/index.ts';
+import { benchCli } from './bench-cli.ts';
 
+benchCli(import.meta.filename);
 const { values } = parseArgs({
   options: {
     lines: { type: 'string', default: '1000000' },

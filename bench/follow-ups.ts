@@ -21,7 +21,9 @@ import { createDatabase, migrateToLatest } from '../src/db/index.ts';
 import { createLogger } from '../src/logger.ts';
 import { dispatchOutbox } from '../src/outbox/index.ts';
 import { createQueues, QueueName } from '../src/queues/index.ts';
+import { benchCli } from './bench-cli.ts';
 
+benchCli(import.meta.filename);
 const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '5000' },

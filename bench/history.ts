@@ -31,7 +31,9 @@ import {
   insertChunk,
   insertRows,
 } from '../test/support/seed-books.ts';
+import { benchCli } from './bench-cli.ts';
 
+benchCli(import.meta.filename);
 const { values } = parseArgs({
   options: {
     dialect: { type: 'string', default: 'sqlite' },

@@ -19,7 +19,9 @@ import { Redis } from 'ioredis';
 import { createDatabase } from '../src/db/index.ts';
 import { freePort } from '../src/lifecycle/index.ts';
 import { createQueues } from '../src/queues/index.ts';
+import { benchCli } from './bench-cli.ts';
 
+benchCli(import.meta.filename);
 const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },

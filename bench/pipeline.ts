@@ -47,7 +47,9 @@ import { generateApiKey, generateMerchantId, generateWebhookSecret } from '../sr
 import { createUpstreamClient } from '../src/upstream/index.ts';
 import { appendPerformanceRow } from './performance-doc.ts';
 import { runSoak } from './pipeline-soak.ts';
+import { benchCli } from './bench-cli.ts';
 
+benchCli(import.meta.filename);
 const { values } = parseArgs({
   options: {
     items: { type: 'string' },

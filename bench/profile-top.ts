@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchCli } from './bench-cli.ts';
 
 interface ProfileNode {
   id: number;
@@ -20,6 +21,7 @@ interface Profile {
   timeDeltas: number[];
 }
 
+benchCli(import.meta.filename);
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: { top: { type: 'string', default: '15' } },

@@ -26,7 +26,9 @@ import { systemClock } from '../src/lifecycle/index.ts';
 import { createLogger } from '../src/logger.ts';
 import { createRelayDeliverer, newEndpointSecret } from '../src/relay/index.ts';
 import { appendPerformanceRow } from './performance-doc.ts';
+import { benchCli } from './bench-cli.ts';
 
+benchCli(import.meta.filename);
 const { values } = parseArgs({
   options: {
     events: { type: 'string', default: '2000' },

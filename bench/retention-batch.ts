@@ -18,7 +18,9 @@ import { loadConfig } from '../src/config/index.ts';
 import { createDatabase, migrateToLatest, type DatabaseHandle } from '../src/db/index.ts';
 import { insertInboxEvents, type NewInboxEvent } from '../src/inbox/index.ts';
 import { pruneTables } from '../src/retention/index.ts';
+import { benchCli } from './bench-cli.ts';
 
+benchCli(import.meta.filename);
 const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '100000' },

@@ -42,7 +42,9 @@ import autocannon from 'autocannon';
 import pLimit from 'p-limit';
 import { createUpstreamClient } from '../src/upstream/index.ts';
 import { appendPerformanceRow } from './performance-doc.ts';
+import { benchCli } from './bench-cli.ts';
 
+benchCli(import.meta.filename);
 const { values } = parseArgs({
   options: {
     items: { type: 'string' },

@@ -14,7 +14,9 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
 import { createUpstreamClient, type UpstreamClientOptions } from '../src/upstream/index.ts';
+import { benchCli } from './bench-cli.ts';
 
+benchCli(import.meta.filename);
 const { values } = parseArgs({
   options: {
     items: { type: 'string', default: '2000' },
