@@ -1,5 +1,5 @@
 import type { Executor } from '../db/index.ts';
-import type { InboxStatus } from './inbox.table.ts';
+import { INBOX_STATUSES, type InboxStatus } from './inbox.table.ts';
 
 /** A webhook in the inbox that named the resource (by id or by reference). */
 export interface InboxEventSummary {
@@ -137,6 +137,10 @@ export async function inboxCountSince(
     const row = await db
       .selectFrom('webhook_inbox')
       .select((eb) => eb.fn.countAll<number>().as('n'))
+      // Every status, named: the index (status, received_at) is then read from `since` in
+      // each status; without it PostgreSQL read all of that index (6 million entries on a
+      // year of books: 280 ms for the dashboard's pipeline page, against 0.1 ms).
+      .where('status', 'in', INBOX_STATUSES)
       .where('received_at', '>=', since)
       .executeTakeFirst();
     return Number(row?.n ?? 0);

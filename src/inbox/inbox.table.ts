@@ -1,7 +1,14 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 /** Where a received webhook is in its life. */
-export type InboxStatus = 'received' | 'processing' | 'processed' | 'unclassified' | 'failed';
+export const INBOX_STATUSES = [
+  'received',
+  'processing',
+  'processed',
+  'unclassified',
+  'failed',
+] as const;
+export type InboxStatus = (typeof INBOX_STATUSES)[number];
 
 /**
  * One row per distinct webhook event the receiver accepted: the durable record that makes

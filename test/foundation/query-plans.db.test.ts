@@ -11,11 +11,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.ts';
-import { observeQueries, sqliteConnectionOf } from '../../src/db/index.ts';
+import { observeQueries, sqliteConnectionOf, type Database } from '../../src/db/index.ts';
 import type { RunningDaemon } from '../../src/daemon/index.ts';
 import { OPS_ROUTES } from '../../src/ops/index.ts';
 import { runSweep } from '../../src/polling/index.ts';
@@ -232,6 +232,18 @@ describe('query plans on a database that holds books', () => {
     if (exportsDir) await rm(exportsDir, { recursive: true, force: true });
   });
 
+  /** Each index of the schema with the name of its first column (PostgreSQL). */
+  async function leadingColumns(connection: Kysely<Database>): Promise<Map<string, string>> {
+    const { rows } = await sql<{ index: string; column: string }>`
+      select c.relname as index, a.attname as column
+      from pg_index i
+      join pg_class c on c.oid = i.indexrelid
+      join pg_namespace n on n.oid = c.relnamespace
+      join pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
+      where n.nspname = current_schema()`.execute(connection);
+    return new Map(rows.map((row) => [row.index, row.column]));
+  }
+
   async function fullScans(statement: Captured): Promise<string[]> {
     const db = fixture.database.db;
     if (testDialect() === 'sqlite') {
@@ -259,15 +271,20 @@ describe('query plans on a database that holds books', () => {
           CompiledQuery.raw(`explain (format json) ${statement.sql}`, [...statement.parameters]),
         );
         const found: string[] = [];
+        const leading = await leadingColumns(connection);
         // A Seq Scan reads the whole table; an index scan with no condition reads the whole
-        // index, unless a Limit above it stops the walk early.
+        // index, unless a Limit above it stops the walk early; so does one whose condition does
+        // not name the index's first column (PostgreSQL then checks it on every entry: a count
+        // of the last hour's inbox rows through (status, received_at) read all 6 million).
         const walk = (node: Record<string, unknown>, limited: boolean) => {
           const relation = node['Relation Name'];
           const type = node['Node Type'];
+          const cond = node['Index Cond'] as string | undefined;
+          const first = leading.get(String(node['Index Name']));
+          const unkeyed =
+            cond === undefined || (first !== undefined && !new RegExp(`\\b${first}\\b`).test(cond));
           const wholeIndex =
-            (type === 'Index Scan' || type === 'Index Only Scan') &&
-            node['Index Cond'] === undefined &&
-            !limited;
+            (type === 'Index Scan' || type === 'Index Only Scan') && unkeyed && !limited;
           if (
             (type === 'Seq Scan' || wholeIndex) &&
             typeof relation === 'string' &&
