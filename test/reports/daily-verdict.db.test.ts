@@ -1,67 +1,20 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { takeBalanceSnapshot } from '../../src/balances/index.ts';
-import { syncResource } from '../../src/reconcile/index.ts';
+import { buildDailyReport, storedVerdicts, storeVerdict } from '../../src/reports/index.ts';
+import type { SyncContext } from '../processing/support/sync-context.ts';
 import {
-  buildDailyReport,
-  storedVerdicts,
-  storeVerdict,
-  type CoverageCheck,
-} from '../../src/reports/index.ts';
-import { createSyncContext, type SyncContext } from '../processing/support/sync-context.ts';
-
-const DAY = '2026-11-20';
-const MIDNIGHT = '2026-11-21T00:00:00.000Z';
-const covered: CoverageCheck = async () => undefined;
+  covered,
+  createTransfer,
+  DAY,
+  dayContext,
+  endOfDaySnapshot,
+  MIDNIGHT,
+  syncTransfer,
+} from './support/verdict-day.ts';
 
 describe('the daily verdict', () => {
   let context: SyncContext;
   afterEach(async () => context.cleanup());
-
-  /** A simulator funded at 08:00 on DAY whose frozen clock then shows 10:00. */
-  async function dayContext(): Promise<SyncContext> {
-    context = await createSyncContext({
-      sim: {
-        startAt: new Date(`${DAY}T08:00:00.000Z`),
-        initialBalances: [{ accountType: 'transfer', currency: 'XOF', amount: 1_000_000 }],
-      },
-    });
-    context.sim.control.advance(2 * 3_600_000);
-    return context;
-  }
-
-  async function transfer(amount: number, number: string): Promise<string> {
-    const created = context.sim.control.createTransfer({ amount, destination: { number } });
-    await syncResource(
-      context.deps,
-      // Transfers are read by reference; the mirror remembers it for later syncs by id.
-      {
-        kind: 'transfer',
-        id: created.id,
-        reference: String(created.resource.reference),
-        via: 'poll',
-      },
-      { attempt: 1 },
-    );
-    return created.id;
-  }
-
-  async function sync(id: string): Promise<void> {
-    await syncResource(context.deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
-  }
-
-  async function endOfDaySnapshot(): Promise<void> {
-    const outcome = await takeBalanceSnapshot(
-      {
-        db: context.database.db,
-        upstream: context.deps.upstream,
-        logger: context.deps.logger,
-        environment: 'sandbox',
-        now: () => new Date(),
-      },
-      { at: MIDNIGHT, kind: 'end_of_day' },
-    );
-    if (!outcome.ok) throw new Error(outcome.problem);
-  }
 
   function report(now: string, coverage = covered) {
     return buildDailyReport({
@@ -75,12 +28,12 @@ describe('the daily verdict', () => {
   }
 
   it('is RECONCILED when every item is final and booked and the end-of-day balance agrees', async () => {
-    await dayContext();
-    const id = await transfer(10_000, '+221770001234');
+    context = await dayContext();
+    const id = await createTransfer(context, 10_000, '+221770001234');
     context.sim.control.advance(10_000);
-    await sync(id);
+    await syncTransfer(context, id);
     context.sim.control.advance(15 * 3_600_000);
-    await endOfDaySnapshot();
+    await endOfDaySnapshot(context);
     const day = await report('2026-11-21T01:00:00.000Z');
     expect(day.verdict).toBe('RECONCILED');
     expect(day.counts).toEqual([{ kind: 'transfer', status: 'successful', count: 1 }]);
@@ -104,10 +57,10 @@ describe('the daily verdict', () => {
   });
 
   it('shows an account the end-of-day answer omits as not in the answer, never as a service balance of 0', async () => {
-    await dayContext();
-    const id = await transfer(10_000, '+221770001234');
+    context = await dayContext();
+    const id = await createTransfer(context, 10_000, '+221770001234');
     context.sim.control.advance(10_000);
-    await sync(id);
+    await syncTransfer(context, id);
     // A manual snapshot books the opening balance, so the ledger holds service:transfer XOF.
     const opened = await takeBalanceSnapshot(
       {
@@ -154,13 +107,13 @@ describe('the daily verdict', () => {
   });
 
   it('is RECONCILED_WITH_PENDING with one young pending transfer, listed with its age', async () => {
-    await dayContext();
+    context = await dayContext();
     context.sim.control.advance(12 * 3_600_000);
-    const id = await transfer(5_000, '+221770009909');
+    const id = await createTransfer(context, 5_000, '+221770009909');
     context.sim.control.advance(10_000);
-    await sync(id);
+    await syncTransfer(context, id);
     context.sim.control.advance(2 * 3_600_000);
-    await endOfDaySnapshot();
+    await endOfDaySnapshot(context);
     const day = await report('2026-11-21T01:00:00.000Z');
     expect(day.verdict).toBe('RECONCILED_WITH_PENDING');
     expect(day.pending).toEqual([
@@ -170,12 +123,12 @@ describe('the daily verdict', () => {
   });
 
   it('is BREAKS with a stuck transfer, with a line that explains it', async () => {
-    await dayContext();
-    const id = await transfer(5_000, '+221770009909');
+    context = await dayContext();
+    const id = await createTransfer(context, 5_000, '+221770009909');
     context.sim.control.advance(10_000);
-    await sync(id);
+    await syncTransfer(context, id);
     context.sim.control.advance(15 * 3_600_000);
-    await endOfDaySnapshot();
+    await endOfDaySnapshot(context);
     const day = await report('2026-11-21T12:00:00.000Z');
     expect(day.verdict).toBe('BREAKS');
     expect(day.breaks).toEqual([
@@ -188,16 +141,16 @@ describe('the daily verdict', () => {
   });
 
   it('is INCOMPLETE when the sweep never covered the day, or no end-of-day snapshot exists', async () => {
-    await dayContext();
-    const id = await transfer(10_000, '+221770001234');
+    context = await dayContext();
+    const id = await createTransfer(context, 10_000, '+221770001234');
     context.sim.control.advance(10_000);
-    await sync(id);
+    await syncTransfer(context, id);
     const noSnapshot = await report('2026-11-21T01:00:00.000Z');
     expect(noSnapshot.verdict).toBe('INCOMPLETE');
     expect(noSnapshot.incomplete).toEqual([`no end-of-day balance snapshot as of ${MIDNIGHT}`]);
 
     context.sim.control.advance(15 * 3_600_000);
-    await endOfDaySnapshot();
+    await endOfDaySnapshot(context);
     const unswept = await report(
       '2026-11-21T01:00:00.000Z',
       async () => 'no successful sweep of transfers covered 2026-11-20',
@@ -207,13 +160,13 @@ describe('the daily verdict', () => {
   });
 
   it('is BREAKS when money moved that no item explains, naming the amount', async () => {
-    await dayContext();
-    const id = await transfer(10_000, '+221770001234');
+    context = await dayContext();
+    const id = await createTransfer(context, 10_000, '+221770001234');
     context.sim.control.advance(10_000);
-    await sync(id);
+    await syncTransfer(context, id);
     context.sim.control.fund({ accountType: 'transfer', currency: 'XOF', amount: 77_000 });
     context.sim.control.advance(15 * 3_600_000);
-    await endOfDaySnapshot();
+    await endOfDaySnapshot(context);
     const day = await report('2026-11-21T01:00:00.000Z');
     expect(day.verdict).toBe('BREAKS');
     expect(day.breaks.map((b) => b.line).join('\n')).toContain('77000 XOF');

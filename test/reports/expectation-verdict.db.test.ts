@@ -1,68 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { takeBalanceSnapshot } from '../../src/balances/index.ts';
 import { markOverdue, resolveExpectation } from '../../src/expectations/index.ts';
-import { syncResource } from '../../src/reconcile/index.ts';
-import {
-  buildDailyReport,
-  judgeClosedDays,
-  storedVerdicts,
-  type CoverageCheck,
-} from '../../src/reports/index.ts';
+import { buildDailyReport, judgeClosedDays, storedVerdicts } from '../../src/reports/index.ts';
 import { expectation } from '../expectations/match-fixtures.ts';
 import { insertExpectation } from '../expectations/support/matching-rows.ts';
-import { createSyncContext, type SyncContext } from '../processing/support/sync-context.ts';
+import type { SyncContext } from '../processing/support/sync-context.ts';
+import { covered, DAY, reconciledDay } from './support/verdict-day.ts';
 
-const DAY = '2026-11-20';
-const MIDNIGHT = '2026-11-21T00:00:00.000Z';
 const AFTER = new Date('2026-11-21T01:00:00.000Z');
-const covered: CoverageCheck = async () => undefined;
 
 describe('the daily verdict counts expectation breaks', () => {
   let context: SyncContext;
   afterEach(async () => context.cleanup());
-
-  /** A reconciled day: one transfer paid and booked, and the end-of-day snapshot agrees. */
-  async function reconciledDay(): Promise<void> {
-    context = await createSyncContext({
-      sim: {
-        startAt: new Date(`${DAY}T08:00:00.000Z`),
-        initialBalances: [{ accountType: 'transfer', currency: 'XOF', amount: 1_000_000 }],
-      },
-    });
-    context.sim.control.advance(2 * 3_600_000);
-    const created = context.sim.control.createTransfer({
-      amount: 10_000,
-      destination: { number: '+221770001234' },
-    });
-    await syncResource(
-      context.deps,
-      {
-        kind: 'transfer',
-        id: created.id,
-        reference: String(created.resource.reference),
-        via: 'poll',
-      },
-      { attempt: 1 },
-    );
-    context.sim.control.advance(10_000);
-    await syncResource(
-      context.deps,
-      { kind: 'transfer', id: created.id, via: 'poll' },
-      { attempt: 1 },
-    );
-    context.sim.control.advance(15 * 3_600_000);
-    const outcome = await takeBalanceSnapshot(
-      {
-        db: context.database.db,
-        upstream: context.deps.upstream,
-        logger: context.deps.logger,
-        environment: 'sandbox',
-        now: () => new Date(),
-      },
-      { at: MIDNIGHT, kind: 'end_of_day' },
-    );
-    if (!outcome.ok) throw new Error(outcome.problem);
-  }
 
   /** A payout of 40,000 XOF expected by noon that day and never paid: overdue at 20:00. */
   async function missingPayout(): Promise<void> {
@@ -93,7 +41,7 @@ describe('the daily verdict counts expectation breaks', () => {
   }
 
   it('is BREAKS with an open missing break, names it, and is RECONCILED once it is resolved by hand', async () => {
-    await reconciledDay();
+    context = await reconciledDay();
     await missingPayout();
 
     expect(await judge()).toEqual([{ day: DAY, verdict: 'BREAKS', previous: undefined }]);
@@ -123,7 +71,7 @@ describe('the daily verdict counts expectation breaks', () => {
   });
 
   it('only counts the break when PAYSYNC_EXPECTATIONS_BREAK_VERDICT is none', async () => {
-    await reconciledDay();
+    context = await reconciledDay();
     await missingPayout();
     const report = await buildDailyReport({
       db: context.database.db,
@@ -140,7 +88,7 @@ describe('the daily verdict counts expectation breaks', () => {
   });
 
   it('does not count a break detected on another day', async () => {
-    await reconciledDay();
+    context = await reconciledDay();
     await missingPayout();
     const report = await buildDailyReport({
       db: context.database.db,
