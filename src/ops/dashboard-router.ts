@@ -29,7 +29,7 @@ import { exportsPage } from './exports.page.ts';
 import { expectationsPage } from './expectations.page.ts';
 import { html } from './html.ts';
 import { itemPage } from './item.page.ts';
-import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
+import { expectationContextOf, type ResolvedOpsDependencies } from './ops-dependencies.ts';
 import type { OpsReadContext } from './ops-queries.ts';
 import { exportContentType } from './export-content-type.ts';
 import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES } from './ops-features.ts';
@@ -306,11 +306,7 @@ export function createDashboardRouter(
     wrap(async (request: Request, response: Response) => {
       const body = request.body as Record<string, unknown>;
       const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : '');
-      const ctx: ExpectationContext = {
-        environment: deps.environment,
-        now: deps.now,
-        ...(deps.expectations ? { allExpected: deps.expectations.allExpected } : {}),
-      };
+      const ctx = expectationContextOf(deps);
       try {
         await deps.db
           .transaction()

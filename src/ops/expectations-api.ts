@@ -9,7 +9,6 @@ import {
   resolveExpectation,
   showExpectation,
   type BadRow,
-  type ExpectationContext,
   type SourceRow,
 } from '../expectations/index.ts';
 import {
@@ -22,7 +21,7 @@ import {
   expectationResolveBody,
   numericIdParam,
 } from './ops-api.schema.ts';
-import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
+import { expectationContextOf, type ResolvedOpsDependencies } from './ops-dependencies.ts';
 import { BadParameterError, parseParameters, sendOpsError } from './ops-errors.ts';
 import { pageOf } from './page-cursor.ts';
 import { offsetOf, query } from './request-query.ts';
@@ -89,11 +88,7 @@ function badItem(row: BadRow) {
 export function expectationHandlers(
   deps: ResolvedOpsDependencies,
 ): Record<ExpectationOperationId, Handler> {
-  const ctx: ExpectationContext = {
-    environment: deps.environment,
-    now: deps.now,
-    ...(deps.expectations ? { allExpected: deps.expectations.allExpected } : {}),
-  };
+  const ctx = expectationContextOf(deps);
   const handlers: Record<ExpectationOperationId, Handler> = {
     listExpectations: async (request, response) => {
       const q = query(expectationListQuery, request);

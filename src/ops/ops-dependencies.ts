@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { AlertRuntime } from '../alerts/index.ts';
 import type { ExpectationSettings, RelaySettings } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
+import type { ExpectationContext } from '../expectations/index.ts';
 import type { Clock } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Queues } from '../queues/index.ts';
@@ -56,3 +57,12 @@ export type ResolvedOpsDependencies = OpsDependencies & {
   readonly features: OpsFeatures;
   readonly relay: NonNullable<OpsDependencies['relay']>;
 };
+
+/** The context the expectations component is called with, from the ops API or the dashboard. */
+export function expectationContextOf(deps: OpsDependencies): ExpectationContext {
+  return {
+    environment: deps.environment,
+    now: deps.now,
+    ...(deps.expectations ? { allExpected: deps.expectations.allExpected } : {}),
+  };
+}
