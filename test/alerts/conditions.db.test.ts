@@ -13,7 +13,7 @@ import { clearCredentialFailure, recordCredentialFailure } from '../../src/servi
 import { testDialect } from '../support/test-database.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
 import { alertHarness, type AlertHarness } from './support/alert-harness.ts';
-import { startHttpCollector, type HttpCollector } from './support/sink-servers.ts';
+import { slackHeaders, startHttpCollector, type HttpCollector } from './support/sink-servers.ts';
 import { until } from '../support/until.ts';
 
 let harness: AlertHarness | undefined;
@@ -27,10 +27,7 @@ afterEach(async () => {
   slack = undefined;
 });
 
-const headers = () =>
-  slack!.received.map(
-    (r) => (JSON.parse(r.body) as { blocks: { text: { text: string } }[] }).blocks[0]!.text.text,
-  );
+const headers = () => slackHeaders(slack!);
 
 /** Conditions read from state: they alert once when they become true and resolve by themselves. */
 describe(`conditions watched by the deliverer, on ${testDialect()}`, () => {

@@ -9,7 +9,7 @@ import { expectation } from '../expectations/match-fixtures.ts';
 import { insertExpectation } from '../expectations/support/matching-rows.ts';
 import { testDialect } from '../support/test-database.ts';
 import { alertHarness, type AlertHarness } from './support/alert-harness.ts';
-import { startHttpCollector, type HttpCollector } from './support/sink-servers.ts';
+import { slackHeaders, startHttpCollector, type HttpCollector } from './support/sink-servers.ts';
 
 let harness: AlertHarness | undefined;
 let slack: HttpCollector | undefined;
@@ -20,10 +20,7 @@ afterEach(async () => {
   slack = undefined;
 });
 
-const headers = () =>
-  slack!.received.map(
-    (r) => (JSON.parse(r.body) as { blocks: { text: { text: string } }[] }).blocks[0]!.text.text,
-  );
+const headers = () => slackHeaders(slack!);
 
 /** `count` expected payouts of 25,000 XOF due 2030-01-09 and never paid, marked overdue. */
 async function overduePayroll(count: number): Promise<void> {

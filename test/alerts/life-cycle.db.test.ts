@@ -17,7 +17,7 @@ import {
   stuckTransfer,
   type AlertHarness,
 } from './support/alert-harness.ts';
-import { startHttpCollector, type HttpCollector } from './support/sink-servers.ts';
+import { slackHeaders, startHttpCollector, type HttpCollector } from './support/sink-servers.ts';
 
 const HOUR = 3_600_000;
 
@@ -36,10 +36,7 @@ async function withSlack() {
     { PAYSYNC_ALERT_SLACK_URL: slack.url },
     { pacing: { renotifyAfterMs: 4 * HOUR } },
   );
-  const headers = () =>
-    slack!.received.map(
-      (r) => (JSON.parse(r.body) as { blocks: { text: { text: string } }[] }).blocks[0]!.text.text,
-    );
+  const headers = () => slackHeaders(slack!);
   return { slack, harness, headers };
 }
 

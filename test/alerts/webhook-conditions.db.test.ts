@@ -16,7 +16,7 @@ import {
   startReceiverFixture,
   type ReceiverFixture,
 } from '../receiver/support/receiver-fixture.ts';
-import { startHttpCollector, type HttpCollector } from './support/sink-servers.ts';
+import { slackHeaders, startHttpCollector, type HttpCollector } from './support/sink-servers.ts';
 
 const MINUTE = 60_000;
 
@@ -84,11 +84,7 @@ async function setUp(env: Record<string, string> = {}): Promise<Setup> {
       await deliverer.runOnce();
       await deliverer.runOnce();
     },
-    headers: () =>
-      slack.received.map(
-        (r) =>
-          (JSON.parse(r.body) as { blocks: { text: { text: string } }[] }).blocks[0]!.text.text,
-      ),
+    headers: () => slackHeaders(slack),
   };
 }
 

@@ -105,3 +105,10 @@ export async function startSmtpInbox(
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });
 }
+
+/** The header line (the first block's text) of each Slack message the collector received. */
+export function slackHeaders(collector: HttpCollector): string[] {
+  return collector.received.map(
+    (r) => (JSON.parse(r.body) as { blocks: { text: { text: string } }[] }).blocks[0]!.text.text,
+  );
+}
