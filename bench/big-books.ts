@@ -106,9 +106,10 @@ async function describeBooks(
   ).rows[0]!;
   if (!row.last)
     throw new Error(`${url} holds no transfers: generate it with npm run bench:history`);
-  // The last whole day of the books.
-  const day =
-    givenDay ?? new Date(Date.parse(row.last.slice(0, 10)) - 86_400_000).toISOString().slice(0, 10);
+  // The last day of the books (bench:history's year ends at midnight, so that day is whole).
+  // Not the day before it: `audit --since <day>` reads everything from the day on, and the
+  // one-day books hold nothing after their day, so on the big books it must not either.
+  const day = givenDay ?? row.last.slice(0, 10);
   const item = (
     await sql<{
       id: string;
@@ -121,7 +122,8 @@ async function describeBooks(
 
 /**
  * A clean audit recorded at the start of `day`, as a merchant who audits nightly
- * (`paysync audit --since last-clean`) has on file, unless one is there already: its watermark
+ * (`paysync audit --since last-clean`) has on file, unless that one is there already (one of an
+ * earlier day would make `--since` read from that day on): its watermark
  * is the highest journal and inbox ids before the day (the generator's ids follow time). Without
  * it `audit --since <day>` finds no clean audit before the day and reads every row, which is the
  * full audit, not the incremental one this measures.
@@ -131,7 +133,7 @@ async function recordNightlyAudit(handle: DatabaseHandle, day: string): Promise<
   const existing = await handle.db
     .selectFrom('audit_runs')
     .select('id')
-    .where('started_at', '<=', startedAt)
+    .where('started_at', '=', startedAt)
     .executeTakeFirst();
   if (existing) return;
   const row = (
