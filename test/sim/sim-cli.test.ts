@@ -92,8 +92,13 @@ describe.skipIf(!existsSync(MAIN))('paysync sim (child process)', () => {
     const answers = await Promise.all(
       Array.from({ length: 6 }, () => fetch(`${url}/balance`, { headers })),
     );
-    expect(answers.map((a) => a.status)).toContain(429);
-    expect(answers.filter((a) => a.status === 200)).toHaveLength(3);
+    // The key is taken (200s, no 401) and --rps holds (429s). How many of the six pass depends
+    // on how far apart they arrive: three in the same second, one more per third of a second
+    // the burst takes on a busy machine; never all six, never fewer than three.
+    const statuses = answers.map((a) => a.status);
+    expect(statuses).toContain(429);
+    expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(3);
   });
 
   it('refuses a bad --port with a one-line reason and exit code 2', async () => {
