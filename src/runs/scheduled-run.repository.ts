@@ -202,19 +202,49 @@ export async function recentRuns(
   return rows.map(toRun);
 }
 
-/** Per task: when its latest successful run finished (the `/metrics` gauge of each task). */
+/**
+ * Every task that has a run, without reading every run: a walk of `scheduled_runs_task_started`
+ * from one task to the next (a loose index scan), one probe per task.
+ */
+async function tasksWithRuns(db: Executor): Promise<string[]> {
+  const { rows } = await sql<{ task: string | null }>`
+    with recursive tasks(task) as (
+      select min(task) from scheduled_runs
+      union all
+      select (select min(s.task) from scheduled_runs s where s.task > tasks.task)
+      from tasks where tasks.task is not null
+    )
+    select task from tasks where task is not null`.execute(db);
+  return rows.map((row) => row.task!);
+}
+
+/** The newest run of a task (by start), among those with `outcome` when given. */
+async function newestRun(
+  db: Executor,
+  task: string,
+  outcome?: RunOutcome,
+): Promise<Pick<ScheduledRunRow, 'started_at' | 'finished_at' | 'outcome'> | undefined> {
+  let query = db
+    .selectFrom('scheduled_runs')
+    .select(['started_at', 'finished_at', 'outcome'])
+    .where('task', '=', task);
+  if (outcome) query = query.where('outcome', '=', outcome);
+  return query.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+}
+
+/**
+ * When each task's newest successful run ended. A few index probes per task (migration 0020),
+ * whatever the number of runs recorded: the metrics read it on every scrape.
+ */
 export async function lastSuccessByTask(
   db: Executor,
 ): Promise<{ readonly task: string; readonly finishedAt: string }[]> {
-  const rows = await db
-    .selectFrom('scheduled_runs')
-    .select(['task', (eb) => eb.fn.max('finished_at').as('at')])
-    .where('outcome', '=', 'succeeded')
-    .groupBy('task')
-    .execute();
-  return rows
-    .filter((row) => row.at !== null)
-    .map((row) => ({ task: row.task, finishedAt: String(row.at) }));
+  const found: { task: string; finishedAt: string }[] = [];
+  for (const task of await tasksWithRuns(db)) {
+    const run = await newestRun(db, task, 'succeeded');
+    if (run?.finished_at) found.push({ task, finishedAt: String(run.finished_at) });
+  }
+  return found;
 }
 
 /** Per task: when it last succeeded and when it last ran at all. */
@@ -226,38 +256,26 @@ export interface TaskRunSummary {
   readonly lastOutcome: RunOutcome;
 }
 
+/** Index probes per task, as {@link lastSuccessByTask}. */
 export async function taskRunSummaries(db: Executor): Promise<TaskRunSummary[]> {
-  const succeeded = await db
-    .selectFrom('scheduled_runs')
-    .select(['task', (eb) => eb.fn.max('started_at').as('at')])
-    .where('outcome', '=', 'succeeded')
-    .groupBy('task')
-    .execute();
-  const latest = await db
-    .selectFrom('scheduled_runs')
-    .select([
-      'task',
-      (eb) => eb.fn.max('started_at').as('at'),
-      (eb) => eb.fn.min('started_at').as('first'),
-    ])
-    .groupBy('task')
-    .execute();
-  const lastSucceeded = new Map(succeeded.map((row) => [row.task, String(row.at)]));
   const summaries: TaskRunSummary[] = [];
-  for (const row of latest) {
-    const last = await db
+  for (const task of await tasksWithRuns(db)) {
+    const last = await newestRun(db, task);
+    if (!last) continue;
+    const succeeded = await newestRun(db, task, 'succeeded');
+    const first = await db
       .selectFrom('scheduled_runs')
-      .select('outcome')
-      .where('task', '=', row.task)
-      .where('started_at', '=', String(row.at))
-      .orderBy('id', 'desc')
-      .executeTakeFirst();
+      .select('started_at')
+      .where('task', '=', task)
+      .orderBy('started_at', 'asc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
     summaries.push({
-      task: row.task,
-      lastSucceededAt: lastSucceeded.get(row.task) ?? null,
-      lastStartedAt: String(row.at),
-      firstStartedAt: String(row.first),
-      lastOutcome: last?.outcome ?? 'running',
+      task,
+      lastSucceededAt: succeeded ? String(succeeded.started_at) : null,
+      lastStartedAt: String(last.started_at),
+      firstStartedAt: String(first.started_at),
+      lastOutcome: last.outcome,
     });
   }
   return summaries;
