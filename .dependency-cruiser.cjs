@@ -56,6 +56,7 @@ const LAYERS = [
   { name: 'infrastructure: logs, reasons', components: ['logger', 'error-reason'] },
   { name: 'infrastructure: database', components: ['db'] },
   { name: 'infrastructure: process', components: ['lifecycle', 'metrics'] },
+  { name: 'tenants', components: ['tenants'] },
   { name: 'shared words', components: ['resources', 'money', 'books-calendar'] },
   { name: 'the payment service', components: ['upstream'] },
   { name: 'the simulator', components: ['sim'] },

@@ -27,10 +27,13 @@ import { sweepCommand } from './commands/sweep.command.ts';
 import { showCommand } from './commands/show.command.ts';
 import { simCommand } from './commands/sim.command.ts';
 import { webhooksCommand } from './commands/webhooks.command.ts';
+import { tenantsCommand } from './commands/tenants.command.ts';
+import { selectTenant } from './tenant-selection.ts';
 
 const HELP_FOOTER = `
 Configuration comes from PAYSYNC_* environment variables or a .env file in the working
 directory (real variables win). See README.md for every variable and its default.
+Several sets of books: PAYSYNC_TENANTS_FILE lists them, --tenant picks one (docs/tenants.md).
 
 Exit codes: 0 success, 1 the command failed, 2 bad usage or configuration.`;
 
@@ -42,7 +45,12 @@ export function buildProgram(): Command {
     )
     .version(process.env.npm_package_version ?? '0.1.0', '-V, --version')
     .showHelpAfterError('(run with --help to see usage)')
-    .addHelpText('after', HELP_FOOTER);
+    .option(
+      '--tenant <name>',
+      'the tenant of PAYSYNC_TENANTS_FILE to work on, required when it lists several (or PAYSYNC_TENANT); see docs/tenants.md',
+    )
+    .addHelpText('after', HELP_FOOTER)
+    .hook('preAction', selectTenant);
   const commands = [
     migrateCommand(),
     doctorCommand(),
@@ -72,7 +80,13 @@ export function buildProgram(): Command {
     closeCommand(),
     reopenCommand(),
     pruneCommand(),
+    tenantsCommand(),
   ];
-  for (const command of commands) program.addCommand(command);
+  for (const command of commands) {
+    program.addCommand(command);
+    // Each command's --help shows --tenant too.
+    command.configureHelp({ showGlobalOptions: true });
+    for (const sub of command.commands) sub.configureHelp({ showGlobalOptions: true });
+  }
   return program;
 }

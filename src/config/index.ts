@@ -4,7 +4,14 @@
  * and their defaults; load-config.ts gathers them. This is the public surface.
  */
 export { ConfigError } from './config-error.ts';
-export { loadConfig, readEnvironment, type Config, type EnvSource } from './load-config.ts';
+export {
+  CONFIG_VARIABLES,
+  loadConfig,
+  readEnvironment,
+  useEnvironment,
+  type Config,
+  type EnvSource,
+} from './load-config.ts';
 export { hidePasswordInUrl, parseConnectionUrl } from './connections.ts';
 export { SECRET_VARIABLES, secretValues } from './secrets.ts';
 export {

@@ -77,6 +77,9 @@ const schema = z.object({
   ...EXPECTATION_VARIABLES,
 });
 
+/** The name of every `PAYSYNC_*` variable the config reads, in the order they are checked. */
+export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(schema.shape));
+
 export interface Config {
   readonly upstreamUrl: string | undefined;
   readonly apiKey: string | undefined;
@@ -127,14 +130,26 @@ export interface Config {
 
 export type EnvSource = Readonly<Record<string, string | undefined>>;
 
+let chosenEnvironment: EnvSource | undefined;
+
 /**
- * The environment as paysync sees it: a `.env` file in `cwd`, if any, under the real
+ * From now on, the environment this process reads its config from (the CLI, once it has chosen
+ * a tenant of the tenants file: every command then loads that tenant's config). Read by
+ * {@link readEnvironment} in place of the process's own environment and `.env` file.
+ */
+export function useEnvironment(env: EnvSource): void {
+  chosenEnvironment = Object.freeze({ ...env });
+}
+
+/**
+ * The environment as paysync sees it (or the one chosen by {@link useEnvironment}): a `.env` file in `cwd`, if any, under the real
  * environment (real variables win).
  */
 export function readEnvironment(
   processEnv: EnvSource = process.env,
   cwd: string = process.cwd(),
 ): EnvSource {
+  if (chosenEnvironment && processEnv === process.env) return chosenEnvironment;
   const file = resolve(cwd, '.env');
   const fromFile = existsSync(file) ? parseDotenv(readFileSync(file)) : {};
   return { ...fromFile, ...processEnv };

@@ -15,6 +15,12 @@ export {
   type DialectName,
   type QueryObserver,
 } from './create-database.ts';
+export { ensureSearchPathSchema, searchPathSchemaOf } from './ensure-schema.ts';
+export {
+  migrateDatabaseAt,
+  MigrateDatabaseError,
+  type MigrationOutcome,
+} from './migrate-database-at.ts';
 export {
   migrateToLatest,
   migrationStatus,
