@@ -1,6 +1,14 @@
 import type { Command } from 'commander';
 import { readEnvironment, useEnvironment } from '../config/index.ts';
-import { chooseTenant, loadTenants, TENANT_VARIABLE, TenantsError } from '../tenants/index.ts';
+import {
+  chooseTenant,
+  loadTenants,
+  noTenantsFile,
+  SINGLE_TENANT,
+  TENANT_VARIABLE,
+  TENANTS_FILE_VARIABLE,
+  TenantsError,
+} from '../tenants/index.ts';
 
 /** Commands that work on no tenant's books (or on all of them, `tenants`). */
 const NO_TENANT = new Set(['sim', 'demo', 'tenants']);
@@ -22,6 +30,12 @@ export function selectTenant(program: Command, action: Command): void {
   if (NO_TENANT.has(command)) return;
   const env = readEnvironment();
   const named = (program.opts<{ tenant?: string }>().tenant ?? env[TENANT_VARIABLE])?.trim();
+  // Without a tenants file the command reads its config as it always has; only a --tenant
+  // naming a tenant that cannot exist is refused.
+  if (!env[TENANTS_FILE_VARIABLE]?.trim()) {
+    if (named && named !== SINGLE_TENANT) throw noTenantsFile(named);
+    return;
+  }
   const tenants = loadTenants(env);
   if (tenants.file && !named && tenants.tenants.length > 1 && DAEMON_ROLES.has(command)) {
     throw new TenantsError(

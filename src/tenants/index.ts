@@ -14,6 +14,7 @@ export {
 export {
   chooseTenant,
   loadTenants,
+  noTenantsFile,
   SINGLE_TENANT,
   TENANT_VARIABLE,
   TENANTS_FILE_VARIABLE,

@@ -247,11 +247,7 @@ function refuseSharedBooks(
 export function chooseTenant(tenants: Tenants, name: string | undefined): Tenant {
   const names = tenants.tenants.map((tenant) => tenant.name);
   if (!tenants.file) {
-    if (name && name !== SINGLE_TENANT) {
-      throw new TenantsError(
-        `--tenant ${name}: there is no tenants file, so there is one set of books (from the PAYSYNC_* variables) → set PAYSYNC_TENANTS_FILE, or leave --tenant out`,
-      );
-    }
+    if (name && name !== SINGLE_TENANT) throw noTenantsFile(name);
     return tenants.tenants[0]!;
   }
   if (name) {
@@ -266,5 +262,12 @@ export function chooseTenant(tenants: Tenants, name: string | undefined): Tenant
   if (tenants.tenants.length === 1) return tenants.tenants[0]!;
   throw new TenantsError(
     `${tenants.file} lists ${names.length} tenants (${names.join(', ')}) → name one with --tenant <name> (or PAYSYNC_TENANT)`,
+  );
+}
+
+/** A tenant named where there is no tenants file, so no tenant but `default`. */
+export function noTenantsFile(name: string): TenantsError {
+  return new TenantsError(
+    `--tenant ${name}: there is no tenants file, so there is one set of books (from the PAYSYNC_* variables) → set PAYSYNC_TENANTS_FILE, or leave --tenant out`,
   );
 }

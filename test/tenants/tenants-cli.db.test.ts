@@ -144,6 +144,13 @@ describe(`tenants from PAYSYNC_TENANTS_FILE on ${testDialect()}`, () => {
     expect(unknown.stderr).toMatch(
       /--tenant acme-live: no such tenant .* one of shop-live, shop-sandbox/,
     );
+    // Without a tenants file there is one set of books; naming another is refused.
+    const { PAYSYNC_TENANTS_FILE: _file, ...withoutFile } = env;
+    const noFile = await runCli(['runs', '--tenant', 'shop-live'], { env: withoutFile, cwd: dir });
+    expect(noFile.code).toBe(2);
+    expect(noFile.stderr.trim()).toBe(
+      'paysync runs: --tenant shop-live: there is no tenants file, so there is one set of books (from the PAYSYNC_* variables) → set PAYSYNC_TENANTS_FILE, or leave --tenant out',
+    );
   });
 
   it('the same item id is booked in each tenant’s own books, from its own service', async () => {
