@@ -104,7 +104,7 @@ export function loadTenants(env: EnvSource = readEnvironment(), cwd = process.cw
     }
     return { name: entry.name, env: Object.freeze(tenantEnv), config };
   });
-  refuseSharedBooks(file.path, tenants, (index) => file.lines[index]!);
+  refuseSharedBooks(file.path, tenants, cwd, (index) => file.lines[index]!);
   return { file: file.path, tenants };
 }
 
@@ -210,6 +210,7 @@ function readSecret(source: SecretSource, env: EnvSource, cwd: string, where: st
 function refuseSharedBooks(
   path: string,
   tenants: readonly Tenant[],
+  cwd: string,
   lineOf: (index: number) => number,
 ): void {
   const databases = new Map<string, number>();
@@ -217,7 +218,7 @@ function refuseSharedBooks(
   tenants.forEach((tenant, index) => {
     const config = tenant.config;
     const database = config.databaseUrl.startsWith('sqlite:')
-      ? `sqlite:${resolve(config.databaseUrl.slice('sqlite:'.length))}`
+      ? `sqlite:${resolve(cwd, config.databaseUrl.slice('sqlite:'.length))}`
       : config.databaseUrl;
     const account = `${config.merchantId} ${config.environment}`;
     const clash = (first: number | undefined, what: string) => {
