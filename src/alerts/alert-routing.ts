@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { LineCounter, parseDocument, type Node } from 'yaml';
 import { z } from 'zod';
+import { readSettingsFile } from '../config/index.ts';
 import { ALERT_KINDS, SEVERITIES, type AlertKind, type Severity } from './alert-kind.ts';
 import { SINK_NAMES, type SinkName } from './sinks/alert-sink.ts';
 
@@ -68,48 +66,21 @@ const SINK_VARIABLE: Record<SinkName, string> = {
   log: '',
 };
 
-/** The deepest node the path reaches, so an error points at the line that is wrong. */
-function nodeAt(
-  doc: ReturnType<typeof parseDocument>,
-  path: readonly PropertyKey[],
-): Node | undefined {
-  for (let length = path.length; length >= 0; length -= 1) {
-    const node = doc.getIn(path.slice(0, length) as (string | number)[], true);
-    if (node && typeof node === 'object' && 'range' in node) return node as Node;
-  }
-  return undefined;
-}
-
 /**
  * Reads and validates the rule file (YAML, or JSON which YAML reads too). Throws
  * {@link AlertRulesError} with one line: `<file>, line <n>: <problem>`. A route naming a
  * sink that is not configured is refused too: it would drop alerts silently.
  */
 export function loadAlertRouting(file: string, configured: readonly SinkName[]): AlertRouting {
-  const path = resolve(file);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new AlertRulesError(
-      `PAYSYNC_ALERTS_FILE ${path}: cannot be read (${(error as { code?: string }).code ?? (error as Error).message}) → fix the path or unset PAYSYNC_ALERTS_FILE`,
-    );
-  }
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
-  const syntax = doc.errors[0];
-  if (syntax) {
-    const line = syntax.linePos?.[0]?.line ?? lines.linePos(syntax.pos[0]).line;
-    throw new AlertRulesError(
-      `PAYSYNC_ALERTS_FILE ${path}, line ${line}: not valid YAML or JSON: ${syntax.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
-    );
-  }
-  const where = (issuePath: readonly PropertyKey[]) => {
-    const node = nodeAt(doc, issuePath);
-    const offset = node?.range?.[0];
-    return offset === undefined ? 1 : lines.linePos(offset).line;
-  };
-  const result = ruleFile.safeParse(doc.toJS());
+  const read = readSettingsFile(
+    'PAYSYNC_ALERTS_FILE',
+    file,
+    'fix the path or unset PAYSYNC_ALERTS_FILE',
+  );
+  if ('problem' in read) throw new AlertRulesError(read.problem);
+  const { path, value } = read.file;
+  const where = read.file.lineOf;
+  const result = ruleFile.safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const field = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';

@@ -13,6 +13,7 @@ export {
   type EnvSource,
 } from './load-config.ts';
 export { hidePasswordInUrl, parseConnectionUrl } from './connections.ts';
+export { readSettingsFile, type SettingsFile } from './settings-file.ts';
 export { SECRET_VARIABLES, secretValues } from './secrets.ts';
 export {
   requireServiceCredentials,

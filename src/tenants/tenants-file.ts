@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { LineCounter, parseDocument, type Node } from 'yaml';
 import { z } from 'zod';
+import { readSettingsFile } from '../config/index.ts';
 import { TenantsError } from './tenants-error.ts';
 
 /**
@@ -93,17 +91,6 @@ function fieldsAt(path: readonly PropertyKey[]): string[] {
   return ['env', 'file'];
 }
 
-function nodeAt(
-  doc: ReturnType<typeof parseDocument>,
-  path: readonly PropertyKey[],
-): Node | undefined {
-  for (let length = path.length; length >= 0; length -= 1) {
-    const node = doc.getIn(path.slice(0, length) as (string | number)[], true);
-    if (node && typeof node === 'object' && 'range' in node) return node as Node;
-  }
-  return undefined;
-}
-
 /**
  * Reads and checks the file's shape: YAML syntax, every field, unique names. Throws
  * {@link TenantsError} with one line, `PAYSYNC_TENANTS_FILE <file>, line <n>: tenant "<name>":
@@ -111,29 +98,15 @@ function nodeAt(
  * is resolved.
  */
 export function readTenantsFile(file: string, cwd: string = process.cwd()): TenantsFile {
-  const path = resolve(cwd, file);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new TenantsError(
-      `PAYSYNC_TENANTS_FILE ${path}: cannot be read (${(error as { code?: string }).code ?? (error as Error).message}) → fix the path, or unset PAYSYNC_TENANTS_FILE for one set of books from the PAYSYNC_* variables`,
-    );
-  }
-  const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false });
-  const syntax = doc.errors[0];
-  if (syntax) {
-    const line = syntax.linePos?.[0]?.line ?? counter.linePos(syntax.pos[0]).line;
-    throw new TenantsError(
-      `PAYSYNC_TENANTS_FILE ${path}, line ${line}: not valid YAML or JSON: ${syntax.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
-    );
-  }
-  const lineAt = (issuePath: readonly PropertyKey[]) => {
-    const offset = nodeAt(doc, issuePath)?.range?.[0];
-    return offset === undefined ? 1 : counter.linePos(offset).line;
-  };
-  const raw: unknown = doc.toJS();
+  const read = readSettingsFile(
+    'PAYSYNC_TENANTS_FILE',
+    file,
+    'fix the path, or unset PAYSYNC_TENANTS_FILE for one set of books from the PAYSYNC_* variables',
+    cwd,
+  );
+  if ('problem' in read) throw new TenantsError(read.problem);
+  const { path, lineOf: lineAt } = read.file;
+  const raw = read.file.value;
   const result = tenantsFile.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0]!;
