@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { raiseAlert } from '../../src/alerts/index.ts';
 import { takeBalanceSnapshot, type BalanceDependencies } from '../../src/balances/index.ts';
 import { bookAdjustment } from '../../src/ledger/index.ts';
-import { resolveSyncDependencies, syncResource } from '../../src/reconcile/index.ts';
+import { resolveSyncDependencies } from '../../src/reconcile/index.ts';
 import { judgeClosedDays } from '../../src/reports/index.ts';
 import { alertHarness, type AlertHarness } from '../alerts/support/alert-harness.ts';
 import { createSyncContext, type SyncContext } from '../processing/support/sync-context.ts';
@@ -17,6 +17,7 @@ import {
   messageProblems,
   storedEvents,
 } from './support/relay-schema.ts';
+import { DAY, reconciledDay } from '../reports/support/verdict-day.ts';
 
 let context: SyncContext | undefined;
 let harness: AlertHarness | undefined;
@@ -97,40 +98,9 @@ describe(`relay events of the books on ${testDialect()}`, () => {
   });
 
   it('a closed day emits one day.verdict with its counts', async () => {
-    const DAY = '2026-11-20';
-    context = await createSyncContext({
-      sim: {
-        startAt: new Date(`${DAY}T08:00:00.000Z`),
-        initialBalances: [{ accountType: 'transfer', currency: 'XOF', amount: 1_000_000 }],
-      },
-    });
+    // One transfer of 10,000 XOF paid and booked; the end-of-day snapshot agrees.
+    context = await reconciledDay();
     const ctx = context;
-    ctx.sim.control.advance(2 * 3_600_000);
-    const created = ctx.sim.control.createTransfer({
-      amount: 10_000,
-      destination: { number: '+221770001234' },
-    });
-    const ref = {
-      kind: 'transfer' as const,
-      id: created.id,
-      reference: String(created.resource.reference),
-      via: 'poll' as const,
-    };
-    await syncResource(ctx.deps, ref, { attempt: 1 });
-    ctx.sim.control.advance(10_000);
-    await syncResource(ctx.deps, ref, { attempt: 1 });
-    ctx.sim.control.advance(15 * 3_600_000);
-    const snapshot = await takeBalanceSnapshot(
-      {
-        db: ctx.database.db,
-        upstream: ctx.deps.upstream,
-        logger: ctx.deps.logger,
-        environment: 'sandbox',
-        now: () => new Date(),
-      },
-      { at: '2026-11-21T00:00:00.000Z', kind: 'end_of_day' },
-    );
-    if (!snapshot.ok) throw new Error(snapshot.problem);
     const judge = (now: string) =>
       judgeClosedDays({
         db: ctx.database.db,

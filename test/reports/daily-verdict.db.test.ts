@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { takeBalanceSnapshot } from '../../src/balances/index.ts';
 import { buildDailyReport, storedVerdicts, storeVerdict } from '../../src/reports/index.ts';
 import type { SyncContext } from '../processing/support/sync-context.ts';
 import {
@@ -9,6 +8,7 @@ import {
   dayContext,
   endOfDaySnapshot,
   MIDNIGHT,
+  snapshot,
   syncTransfer,
 } from './support/verdict-day.ts';
 
@@ -62,17 +62,7 @@ describe('the daily verdict', () => {
     context.sim.control.advance(10_000);
     await syncTransfer(context, id);
     // A manual snapshot books the opening balance, so the ledger holds service:transfer XOF.
-    const opened = await takeBalanceSnapshot(
-      {
-        db: context.database.db,
-        upstream: context.deps.upstream,
-        logger: context.deps.logger,
-        environment: 'sandbox',
-        now: () => new Date(),
-      },
-      {},
-    );
-    if (!opened.ok) throw new Error(opened.problem);
+    await snapshot(context);
     // The end-of-day answer lists only the collection account: transfer XOF is not in it.
     await context.database.db
       .insertInto('balance_snapshots')

@@ -15,6 +15,7 @@ import { buildDailyReport, storeVerdict } from '../../../src/reports/index.ts';
 import { dayOf, previousDay } from '../../../src/books-calendar/index.ts';
 import type { RunningSimulator, SimulatorOptions } from '../../../src/sim/index.ts';
 import { createUpstreamClient } from '../../../src/upstream/index.ts';
+import { createSyncedTransfer } from '../../support/synced-transfer.ts';
 
 /** The description of the failed transfer: a script that must only ever show as text. */
 export const HOSTILE_DESCRIPTION = '<script>document.title="pwned"</script><b>bold?</b>';
@@ -72,30 +73,6 @@ function syncDependencies(input: DayParts): SyncDependencies {
     environment: 'sandbox',
     now: () => new Date(),
   };
-}
-
-/** A transfer created on the simulator and mirrored through the real sync path (not settled yet). */
-async function createSyncedTransfer(
-  deps: SyncDependencies,
-  sim: RunningSimulator,
-  input: { amount: number; number: string; description: string },
-): Promise<string> {
-  const created = sim.control.createTransfer({
-    amount: input.amount,
-    description: input.description,
-    destination: { number: input.number },
-  });
-  await syncResource(
-    deps,
-    {
-      kind: 'transfer',
-      id: created.id,
-      reference: String(created.resource.reference),
-      via: 'poll',
-    },
-    { attempt: 1 },
-  );
-  return created.id;
 }
 
 /** One more transfer that fails today (the recipient does not exist), mirrored once it has failed. */

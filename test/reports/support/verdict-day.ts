@@ -1,7 +1,8 @@
-import { takeBalanceSnapshot } from '../../../src/balances/index.ts';
+import { takeBalanceSnapshot, type SnapshotRequest } from '../../../src/balances/index.ts';
 import { syncResource } from '../../../src/reconcile/index.ts';
 import type { CoverageCheck } from '../../../src/reports/index.ts';
 import { createSyncContext, type SyncContext } from '../../processing/support/sync-context.ts';
+import { createSyncedTransfer } from '../../support/synced-transfer.ts';
 
 /** The books day the verdict tests judge, and the midnight that closes it (UTC). */
 export const DAY = '2026-11-20';
@@ -22,24 +23,12 @@ export async function dayContext(): Promise<SyncContext> {
 }
 
 /** Creates a transfer to `number` and syncs it once; returns its id. */
-export async function createTransfer(
+export function createTransfer(
   context: SyncContext,
   amount: number,
   number: string,
 ): Promise<string> {
-  const created = context.sim.control.createTransfer({ amount, destination: { number } });
-  await syncResource(
-    context.deps,
-    // Transfers are read by reference; the mirror remembers it for later syncs by id.
-    {
-      kind: 'transfer',
-      id: created.id,
-      reference: String(created.resource.reference),
-      via: 'poll',
-    },
-    { attempt: 1 },
-  );
-  return created.id;
+  return createSyncedTransfer(context.deps, context.sim, { amount, number });
 }
 
 /** Syncs a known transfer again, by id. */
@@ -47,8 +36,8 @@ export async function syncTransfer(context: SyncContext, id: string): Promise<vo
   await syncResource(context.deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
 }
 
-/** The balance task's end-of-day snapshot at MIDNIGHT; throws when it could not be taken. */
-export async function endOfDaySnapshot(context: SyncContext): Promise<void> {
+/** A balance snapshot (a manual one unless `request` says otherwise); throws when it could not be taken. */
+export async function snapshot(context: SyncContext, request: SnapshotRequest = {}): Promise<void> {
   const outcome = await takeBalanceSnapshot(
     {
       db: context.database.db,
@@ -57,9 +46,14 @@ export async function endOfDaySnapshot(context: SyncContext): Promise<void> {
       environment: 'sandbox',
       now: () => new Date(),
     },
-    { at: MIDNIGHT, kind: 'end_of_day' },
+    request,
   );
   if (!outcome.ok) throw new Error(outcome.problem);
+}
+
+/** The balance task's end-of-day snapshot at MIDNIGHT; throws when it could not be taken. */
+export function endOfDaySnapshot(context: SyncContext): Promise<void> {
+  return snapshot(context, { at: MIDNIGHT, kind: 'end_of_day' });
 }
 
 /**
