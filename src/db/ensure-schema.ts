@@ -1,12 +1,18 @@
 import { sql } from 'kysely';
 import { createDatabase, dialectOf } from './create-database.ts';
 
-/** The schema a PostgreSQL URL puts first with `options=-c search_path=<schema>`, if any. */
-export function searchPathSchemaOf(url: string): string | undefined {
+/**
+ * A PostgreSQL URL that puts a schema first with `options=-c search_path=<schema>`, split into
+ * that schema and the server's URL without the option; undefined for SQLite or a URL without one.
+ */
+export function splitSearchPath(url: string): { schema: string; server: string } | undefined {
   if (dialectOf(url) !== 'postgres' || !URL.canParse(url)) return undefined;
-  const options = new URL(url).searchParams.get('options') ?? '';
+  const parsed = new URL(url);
+  const options = parsed.searchParams.get('options') ?? '';
   const schema = /(?:^|\s)-c\s*search_path=([a-z_][a-z0-9_]*)/.exec(options)?.[1];
-  return schema;
+  if (!schema) return undefined;
+  parsed.searchParams.delete('options');
+  return { schema, server: parsed.toString() };
 }
 
 /**
@@ -15,11 +21,10 @@ export function searchPathSchemaOf(url: string): string | undefined {
  * the URL names one; does nothing for SQLite or a URL without one.
  */
 export async function ensureSearchPathSchema(url: string): Promise<string | undefined> {
-  const schema = searchPathSchemaOf(url);
-  if (!schema) return undefined;
-  const server = new URL(url);
-  server.searchParams.delete('options');
-  const handle = createDatabase(server.toString(), { poolSize: 1 });
+  const split = splitSearchPath(url);
+  if (!split) return undefined;
+  const { schema, server } = split;
+  const handle = createDatabase(server, { poolSize: 1 });
   try {
     await sql`create schema if not exists ${sql.id(schema)}`.execute(handle.db);
   } finally {

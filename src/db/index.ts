@@ -15,7 +15,7 @@ export {
   type DialectName,
   type QueryObserver,
 } from './create-database.ts';
-export { ensureSearchPathSchema, searchPathSchemaOf } from './ensure-schema.ts';
+export { ensureSearchPathSchema, splitSearchPath } from './ensure-schema.ts';
 export {
   migrateDatabaseAt,
   MigrateDatabaseError,

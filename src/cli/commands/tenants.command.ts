@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { hidePasswordInUrl } from '../../config/index.ts';
-import { searchPathSchemaOf } from '../../db/index.ts';
+import { splitSearchPath } from '../../db/index.ts';
 import type { CheckResult } from '../../doctor/index.ts';
 import { loadTenants, type Tenant, type Tenants } from '../../tenants/index.ts';
 import { cliClock } from '../context.ts';
@@ -19,11 +19,10 @@ const mark = (ok: boolean) => (ok ? '✔' : '✖');
 
 /** The database as a person reads it: a PostgreSQL schema by name, any password hidden. */
 function databaseOf(url: string): string {
-  const schema = searchPathSchemaOf(url);
-  if (!schema) return hidePasswordInUrl(url);
-  const server = new URL(url);
-  server.searchParams.delete('options');
-  return `${hidePasswordInUrl(server.toString())} schema ${schema}`;
+  const split = splitSearchPath(url);
+  return split
+    ? `${hidePasswordInUrl(split.server)} schema ${split.schema}`
+    : hidePasswordInUrl(url);
 }
 
 function describe(tenant: Tenant) {
@@ -65,7 +64,7 @@ Examples:
         tenants.tenants.map(async (tenant) => {
           const checked = await checkDatabase(tenant.config.databaseUrl);
           // A schema never migrated has no bookkeeping table: say so in words.
-          const schema = searchPathSchemaOf(tenant.config.databaseUrl);
+          const schema = splitSearchPath(tenant.config.databaseUrl)?.schema;
           const database =
             schema && /"kysely_migration" does not exist/.test(checked.detail)
               ? { ...checked, detail: `schema ${schema} has no tables yet` }
