@@ -18,6 +18,7 @@ import * as m0017 from './0017_refunds_kind_updated_at.ts';
 import * as m0018 from './0018_expectations.ts';
 import * as m0019 from './0019_relay_pending_age.ts';
 import * as m0020 from './0020_scheduled_runs_task_outcome.ts';
+import * as m0021 from './0021_inbox_resource_index.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the folder at run time) so
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0018_expectations': m0018,
   '0019_relay_pending_age': m0019,
   '0020_scheduled_runs_task_outcome': m0020,
+  '0021_inbox_resource_index': m0021,
 };

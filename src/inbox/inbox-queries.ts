@@ -54,6 +54,9 @@ export async function inboxEventsAbout(
         ...(references.length > 0
           ? [
               eb.and([
+                // A row that names an id is found by it; the index of references holds only
+                // the rows that name none (migration 0021).
+                eb('resource_id', 'is', null),
                 eb('resource_reference', 'in', references),
                 eb.or([eb('resource_kind', '=', resource.kind), eb('resource_kind', 'is', null)]),
               ]),

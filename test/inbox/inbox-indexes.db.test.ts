@@ -7,7 +7,16 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inboxCountSince, pruneInboxBodies, type InboxStatus } from '../../src/inbox/index.ts';
+import {
+  closeCoveredInboxRowsOf,
+  inboxCountSince,
+  inboxEventsAbout,
+  inboxMentionedResources,
+  latestOpenInboxIdsFor,
+  pruneInboxBodies,
+  referenceFromInbox,
+  type InboxStatus,
+} from '../../src/inbox/index.ts';
 import { planOf, statementsOf } from '../support/query-plan.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 
@@ -70,13 +79,12 @@ async function indexNames(): Promise<string[]> {
 }
 
 describe(`the inbox's indexes on ${testDialect()}`, () => {
-  it('are the six that migration 0016 kept, beside the primary and dedupe keys', async () => {
+  it('are the five that migrations 0016 and 0021 kept, beside the primary and dedupe keys', async () => {
     expect(await indexNames()).toEqual([
       'webhook_inbox_body_prunable',
       'webhook_inbox_processed_at',
-      'webhook_inbox_resource',
-      'webhook_inbox_resource_id',
-      'webhook_inbox_resource_reference',
+      'webhook_inbox_reference_only',
+      'webhook_inbox_resource_id_kind',
       'webhook_inbox_status_received_at',
     ]);
   });
@@ -98,6 +106,78 @@ describe(`the inbox's indexes on ${testDialect()}`, () => {
     } else {
       expect(plan).toMatch(/Index Cond: .*processed_at </);
       expect(plan).not.toContain('Seq Scan');
+    }
+  });
+
+  it("the worker's statements about a batch's resources use the (resource_id, resource_kind) index", async () => {
+    const resources = [
+      { kind: 'transfer' as const, id: 'tr_1' },
+      { kind: 'transfer' as const, id: 'tr_2' },
+    ];
+    const statements = await statementsOf(database, async (db) => {
+      await latestOpenInboxIdsFor(db, resources);
+      await closeCoveredInboxRowsOf(
+        db,
+        resources.map((resource) => ({ resource, upToId: 1_000 })),
+        { status: 'processed', at: iso(NOW) },
+      );
+      await inboxMentionedResources(db, 'transfer', [{ id: 'tr_1' }]);
+      await referenceFromInbox(db, 'transfer', 'tr_1');
+    });
+    expect(statements).toHaveLength(4);
+    for (const statement of statements) {
+      const plan = await planOf(database, statement);
+      if (testDialect() === 'sqlite') {
+        // One search per statement, or per branch of the close's OR of (id, highest id) pairs.
+        const searches = plan.split('\n').filter((line) => line.includes('webhook_inbox'));
+        expect(searches.length).toBeGreaterThan(0);
+        for (const search of searches)
+          expect(search).toMatch(
+            /^SEARCH webhook_inbox USING (COVERING )?INDEX webhook_inbox_resource_id_kind \(resource_id=\? AND resource_kind=\?/,
+          );
+      } else {
+        expect(plan).toMatch(/webhook_inbox_resource_id_kind/);
+        expect(plan).toMatch(/Index Cond: .*resource_kind = /);
+      }
+    }
+  });
+
+  it("an item's events of any kind use the same index by its first column, and the references' partial index", async () => {
+    const [read] = await statementsOf(database, (db) =>
+      inboxEventsAbout(db, { kind: 'transfer', id: 'tr_1', references: ['ref-1'] }),
+    );
+    const plan = await planOf(database, read!);
+    if (testDialect() === 'sqlite') {
+      expect(plan).toMatch(
+        /SEARCH webhook_inbox USING INDEX webhook_inbox_resource_id_kind \(resource_id=\?\)/,
+      );
+      expect(plan).toMatch(
+        /SEARCH webhook_inbox USING INDEX webhook_inbox_reference_only \(resource_reference=\?\)/,
+      );
+    } else {
+      expect(plan).toMatch(/webhook_inbox_resource_id_kind/);
+      expect(plan).toMatch(/webhook_inbox_reference_only/);
+      expect(plan).not.toContain('Seq Scan');
+    }
+  });
+
+  it('the close of rows named by reference alone uses the partial index of references', async () => {
+    const resources = [{ kind: 'transfer' as const, reference: 'ref-1' }];
+    const statements = await statementsOf(database, async (db) => {
+      await latestOpenInboxIdsFor(db, resources);
+      await closeCoveredInboxRowsOf(
+        db,
+        resources.map((resource) => ({ resource, upToId: 1_000 })),
+        { status: 'processed', at: iso(NOW) },
+      );
+      await inboxMentionedResources(db, 'transfer', [{ id: 'tr_9', reference: 'ref-1' }]);
+    });
+    // The mention check asks by reference only for an id no row named: two statements.
+    expect(statements).toHaveLength(4);
+    for (const statement of statements.filter((s) => s.sql.includes('resource_reference'))) {
+      const plan = await planOf(database, statement);
+      if (testDialect() === 'sqlite') expect(plan).toMatch(/INDEX webhook_inbox_reference_only/);
+      else expect(plan).toMatch(/webhook_inbox_reference_only/);
     }
   });
 

@@ -68,9 +68,9 @@ describe(`inboxMentionsResource, on ${testDialect()}`, () => {
           CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
         );
         const details = plan.rows.map((row) => row.detail).join('; ');
-        // Served on more than the kind: the (kind, id) index, or the reference's own index.
+        // Served on more than the kind: the (id, kind) index, or the reference's own index.
         expect(details).toMatch(
-          /USING (COVERING )?INDEX \S+ \((resource_kind=\? AND resource_id|resource_reference=\?)/,
+          /USING (COVERING )?INDEX \S+ \((resource_id=\? AND resource_kind|resource_reference=\?)/,
         );
       }
     },
