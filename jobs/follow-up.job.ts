@@ -1,8 +1,13 @@
 import type { Job } from 'bullmq';
 import { consumeAlertFollowUp } from '../src/alerts/index.ts';
-import { consumeOutboxBatch } from '../src/outbox/index.ts';
+import { consumeOutboxBatch, type OutboxRowsConsumer } from '../src/outbox/index.ts';
 import type { FollowUpJobData, FollowUpQueueData } from '../src/queues/index.ts';
-import { fetchReceipt, type ReceiptRequest } from '../src/receipts/index.ts';
+import {
+  fetchReceipt,
+  fetchReceipts,
+  type ReceiptDependencies,
+  type ReceiptRequest,
+} from '../src/receipts/index.ts';
 import type { JobContext } from './job-context.ts';
 
 /** One outbox row as its consumer takes it: the payload, `type` = kind, and the row's id. */
@@ -29,30 +34,47 @@ function alertFollowUp(context: JobContext): RowConsumer {
   };
 }
 
+function receiptDependencies(context: JobContext): ReceiptDependencies {
+  return {
+    db: context.db,
+    upstream: context.upstream,
+    dir: context.receiptsDir,
+    now: context.now,
+    logger: context.logger,
+    ...(context.receiptRetryDelaysMs ? { retryDelaysMs: context.receiptRetryDelaysMs } : {}),
+  };
+}
+
 /** `receipt`: fetch and archive the service's receipt (src/receipts). */
 function receiptFollowUp(context: JobContext): RowConsumer {
   return async (row) => {
     const { outboxId, ...request } = row as unknown as ReceiptRequest & { outboxId?: number };
-    const result = await fetchReceipt(
-      {
-        db: context.db,
-        upstream: context.upstream,
-        dir: context.receiptsDir,
-        now: context.now,
-        logger: context.logger,
-        ...(context.receiptRetryDelaysMs ? { retryDelaysMs: context.receiptRetryDelaysMs } : {}),
-      },
-      request,
-      outboxId,
-    );
+    const result = await fetchReceipt(receiptDependencies(context), request, outboxId);
     return result.outcome;
+  };
+}
+
+/** The `receipt` rows of a batch: fetched side by side, archived in one transaction. */
+function receiptFollowUps(context: JobContext): OutboxRowsConsumer {
+  return async (rows) => {
+    const results = await fetchReceipts(
+      receiptDependencies(context),
+      rows.map((row) => {
+        const { outboxId, ...request } = row as unknown as ReceiptRequest & { outboxId: number };
+        return { request, outboxId };
+      }),
+    );
+    return results.map((result) =>
+      'error' in result ? { error: result.error } : { done: result.outcome.outcome },
+    );
   };
 }
 
 /**
  * `follow-up`: a thin dispatcher by the outbox row's kind (the row's `type`): each kind's
  * consumer lives in its own component. A batch job (`type: 'batch'`) hands its rows to
- * src/outbox, which runs each row's consumer and sends a failing row back alone; a one-row job
+ * src/outbox, which runs each row's consumer (the receipts of the batch together, in one
+ * commit) and sends a failing row back alone; a one-row job
  * (a row retried alone, or one enqueued before the batches) runs its consumer directly. An
  * unknown kind fails loudly.
  */
@@ -61,6 +83,7 @@ export function followUpJob(context: JobContext) {
     alert: alertFollowUp(context),
     receipt: receiptFollowUp(context),
   };
+  const together: Record<string, OutboxRowsConsumer> = { receipt: receiptFollowUps(context) };
   const consumeRow = (row: FollowUpRow, name: string): Promise<string> => {
     const type = (row as { type?: string }).type ?? name;
     const consumer = consumers[type];
@@ -74,6 +97,7 @@ export function followUpJob(context: JobContext) {
         { db: context.db, queues: context.queues, logger: context.logger },
         data.rows,
         (row) => consumeRow(row, job.name),
+        together,
       );
       return `${result.done.size} done, ${result.alreadyDone.length} already done, ${result.retriedAlone.length} retried alone`;
     }

@@ -24,6 +24,15 @@ export interface OutboxBatchDependencies {
  */
 export type OutboxRowConsumer = (row: FollowUpRowData) => Promise<string>;
 
+/**
+ * Consumes the rows of one kind of a batch together (receipts: one commit for all of them),
+ * each stamped in the transaction of its work. Returns each row's result line, or what it
+ * threw, in the order given; a row that threw is retried alone. Throwing fails every row given.
+ */
+export type OutboxRowsConsumer = (
+  rows: readonly FollowUpRowData[],
+) => Promise<readonly ({ readonly done: string } | { readonly error: unknown })[]>;
+
 export interface OutboxBatchResult {
   /** Rows whose consumer ran and returned, by outbox id: the consumer's result line. */
   readonly done: ReadonlyMap<number, string>;
@@ -48,6 +57,8 @@ export async function consumeOutboxBatch(
   deps: OutboxBatchDependencies,
   rows: readonly FollowUpRowData[],
   consume: OutboxRowConsumer,
+  /** Consumers that take all of a batch's rows of their kind (the row's `type`) at once. */
+  together: Readonly<Record<string, OutboxRowsConsumer>> = {},
 ): Promise<OutboxBatchResult> {
   const ids = rows.map((row) => row.outboxId);
   const consumed =
@@ -65,18 +76,36 @@ export async function consumeOutboxBatch(
 
   const done = new Map<number, string>();
   const failed: { row: FollowUpRowData; reason: string }[] = [];
+  const byKind = new Map<string, FollowUpRowData[]>();
+  for (const row of open)
+    if (Object.hasOwn(together, row.type))
+      byKind.set(row.type, [...(byKind.get(row.type) ?? []), row]);
   const limit = pLimit(deps.concurrency ?? DEFAULT_CONCURRENCY);
-  await Promise.all(
-    open.map((row) =>
-      limit(async () => {
-        try {
-          done.set(row.outboxId, await consume(row));
-        } catch (error) {
-          failed.push({ row, reason: reasonOf(error) });
-        }
-      }),
-    ),
-  );
+  await Promise.all([
+    ...[...byKind].map(async ([kind, kindRows]) => {
+      try {
+        const results = await together[kind]!(kindRows);
+        kindRows.forEach((row, index) => {
+          const result = results[index];
+          if (result !== undefined && 'done' in result) done.set(row.outboxId, result.done);
+          else failed.push({ row, reason: reasonOf(result?.error ?? 'no result for the row') });
+        });
+      } catch (error) {
+        for (const row of kindRows) failed.push({ row, reason: reasonOf(error) });
+      }
+    }),
+    ...open
+      .filter((row) => !Object.hasOwn(together, row.type))
+      .map((row) =>
+        limit(async () => {
+          try {
+            done.set(row.outboxId, await consume(row));
+          } catch (error) {
+            failed.push({ row, reason: reasonOf(error) });
+          }
+        }),
+      ),
+  ]);
   if (failed.length > 0) {
     for (const { row, reason } of failed) {
       deps.logger.warn(

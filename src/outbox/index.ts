@@ -20,6 +20,7 @@ export {
   type OutboxBatchDependencies,
   type OutboxBatchResult,
   type OutboxRowConsumer,
+  type OutboxRowsConsumer,
 } from './consume-outbox-batch.ts';
 export {
   DEFAULT_OUTBOX_BATCH_SIZE,

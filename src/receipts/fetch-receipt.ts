@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { Database } from '../db/index.ts';
 import { recordDiscrepancy, type DiscrepancySummary } from '../ledger/index.ts';
@@ -6,7 +7,7 @@ import { addToOutbox, isOutboxConsumed, markOutboxConsumed } from '../outbox/ind
 import { NotFoundError, UnsupportedActionError, type UpstreamClient } from '../upstream/index.ts';
 import { RECEIPT_KINDS, type ReceiptKind } from './receipt-kind.ts';
 import { receiptFetchesTotal } from './receipt-metrics.ts';
-import { archiveReceipt, type ArchivedReceipt } from './receipt-store.ts';
+import { archiveReceipts, type ArchivedReceipt } from './receipt-store.ts';
 
 /** One receipt to fetch: what the outbox row of kind `receipt` carries. */
 export interface ReceiptRequest {
@@ -56,6 +57,32 @@ export const DEFAULT_RECEIPT_RETRY_DELAYS_MS: readonly number[] = [
 ];
 export const DEFAULT_RECEIPT_GIVE_UP_AFTER_MS = 24 * 60 * MINUTE;
 
+/** What one fetch answered, before anything is written. */
+type Fetched =
+  | { readonly kind: 'html'; readonly html: string }
+  | { readonly kind: 'not_ready' }
+  | { readonly kind: 'not_found'; readonly error: NotFoundError };
+
+function checkRequest(request: ReceiptRequest, outboxId: number | undefined): void {
+  if (!RECEIPT_KINDS.includes(request.kind) || typeof request.id !== 'string' || !request.id) {
+    throw new Error(
+      `receipt follow-up${outboxId !== undefined ? ` (outbox row ${outboxId})` : ''} names no payment intent or transfer: ${JSON.stringify({ kind: request.kind, id: request.id })}`,
+    );
+  }
+}
+
+async function fetchHtml(deps: ReceiptDependencies, request: ReceiptRequest): Promise<Fetched> {
+  try {
+    // The path takes a transaction id; the flag saying so has no documented name, so none is sent.
+    const answer = await deps.upstream.getReceiptHtml(request.id);
+    return { kind: 'html', html: answer.view };
+  } catch (error) {
+    if (error instanceof UnsupportedActionError) return { kind: 'not_ready' };
+    if (error instanceof NotFoundError) return { kind: 'not_found', error };
+    throw error;
+  }
+}
+
 /**
  * Fetches and archives the receipt of one settled payment intent or transfer.
  * - 200: archived (content-addressed; an identical refetch adds nothing);
@@ -72,45 +99,108 @@ export async function fetchReceipt(
   request: ReceiptRequest,
   outboxId?: number,
 ): Promise<ReceiptOutcome> {
-  const { db } = deps;
-  const now = deps.now;
-  if (!RECEIPT_KINDS.includes(request.kind) || typeof request.id !== 'string' || !request.id) {
-    throw new Error(
-      `receipt follow-up${outboxId !== undefined ? ` (outbox row ${outboxId})` : ''} names no payment intent or transfer: ${JSON.stringify({ kind: request.kind, id: request.id })}`,
-    );
-  }
-  if (outboxId !== undefined && (await isOutboxConsumed(db, outboxId))) {
+  checkRequest(request, outboxId);
+  if (outboxId !== undefined && (await isOutboxConsumed(deps.db, outboxId))) {
     return { outcome: 'already_done' };
   }
-  let html: string;
-  try {
-    // The path takes a transaction id; the flag saying so has no documented name, so none is sent.
-    const answer = await deps.upstream.getReceiptHtml(request.id);
-    html = answer.view;
-  } catch (error) {
-    if (error instanceof UnsupportedActionError) return notReadyYet(deps, request, outboxId);
-    if (error instanceof NotFoundError) {
-      return giveUp(
-        deps,
-        request,
-        outboxId,
-        'receipt_not_found',
-        {
-          status: 404,
-          message: error.message,
-        },
-        error.body,
-      );
-    }
-    throw error;
-  }
-  const receipt = await archiveReceipt(db, deps.dir, {
-    resourceKind: request.kind,
-    resourceId: request.id,
-    html,
-    fetchedAt: now().toISOString(),
-    ...(outboxId !== undefined ? { outboxId } : {}),
+  const [result] = await fetchReceipts(deps, [
+    { request, ...(outboxId !== undefined ? { outboxId } : {}) },
+  ]);
+  if ('error' in result!) throw result.error;
+  return result!.outcome;
+}
+
+/** One receipt of a follow-up batch: the request its outbox row carries, and the row. */
+export interface ReceiptBatchRow {
+  readonly request: ReceiptRequest;
+  readonly outboxId?: number;
+}
+
+/** Each row's outcome, or what it threw (that row alone is retried). */
+export type ReceiptBatchResult = { readonly outcome: ReceiptOutcome } | { readonly error: unknown };
+
+/**
+ * {@link fetchReceipt} for the rows of one follow-up batch whose outbox rows are not consumed
+ * (the batch checked them in one query). The fetches run `concurrency` at a time; every
+ * receipt fetched is then archived in one transaction (`archiveReceipts`: one commit per
+ * batch, not per receipt). A 409 or a 404 is recorded in its own transaction, as alone. A row
+ * that throws, or every archived row when their transaction fails, gets `{ error }`.
+ */
+export async function fetchReceipts(
+  deps: ReceiptDependencies,
+  rows: readonly ReceiptBatchRow[],
+  concurrency = 8,
+): Promise<ReceiptBatchResult[]> {
+  const results: (ReceiptBatchResult | undefined)[] = rows.map(() => undefined);
+  const fetched: (Fetched | undefined)[] = rows.map(() => undefined);
+  const limit = pLimit(concurrency);
+  await Promise.all(
+    rows.map(({ request, outboxId }, index) =>
+      limit(async () => {
+        try {
+          checkRequest(request, outboxId);
+          fetched[index] = await fetchHtml(deps, request);
+        } catch (error) {
+          results[index] = { error };
+        }
+      }),
+    ),
+  );
+  const answered = rows.flatMap((row, index) => {
+    const answer = fetched[index];
+    return answer?.kind === 'html' ? [{ row, index, html: answer.html }] : [];
   });
+  if (answered.length > 0) {
+    const fetchedAt = deps.now().toISOString();
+    try {
+      const archived = await archiveReceipts(
+        deps.db,
+        deps.dir,
+        answered.map(({ row, html }) => ({
+          resourceKind: row.request.kind,
+          resourceId: row.request.id,
+          html,
+          fetchedAt,
+          ...(row.outboxId !== undefined ? { outboxId: row.outboxId } : {}),
+        })),
+      );
+      archived.forEach((receipt, n) => {
+        const { row, index } = answered[n]!;
+        noteArchived(deps, row.request, receipt);
+        results[index] = { outcome: { outcome: 'archived', receipt } };
+      });
+    } catch (error) {
+      for (const { index } of answered) results[index] = { error };
+    }
+  }
+  for (const [index, { request, outboxId }] of rows.entries()) {
+    const answer = fetched[index];
+    if (answer === undefined || answer.kind === 'html') continue;
+    try {
+      const outcome =
+        answer.kind === 'not_ready'
+          ? await notReadyYet(deps, request, outboxId)
+          : await giveUp(
+              deps,
+              request,
+              outboxId,
+              'receipt_not_found',
+              { status: 404, message: answer.error.message },
+              answer.error.body,
+            );
+      results[index] = { outcome };
+    } catch (error) {
+      results[index] = { error };
+    }
+  }
+  return results as ReceiptBatchResult[];
+}
+
+function noteArchived(
+  deps: ReceiptDependencies,
+  request: ReceiptRequest,
+  receipt: ArchivedReceipt,
+): void {
   receiptFetchesTotal.inc({ outcome: receipt.isNew ? 'archived' : 'unchanged' });
   deps.logger.info(
     {
@@ -124,7 +214,6 @@ export async function fetchReceipt(
       ? `receipt archived: ${request.kind} ${request.id}`
       : `receipt unchanged: ${request.kind} ${request.id}`,
   );
-  return { outcome: 'archived', receipt };
 }
 
 async function notReadyYet(

@@ -7,11 +7,19 @@ export {
   DEFAULT_RECEIPT_GIVE_UP_AFTER_MS,
   DEFAULT_RECEIPT_RETRY_DELAYS_MS,
   fetchReceipt,
+  fetchReceipts,
+  type ReceiptBatchResult,
+  type ReceiptBatchRow,
   type ReceiptDependencies,
   type ReceiptOutcome,
   type ReceiptRequest,
 } from './fetch-receipt.ts';
-export { archiveReceipt, receiptFilePath, type ArchivedReceipt } from './receipt-store.ts';
+export {
+  archiveReceipt,
+  archiveReceipts,
+  receiptFilePath,
+  type ArchivedReceipt,
+} from './receipt-store.ts';
 export {
   hasReceipt,
   latestReceiptColumn,

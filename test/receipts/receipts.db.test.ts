@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDiscrepancies } from '../../src/ledger/index.ts';
@@ -10,6 +11,7 @@ import {
   archiveReceipt,
   explainMissingReceipt,
   fetchReceipt,
+  fetchReceipts,
   receiptFilePath,
   receiptsFor,
   type ReceiptDependencies,
@@ -143,6 +145,62 @@ describe(`receipts on ${testDialect()}`, () => {
     const alerts = await openOutboxEntries(context.database.db, { kind: 'alert' });
     expect(alerts.map((a) => a.payload.discrepancyKind)).toEqual(['receipt_unavailable']);
     expect(await openOutboxEntries(context.database.db, { kind: 'receipt' })).toEqual([]);
+  });
+
+  it("archives a batch's receipts in one transaction: one row refused, none written; each then goes alone", async () => {
+    const ids = [settledTransfer(), settledTransfer(), settledTransfer(), settledTransfer()];
+    for (const id of ids)
+      await syncResource(context.deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
+    const rows = await Promise.all(ids.map((id) => receiptRow(id)));
+    const refused = rows[2]!.id;
+    const { db } = context.database;
+    // The database refuses to stamp one row, as a failing disk or a crash would.
+    if (testDialect() === 'postgres') {
+      await sql`create function refuse_one() returns trigger language plpgsql as $$
+        begin raise exception 'simulated failure of one receipt'; end $$`.execute(db);
+      await sql`create trigger refuse_one before update of consumed_at on outbox
+        for each row when (new.consumed_at is not null and old.id = ${sql.lit(refused)})
+        execute function refuse_one()`.execute(db);
+    } else {
+      await sql`create trigger refuse_one before update of consumed_at on outbox
+        when new.consumed_at is not null and old.id = ${sql.lit(refused)}
+        begin select raise(abort, 'simulated failure of one receipt'); end`.execute(db);
+    }
+    const batch = rows.map((row) => ({
+      request: row.payload as unknown as ReceiptRequest,
+      outboxId: row.id,
+    }));
+    const failed = await fetchReceipts(deps, batch);
+    expect(failed.map((result) => 'error' in result)).toEqual([true, true, true, true]);
+    expect(String((failed[0] as { error: Error }).error.message)).toContain(
+      'simulated failure of one receipt',
+    );
+    for (const id of ids) expect(await receiptsFor(db, 'transfer', id)).toEqual([]);
+    expect(await openOutboxEntries(db, { kind: 'receipt' })).toHaveLength(4);
+
+    // Alone, as the batch hands them back: the three others are archived, the refused one fails.
+    const alone = await Promise.allSettled(
+      batch.map(({ request, outboxId }) => fetchReceipt(deps, request, outboxId)),
+    );
+    expect(alone.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect((await openOutboxEntries(db, { kind: 'receipt' })).map((row) => row.id)).toEqual([
+      refused,
+    ]);
+    // Once the database takes it, the batch path archives the last one.
+    await sql`drop trigger refuse_one${sql.raw(testDialect() === 'postgres' ? ' on outbox' : '')}`.execute(
+      db,
+    );
+    const last = await fetchReceipts(deps, [batch[2]!]);
+    expect(last.map((result) => ('outcome' in result ? result.outcome.outcome : 'error'))).toEqual([
+      'archived',
+    ]);
+    for (const id of ids) expect(await receiptsFor(db, 'transfer', id)).toHaveLength(1);
+    expect(await openOutboxEntries(db, { kind: 'receipt' })).toEqual([]);
   });
 
   it('a 404 records receipt_not_found at once', async () => {
