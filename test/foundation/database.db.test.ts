@@ -33,6 +33,19 @@ describe(`database on ${testDialect()}`, () => {
     expect((await migrationStatus(database.db)).pending).toEqual([]);
   });
 
+  it.runIf(testDialect() === 'sqlite')(
+    'opens SQLite in WAL mode, copying the WAL back every 10,000 pages, not 1,000',
+    async () => {
+      database = await freshDatabase();
+      const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(database.db);
+      expect(mode.rows[0]?.journal_mode).toBe('wal');
+      const pages = await sql<{
+        wal_autocheckpoint: number;
+      }>`pragma wal_autocheckpoint`.execute(database.db);
+      expect(Number(pages.rows[0]?.wal_autocheckpoint)).toBe(10_000);
+    },
+  );
+
   it('stores the raw webhook body byte for byte and defaults the status', async () => {
     database = await freshDatabase();
     await database.db.insertInto('webhook_inbox').values(inboxRow('evt_1')).execute();
