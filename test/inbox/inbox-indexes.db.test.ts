@@ -16,6 +16,7 @@ import {
   pruneInboxBodies,
   referenceFromInbox,
   type InboxStatus,
+  type ResourceHandle,
 } from '../../src/inbox/index.ts';
 import { planOf, statementsOf } from '../support/query-plan.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
@@ -78,6 +79,16 @@ async function indexNames(): Promise<string[]> {
   return rows.rows.map((row) => row.name).sort();
 }
 
+/** What a sync batch asks of the inbox about its resources: their latest open ids, then the close. */
+async function syncStatements(db: TestDatabase['db'], resources: readonly ResourceHandle[]) {
+  await latestOpenInboxIdsFor(db, resources);
+  await closeCoveredInboxRowsOf(
+    db,
+    resources.map((resource) => ({ resource, upToId: 1_000 })),
+    { status: 'processed', at: iso(NOW) },
+  );
+}
+
 describe(`the inbox's indexes on ${testDialect()}`, () => {
   it('are the five that migrations 0016 and 0021 kept, beside the primary and dedupe keys', async () => {
     expect(await indexNames()).toEqual([
@@ -115,12 +126,7 @@ describe(`the inbox's indexes on ${testDialect()}`, () => {
       { kind: 'transfer' as const, id: 'tr_2' },
     ];
     const statements = await statementsOf(database, async (db) => {
-      await latestOpenInboxIdsFor(db, resources);
-      await closeCoveredInboxRowsOf(
-        db,
-        resources.map((resource) => ({ resource, upToId: 1_000 })),
-        { status: 'processed', at: iso(NOW) },
-      );
+      await syncStatements(db, resources);
       await inboxMentionedResources(db, 'transfer', [{ id: 'tr_1' }]);
       await referenceFromInbox(db, 'transfer', 'tr_1');
     });
@@ -164,12 +170,7 @@ describe(`the inbox's indexes on ${testDialect()}`, () => {
   it('the close of rows named by reference alone uses the partial index of references', async () => {
     const resources = [{ kind: 'transfer' as const, reference: 'ref-1' }];
     const statements = await statementsOf(database, async (db) => {
-      await latestOpenInboxIdsFor(db, resources);
-      await closeCoveredInboxRowsOf(
-        db,
-        resources.map((resource) => ({ resource, upToId: 1_000 })),
-        { status: 'processed', at: iso(NOW) },
-      );
+      await syncStatements(db, resources);
       await inboxMentionedResources(db, 'transfer', [{ id: 'tr_9', reference: 'ref-1' }]);
     });
     // The mention check asks by reference only for an id no row named: two statements.
