@@ -19,6 +19,9 @@ import { cpuSeconds, peakRssMb } from './process-cpu.ts';
  * `--audit` runs `paysync audit --truth` against the simulator after the run and fails the
  * bench when the books do not match the service. `--cpu-prof DIR` writes a V8 CPU profile of
  * every paysync process and of the simulator into DIR (read them with bench/profile-top.ts).
+ * `--node-flags="<flags>"` (with `=`: the flags start with a dash) starts every paysync
+ * process and the simulator with those V8 or Node flags (some, such as `--optimize-for-size`,
+ * are refused in NODE_OPTIONS).
  * `npm run bench:scaleout` is this bench on PostgreSQL with 1, 2 and 4 workers.
  *
  * `--database <file|url>` runs on a database that already holds books (a year of them from
@@ -66,6 +69,7 @@ const { values } = parseArgs({
     'sample-seconds': { type: 'string', default: '5' },
     'warm-up-minutes': { type: 'string', default: '3' },
     database: { type: 'string' },
+    'node-flags': { type: 'string' },
   },
 });
 if (values.database !== undefined && values.audit) {
@@ -117,9 +121,10 @@ if (workerCount !== undefined && (!Number.isInteger(workerCount) || workerCount 
   console.error('--workers must be a whole number of at least 1 (paysync work processes)');
   process.exit(2);
 }
-const profileArgs = values['cpu-prof']
-  ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`]
-  : [];
+const profileArgs = [
+  ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []),
+  ...(values['node-flags']?.split(/\s+/).filter(Boolean) ?? []),
+];
 const perKind = Number(values.items ?? (values.short ? 200 : 1000));
 if (!Number.isInteger(perKind) || perKind < 1) {
   console.error('--items must be a whole number of at least 1 (items of each kind)');
