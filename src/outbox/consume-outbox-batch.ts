@@ -76,10 +76,14 @@ export async function consumeOutboxBatch(
 
   const done = new Map<number, string>();
   const failed: { row: FollowUpRowData; reason: string }[] = [];
+  // Each open row goes either to its kind's group or alone, in one pass.
   const byKind = new Map<string, FollowUpRowData[]>();
-  for (const row of open)
-    if (Object.hasOwn(together, row.type))
-      byKind.set(row.type, [...(byKind.get(row.type) ?? []), row]);
+  const alone: FollowUpRowData[] = [];
+  for (const row of open) {
+    if (!Object.hasOwn(together, row.type)) alone.push(row);
+    else if (byKind.has(row.type)) byKind.get(row.type)!.push(row);
+    else byKind.set(row.type, [row]);
+  }
   const limit = pLimit(deps.concurrency ?? DEFAULT_CONCURRENCY);
   await Promise.all([
     ...[...byKind].map(async ([kind, kindRows]) => {
@@ -94,17 +98,15 @@ export async function consumeOutboxBatch(
         for (const row of kindRows) failed.push({ row, reason: reasonOf(error) });
       }
     }),
-    ...open
-      .filter((row) => !Object.hasOwn(together, row.type))
-      .map((row) =>
-        limit(async () => {
-          try {
-            done.set(row.outboxId, await consume(row));
-          } catch (error) {
-            failed.push({ row, reason: reasonOf(error) });
-          }
-        }),
-      ),
+    ...alone.map((row) =>
+      limit(async () => {
+        try {
+          done.set(row.outboxId, await consume(row));
+        } catch (error) {
+          failed.push({ row, reason: reasonOf(error) });
+        }
+      }),
+    ),
   ]);
   if (failed.length > 0) {
     for (const { row, reason } of failed) {
