@@ -47,7 +47,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help to see usage)')
     .option(
       '--tenant <name>',
-      'the tenant of PAYSYNC_TENANTS_FILE to work on, required when it lists several (or PAYSYNC_TENANT); see docs/tenants.md',
+      'the tenant of PAYSYNC_TENANTS_FILE to work on (or PAYSYNC_TENANT), required when it lists several, except by start, serve, work and schedule, which then serve them all; see docs/tenants.md',
     )
     .addHelpText('after', HELP_FOOTER)
     .hook('preAction', selectTenant);

@@ -7,13 +7,24 @@ import {
   SINGLE_TENANT,
   TENANT_VARIABLE,
   TENANTS_FILE_VARIABLE,
-  TenantsError,
+  type Tenants,
 } from '../tenants/index.ts';
 
 /** Commands that work on no tenant's books (or on all of them, `tenants`). */
 const NO_TENANT = new Set(['sim', 'demo', 'tenants']);
-/** The daemon's roles: for now one process serves one tenant. */
+/** The daemon's roles: without --tenant, one process serves every tenant of the file. */
 const DAEMON_ROLES = new Set(['start', 'serve', 'work', 'schedule']);
+
+/** Set by selectTenant when a daemon role serves every tenant of the file. */
+let servedTogether: Tenants | undefined;
+
+/**
+ * The tenants this process serves together: a daemon role (`start`, `serve`, `work`,
+ * `schedule`) run without `--tenant` on a tenants file listing several. Undefined otherwise.
+ */
+export function tenantsServedTogether(): Tenants | undefined {
+  return servedTogether;
+}
 
 const topLevel = (command: Command): Command =>
   command.parent?.parent ? topLevel(command.parent) : command;
@@ -38,9 +49,9 @@ export function selectTenant(program: Command, action: Command): void {
   }
   const tenants = loadTenants(env);
   if (tenants.file && !named && tenants.tenants.length > 1 && DAEMON_ROLES.has(command)) {
-    throw new TenantsError(
-      `${tenants.file} lists ${tenants.tenants.length} tenants (${tenants.tenants.map((t) => t.name).join(', ')}), and one process serves one tenant for now → run one \`paysync ${command} --tenant <name>\` per tenant, each with its own PAYSYNC_PORT (docs/tenants.md)`,
-    );
+    // Each tenant's config is already loaded and checked; the process env stays as it is.
+    servedTogether = tenants;
+    return;
   }
   const tenant = chooseTenant(tenants, named || undefined);
   if (tenants.file) useEnvironment(tenant.env);

@@ -13,13 +13,12 @@ import {
   type AlertRuntimeOptions,
 } from '../alerts/index.ts';
 import { latestSnapshots } from '../balances/index.ts';
-import { DEFAULT_METRICS_PORT, type Config } from '../config/index.ts';
+import type { Config } from '../config/index.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
 import { systemClock, type Clock, type Component } from '../lifecycle/index.ts';
 import {
   addScrapeSource,
   collectProcessMetrics,
-  createMetricsServer,
   type MetricReader,
   type MetricsServer,
 } from '../metrics/index.ts';
@@ -29,12 +28,18 @@ import { lastSuccessByTask } from '../runs/index.ts';
 import { mountOps } from '../ops/index.ts';
 import { createQueues, type Queues } from '../queues/index.ts';
 import { createRelayDeliverer, type RelayDeliverer } from '../relay/index.ts';
-import { checkReadiness, createReceiverServer, type ReceiverServer } from '../receiver/index.ts';
+import {
+  checkReadiness,
+  createReceiverServer,
+  type Readiness,
+  type ReceiverServer,
+} from '../receiver/index.ts';
 import { CredentialGuard, type CredentialCheck } from '../reconcile/index.ts';
 import { clientOptionsFromConfig, createUpstreamClient } from '../upstream/index.ts';
 import { openCheckedRedis, openMigratedDatabase } from './preflight.ts';
+import { metricsServerComponent } from './metrics-component.ts';
 import { createScheduler } from './scheduler.ts';
-import { StartupError, startupErrorFrom } from '../lifecycle/index.ts';
+import { StartupError } from '../lifecycle/index.ts';
 import { createWorkerPool, type WorkerPool } from './worker-pool.ts';
 
 /** The roles of paysync: `start` runs all three, `serve`/`work`/`schedule` one each. */
@@ -70,6 +75,17 @@ export interface DaemonOptions {
    * free one. @defaultValue `config.metricsPort` (`startDaemon`: 0)
    */
   readonly metricsPort?: number;
+  /**
+   * The tenant this daemon books, in a process serving several (createTenantsDaemon): its
+   * gauges carry it as a `tenant` label. @defaultValue none (no label)
+   */
+  readonly tenant?: string;
+  /**
+   * Part of a process serving several tenants: the receiver does not listen (its `app` is
+   * mounted on the process's one port), and there is no metrics server nor ops API of this
+   * tenant's own. @defaultValue false
+   */
+  readonly shared?: boolean;
 }
 
 export interface Daemon {
@@ -88,6 +104,8 @@ export interface Daemon {
   readonly metricsServer: MetricsServer | undefined;
   /** Set once the workers started: what the start-up credential check found. */
   credentialCheck(): CredentialCheck | undefined;
+  /** Whether this daemon's database and Redis answer and its credentials hold (`/readyz`). */
+  readiness(): Promise<Readiness>;
 }
 
 /**
@@ -191,6 +209,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     },
     environment: config.environment,
     readers: metricReaders,
+    ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
   });
 
   const resources: Component = {
@@ -215,42 +234,16 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   let receiver: ReceiverServer | undefined;
   let metricsServer: MetricsServer | undefined;
   try {
-    if (!roles.has('receiver')) {
-      // `start` and `serve` answer these on the receiver's port; the other roles need their own.
-      // Set by the caller or PAYSYNC_METRICS_PORT: a taken port refuses the start. The default
-      // port taken (a second worker on the host) only costs this process its metrics.
-      const chosenPort = options.metricsPort ?? config.metricsPort;
-      const server = createMetricsServer({
-        port: chosenPort ?? DEFAULT_METRICS_PORT,
+    if (!roles.has('receiver') && !options.shared) {
+      const made = metricsServerComponent({
+        port: options.metricsPort ?? config.metricsPort,
         ...(options.host !== undefined ? { host: options.host } : {}),
         role: roles.has('workers') ? 'work' : 'schedule',
         logger,
         readiness: () => checkReadiness({ db, redis }),
       });
-      metricsServer = server;
-      components.push({
-        name: server.name,
-        async start() {
-          try {
-            await server.start();
-          } catch (error) {
-            const refusal = startupErrorFrom(error);
-            if (!refusal) throw error;
-            if (chosenPort === undefined) {
-              logger.warn(
-                { port: DEFAULT_METRICS_PORT, reason: refusal.message },
-                `metrics: port ${DEFAULT_METRICS_PORT} cannot be used; running without /metrics, /healthz, /readyz → set PAYSYNC_METRICS_PORT to a free port`,
-              );
-              return;
-            }
-            // The generic refusal names PAYSYNC_PORT; this server's port is another variable.
-            throw new StartupError(
-              refusal.message.replace('PAYSYNC_PORT', 'PAYSYNC_METRICS_PORT (0 = any free port)'),
-            );
-          }
-        },
-        stop: () => server.stop(),
-      });
+      metricsServer = made.server;
+      components.push(made.component);
     }
     if (clientOptions) {
       const upstream = createUpstreamClient({ ...clientOptions, redis, logger });
@@ -336,16 +329,18 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     }
     if (producerRedis && producerQueues) {
       const receiverPort = options.port ?? config.port;
-      const ops = mountOps({
-        config,
-        db: receiverDatabase?.db ?? db,
-        queues,
-        logger,
-        now,
-        receiverPort,
-        alerts,
-        ...(options.host !== undefined ? { host: options.host } : {}),
-      });
+      const ops = options.shared
+        ? { components: [], receiverRoutes: undefined }
+        : mountOps({
+            config,
+            db: receiverDatabase?.db ?? db,
+            queues,
+            logger,
+            now,
+            receiverPort,
+            alerts,
+            ...(options.host !== undefined ? { host: options.host } : {}),
+          });
       components.push(...ops.components);
       // Last to start, first to stop: intake stops before the workers drain.
       receiver = createReceiverServer({
@@ -360,6 +355,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
           delayMs: config.processing.syncBatchWaitMs,
         },
         port: receiverPort,
+        ...(options.shared ? { listen: false } : {}),
         alerts,
         ...options.receiver,
         ...(options.host !== undefined ? { host: options.host } : {}),
@@ -383,5 +379,6 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     relay,
     metricsServer,
     credentialCheck: () => credentialCheck,
+    readiness: () => checkReadiness({ db, redis }),
   };
 }

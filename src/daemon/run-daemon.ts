@@ -1,5 +1,6 @@
 import { runUntilSignal, type Running } from '../lifecycle/index.ts';
 import { createDaemon, type DaemonOptions } from './create-daemon.ts';
+import { createTenantsDaemon, type TenantsDaemonOptions } from './create-tenants-daemon.ts';
 
 /**
  * Runs the daemon as a process role (`start`, `work`, `schedule`): starts the components and
@@ -11,5 +12,14 @@ export async function runDaemon(options: DaemonOptions): Promise<Running> {
   return runUntilSignal(daemon.components, {
     logger: options.logger,
     deadlineMs: options.config.processing.shutdownTimeoutMs,
+  });
+}
+
+/** {@link runDaemon} for a process serving every tenant of the tenants file. */
+export async function runTenantsDaemon(options: TenantsDaemonOptions): Promise<Running> {
+  const daemon = await createTenantsDaemon(options);
+  return runUntilSignal(daemon.components, {
+    logger: options.logger,
+    deadlineMs: options.tenants[0]!.config.processing.shutdownTimeoutMs,
   });
 }

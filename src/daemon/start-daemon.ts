@@ -1,5 +1,10 @@
 import { stopAll, type Component, type StopFailure } from '../lifecycle/index.ts';
 import { createDaemon, type Daemon, type DaemonOptions } from './create-daemon.ts';
+import {
+  createTenantsDaemon,
+  type TenantsDaemon,
+  type TenantsDaemonOptions,
+} from './create-tenants-daemon.ts';
 
 export interface RunningDaemon extends Daemon {
   /** Stops every component in reverse order (intake first, workers drain, then connections). */
@@ -14,8 +19,28 @@ export interface RunningDaemon extends Daemon {
  */
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
   const daemon = await createDaemon({ ...options, metricsPort: options.metricsPort ?? 0 });
+  return { ...daemon, stop: await startInOrder(daemon.components) };
+}
+
+export interface RunningTenantsDaemon extends TenantsDaemon {
+  /** Stops every component in reverse order: the front first, then each tenant's. */
+  stop(): Promise<StopFailure[]>;
+}
+
+/** {@link startDaemon} for several tenants in this process (tests). */
+export async function startTenantsDaemon(
+  options: TenantsDaemonOptions,
+): Promise<RunningTenantsDaemon> {
+  const daemon = await createTenantsDaemon({ ...options, metricsPort: options.metricsPort ?? 0 });
+  return { ...daemon, stop: await startInOrder(daemon.components) };
+}
+
+/** Starts each in order; a failure stops what had started and rethrows. Returns the stopper. */
+async function startInOrder(
+  components: readonly Component[],
+): Promise<() => Promise<StopFailure[]>> {
   const started: Component[] = [];
-  for (const component of daemon.components) {
+  for (const component of components) {
     try {
       await component.start();
       started.push(component);
@@ -26,5 +51,5 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     }
   }
   let stopping: Promise<StopFailure[]> | undefined;
-  return { ...daemon, stop: () => (stopping ??= stopAll(started)) };
+  return () => (stopping ??= stopAll(started));
 }

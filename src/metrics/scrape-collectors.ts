@@ -58,6 +58,11 @@ export interface ScrapeSource {
   /** The service environment whose balance snapshots count (`sandbox` or `live`). */
   readonly environment?: string;
   readonly readers?: readonly MetricReader[];
+  /**
+   * The tenant whose books these are, in a process serving several (docs/tenants.md): every
+   * series read from this source carries it as a `tenant` label. Without it there is no label.
+   */
+  readonly tenant?: string;
 }
 
 /** Queue states reported by `paysync_queue_jobs`. */
@@ -71,13 +76,18 @@ const READING_REUSE_MS = 1000;
 /** Open drift rows read per scrape (one per drifting account and currency at most). */
 const DRIFT_ROWS = 200;
 
-function gauge<T extends string>(name: string, help: string, labelNames: readonly T[]): Gauge<T> {
+function gauge<T extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly T[],
+): Gauge<T | 'tenant'> {
   const existing = metricsRegistry.getSingleMetric(name);
-  if (existing) return existing as Gauge<T>;
-  return new Gauge<T>({
+  if (existing) return existing as Gauge<T | 'tenant'>;
+  return new Gauge<T | 'tenant'>({
     name,
     help,
-    labelNames,
+    // `tenant` only appears on the series of a source that names one (ScrapeSource.tenant).
+    labelNames: [...labelNames, 'tenant'],
     registers: [metricsRegistry],
     async collect() {
       await fillGauges();
@@ -259,13 +269,21 @@ function parseDetail(
 
 async function readAll(): Promise<Reading> {
   const samples = new Map<keyof typeof gauges, MetricSample[]>();
-  const add = (name: keyof typeof gauges, more: readonly MetricSample[] | undefined) => {
+  const addAll = (name: keyof typeof gauges, more: readonly MetricSample[] | undefined) => {
     if (!more) return;
     samples.set(name, [...(samples.get(name) ?? []), ...more]);
   };
   const now = Date.now();
   await Promise.all(
     [...sources].map(async (source) => {
+      const { tenant } = source;
+      const add = (name: keyof typeof gauges, more: readonly MetricSample[] | undefined) =>
+        addAll(
+          name,
+          tenant === undefined || !more
+            ? more
+            : more.map((sample) => ({ ...sample, labels: { ...sample.labels, tenant } })),
+        );
       const parts: Promise<void>[] = [];
       if (source.queues && source.queues.length > 0) {
         const queues = source.queues;

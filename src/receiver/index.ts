@@ -15,3 +15,11 @@ export type {
   SignatureVerifier,
 } from './signature-outcome.ts';
 export { createSignatureVerifier, type SigningConfig } from './verify-signature.ts';
+export {
+  createTenantsFront,
+  type FrontTenant,
+  type TenantsFront,
+  type TenantsFrontOptions,
+  type TenantsReadiness,
+  tenantsReadiness,
+} from './tenants-front.ts';

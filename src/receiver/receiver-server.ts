@@ -1,20 +1,25 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
 import type { AlertRuntime } from '../alerts/index.ts';
 import type { Component } from '../lifecycle/index.ts';
 import { createBacklogGate } from './backlog-gate.ts';
 import { backpressureAlerts } from './backpressure-alert.ts';
+import { closeForSenders, listenForSenders, reachableUrl } from './http-listener.ts';
 import { createReceiverApp, type ReceiverDependencies } from './receiver-app.ts';
-
-/** Open connections per in-flight request allowed: senders keep idle keep-alive connections. */
-const CONNECTIONS_PER_IN_FLIGHT = 4;
 
 export interface ReceiverServerOptions extends Omit<
   ReceiverDependencies,
   'draining' | 'backlogGate'
 > {
-  /** 0 picks a free port (tests). */
+  /** 0 picks a free port (tests). Unused when `listen` is false. */
   readonly port: number;
+  /**
+   * False in a process serving several tenants: this tenant's receiver does not listen, its
+   * `app` is mounted on the process's one port (createTenantsFront), and start/stop only count
+   * the backlog and drain. @defaultValue true
+   */
+  readonly listen?: boolean;
   /** @defaultValue `0.0.0.0` (all interfaces) */
   readonly host?: string;
   /** How long stop() lets in-flight requests finish before cutting them. @defaultValue 10000 */
@@ -35,6 +40,8 @@ export interface ReceiverServer extends Component {
   readonly port: number;
   /** `http://<host>:<port>`, once started. */
   readonly url: string;
+  /** The Express app that answers the webhooks (what a shared front mounts). */
+  readonly app: Express;
 }
 
 /**
@@ -68,47 +75,47 @@ export function createReceiverServer(options: ReceiverServerOptions): ReceiverSe
   let server: Server | undefined;
   let bound: AddressInfo | undefined;
   const host = options.host ?? '0.0.0.0';
+  if (options.listen === false) {
+    return {
+      name: 'receiver',
+      app,
+      get port(): number {
+        throw new Error('this receiver is mounted on a shared port: ask the front for it');
+      },
+      get url(): string {
+        throw new Error('this receiver is mounted on a shared port: ask the front for it');
+      },
+      start: () => backlogGate.start(),
+      async stop() {
+        // The front stops taking requests first; refuse what still reaches this tenant.
+        draining = true;
+        await backlogGate.stop();
+      },
+    };
+  }
   return {
     name: 'receiver',
+    app,
     get port() {
       if (!bound) throw new Error('the receiver has not started');
       return bound.port;
     },
     get url() {
       if (!bound) throw new Error('the receiver has not started');
-      const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-      return `http://${shown}:${bound.port}`;
+      return reachableUrl(host, bound.port);
     },
     async start() {
-      const created = createServer(app);
-      // Senders reuse connections. If the server closed idle sockets sooner than the sender
-      // does (Node's default is 5 s), a delivery written onto a socket being closed fails
-      // with ECONNRESET and has to be retried; outlasting common client idle timeouts (and
-      // load balancers' 60 s) avoids that race.
-      created.keepAliveTimeout = 65_000;
-      created.headersTimeout = 66_000;
-      // A whole request (headers and body, at most PAYSYNC_WEBHOOK_MAX_BYTES) within 70 s, not
-      // Node's 300 s: a sender trickling a body holds one of the in-flight places meanwhile.
-      created.requestTimeout = 70_000;
-      // Each open connection costs memory (about 20 KB) even idle: past this many, new ones are
-      // closed at once and the sender retries.
-      created.maxConnections = maxInFlight * CONNECTIONS_PER_IN_FLIGHT;
       // Counted before the first request, so a full inbox is refused from the start.
       await backlogGate.start();
+      let listening: Awaited<ReturnType<typeof listenForSenders>>;
       try {
-        await new Promise<void>((resolve, reject) => {
-          created.once('error', reject);
-          created.listen(options.port, host, () => {
-            created.off('error', reject);
-            resolve();
-          });
-        });
+        listening = await listenForSenders(app, { port: options.port, host, maxInFlight });
       } catch (error) {
         await backlogGate.stop();
         throw error;
       }
-      server = created;
-      bound = created.address() as AddressInfo;
+      server = listening.server;
+      bound = listening.address;
       options.logger.info(
         { url: this.url, path: options.config.webhook.path },
         'receiver listening',
@@ -119,15 +126,7 @@ export function createReceiverServer(options: ReceiverServerOptions): ReceiverSe
       draining = true;
       const closing = server;
       server = undefined;
-      const closed = new Promise<void>((resolve) => closing.close(() => resolve()));
-      // A kept-alive socket turns idle once its in-flight response is sent; close it then
-      // instead of waiting out the keep-alive timeout.
-      closing.closeIdleConnections();
-      const sweep = setInterval(() => closing.closeIdleConnections(), 50);
-      const cut = setTimeout(() => closing.closeAllConnections(), options.drainMs ?? 10_000);
-      await closed;
-      clearInterval(sweep);
-      clearTimeout(cut);
+      await closeForSenders(closing, options.drainMs ?? 10_000);
       await backlogGate.stop();
       options.logger.info('receiver stopped');
     },

@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/index.ts';
-import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts';
+import {
+  generateWebhookSecret,
+  startSimulator,
+  type RunningSimulator,
+} from '../../src/sim/index.ts';
+import { spawnServe } from '../receiver/support/serve-child.ts';
 import { runCli } from '../support/run-cli.ts';
 import { testDialect, testPostgresUrl } from '../support/test-database.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
@@ -57,6 +62,7 @@ describe(`tenants from PAYSYNC_TENANTS_FILE on ${testDialect()}`, () => {
     const twin = sandbox.control.createTransfer({ amount: 2500, reference: 'pay-1', destination });
     expect(twin.id).toBe(transferId);
     writeFileSync(join(dir, 'sandbox.key'), `${sandbox.credentials.apiKey}\n`);
+    writeFileSync(join(dir, 'sandbox.whsec'), `${generateWebhookSecret()}\n`);
     writeFileSync(
       join(dir, 'tenants.yaml'),
       `tenants:
@@ -65,6 +71,7 @@ describe(`tenants from PAYSYNC_TENANTS_FILE on ${testDialect()}`, () => {
     environment: live
     service_url: ${live.url}
     api_key: { env: SHOP_LIVE_API_KEY }
+    webhook_secret: { env: SHOP_LIVE_WEBHOOK_SECRET }
     database: ${databaseOf(0)}
     settings:
       PAYSYNC_BOOKS_TIMEZONE: Europe/Paris
@@ -73,12 +80,14 @@ describe(`tenants from PAYSYNC_TENANTS_FILE on ${testDialect()}`, () => {
     environment: sandbox
     service_url: ${sandbox.url}
     api_key: { file: ./sandbox.key }
+    webhook_secret: { file: ./sandbox.whsec }
     database: ${databaseOf(1)}
 `,
     );
     env = {
       PAYSYNC_TENANTS_FILE: 'tenants.yaml',
       SHOP_LIVE_API_KEY: live.credentials.apiKey,
+      SHOP_LIVE_WEBHOOK_SECRET: generateWebhookSecret(),
       BOOKS_SERVER: testPostgresUrl(),
       PAYSYNC_REDIS_URL: TEST_REDIS_URL,
       PAYSYNC_QUEUE_PREFIX: prefix,
@@ -182,6 +191,26 @@ describe(`tenants from PAYSYNC_TENANTS_FILE on ${testDialect()}`, () => {
       await handle.close();
       expect(rows.rows.map((row) => [row.id, Number(row.amount)])).toEqual([[transferId, amount]]);
     }
+  });
+
+  it('paysync start without --tenant serves every tenant of the file on one port', async () => {
+    const child = await spawnServe(env, { command: 'start', cwd: dir });
+    try {
+      const ready = await fetch(`${child.url}/readyz`);
+      const body = (await ready.json()) as { ready: boolean; tenants: { tenant: string }[] };
+      expect(body.tenants.map((tenant) => tenant.tenant)).toEqual(['shop-live', 'shop-sandbox']);
+      expect(ready.status, JSON.stringify(body)).toBe(200);
+      // Each tenant's path checks that tenant's signature: an unsigned event is refused.
+      const unsigned = await fetch(`${child.url}/webhooks/shop-sandbox`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"id":"evt_1","type":"transfer.updated"}',
+      });
+      expect(unsigned.status).toBe(401);
+    } finally {
+      expect(await child.stop()).toBe(0);
+    }
+    expect(child.output()).toContain('receiver listening for 2 tenants');
   });
 
   it('tenants check runs doctor for each tenant and names the one whose service is down', async () => {

@@ -1,14 +1,41 @@
+import { secretValues } from '../../config/index.ts';
 import type { DaemonRole } from '../../daemon/index.ts';
+import { createLogger } from '../../logger.ts';
 import { commandContext } from '../context.ts';
+import { tenantsServedTogether } from '../tenant-selection.ts';
+
+/** The `--help` note of every daemon role on serving several tenants. */
+export const TENANTS_HELP = `
+With PAYSYNC_TENANTS_FILE listing several tenants and no --tenant (nor PAYSYNC_TENANT), one
+process serves every tenant: each tenant's webhooks come to POST $PAYSYNC_WEBHOOK_PATH/<tenant>
+on one port, and /readyz names each tenant (docs/tenants.md).`;
 
 /**
- * What `start`, `work` and `schedule` share: load the config, build the roles' components,
- * and run them until SIGTERM/SIGINT. A refusal to start is one line and exit 1.
+ * What `start`, `work` and `schedule` share (and `serve` with several tenants): load the
+ * config, build the roles' components, and run them until SIGTERM/SIGINT. A refusal to start
+ * is one line and exit 1. Without `--tenant` on a tenants file listing several, the process
+ * serves every tenant (docs/tenants.md).
  */
 export async function runDaemonRoles(command: string, roles: readonly DaemonRole[]): Promise<void> {
-  const { config, logger } = commandContext(command);
   // Loaded here, not at the top, so `paysync --help` stays fast.
-  const { runDaemon } = await import('../../daemon/index.ts');
+  const { runDaemon, runTenantsDaemon } = await import('../../daemon/index.ts');
+  const together = tenantsServedTogether();
+  if (together) {
+    const [first] = together.tenants;
+    const logger = createLogger({
+      level: first!.config.logLevel,
+      // Every tenant's secrets: one log holds them all.
+      secrets: together.tenants.flatMap((tenant) => secretValues(tenant.config)),
+      base: { role: command },
+    });
+    await runTenantsDaemon({
+      tenants: together.tenants.map(({ name, config }) => ({ name, config })),
+      logger,
+      roles,
+    });
+    return;
+  }
+  const { config, logger } = commandContext(command);
   // A StartupError is reported by the CLI's error boundary as one line, exit 1.
   await runDaemon({ config, logger, roles });
 }

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { runDaemonRoles } from './daemon-role.action.ts';
+import { runDaemonRoles, TENANTS_HELP } from './daemon-role.action.ts';
 
 /**
  * `paysync schedule`: the cron. Each tick only enqueues a job with a slot-derived id, so a
@@ -8,5 +8,6 @@ import { runDaemonRoles } from './daemon-role.action.ts';
 export function scheduleCommand(): Command {
   return new Command('schedule')
     .description('run the scheduler: inbox recovery now; sweeps, snapshots and exports later')
+    .addHelpText('after', TENANTS_HELP)
     .action(() => runDaemonRoles('schedule', ['scheduler']));
 }

@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { commandContext } from '../context.ts';
+import { tenantsServedTogether } from '../tenant-selection.ts';
+import { runDaemonRoles, TENANTS_HELP } from './daemon-role.action.ts';
 
 /**
  * `paysync serve`: the webhook receiver alone. Refuses to start, in one line, on an unsafe
@@ -12,7 +14,10 @@ export function serveCommand(): Command {
     .description(
       'run the webhook receiver (POST $PAYSYNC_WEBHOOK_PATH, /healthz, /readyz, /metrics)',
     )
+    .addHelpText('after', TENANTS_HELP)
     .action(async () => {
+      // Several tenants: one port for all of them, POST $PAYSYNC_WEBHOOK_PATH/<tenant>.
+      if (tenantsServedTogether()) return runDaemonRoles('serve', ['receiver']);
       const { config, logger, now } = commandContext('serve');
       // Loaded here, not at the top, so `paysync --help` stays fast.
       const { createSignatureVerifier, createReceiverServer } =

@@ -1,9 +1,10 @@
 import { Command } from 'commander';
-import { runDaemonRoles } from './daemon-role.action.ts';
+import { runDaemonRoles, TENANTS_HELP } from './daemon-role.action.ts';
 
 /** `paysync start`: receiver, workers and scheduler in one process. */
 export function startCommand(): Command {
   return new Command('start')
     .description('run every role (receiver, workers, scheduler) in one process')
+    .addHelpText('after', TENANTS_HELP)
     .action(() => runDaemonRoles('start', ['workers', 'scheduler', 'receiver']));
 }

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { runDaemonRoles } from './daemon-role.action.ts';
+import { runDaemonRoles, TENANTS_HELP } from './daemon-role.action.ts';
 
 /**
  * `paysync work`: the queue workers (ingest, sync, follow-up, scheduled ticks), with
@@ -9,5 +9,6 @@ import { runDaemonRoles } from './daemon-role.action.ts';
 export function workCommand(): Command {
   return new Command('work')
     .description('run the queue workers that fetch each resource from the service and book it')
+    .addHelpText('after', TENANTS_HELP)
     .action(() => runDaemonRoles('work', ['workers']));
 }

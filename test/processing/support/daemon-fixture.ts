@@ -130,7 +130,7 @@ export async function createDaemonFixture(options: FixtureOptions = {}): Promise
  * Work waiting on the ingest and sync queues of a deployment (for pacing test traffic): an
  * ingest or single sync job counts one, a sync batch counts its resources.
  */
-export async function queueBacklog(daemon: RunningDaemon): Promise<number> {
+export async function queueBacklog(daemon: Pick<RunningDaemon, 'queues'>): Promise<number> {
   const [ingest, sync] = await Promise.all([
     daemon.queues.ingest.getJobCounts('waiting', 'prioritized'),
     daemon.queues.sync.getJobs(['waiting', 'prioritized', 'delayed']),

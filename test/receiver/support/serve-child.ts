@@ -18,17 +18,18 @@ export interface ServeChild {
 }
 
 /**
- * Spawns `paysync serve` exactly as an operator would (the real CLI, a clean environment with
- * only the PAYSYNC_* variables given), on a free port, and waits until /healthz answers.
+ * Spawns `paysync serve` (or `command`, another role with the receiver) exactly as an operator
+ * would (the real CLI, a clean environment with only the PAYSYNC_* variables given), on a free
+ * port, and waits until /healthz answers.
  */
 export async function spawnServe(
   env: Record<string, string>,
-  options: { startTimeoutMs?: number } = {},
+  options: { startTimeoutMs?: number; command?: 'serve' | 'start'; cwd?: string } = {},
 ): Promise<ServeChild> {
   const port = await closedPort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [PAYSYNC_BIN, 'serve'], {
-    cwd: mkdtempSync(join(tmpdir(), 'paysync-serve-')),
+  const child = spawn(process.execPath, [PAYSYNC_BIN, options.command ?? 'serve'], {
+    cwd: options.cwd ?? mkdtempSync(join(tmpdir(), 'paysync-serve-')),
     env: { PATH: process.env.PATH, ...env, PAYSYNC_PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

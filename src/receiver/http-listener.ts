@@ -1,0 +1,59 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Open connections per in-flight request allowed: senders keep idle keep-alive connections. */
+const CONNECTIONS_PER_IN_FLIGHT = 4;
+
+/**
+ * Listens for webhook senders on `port` (0: a free one): the timeouts and connection cap every
+ * receiver port shares, one tenant's (createReceiverServer) or several's (createTenantsFront).
+ * Rejects when the port cannot be bound.
+ */
+export async function listenForSenders(
+  handler: RequestListener,
+  options: { readonly port: number; readonly host: string; readonly maxInFlight: number },
+): Promise<{ server: Server; address: AddressInfo }> {
+  const created = createServer(handler);
+  // Senders reuse connections. If the server closed idle sockets sooner than the sender
+  // does (Node's default is 5 s), a delivery written onto a socket being closed fails
+  // with ECONNRESET and has to be retried; outlasting common client idle timeouts (and
+  // load balancers' 60 s) avoids that race.
+  created.keepAliveTimeout = 65_000;
+  created.headersTimeout = 66_000;
+  // A whole request (headers and body, at most PAYSYNC_WEBHOOK_MAX_BYTES) within 70 s, not
+  // Node's 300 s: a sender trickling a body holds one of the in-flight places meanwhile.
+  created.requestTimeout = 70_000;
+  // Each open connection costs memory (about 20 KB) even idle: past this many, new ones are
+  // closed at once and the sender retries.
+  created.maxConnections = options.maxInFlight * CONNECTIONS_PER_IN_FLIGHT;
+  await new Promise<void>((resolve, reject) => {
+    created.once('error', reject);
+    created.listen(options.port, options.host, () => {
+      created.off('error', reject);
+      resolve();
+    });
+  });
+  return { server: created, address: created.address() as AddressInfo };
+}
+
+/**
+ * Stops taking connections, lets in-flight requests answer, then closes; requests still
+ * running after `drainMs` are cut.
+ */
+export async function closeForSenders(server: Server, drainMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // A kept-alive socket turns idle once its in-flight response is sent; close it then
+  // instead of waiting out the keep-alive timeout.
+  server.closeIdleConnections();
+  const sweep = setInterval(() => server.closeIdleConnections(), 50);
+  const cut = setTimeout(() => server.closeAllConnections(), drainMs);
+  await closed;
+  clearInterval(sweep);
+  clearTimeout(cut);
+}
+
+/** `http://<host>:<port>` a client on this machine can reach. */
+export function reachableUrl(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${shown}:${port}`;
+}

@@ -1,0 +1,178 @@
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Component } from '../lifecycle/index.ts';
+import type { Logger } from '../logger.ts';
+import { metricsRegistry } from '../metrics/index.ts';
+import type { Readiness } from './check-readiness.ts';
+import { closeForSenders, listenForSenders, reachableUrl } from './http-listener.ts';
+
+/** One tenant behind the front: its receiver's app and its own readiness. */
+export interface FrontTenant {
+  readonly name: string;
+  /** The tenant's receiver app (createReceiverServer with `listen: false`). */
+  readonly app: RequestListener;
+  readonly readiness: () => Promise<Readiness>;
+}
+
+/** `/readyz` of a process serving several tenants: each tenant's answer, and all of them. */
+export interface TenantsReadiness extends Readiness {
+  readonly tenants: readonly ({ readonly tenant: string } & Readiness)[];
+}
+
+export interface TenantsFrontOptions {
+  readonly tenants: readonly FrontTenant[];
+  /** `PAYSYNC_WEBHOOK_PATH`: a tenant's webhooks come to `<path>/<tenant>`. */
+  readonly webhookPath: string;
+  readonly port: number;
+  /** @defaultValue `0.0.0.0` */
+  readonly host?: string;
+  /** `PAYSYNC_RECEIVER_MAX_IN_FLIGHT`: the port's connection cap follows it. */
+  readonly maxInFlight: number;
+  readonly logger: Logger;
+  /** How long stop() lets in-flight requests finish before cutting them. @defaultValue 10000 */
+  readonly drainMs?: number;
+}
+
+export interface TenantsFront extends Component {
+  readonly port: number;
+  readonly url: string;
+  /** Each tenant's and the process's readiness (what `/readyz` answers). */
+  readiness(): Promise<TenantsReadiness>;
+}
+
+/**
+ * Each tenant's readiness, read side by side, and the process's: ready when every tenant is;
+ * each reason names its tenant.
+ */
+export async function tenantsReadiness(
+  tenants: readonly Pick<FrontTenant, 'name' | 'readiness'>[],
+): Promise<TenantsReadiness> {
+  const each = await Promise.all(
+    tenants.map(async (tenant) => ({ tenant: tenant.name, ...(await tenant.readiness()) })),
+  );
+  return {
+    ready: each.every((tenant) => tenant.ready),
+    reasons: each.flatMap((tenant) =>
+      tenant.reasons.map((reason) => `tenant ${tenant.tenant}: ${reason}`),
+    ),
+    tenants: each,
+  };
+}
+
+/**
+ * The one port of a process serving several tenants (docs/tenants.md). `POST <path>/<tenant>`
+ * goes to that tenant's receiver, which checks the signature with that tenant's secret and
+ * stores the event in that tenant's inbox only; there is no route from one tenant's path to
+ * another's books. `/healthz`, `/readyz` (503 naming each tenant that is not ready) and
+ * `/metrics` (every tenant's series, labelled `tenant`) answer for the whole process.
+ */
+export function createTenantsFront(options: TenantsFrontOptions): TenantsFront {
+  const host = options.host ?? '0.0.0.0';
+  const byName = new Map(options.tenants.map((tenant) => [tenant.name, tenant]));
+  const names = options.tenants.map((tenant) => tenant.name).join(', ');
+  const base = options.webhookPath.replace(/\/+$/, '');
+  let draining = false;
+  let server: Server | undefined;
+  let bound: AddressInfo | undefined;
+
+  const readiness = () => tenantsReadiness(options.tenants);
+  const json = (response: ServerResponse, status: number, body: unknown) => {
+    response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
+    response.end(JSON.stringify(body));
+  };
+  const refuse = (response: ServerResponse, status: number, error: string, message: string) =>
+    json(response, status, { error, message });
+
+  const handler = (request: IncomingMessage, response: ServerResponse) => {
+    const [path = '/', query] = (request.url ?? '/').split(/\?(.*)/s);
+    if (draining) {
+      response.setHeader('Connection', 'close');
+      return refuse(response, 503, 'shutting_down', 'the receiver is stopping; retry later');
+    }
+    if (path.startsWith(`${base}/`)) {
+      let name = path.slice(base.length + 1);
+      try {
+        name = decodeURIComponent(name);
+      } catch {
+        // Left as sent: no tenant has a % in its name, so it is unknown below.
+      }
+      const tenant = byName.get(name);
+      if (!tenant) {
+        return refuse(
+          response,
+          404,
+          'unknown_tenant',
+          `no tenant named "${name.slice(0, 40)}" here: post to ${base}/<tenant>, one of ${names}`,
+        );
+      }
+      // The tenant's app answers its webhook path: it never sees the tenant's name.
+      request.url = query === undefined ? base : `${base}?${query}`;
+      return tenant.app(request, response);
+    }
+    if (path === base) {
+      return refuse(
+        response,
+        404,
+        'tenant_required',
+        `this process serves several tenants: post to ${base}/<tenant>, one of ${names}`,
+      );
+    }
+    if (request.method === 'GET' && path === '/healthz') return json(response, 200, { ok: true });
+    if (request.method === 'GET' && path === '/readyz') {
+      readiness().then(
+        (result) => json(response, result.ready ? 200 : 503, result),
+        (error: unknown) =>
+          refuse(response, 503, 'not_ready', `readiness could not be read: ${String(error)}`),
+      );
+      return;
+    }
+    if (request.method === 'GET' && path === '/metrics') {
+      metricsRegistry.metrics().then(
+        (text) => {
+          response.writeHead(200, { 'Content-Type': metricsRegistry.contentType });
+          response.end(text);
+        },
+        (error: unknown) => {
+          options.logger.error({ err: error }, 'metrics could not be read');
+          refuse(response, 500, 'internal_error', 'metrics could not be read; it was logged');
+        },
+      );
+      return;
+    }
+    refuse(response, 404, 'not_found', 'no such route');
+  };
+
+  return {
+    name: 'receiver front',
+    readiness,
+    get port() {
+      if (!bound) throw new Error('the receiver front has not started');
+      return bound.port;
+    },
+    get url() {
+      if (!bound) throw new Error('the receiver front has not started');
+      return reachableUrl(host, bound.port);
+    },
+    async start() {
+      const listening = await listenForSenders(handler, {
+        port: options.port,
+        host,
+        maxInFlight: options.maxInFlight,
+      });
+      server = listening.server;
+      bound = listening.address;
+      options.logger.info(
+        { url: this.url, paths: options.tenants.map((tenant) => `${base}/${tenant.name}`) },
+        `receiver listening for ${options.tenants.length} tenants`,
+      );
+    },
+    async stop() {
+      if (!server) return;
+      draining = true;
+      const closing = server;
+      server = undefined;
+      await closeForSenders(closing, options.drainMs ?? 10_000);
+      options.logger.info('receiver front stopped');
+    },
+  };
+}

@@ -1,0 +1,215 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.ts';
+import { startTenantsDaemon, type RunningTenantsDaemon } from '../../src/daemon/index.ts';
+import { createLogger } from '../../src/logger.ts';
+import {
+  generateWebhookSecret,
+  startSimulator,
+  type RunningSimulator,
+} from '../../src/sim/index.ts';
+import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/index.ts';
+import { queueBacklog } from '../processing/support/daemon-fixture.ts';
+import { waitForCatchUp, type EndState } from '../processing/support/end-state.ts';
+import { signedEvent } from '../receiver/support/receiver-fixture.ts';
+import { generateMixedTraffic } from '../support/mixed-traffic.ts';
+import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
+import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
+
+/**
+ * Issue 25, one set of processes: one in-process daemon serves two tenants, two merchants of
+ * one platform whose services hand out the same item ids. Each service
+ * sends its webhooks to `/webhooks/<tenant>` of the one port; each tenant's books must end
+ * equal to its own service's truth, and a webhook sent to the other tenant's path is refused
+ * (its signature is checked with that tenant's secret) and stored nowhere.
+ */
+interface Side {
+  readonly name: string;
+  readonly merchantId: string;
+  readonly sim: RunningSimulator;
+  readonly client: UpstreamClient;
+  readonly database: TestDatabase;
+  readonly secret: string;
+}
+
+describe(`one process serving two tenants on ${testDialect()}`, () => {
+  const prefix = uniqueRedisPrefix('tenants-daemon');
+  const sides: Side[] = [];
+  let daemon: RunningTenantsDaemon;
+  let states: EndState[];
+  let twinId: string;
+
+  beforeAll(async () => {
+    const startAt = new Date(Date.now() - 3_600_000);
+    for (const [name, merchantId] of [
+      ['shop-sn', 'mch_shop_sn'],
+      ['shop-ci', 'mch_shop_ci'],
+    ] as const) {
+      const secret = generateWebhookSecret();
+      // One seed: both services mint the same ids, in the same order.
+      const sim = await startSimulator({
+        seed: 25,
+        merchantId,
+        freezeClock: true,
+        startAt,
+        webhookSecret: secret,
+        webhookRetryDelaysMs: [200, 500, 1000, 2000, 4000, 8000],
+        webhookTimeoutMs: 20_000,
+      });
+      const client = createUpstreamClient({
+        now: () => new Date(),
+        baseUrl: sim.url,
+        apiKey: sim.credentials.apiKey,
+        merchantId,
+        rps: 5000,
+        concurrency: 16,
+        timeoutMs: 60_000,
+      });
+      sides.push({ name, merchantId, sim, client, database: await freshDatabase(), secret });
+    }
+    const tenants = sides.map((side) => ({
+      name: side.name,
+      config: loadConfig({
+        PAYSYNC_UPSTREAM_URL: side.sim.url,
+        PAYSYNC_API_KEY: side.sim.credentials.apiKey,
+        PAYSYNC_MERCHANT_ID: side.merchantId,
+        PAYSYNC_DATABASE_URL: side.database.url,
+        PAYSYNC_REDIS_URL: TEST_REDIS_URL,
+        PAYSYNC_WEBHOOK_SECRET: side.secret,
+        PAYSYNC_QUEUE_PREFIX: `${prefix}:${side.name}`,
+        PAYSYNC_UPSTREAM_RPS: '5000',
+        PAYSYNC_UPSTREAM_CONCURRENCY: '32',
+        PAYSYNC_UPSTREAM_TIMEOUT_MS: '30000',
+        PAYSYNC_WORKER_CONCURRENCY: '8',
+        PAYSYNC_LOG_LEVEL: process.env.PAYSYNC_TEST_LOG_LEVEL ?? 'silent',
+      }),
+    }));
+    daemon = await startTenantsDaemon({
+      tenants,
+      logger: createLogger({ level: tenants[0]!.config.logLevel, pretty: false }),
+      roles: ['receiver', 'workers', 'scheduler'],
+      port: 0,
+      host: '127.0.0.1',
+    });
+    for (const side of sides) {
+      await side.client.createWebhook({ url: `${daemon.front!.url}/webhooks/${side.name}` });
+    }
+    // The same id on both services, with different amounts.
+    const destination = { number: '+221771234500811' };
+    twinId = sides[0]!.sim.control.createTransfer({
+      amount: 1000,
+      reference: 'twin',
+      destination,
+    }).id;
+    const twin = sides[1]!.sim.control.createTransfer({
+      amount: 2500,
+      reference: 'twin',
+      destination,
+    });
+    expect(twin.id).toBe(twinId);
+    await Promise.all(
+      sides.map((side) =>
+        generateMixedTraffic(side.sim, side.client, {
+          transfers: 16,
+          paymentIntents: 14,
+          refunds: 7,
+          paymentRefunds: 3,
+          backlog: () => queueBacklog(daemon.tenants.get(side.name)!),
+        }),
+      ),
+    );
+    states = await Promise.all(
+      sides.map((side) => waitForCatchUp(side.database.db, side.sim, 120_000)),
+    );
+  }, 240_000);
+
+  afterAll(async () => {
+    await daemon?.stop().catch(() => undefined);
+    for (const side of sides) {
+      await side.sim.stop().catch(() => undefined);
+      await side.database.cleanup().catch(() => undefined);
+    }
+    await deleteRedisPrefix(prefix);
+  });
+
+  it("each tenant's books end equal to its own service's truth", () => {
+    for (const state of states) {
+      expect(state.items).toBe(41);
+      expect(state.statusMismatches).toEqual([]);
+      expect(state.unbalancedJournals).toEqual([]);
+      expect(state.settlementProblems).toEqual([]);
+      expect(state.openInbox).toEqual({});
+    }
+  });
+
+  it('the same transfer id is booked in each tenant’s own books, with its own amount', async () => {
+    const amounts = await Promise.all(
+      sides.map(async (side) => {
+        const row = await side.database.db
+          .selectFrom('transfers')
+          .select('amount')
+          .where('id', '=', twinId)
+          .executeTakeFirstOrThrow();
+        return Number(row.amount);
+      }),
+    );
+    expect(amounts).toEqual([1000, 2500]);
+  });
+
+  it("a webhook signed with one tenant's secret is refused on the other's path and stored nowhere", async () => {
+    const [sn, ci] = sides as [Side, Side];
+    const event = signedEvent(sn.secret);
+    const post = (path: string) =>
+      fetch(`${daemon.front!.url}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...event.headers },
+        body: event.body,
+      });
+    const forged = await post('/webhooks/shop-ci');
+    expect(forged.status).toBe(401);
+    const unknown = await post('/webhooks/acme-ml');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({
+      error: 'unknown_tenant',
+      message:
+        'no tenant named "acme-ml" here: post to /webhooks/<tenant>, one of shop-sn, shop-ci',
+    });
+    const bare = await post('/webhooks');
+    expect(bare.status).toBe(404);
+    expect(((await bare.json()) as { error: string }).error).toBe('tenant_required');
+    for (const side of [sn, ci]) {
+      const stored = await side.database.db
+        .selectFrom('webhook_inbox')
+        .select('id')
+        .where('event_id', '=', event.id)
+        .execute();
+      expect(stored).toEqual([]);
+    }
+    // The same event on its own tenant's path is taken, into that tenant's inbox only.
+    expect((await post('/webhooks/shop-sn')).status).toBeLessThan(300);
+    const inSn = await sn.database.db
+      .selectFrom('webhook_inbox')
+      .select('id')
+      .where('event_id', '=', event.id)
+      .execute();
+    expect(inSn).toHaveLength(1);
+  });
+
+  it('/readyz answers for each tenant, and /metrics labels each tenant’s gauges', async () => {
+    const ready = await fetch(`${daemon.front!.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({
+      ready: true,
+      reasons: [],
+      tenants: [
+        { tenant: 'shop-sn', ready: true, reasons: [] },
+        { tenant: 'shop-ci', ready: true, reasons: [] },
+      ],
+    });
+    const metrics = await (await fetch(`${daemon.front!.url}/metrics`)).text();
+    for (const name of ['shop-sn', 'shop-ci']) {
+      expect(metrics).toMatch(
+        new RegExp(`paysync_queue_jobs\\{queue="sync",state="waiting",tenant="${name}"\\} 0`),
+      );
+    }
+  });
+});
