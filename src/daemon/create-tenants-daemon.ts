@@ -1,9 +1,16 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
-import { StartupError, startupErrorFrom, type Clock, type Component } from '../lifecycle/index.ts';
+import {
+  StartupError,
+  startupErrorFrom,
+  stopAll,
+  type Clock,
+  type Component,
+} from '../lifecycle/index.ts';
 import type { MetricsServer } from '../metrics/index.ts';
 import {
   createTenantsFront,
+  type Readiness,
   type TenantsFront,
   tenantsReadiness,
   type TenantsReadiness,
@@ -30,12 +37,14 @@ export interface TenantsDaemonOptions {
   readonly metricsPort?: number;
   /** @defaultValue the machine's clock */
   readonly now?: Clock;
+  /** How often a tenant that could not start is tried again, in ms. @defaultValue 30000 */
+  readonly retryMs?: number;
 }
 
 export interface TenantsDaemon {
   /** In start order: every tenant's, then the front. Stop them in reverse. */
   readonly components: readonly Component[];
-  /** Each tenant's daemon, by name. */
+  /** Each running tenant's daemon, by name (a tenant started late is added when it starts). */
   readonly tenants: ReadonlyMap<string, Daemon>;
   /** The one receiver port, for the receiver role. */
   readonly front: TenantsFront | undefined;
@@ -49,60 +58,97 @@ export interface TenantsDaemon {
  * on its own database, queue prefix, service account and scheduled tasks, in this process. The
  * receiver role listens on one port and hands `POST <webhook path>/<tenant>` to that tenant's
  * receiver; the other roles share one metrics server. A tenant that cannot start (its database
- * or credentials) stops the start, named: nothing is left open.
+ * down or not migrated, a refused signing set-up) is paused alone: its path answers 503, `/readyz`
+ * names it with the reason, and it is tried again every `retryMs` while the others run. Only
+ * when no tenant can start is the start refused, each tenant named.
  */
 export async function createTenantsDaemon(options: TenantsDaemonOptions): Promise<TenantsDaemon> {
   const [first] = options.tenants;
   if (!first) throw new StartupError('no tenant to serve: the tenants file lists none');
+  const retryMs = options.retryMs ?? 30_000;
+  const create = (tenant: DaemonTenant) =>
+    createDaemon({
+      config: tenant.config,
+      logger: options.logger.child({ tenant: tenant.name }),
+      roles: options.roles,
+      tenant: tenant.name,
+      shared: true,
+      ...(options.now ? { now: options.now } : {}),
+    });
   const daemons = new Map<string, Daemon>();
-  const closeAll = async () => {
-    // Nothing has started: stopping the connections component of each closes what it opened.
-    for (const daemon of daemons.values()) {
-      for (const component of [...daemon.components].reverse()) {
-        await component.stop().catch(() => undefined);
-      }
-    }
-  };
+  /** Tenants that could not start, with why; retried every `retryMs` once the process runs. */
+  const down = new Map<string, string>();
   for (const tenant of options.tenants) {
     try {
-      daemons.set(
-        tenant.name,
-        await createDaemon({
-          config: tenant.config,
-          logger: options.logger.child({ tenant: tenant.name }),
-          roles: options.roles,
-          tenant: tenant.name,
-          shared: true,
-          ...(options.now ? { now: options.now } : {}),
-        }),
-      );
+      daemons.set(tenant.name, await create(tenant));
     } catch (error) {
-      await closeAll();
-      const refusal = startupErrorFrom(error);
-      const reason = refusal?.message ?? (error instanceof Error ? error.message : String(error));
-      // Each tenant is migrated with `paysync tenants migrate` (`migrate` needs --tenant here).
-      throw new StartupError(
-        `tenant ${tenant.name}: ${reason.replace('`paysync migrate`', '`paysync tenants migrate`')}`,
+      down.set(tenant.name, refusalOf(error));
+      options.logger.error(
+        { tenant: tenant.name, reason: down.get(tenant.name) },
+        `tenant ${tenant.name} cannot start; the other tenants go on, and it is retried every ${retryMs / 1000} s`,
       );
     }
   }
-  const entries = [...daemons.entries()];
-  const readiness = () =>
-    tenantsReadiness(entries.map(([name, daemon]) => ({ name, readiness: daemon.readiness })));
-  const components = entries.flatMap(([, daemon]) => daemon.components);
+  if (daemons.size === 0) {
+    throw new StartupError(
+      [...down].map(([name, reason]) => `tenant ${name}: ${reason}`).join('; '),
+    );
+  }
+  const tenantStates = options.tenants.map((tenant) => ({
+    name: tenant.name,
+    get app() {
+      return daemons.get(tenant.name)?.receiver?.app;
+    },
+    get unavailable() {
+      return down.get(tenant.name);
+    },
+    readiness: (): Promise<Readiness> => {
+      const daemon = daemons.get(tenant.name);
+      if (daemon) return daemon.readiness();
+      return Promise.resolve({
+        ready: false,
+        reasons: [`not running: ${down.get(tenant.name) ?? 'starting'}`],
+      });
+    },
+  }));
+  const readiness = () => tenantsReadiness(tenantStates);
+  const components = [...daemons.values()].flatMap((daemon) => daemon.components);
+  // Before the front: it stops after intake stopped, and stops the tenants it started late.
+  components.push(
+    retryComponent({
+      tenants: options.tenants.filter((tenant) => down.has(tenant.name)),
+      retryMs,
+      logger: options.logger,
+      start: async (tenant) => {
+        const daemon = await create(tenant);
+        const started: Component[] = [];
+        try {
+          for (const component of daemon.components) {
+            await component.start();
+            started.push(component);
+          }
+        } catch (error) {
+          // The connections come first and start without fail, so this closes them too.
+          await stopAll(started);
+          throw error;
+        }
+        daemons.set(tenant.name, daemon);
+        down.delete(tenant.name);
+        return () => stopAll(started).then(() => undefined);
+      },
+      failed: (tenant, error) => down.set(tenant.name, refusalOf(error)),
+    }),
+  );
   let front: TenantsFront | undefined;
   let metricsServer: MetricsServer | undefined;
   if (options.roles.includes('receiver')) {
     front = createTenantsFront({
-      tenants: entries.map(([name, daemon]) => ({
-        name,
-        app: daemon.receiver!.app,
-        readiness: daemon.readiness,
-      })),
+      tenants: tenantStates,
       webhookPath: first.config.webhook.path,
       port: options.port ?? first.config.port,
       maxInFlight: first.config.receiver.maxInFlight,
       logger: options.logger,
+      retryAfterSeconds: Math.ceil(retryMs / 1000),
       ...(options.host !== undefined ? { host: options.host } : {}),
     });
     // Last to start, first to stop: intake stops before any tenant's workers drain.
@@ -119,4 +165,66 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
     components.unshift(made.component);
   }
   return { components, tenants: daemons, front, metricsServer, readiness };
+}
+
+/** A refusal to start, as one line; `paysync migrate` becomes `paysync tenants migrate`. */
+function refusalOf(error: unknown): string {
+  const refusal = startupErrorFrom(error);
+  const reason = refusal?.message ?? (error instanceof Error ? error.message : String(error));
+  // Each tenant is migrated with `paysync tenants migrate` (`migrate` needs --tenant here).
+  return reason.replace('`paysync migrate`', '`paysync tenants migrate`');
+}
+
+/**
+ * Tries the tenants that could not start again every `retryMs` once the process runs; stops
+ * those it started when the process stops.
+ */
+function retryComponent(options: {
+  readonly tenants: readonly DaemonTenant[];
+  readonly retryMs: number;
+  readonly logger: Logger;
+  /** Creates and starts the tenant's daemon; resolves to its stopper, or rejects. */
+  start(tenant: DaemonTenant): Promise<() => Promise<void>>;
+  failed(tenant: DaemonTenant, error: unknown): void;
+}): Component {
+  const waiting = [...options.tenants];
+  const stoppers: (() => Promise<void>)[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let round: Promise<void> | undefined;
+  let stopped = false;
+  const tryAll = async () => {
+    for (const tenant of [...waiting]) {
+      if (stopped) return;
+      try {
+        stoppers.push(await options.start(tenant));
+        waiting.splice(waiting.indexOf(tenant), 1);
+        options.logger.info({ tenant: tenant.name }, `tenant ${tenant.name} started`);
+      } catch (error) {
+        options.failed(tenant, error);
+        options.logger.warn(
+          { tenant: tenant.name, reason: refusalOf(error) },
+          `tenant ${tenant.name} still cannot start; tried again in ${options.retryMs / 1000} s`,
+        );
+      }
+    }
+  };
+  const schedule = () => {
+    if (stopped || waiting.length === 0) return;
+    timer = setTimeout(() => {
+      round = tryAll().finally(schedule);
+    }, options.retryMs);
+    timer.unref();
+  };
+  return {
+    name: 'tenant retries',
+    async start() {
+      schedule();
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await round;
+      for (const stop of stoppers.reverse()) await stop();
+    },
+  };
 }

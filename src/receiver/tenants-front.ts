@@ -9,8 +9,13 @@ import { closeForSenders, listenForSenders, reachableUrl } from './http-listener
 /** One tenant behind the front: its receiver's app and its own readiness. */
 export interface FrontTenant {
   readonly name: string;
-  /** The tenant's receiver app (createReceiverServer with `listen: false`). */
-  readonly app: RequestListener;
+  /**
+   * The tenant's receiver app (createReceiverServer with `listen: false`); undefined while the
+   * tenant is not running (it could not start), when its path answers 503.
+   */
+  readonly app: RequestListener | undefined;
+  /** Why the tenant is not running, when it is not. */
+  readonly unavailable?: string | undefined;
   readonly readiness: () => Promise<Readiness>;
 }
 
@@ -31,6 +36,8 @@ export interface TenantsFrontOptions {
   readonly logger: Logger;
   /** How long stop() lets in-flight requests finish before cutting them. @defaultValue 10000 */
   readonly drainMs?: number;
+  /** `Retry-After` of a tenant not running: when it is tried again. @defaultValue 30 */
+  readonly retryAfterSeconds?: number;
 }
 
 export interface TenantsFront extends Component {
@@ -105,9 +112,20 @@ export function createTenantsFront(options: TenantsFrontOptions): TenantsFront {
           `no tenant named "${name.slice(0, 40)}" here: post to ${base}/<tenant>, one of ${names}`,
         );
       }
+      const app = tenant.app;
+      if (!app) {
+        // The service retries: nothing is lost while this tenant is paused.
+        response.setHeader('Retry-After', String(options.retryAfterSeconds ?? 30));
+        return refuse(
+          response,
+          503,
+          'tenant_unavailable',
+          `tenant ${tenant.name} is not running (${tenant.unavailable ?? 'starting'}); retry later`,
+        );
+      }
       // The tenant's app answers its webhook path: it never sees the tenant's name.
       request.url = query === undefined ? base : `${base}?${query}`;
-      return tenant.app(request, response);
+      return app(request, response);
     }
     if (path === base) {
       return refuse(
