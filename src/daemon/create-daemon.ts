@@ -25,7 +25,7 @@ import {
 import { openDiscrepancyCounts, openDriftDetails } from '../ledger/index.ts';
 import { createOutboxDispatcher, type OutboxDispatcher } from '../outbox/index.ts';
 import { lastSuccessByTask } from '../runs/index.ts';
-import { mountOps } from '../ops/index.ts';
+import { mountOps, type TenantOpsApi } from '../ops/index.ts';
 import { createQueues, type Queues } from '../queues/index.ts';
 import { createRelayDeliverer, type RelayDeliverer } from '../relay/index.ts';
 import {
@@ -106,6 +106,11 @@ export interface Daemon {
   credentialCheck(): CredentialCheck | undefined;
   /** Whether this daemon's database and Redis answer and its credentials hold (`/readyz`). */
   readiness(): Promise<Readiness>;
+  /**
+   * In a process serving several tenants (`shared`), this tenant's ops API, for the front to
+   * mount under `/api/v1/tenants/<tenant>/`; undefined without admin tokens or not shared.
+   */
+  readonly ops: TenantOpsApi | undefined;
 }
 
 /**
@@ -233,6 +238,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   let credentialCheck: CredentialCheck | undefined;
   let receiver: ReceiverServer | undefined;
   let metricsServer: MetricsServer | undefined;
+  let tenantOps: Daemon['ops'];
   try {
     if (!roles.has('receiver') && !options.shared) {
       const made = metricsServerComponent({
@@ -329,18 +335,18 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     }
     if (producerRedis && producerQueues) {
       const receiverPort = options.port ?? config.port;
-      const ops = options.shared
-        ? { components: [], receiverRoutes: undefined }
-        : mountOps({
-            config,
-            db: receiverDatabase?.db ?? db,
-            queues,
-            logger,
-            now,
-            receiverPort,
-            alerts,
-            ...(options.host !== undefined ? { host: options.host } : {}),
-          });
+      const ops = mountOps({
+        config,
+        db: receiverDatabase?.db ?? db,
+        queues,
+        logger,
+        now,
+        receiverPort,
+        alerts,
+        ...(options.host !== undefined ? { host: options.host } : {}),
+        ...(options.shared && options.tenant !== undefined ? { tenant: options.tenant } : {}),
+      });
+      tenantOps = ops.tenantApi;
       components.push(...ops.components);
       // Last to start, first to stop: intake stops before the workers drain.
       receiver = createReceiverServer({
@@ -380,5 +386,6 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     metricsServer,
     credentialCheck: () => credentialCheck,
     readiness: () => checkReadiness({ db, redis }),
+    ops: tenantOps,
   };
 }

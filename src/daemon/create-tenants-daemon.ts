@@ -15,6 +15,7 @@ import {
   tenantsReadiness,
   type TenantsReadiness,
 } from '../receiver/index.ts';
+import { OPS_API_BASE } from '../ops/index.ts';
 import { createDaemon, type Daemon, type DaemonRole } from './create-daemon.ts';
 import { metricsServerComponent } from './metrics-component.ts';
 
@@ -102,6 +103,9 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
     get unavailable() {
       return down.get(tenant.name);
     },
+    get ops() {
+      return daemons.get(tenant.name)?.ops;
+    },
     readiness: (): Promise<Readiness> => {
       const daemon = daemons.get(tenant.name);
       if (daemon) return daemon.readiness();
@@ -149,6 +153,7 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
       maxInFlight: first.config.receiver.maxInFlight,
       logger: options.logger,
       retryAfterSeconds: Math.ceil(retryMs / 1000),
+      opsBase: OPS_API_BASE,
       ...(options.host !== undefined ? { host: options.host } : {}),
     });
     // Last to start, first to stop: intake stops before any tenant's workers drain.

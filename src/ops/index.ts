@@ -14,4 +14,4 @@ export {
 } from './ops-features.ts';
 export { RECEIPT_CSP, serveReceiptHtml } from './serve-receipt.ts';
 export { createOpsServer, type OpsServer } from './ops-server.ts';
-export { mountOps, type OpsMount } from './mount-ops.ts';
+export { mountOps, type OpsMount, type TenantOpsApi } from './mount-ops.ts';

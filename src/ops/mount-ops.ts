@@ -7,12 +7,28 @@ import type { Logger } from '../logger.ts';
 import type { Queues } from '../queues/index.ts';
 import { createOpsRouter, opsStartupLine } from './create-ops-router.ts';
 import { createOpsServer } from './ops-server.ts';
+import { AdminTokens, bearerOf } from './ops-auth.ts';
+import { OPS_API_BASE } from './ops-routes.ts';
 import type { OpsFeatures } from './ops-features.ts';
-import type { RequestHandler } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
+import { sendOpsError } from './ops-errors.ts';
+
+/** One tenant's ops API in a process serving several. */
+export interface TenantOpsApi {
+  /** Answers `/api/v1/…` (the front strips the tenant's prefix). */
+  readonly app: Express;
+  /** Whether an `Authorization` header carries one of this tenant's admin tokens. */
+  readonly acceptsBearer: (authorization: string | undefined) => boolean;
+}
 
 export interface OpsMount {
   /** Routes for the receiver's app (when the ops surfaces share its port). */
   readonly receiverRoutes: RequestHandler | undefined;
+  /**
+   * With `tenant`: the tenant's ops API as an app of its own, for the process's front to mount
+   * under `/api/v1/tenants/<tenant>/` (undefined when the tenant has no admin token).
+   */
+  readonly tenantApi?: TenantOpsApi | undefined;
   /** A server of their own (when `PAYSYNC_OPS_PORT` differs); start after the receiver. */
   readonly components: readonly Component[];
 }
@@ -35,16 +51,26 @@ export function mountOps(options: {
   /** For acking and resolving alerts from the API and the dashboard. */
   readonly alerts?: AlertRuntime;
   readonly features?: OpsFeatures;
+  /**
+   * The tenant whose ops API this is, in a process serving several: served on the receiver
+   * port under `/api/v1/tenants/<tenant>/…` (whatever `PAYSYNC_OPS_PORT` says).
+   */
+  readonly tenant?: string;
 }): OpsMount {
   const { config, logger } = options;
   const tokens = config.ops.adminTokens;
   const ownPort =
-    tokens.length > 0 && config.ops.port !== undefined && config.ops.port !== options.receiverPort;
+    options.tenant === undefined &&
+    tokens.length > 0 &&
+    config.ops.port !== undefined &&
+    config.ops.port !== options.receiverPort;
   logger.info(
-    opsStartupLine(
-      tokens,
-      ownPort ? `port ${config.ops.port}` : `the receiver port ${options.receiverPort}`,
-    ),
+    options.tenant !== undefined && tokens.length > 0
+      ? `ops API of tenant ${options.tenant} on at the receiver port ${options.receiverPort}, under ${OPS_API_BASE}/tenants/${options.tenant}/ (${tokens.length} admin token${tokens.length === 1 ? '' : 's'}); a process serving several tenants serves no dashboard`
+      : opsStartupLine(
+          tokens,
+          ownPort ? `port ${config.ops.port}` : `the receiver port ${options.receiverPort}`,
+        ),
   );
   if (tokens.length === 0) return { receiverRoutes: undefined, components: [] };
   const routes = createOpsRouter({
@@ -62,6 +88,21 @@ export function mountOps(options: {
     ...(options.alerts ? { alerts: options.alerts } : {}),
     ...(options.features ? { features: options.features } : {}),
   });
+  if (options.tenant !== undefined) {
+    // Mounted by the process's front under the tenant's prefix: an app of its own, whose
+    // unknown routes answer as the API's do.
+    const app = express();
+    app.disable('x-powered-by');
+    app.set('etag', false);
+    app.use(routes);
+    app.use((_request, response) => sendOpsError(response, 404, 'not_found', 'no such route'));
+    const admin = new AdminTokens(tokens);
+    return {
+      receiverRoutes: undefined,
+      tenantApi: { app, acceptsBearer: (header) => admin.accepts(bearerOf(header)) },
+      components: [],
+    };
+  }
   if (!ownPort) return { receiverRoutes: routes, components: [] };
   return {
     receiverRoutes: undefined,

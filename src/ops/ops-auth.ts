@@ -70,7 +70,11 @@ function sessionOf(token: string): string {
 
 /** The `Bearer` token of a request, if any. */
 export function bearerToken(request: Request): string | undefined {
-  const header = request.headers.authorization;
+  return bearerOf(request.headers.authorization);
+}
+
+/** The token of an `Authorization: Bearer …` header, if it is one. */
+export function bearerOf(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
   return match?.[1];

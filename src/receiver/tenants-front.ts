@@ -16,6 +16,14 @@ export interface FrontTenant {
   readonly app: RequestListener | undefined;
   /** Why the tenant is not running, when it is not. */
   readonly unavailable?: string | undefined;
+  /** The tenant's ops API (an app answering under `/api/v1`), when it has admin tokens. */
+  readonly ops?:
+    | {
+        readonly app: RequestListener;
+        /** Whether an `Authorization` header carries one of this tenant's admin tokens. */
+        readonly acceptsBearer: (authorization: string | undefined) => boolean;
+      }
+    | undefined;
   readonly readiness: () => Promise<Readiness>;
 }
 
@@ -38,6 +46,8 @@ export interface TenantsFrontOptions {
   readonly drainMs?: number;
   /** `Retry-After` of a tenant not running: when it is tried again. @defaultValue 30 */
   readonly retryAfterSeconds?: number;
+  /** Where the ops API lives (`/api/v1`): each tenant's is under `<base>/tenants/<tenant>/`. */
+  readonly opsBase?: string;
 }
 
 export interface TenantsFront extends Component {
@@ -45,6 +55,15 @@ export interface TenantsFront extends Component {
   readonly url: string;
   /** Each tenant's and the process's readiness (what `/readyz` answers). */
   readiness(): Promise<TenantsReadiness>;
+}
+
+/** A path segment decoded; left as sent when it does not decode (no tenant has a % in its name). */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /**
@@ -90,6 +109,47 @@ export function createTenantsFront(options: TenantsFrontOptions): TenantsFront {
   const refuse = (response: ServerResponse, status: number, error: string, message: string) =>
     json(response, status, { error, message });
 
+  const opsBase = options.opsBase;
+  /** The ops API's own 404: another tenant's routes look exactly like routes that do not exist. */
+  const noSuchRoute = (response: ServerResponse) =>
+    json(response, 404, { error: { code: 'not_found', message: 'no such route' } });
+  /**
+   * `<opsBase>/tenants/<tenant>/…` goes to that tenant's ops API when the request carries one
+   * of that tenant's admin tokens. A token of another tenant gets the 404 of a route that does
+   * not exist, never the tenant's data nor a sign that it exists.
+   */
+  const routeOps = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    rest: string,
+    query: string | undefined,
+  ) => {
+    const scoped = /^\/tenants\/([^/]+)(\/.*)?$/.exec(rest);
+    if (!scoped) {
+      return json(response, 404, {
+        error: {
+          code: 'tenant_required',
+          message: `this process serves several tenants: each one's ops API is at ${opsBase}/tenants/<tenant>/…, one of ${names}`,
+        },
+      });
+    }
+    const ops = byName.get(decoded(scoped[1]!))?.ops;
+    const authorization = request.headers.authorization;
+    if (!ops?.acceptsBearer(authorization)) {
+      // A token of other tenants: the 404 of a route that does not exist. No valid token at
+      // all: 401, whether the tenant exists or not. Either way nothing says which tenants exist.
+      if (options.tenants.some((other) => other.ops?.acceptsBearer(authorization))) {
+        return noSuchRoute(response);
+      }
+      response.setHeader('WWW-Authenticate', 'Bearer realm="paysync"');
+      return json(response, 401, {
+        error: { code: 'unauthorized', message: 'authentication required' },
+      });
+    }
+    request.url = `${opsBase}${scoped[2] ?? ''}${query === undefined ? '' : `?${query}`}`;
+    return ops.app(request, response);
+  };
+
   const handler = (request: IncomingMessage, response: ServerResponse) => {
     const [path = '/', query] = (request.url ?? '/').split(/\?(.*)/s);
     if (draining) {
@@ -97,12 +157,7 @@ export function createTenantsFront(options: TenantsFrontOptions): TenantsFront {
       return refuse(response, 503, 'shutting_down', 'the receiver is stopping; retry later');
     }
     if (path.startsWith(`${base}/`)) {
-      let name = path.slice(base.length + 1);
-      try {
-        name = decodeURIComponent(name);
-      } catch {
-        // Left as sent: no tenant has a % in its name, so it is unknown below.
-      }
+      const name = decoded(path.slice(base.length + 1));
       const tenant = byName.get(name);
       if (!tenant) {
         return refuse(
@@ -134,6 +189,9 @@ export function createTenantsFront(options: TenantsFrontOptions): TenantsFront {
         'tenant_required',
         `this process serves several tenants: post to ${base}/<tenant>, one of ${names}`,
       );
+    }
+    if (opsBase && (path === opsBase || path.startsWith(`${opsBase}/`))) {
+      return routeOps(request, response, path.slice(opsBase.length), query);
     }
     if (request.method === 'GET' && path === '/healthz') return json(response, 200, { ok: true });
     if (request.method === 'GET' && path === '/readyz') {

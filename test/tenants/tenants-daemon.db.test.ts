@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPS_API_BASE, OPS_ROUTES } from '../../src/ops/index.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { startTenantsDaemon, type RunningTenantsDaemon } from '../../src/daemon/index.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -29,6 +31,8 @@ interface Side {
   readonly client: UpstreamClient;
   readonly database: TestDatabase;
   readonly secret: string;
+  /** The tenant's own admin token (PAYSYNC_ADMIN_TOKEN of its settings). */
+  readonly token: string;
 }
 
 describe(`one process serving two tenants on ${testDialect()}`, () => {
@@ -64,7 +68,15 @@ describe(`one process serving two tenants on ${testDialect()}`, () => {
         concurrency: 16,
         timeoutMs: 60_000,
       });
-      sides.push({ name, merchantId, sim, client, database: await freshDatabase(), secret });
+      sides.push({
+        name,
+        merchantId,
+        sim,
+        client,
+        database: await freshDatabase(),
+        secret,
+        token: `tok_${name}_${randomBytes(16).toString('hex')}`,
+      });
     }
     const tenants = sides.map((side) => ({
       name: side.name,
@@ -75,6 +87,7 @@ describe(`one process serving two tenants on ${testDialect()}`, () => {
         PAYSYNC_DATABASE_URL: side.database.url,
         PAYSYNC_REDIS_URL: TEST_REDIS_URL,
         PAYSYNC_WEBHOOK_SECRET: side.secret,
+        PAYSYNC_ADMIN_TOKEN: side.token,
         PAYSYNC_QUEUE_PREFIX: `${prefix}:${side.name}`,
         PAYSYNC_UPSTREAM_RPS: '5000',
         PAYSYNC_UPSTREAM_CONCURRENCY: '32',
@@ -211,5 +224,53 @@ describe(`one process serving two tenants on ${testDialect()}`, () => {
         new RegExp(`paysync_queue_jobs\\{queue="sync",state="waiting",tenant="${name}"\\} 0`),
       );
     }
+  });
+
+  it("a tenant's admin token reaches none of the other tenant's ops routes (every route of the table)", async () => {
+    const [sn, ci] = sides as [Side, Side];
+    const hidden = { error: { code: 'not_found', message: 'no such route' } };
+    const call = (tenant: string, method: string, tail: string, token?: string) =>
+      fetch(`${daemon.front!.url}${OPS_API_BASE}/tenants/${tenant}${tail}`, {
+        method: method.toUpperCase(),
+        headers: {
+          'Content-Type': 'application/json',
+          ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        },
+        ...(method === 'get' ? {} : { body: '{}' }),
+      });
+    expect(OPS_ROUTES.length).toBeGreaterThan(20);
+    for (const route of OPS_ROUTES) {
+      const tail = route.path.slice(OPS_API_BASE.length).replace(/\{\w+\}/g, twinId);
+      const what = `${route.method.toUpperCase()} ${route.path}`;
+      for (const [tenant, token] of [
+        [ci.name, sn.token],
+        [sn.name, ci.token],
+        ['acme-ml', sn.token],
+      ] as const) {
+        const crossed = await call(tenant, route.method, tail, token);
+        expect(crossed.status, `${what} on ${tenant}`).toBe(404);
+        expect(await crossed.json(), `${what} on ${tenant}`).toEqual(hidden);
+      }
+      // Without a valid token: 401, whether the tenant exists or not.
+      for (const tenant of [ci.name, 'acme-ml']) {
+        expect((await call(tenant, route.method, tail)).status, what).toBe(401);
+        expect((await call(tenant, route.method, tail, 'tok_wrong')).status, what).toBe(401);
+      }
+    }
+    // Each tenant's own token reads its own books: the same id, each tenant's amount.
+    for (const [side, amount] of [
+      [sn, 1000],
+      [ci, 2500],
+    ] as const) {
+      const own = await call(side.name, 'get', `/items/${twinId}`, side.token);
+      expect(own.status).toBe(200);
+      expect(((await own.json()) as { record: { amount: number } }).record.amount).toBe(amount);
+    }
+    // The API without a tenant names where each tenant's is.
+    const bare = await fetch(`${daemon.front!.url}${OPS_API_BASE}/runs`, {
+      headers: { Authorization: `Bearer ${sn.token}` },
+    });
+    expect(bare.status).toBe(404);
+    expect(((await bare.json()) as { error: { code: string } }).error.code).toBe('tenant_required');
   });
 });
