@@ -28,6 +28,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { createDatabase } from '../src/db/index.ts';
+import { reasonOf } from '../src/error-reason.ts';
 import { freePort } from '../src/lifecycle/index.ts';
 import { generateWebhookSecret, startSimulator, type RunningSimulator } from '../src/sim/index.ts';
 import { benchCli } from './bench-cli.ts';
@@ -94,9 +95,7 @@ const serverConnections = async () => {
     );
     return Number(rows[0]?.count ?? 0);
   } catch (error) {
-    throw new Error(
-      `the bench could not count PostgreSQL connections: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new Error(`the bench could not count PostgreSQL connections: ${reasonOf(error)}`);
   }
 };
 
@@ -218,7 +217,7 @@ try {
     try {
       result = await measure(count);
     } catch (error) {
-      const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+      const reason = reasonOf(error).split('\n')[0]!;
       failures.push({ tenants: count, reason });
       console.log(`${count} tenant(s): FAILED: ${reason}`);
       continue;

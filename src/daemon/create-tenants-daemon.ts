@@ -15,6 +15,7 @@ import {
   tenantsReadiness,
   type TenantsReadiness,
 } from '../receiver/index.ts';
+import { reasonOf } from '../error-reason.ts';
 import { OPS_API_BASE } from '../ops/index.ts';
 import { createDaemon, type Daemon, type DaemonRole } from './create-daemon.ts';
 import { metricsServerComponent } from './metrics-component.ts';
@@ -175,7 +176,7 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
 /** A refusal to start, as one line; `paysync migrate` becomes `paysync tenants migrate`. */
 function refusalOf(error: unknown): string {
   const refusal = startupErrorFrom(error);
-  const reason = refusal?.message ?? (error instanceof Error ? error.message : String(error));
+  const reason = refusal?.message ?? reasonOf(error);
   // Each tenant is migrated with `paysync tenants migrate` (`migrate` needs --tenant here).
   return reason.replace('`paysync migrate`', '`paysync tenants migrate`');
 }

@@ -52,6 +52,48 @@ export async function closeForSenders(server: Server, drainMs: number): Promise<
   clearTimeout(cut);
 }
 
+/** A port for webhook senders, bound by `listen` and drained by `close`. */
+export interface SenderPort {
+  /** The bound port, once listening (useful with port 0). */
+  readonly port: number;
+  /** `http://<host>:<port>`, once listening. */
+  readonly url: string;
+  listen(handler: RequestListener): Promise<void>;
+  /** Drains and closes; false when it was not listening. */
+  close(drainMs: number): Promise<boolean>;
+}
+
+/** {@link listenForSenders} and {@link closeForSenders} as one port; `what` names it in errors. */
+export function senderPort(
+  what: string,
+  options: { readonly port: number; readonly host: string; readonly maxInFlight: number },
+): SenderPort {
+  let server: Server | undefined;
+  let bound: AddressInfo | undefined;
+  return {
+    get port() {
+      if (!bound) throw new Error(`the ${what} has not started`);
+      return bound.port;
+    },
+    get url() {
+      if (!bound) throw new Error(`the ${what} has not started`);
+      return reachableUrl(options.host, bound.port);
+    },
+    async listen(handler) {
+      const listening = await listenForSenders(handler, options);
+      server = listening.server;
+      bound = listening.address;
+    },
+    async close(drainMs) {
+      if (!server) return false;
+      const closing = server;
+      server = undefined;
+      await closeForSenders(closing, drainMs);
+      return true;
+    },
+  };
+}
+
 /** `http://<host>:<port>` a client on this machine can reach. */
 export function reachableUrl(host: string, port: number): string {
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;

@@ -1,11 +1,9 @@
-import type { Server } from 'node:http';
 import type { Express } from 'express';
-import type { AddressInfo } from 'node:net';
 import type { AlertRuntime } from '../alerts/index.ts';
 import type { Component } from '../lifecycle/index.ts';
 import { createBacklogGate } from './backlog-gate.ts';
 import { backpressureAlerts } from './backpressure-alert.ts';
-import { closeForSenders, listenForSenders, reachableUrl } from './http-listener.ts';
+import { senderPort } from './http-listener.ts';
 import { createReceiverApp, type ReceiverDependencies } from './receiver-app.ts';
 
 export interface ReceiverServerOptions extends Omit<
@@ -72,8 +70,6 @@ export function createReceiverServer(options: ReceiverServerOptions): ReceiverSe
   });
   // Built now, not in start(), so a bad signing config fails before anything else starts.
   const app = createReceiverApp({ ...options, backlogGate, draining: () => draining });
-  let server: Server | undefined;
-  let bound: AddressInfo | undefined;
   const host = options.host ?? '0.0.0.0';
   if (options.listen === false) {
     return {
@@ -93,40 +89,33 @@ export function createReceiverServer(options: ReceiverServerOptions): ReceiverSe
       },
     };
   }
+  const door = senderPort('receiver', { port: options.port, host, maxInFlight });
   return {
     name: 'receiver',
     app,
     get port() {
-      if (!bound) throw new Error('the receiver has not started');
-      return bound.port;
+      return door.port;
     },
     get url() {
-      if (!bound) throw new Error('the receiver has not started');
-      return reachableUrl(host, bound.port);
+      return door.url;
     },
     async start() {
       // Counted before the first request, so a full inbox is refused from the start.
       await backlogGate.start();
-      let listening: Awaited<ReturnType<typeof listenForSenders>>;
       try {
-        listening = await listenForSenders(app, { port: options.port, host, maxInFlight });
+        await door.listen(app);
       } catch (error) {
         await backlogGate.stop();
         throw error;
       }
-      server = listening.server;
-      bound = listening.address;
       options.logger.info(
-        { url: this.url, path: options.config.webhook.path },
+        { url: door.url, path: options.config.webhook.path },
         'receiver listening',
       );
     },
     async stop() {
-      if (!server) return;
       draining = true;
-      const closing = server;
-      server = undefined;
-      await closeForSenders(closing, options.drainMs ?? 10_000);
+      if (!(await door.close(options.drainMs ?? 10_000))) return;
       await backlogGate.stop();
       options.logger.info('receiver stopped');
     },

@@ -1,10 +1,9 @@
-import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
 import { metricsRegistry } from '../metrics/index.ts';
 import type { Readiness } from './check-readiness.ts';
-import { closeForSenders, listenForSenders, reachableUrl } from './http-listener.ts';
+import { senderPort } from './http-listener.ts';
 
 /** One tenant behind the front: its receiver's app and its own readiness. */
 export interface FrontTenant {
@@ -98,8 +97,6 @@ export function createTenantsFront(options: TenantsFrontOptions): TenantsFront {
   const names = options.tenants.map((tenant) => tenant.name).join(', ');
   const base = options.webhookPath.replace(/\/+$/, '');
   let draining = false;
-  let server: Server | undefined;
-  let bound: AddressInfo | undefined;
 
   const readiness = () => tenantsReadiness(options.tenants);
   const json = (response: ServerResponse, status: number, body: unknown) => {
@@ -218,37 +215,32 @@ export function createTenantsFront(options: TenantsFrontOptions): TenantsFront {
     refuse(response, 404, 'not_found', 'no such route');
   };
 
+  const door = senderPort('receiver front', {
+    port: options.port,
+    host,
+    maxInFlight: options.maxInFlight,
+  });
   return {
     name: 'receiver front',
     readiness,
     get port() {
-      if (!bound) throw new Error('the receiver front has not started');
-      return bound.port;
+      return door.port;
     },
     get url() {
-      if (!bound) throw new Error('the receiver front has not started');
-      return reachableUrl(host, bound.port);
+      return door.url;
     },
     async start() {
-      const listening = await listenForSenders(handler, {
-        port: options.port,
-        host,
-        maxInFlight: options.maxInFlight,
-      });
-      server = listening.server;
-      bound = listening.address;
+      await door.listen(handler);
       options.logger.info(
-        { url: this.url, paths: options.tenants.map((tenant) => `${base}/${tenant.name}`) },
+        { url: door.url, paths: options.tenants.map((tenant) => `${base}/${tenant.name}`) },
         `receiver listening for ${options.tenants.length} tenants`,
       );
     },
     async stop() {
-      if (!server) return;
       draining = true;
-      const closing = server;
-      server = undefined;
-      await closeForSenders(closing, options.drainMs ?? 10_000);
-      options.logger.info('receiver front stopped');
+      if (await door.close(options.drainMs ?? 10_000)) {
+        options.logger.info('receiver front stopped');
+      }
     },
   };
 }
