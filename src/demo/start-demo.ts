@@ -52,7 +52,10 @@ export interface RunningDemo {
   summary(): Promise<DemoSummary>;
   /** A failed transfer's id, once the ledger holds one: the thing to `paysync show`. */
   failedTransferId(): Promise<string | undefined>;
-  /** Stops generating traffic and gives the daemon up to `timeoutMs` to process what is left. */
+  /**
+   * Stops generating traffic, gives the daemon up to `timeoutMs` to process what is left, then
+   * takes a closing balance snapshot of the drained books.
+   */
   drain(timeoutMs: number): Promise<void>;
   /** Stops traffic, daemon and simulator, and removes the demo's keys from Redis. */
   stop(): Promise<void>;
@@ -234,11 +237,30 @@ async function startDemoOn(
     async drain(timeoutMs) {
       await traffic.stop();
       const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
+      let quiet = false;
+      while (!quiet && Date.now() < deadline) {
         const { webhooks } = await collectDemoSummary(daemon.db, sim, traffic.counts, 0);
-        if (webhooks.open === 0) return;
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        quiet = webhooks.open === 0;
+        if (!quiet) await new Promise((resolve) => setTimeout(resolve, 200));
       }
+      // A scheduled snapshot taken while traffic ran may have caught the service ahead of the
+      // books (payments it settled whose webhooks were still on their way): a closing snapshot
+      // on the drained books says whether they agree now, and resolves such a drift if they do.
+      await takeBalanceSnapshot({
+        db: daemon.db,
+        upstream: client,
+        logger: logger.child({ role: 'demo' }),
+        environment: config.environment,
+        fetch: {
+          db: daemon.db,
+          upstream: client,
+          transferSearchHours: config.processing.transferSearchHours,
+          now: systemClock,
+        },
+        now: systemClock,
+      }).catch((error: unknown) =>
+        logger.warn({ err: error }, 'demo: the closing balance snapshot failed'),
+      );
     },
     stop() {
       stopping ??= (async () => {

@@ -183,7 +183,7 @@ or the database could not be used, 2 bad options.`,
       let summary;
       let failedTransfer;
       try {
-        await running.drain(3_000);
+        await running.drain(10_000);
         summary = await running.summary();
         failedTransfer = await running.failedTransferId();
       } finally {
