@@ -22,6 +22,11 @@ export const ALERT_KINDS = [
   'relay_endpoint_disabled',
   /** An expectation's window passed with nothing matched (issue 24, docs/expectations.md). */
   'expectation_overdue',
+  /**
+   * A tenant of a process serving several cannot start (its database down or not migrated):
+   * sent to its own sinks without a record, since its books cannot be opened (docs/tenants.md).
+   */
+  'tenant_unavailable',
   /** `paysync alerts test`. */
   'test',
 ] as const;
@@ -48,6 +53,7 @@ export const DEFAULT_SEVERITY: Readonly<Record<AlertKind, Severity>> = {
   relay_endpoint_failing: 'warning',
   relay_endpoint_disabled: 'critical',
   expectation_overdue: 'warning',
+  tenant_unavailable: 'critical',
   test: 'info',
 };
 

@@ -65,7 +65,7 @@ export {
   type AlertFollowUp,
   type GenericAlertFollowUp,
 } from './raise-from-follow-up.ts';
-export { sendTestAlert, type SinkTestResult } from './send-test-alert.ts';
+export { sendTestAlert, sendUnrecordedAlert, type SinkTestResult } from './send-test-alert.ts';
 export { SINK_NAMES, type SinkName } from './sinks/alert-sink.ts';
 export { slackPayload } from './sinks/slack.sink.ts';
 export { emailContent } from './sinks/email.sink.ts';

@@ -1,14 +1,33 @@
 import { reasonOf } from '../error-reason.ts';
 import type { AlertMessage } from './alert-message.ts';
+import { sinksFor } from './alert-routing.ts';
 import { maskNumbersInText } from './mask-number.ts';
 import type { AlertRuntime } from './alert-runtime.ts';
-import type { SinkName } from './sinks/alert-sink.ts';
+import type { AlertSink, SinkName } from './sinks/alert-sink.ts';
 
 export interface SinkTestResult {
   readonly sink: SinkName;
   readonly delivered: boolean;
   /** The sink's own words when it failed. */
   readonly error?: string;
+}
+
+/** Sends `message` through each sink once, without retries, and says per sink how it went. */
+async function sendOnce(
+  sinks: readonly AlertSink[],
+  message: AlertMessage,
+  sentAt: Date,
+): Promise<SinkTestResult[]> {
+  return Promise.all(
+    sinks.map(async (sink, index): Promise<SinkTestResult> => {
+      try {
+        await sink.send(message, sentAt.getTime() * 10 + index);
+        return { sink: sink.name, delivered: true };
+      } catch (error) {
+        return { sink: sink.name, delivered: false, error: maskNumbersInText(reasonOf(error)) };
+      }
+    }),
+  );
 }
 
 /**
@@ -37,14 +56,24 @@ export async function sendTestAlert(
   const sinks = [...runtime.sinks.values()].filter(
     (sink) => only === undefined || sink.name === only,
   );
-  return Promise.all(
-    sinks.map(async (sink, index): Promise<SinkTestResult> => {
-      try {
-        await sink.send(message, sentAt.getTime() * 10 + index);
-        return { sink: sink.name, delivered: true };
-      } catch (error) {
-        return { sink: sink.name, delivered: false, error: maskNumbersInText(reasonOf(error)) };
-      }
-    }),
-  );
+  return sendOnce(sinks, message, sentAt);
+}
+
+/**
+ * Sends an alert that no database can hold (a tenant whose books cannot be opened) through the
+ * sinks its kind and severity are routed to, once, without retries or a record; a `resolved`
+ * message goes only to the sinks that take those. Says per sink how it went.
+ */
+export async function sendUnrecordedAlert(
+  runtime: AlertRuntime,
+  message: AlertMessage,
+): Promise<SinkTestResult[]> {
+  const names = sinksFor(runtime.routing, message.kind, message.severity, [
+    ...runtime.sinks.keys(),
+  ]);
+  const sinks = names
+    .map((name) => runtime.sinks.get(name))
+    .filter((sink): sink is AlertSink => sink !== undefined)
+    .filter((sink) => message.event !== 'resolved' || sink.takesResolved);
+  return sendOnce(sinks, message, runtime.now());
 }

@@ -4,6 +4,7 @@ import {
   StartupError,
   startupErrorFrom,
   stopAll,
+  systemClock,
   type Clock,
   type Component,
 } from '../lifecycle/index.ts';
@@ -19,6 +20,7 @@ import { reasonOf } from '../error-reason.ts';
 import { OPS_API_BASE } from '../ops/index.ts';
 import { createDaemon, type Daemon, type DaemonRole } from './create-daemon.ts';
 import { metricsServerComponent } from './metrics-component.ts';
+import { tenantOutageAlerts, type TenantOutageAlerts } from './tenant-outage-alerts.ts';
 
 /** One tenant's name and its whole configuration (its database, account, queue prefix). */
 export interface DaemonTenant {
@@ -78,6 +80,11 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
       ...(options.now ? { now: options.now } : {}),
     });
   const daemons = new Map<string, Daemon>();
+  const outageAlerts = tenantOutageAlerts({
+    logger: options.logger,
+    now: options.now ?? systemClock,
+    retryMs,
+  });
   /** Tenants that could not start, with why; retried every `retryMs` once the process runs. */
   const down = new Map<string, string>();
   for (const tenant of options.tenants) {
@@ -124,6 +131,8 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
       tenants: options.tenants.filter((tenant) => down.has(tenant.name)),
       retryMs,
       logger: options.logger,
+      alerts: outageAlerts,
+      reasons: down,
       start: async (tenant) => {
         const daemon = await create(tenant);
         const started: Component[] = [];
@@ -139,9 +148,13 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
         }
         daemons.set(tenant.name, daemon);
         down.delete(tenant.name);
+        outageAlerts.up(tenant.name);
         return () => stopAll(started).then(() => undefined);
       },
-      failed: (tenant, error) => down.set(tenant.name, refusalOf(error)),
+      failed: (tenant, error) => {
+        down.set(tenant.name, refusalOf(error));
+        outageAlerts.down(tenant, refusalOf(error));
+      },
     }),
   );
   let front: TenantsFront | undefined;
@@ -189,6 +202,10 @@ function retryComponent(options: {
   readonly tenants: readonly DaemonTenant[];
   readonly retryMs: number;
   readonly logger: Logger;
+  /** Told of the tenants down at start once the process runs; closed when it stops. */
+  readonly alerts: TenantOutageAlerts;
+  /** Why each tenant down at start could not start. */
+  readonly reasons: ReadonlyMap<string, string>;
   /** Creates and starts the tenant's daemon; resolves to its stopper, or rejects. */
   start(tenant: DaemonTenant): Promise<() => Promise<void>>;
   failed(tenant: DaemonTenant, error: unknown): void;
@@ -224,6 +241,9 @@ function retryComponent(options: {
   return {
     name: 'tenant retries',
     async start() {
+      for (const tenant of waiting) {
+        options.alerts.down(tenant, options.reasons.get(tenant.name) ?? 'it could not start');
+      }
       schedule();
     },
     async stop() {
@@ -231,6 +251,7 @@ function retryComponent(options: {
       clearTimeout(timer);
       await round;
       for (const stop of stoppers.reverse()) await stop();
+      await options.alerts.close();
     },
   };
 }

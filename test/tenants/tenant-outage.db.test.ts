@@ -5,6 +5,11 @@ import { migrateToLatest } from '../../src/db/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { generateWebhookSecret } from '../../src/sim/index.ts';
 import { signedEvent } from '../receiver/support/receiver-fixture.ts';
+import {
+  slackHeaders,
+  startHttpCollector,
+  type HttpCollector,
+} from '../alerts/support/sink-servers.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
 import { until } from '../support/until.ts';
@@ -19,16 +24,19 @@ describe(`a tenant that cannot start, in a process serving two, on ${testDialect
   const prefix = uniqueRedisPrefix('tenant-outage');
   const databases: TestDatabase[] = [];
   let daemon: RunningTenantsDaemon | undefined;
+  const collectors: HttpCollector[] = [];
 
   afterEach(async () => {
     await daemon?.stop();
+    for (const collector of collectors.splice(0)) await collector.close();
     for (const database of databases.splice(0)) await database.cleanup().catch(() => undefined);
     await deleteRedisPrefix(prefix);
   });
 
-  const tenant = (name: string, database: TestDatabase, secret: string) => ({
+  const tenant = (name: string, database: TestDatabase, secret: string, slackUrl?: string) => ({
     name,
     config: loadConfig({
+      ...(slackUrl ? { PAYSYNC_ALERT_SLACK_URL: slackUrl } : {}),
       PAYSYNC_API_KEY: 'key_unused_by_the_receiver_0123456789',
       PAYSYNC_MERCHANT_ID: `mch_${name}`,
       PAYSYNC_DATABASE_URL: database.url,
@@ -48,13 +56,18 @@ describe(`a tenant that cannot start, in a process serving two, on ${testDialect
     }).then(async (response) => ({ response, event }));
   };
 
-  it('pauses that tenant alone, says which and why, and starts it once its database is migrated', async () => {
+  it('pauses that tenant alone, says which and why, alerts its own channels, and starts it once its database is migrated', async () => {
     const ready = await freshDatabase();
     const unmigrated = await freshDatabase({ migrate: false });
     databases.push(ready, unmigrated);
     const [secretA, secretB] = [generateWebhookSecret(), generateWebhookSecret()];
+    const [slackA, slackB] = [await startHttpCollector(), await startHttpCollector()];
+    collectors.push(slackA, slackB);
     daemon = await startTenantsDaemon({
-      tenants: [tenant('shop-a', ready, secretA), tenant('shop-b', unmigrated, secretB)],
+      tenants: [
+        tenant('shop-a', ready, secretA, slackA.url),
+        tenant('shop-b', unmigrated, secretB, slackB.url),
+      ],
       logger,
       roles: ['receiver'],
       port: 0,
@@ -88,11 +101,33 @@ describe(`a tenant that cannot start, in a process serving two, on ${testDialect
       expect.stringMatching(/^tenant shop-b: not running: .* migration\(s\) pending/),
     ]);
 
+    // Its own channel hears it once (not at every retry), naming the tenant and why; its
+    // database cannot hold the alert, so it is sent without being recorded.
+    await until(() => slackB.received.length > 0, { message: "shop-b's Slack to hear of it" });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(slackHeaders(slackB)).toEqual([
+      expect.stringMatching(/^:rotating_light: Tenant shop-b is not running$/),
+    ]);
+    const firing = JSON.parse(slackB.received[0]!.body) as {
+      blocks: { text?: { text: string } }[];
+    };
+    expect(firing.blocks[1]!.text!.text).toMatch(/migration\(s\) pending/);
+    expect(JSON.stringify(firing)).toContain('`tenant_unavailable`');
+    expect(JSON.stringify(firing)).not.toContain(secretB);
+
     await migrateToLatest(unmigrated.db);
     await until(async () => (await fetch(`${daemon!.front!.url}/readyz`)).status === 200, {
       message: 'shop-b to start once migrated',
       timeoutMs: 15_000,
     });
+    await until(() => slackB.received.length === 2, {
+      message: "shop-b's Slack to hear it started",
+    });
+    expect(slackHeaders(slackB)[1]).toMatch(
+      /^:white_check_mark: Resolved: Tenant shop-b is not running$/,
+    );
+    // The other tenant's channel never hears of it.
+    expect(slackA.received).toEqual([]);
     const resumed = await post('/webhooks/shop-b', secretB);
     expect(resumed.response.status).toBeLessThan(300);
     const stored = await unmigrated.db
