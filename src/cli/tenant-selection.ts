@@ -12,15 +12,19 @@ import {
 
 /** Commands that work on no tenant's books (or on all of them, `tenants`). */
 const NO_TENANT = new Set(['sim', 'demo', 'tenants']);
-/** The daemon's roles: without --tenant, one process serves every tenant of the file. */
-const DAEMON_ROLES = new Set(['start', 'serve', 'work', 'schedule']);
+/**
+ * Without --tenant these work on every tenant of the file: the daemon's roles serve them all in
+ * one process, `doctor` checks each (as `paysync tenants check`).
+ */
+const EVERY_TENANT = new Set(['start', 'serve', 'work', 'schedule', 'doctor']);
 
 /** Set by selectTenant when a daemon role serves every tenant of the file. */
 let servedTogether: Tenants | undefined;
 
 /**
- * The tenants this process serves together: a daemon role (`start`, `serve`, `work`,
- * `schedule`) run without `--tenant` on a tenants file listing several. Undefined otherwise.
+ * The tenants this process works on together: a daemon role (`start`, `serve`, `work`,
+ * `schedule`) or `doctor` run without `--tenant` on a tenants file listing several. Undefined
+ * otherwise.
  */
 export function tenantsServedTogether(): Tenants | undefined {
   return servedTogether;
@@ -48,7 +52,7 @@ export function selectTenant(program: Command, action: Command): void {
     return;
   }
   const tenants = loadTenants(env);
-  if (tenants.file && !named && tenants.tenants.length > 1 && DAEMON_ROLES.has(command)) {
+  if (tenants.file && !named && tenants.tenants.length > 1 && EVERY_TENANT.has(command)) {
     // Each tenant's config is already loaded and checked; the process env stays as it is.
     servedTogether = tenants;
     return;

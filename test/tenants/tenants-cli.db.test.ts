@@ -213,7 +213,7 @@ describe(`tenants from PAYSYNC_TENANTS_FILE on ${testDialect()}`, () => {
     expect(child.output()).toContain('receiver listening for 2 tenants');
   });
 
-  it('tenants check runs doctor for each tenant and names the one whose service is down', async () => {
+  it('tenants check (and doctor without --tenant) runs doctor for each tenant and names the one whose service is down', async () => {
     const ready = await run(['tenants', 'check']);
     expect(ready.stdout).toMatch(/^✔ shop-live$/m);
     expect(ready.stdout).toMatch(/^✔ shop-sandbox$/m);
@@ -233,6 +233,11 @@ describe(`tenants from PAYSYNC_TENANTS_FILE on ${testDialect()}`, () => {
     expect(results[1]!.checks.find((check) => check.name === 'service')?.ok).toBe(false);
     const text = await run(['tenants', 'check']);
     expect(text.stdout).toContain('2 tenant(s) checked: 1 with problems (shop-sandbox)');
+    // `doctor` without --tenant, the command someone paged at night types, checks them all too.
+    const doctor = await run(['doctor']);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/^✖ shop-sandbox$/m);
+    expect(doctor.stdout).toContain('2 tenant(s) checked: 1 with problems (shop-sandbox)');
     // Neither key reaches the output.
     expect(text.stdout + down.stdout).not.toContain(live.credentials.apiKey);
     expect(text.stdout + down.stdout).not.toContain(sandbox.credentials.apiKey);

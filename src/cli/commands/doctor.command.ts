@@ -3,6 +3,8 @@ import { loadConfig } from '../../config/index.ts';
 import type { CheckResult } from '../../doctor/index.ts';
 import { cliClock } from '../context.ts';
 import { ExitCode } from '../errors.ts';
+import { tenantsServedTogether } from '../tenant-selection.ts';
+import { checkEveryTenant } from './tenants.command.ts';
 
 function line(result: CheckResult): string {
   const mark = result.ok ? '✔' : '✖';
@@ -14,7 +16,16 @@ function line(result: CheckResult): string {
 export function doctorCommand(): Command {
   return new Command('doctor')
     .description('check config, database, Redis and the service credentials; one line each')
+    .addHelpText(
+      'after',
+      `
+With PAYSYNC_TENANTS_FILE listing several tenants: --tenant <name> checks that one; without it
+every tenant is checked, as \`paysync tenants check\` does (docs/tenants.md).
+Exit codes: 0 every check passed, 1 at least one failed, 2 bad configuration.`,
+    )
     .action(async () => {
+      const together = tenantsServedTogether();
+      if (together) return checkEveryTenant(together, {});
       // A bad config is reported by the CLI's error boundary as one line naming the variable.
       const config = loadConfig();
       console.log(line({ name: 'config', ok: true, detail: `environment ${config.environment}` }));

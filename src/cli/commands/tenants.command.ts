@@ -135,43 +135,49 @@ Examples:
   $ paysync tenants check
   $ paysync tenants check --json | jq '.[] | select(.ok | not)'`,
     )
-    .action(async (flags: JsonFlag) => {
-      const tenants = loadTenants();
-      const { runDoctorChecks } = await import('../../doctor/index.ts');
-      const now = cliClock();
-      const results = await Promise.all(
-        tenants.tenants.map(async (tenant) => {
-          const checks: CheckResult[] = [
-            {
-              name: 'config',
-              ok: true,
-              detail: `environment ${tenant.config.environment}, queue prefix ${tenant.config.processing.queuePrefix}`,
-            },
-            ...(await runDoctorChecks(tenant.config, now)),
-          ];
-          return { tenant: tenant.name, ok: checks.every((check) => check.ok), checks };
-        }),
-      );
-      const failing = results.filter((result) => !result.ok).map((result) => result.tenant);
-      if (failing.length > 0) process.exitCode = ExitCode.failure;
-      if (flags.json) {
-        console.log(JSON.stringify(results, null, 2));
-        return;
-      }
-      console.log(`tenants from ${source(tenants)}:`);
-      for (const result of results) {
-        console.log(`${mark(result.ok)} ${result.tenant}`);
-        for (const check of result.checks) {
-          const hint = check.hint ? ` → ${check.hint}` : '';
-          console.log(`  ${mark(check.ok)} ${check.name.padEnd(8)} ${check.detail}${hint}`);
-        }
-      }
-      console.log(
-        failing.length === 0
-          ? `${results.length} tenant(s) checked: all ready`
-          : `${results.length} tenant(s) checked: ${failing.length} with problems (${failing.join(', ')})`,
-      );
-    });
+    .action((flags: JsonFlag) => checkEveryTenant(loadTenants(), flags));
+}
+
+/**
+ * Doctor's checks for every tenant, side by side: a line per check under each tenant (or JSON),
+ * and a summary naming those with problems; exit code 1 when one has. `paysync tenants check`,
+ * and `paysync doctor` without --tenant on a file listing several.
+ */
+export async function checkEveryTenant(tenants: Tenants, flags: JsonFlag): Promise<void> {
+  const { runDoctorChecks } = await import('../../doctor/index.ts');
+  const now = cliClock();
+  const results = await Promise.all(
+    tenants.tenants.map(async (tenant) => {
+      const checks: CheckResult[] = [
+        {
+          name: 'config',
+          ok: true,
+          detail: `environment ${tenant.config.environment}, queue prefix ${tenant.config.processing.queuePrefix}`,
+        },
+        ...(await runDoctorChecks(tenant.config, now)),
+      ];
+      return { tenant: tenant.name, ok: checks.every((check) => check.ok), checks };
+    }),
+  );
+  const failing = results.filter((result) => !result.ok).map((result) => result.tenant);
+  if (failing.length > 0) process.exitCode = ExitCode.failure;
+  if (flags.json) {
+    console.log(JSON.stringify(results, null, 2));
+    return;
+  }
+  console.log(`tenants from ${source(tenants)}:`);
+  for (const result of results) {
+    console.log(`${mark(result.ok)} ${result.tenant}`);
+    for (const check of result.checks) {
+      const hint = check.hint ? ` → ${check.hint}` : '';
+      console.log(`  ${mark(check.ok)} ${check.name.padEnd(8)} ${check.detail}${hint}`);
+    }
+  }
+  console.log(
+    failing.length === 0
+      ? `${results.length} tenant(s) checked: all ready`
+      : `${results.length} tenant(s) checked: ${failing.length} with problems (${failing.join(', ')})`,
+  );
 }
 
 function migrateCommand(): Command {
