@@ -15,13 +15,20 @@ export interface CommandContext {
   readonly now: Clock;
 }
 
+/**
+ * A command's logger at the first config's level, redacting the secrets of every config given:
+ * one tenant's, or every tenant's when one process serves several (one log holds them all).
+ */
+export function commandLogger(role: string, configs: readonly [Config, ...Config[]]): Logger {
+  return createLogger({
+    level: configs[0].logLevel,
+    secrets: configs.flatMap((config) => secretValues(config)),
+    base: { role },
+  });
+}
+
 /** Loads and validates the config once per command; throws ConfigError on a bad variable. */
 export function commandContext(role: string): CommandContext {
   const config = loadConfig();
-  const logger = createLogger({
-    level: config.logLevel,
-    secrets: secretValues(config),
-    base: { role },
-  });
-  return { config, logger, now: cliClock };
+  return { config, logger: commandLogger(role, [config]), now: cliClock };
 }

@@ -1,7 +1,5 @@
-import { secretValues } from '../../config/index.ts';
 import type { DaemonRole } from '../../daemon/index.ts';
-import { createLogger } from '../../logger.ts';
-import { commandContext } from '../context.ts';
+import { commandContext, commandLogger } from '../context.ts';
 import { tenantsServedTogether } from '../tenant-selection.ts';
 
 /** The `--help` note of every daemon role on serving several tenants. */
@@ -21,16 +19,10 @@ export async function runDaemonRoles(command: string, roles: readonly DaemonRole
   const { runDaemon, runTenantsDaemon } = await import('../../daemon/index.ts');
   const together = tenantsServedTogether();
   if (together) {
-    const [first] = together.tenants;
-    const logger = createLogger({
-      level: first!.config.logLevel,
-      // Every tenant's secrets: one log holds them all.
-      secrets: together.tenants.flatMap((tenant) => secretValues(tenant.config)),
-      base: { role: command },
-    });
+    const [first, ...others] = together.tenants.map((tenant) => tenant.config);
     await runTenantsDaemon({
       tenants: together.tenants.map(({ name, config }) => ({ name, config })),
-      logger,
+      logger: commandLogger(command, [first!, ...others]),
       roles,
     });
     return;
