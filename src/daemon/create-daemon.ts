@@ -86,6 +86,12 @@ export interface DaemonOptions {
    * tenant's own. @defaultValue false
    */
   readonly shared?: boolean;
+  /**
+   * Part of a process serving several tenants (`shared`): the tenants a dashboard session (its
+   * cookie value) may see, listed by this tenant's dashboard's switcher. @defaultValue this
+   * tenant alone
+   */
+  readonly tenantsOf?: (session: string) => readonly string[];
 }
 
 export interface Daemon {
@@ -345,6 +351,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         alerts,
         ...(options.host !== undefined ? { host: options.host } : {}),
         ...(options.shared && options.tenant !== undefined ? { tenant: options.tenant } : {}),
+        ...(options.tenantsOf ? { tenantsOf: options.tenantsOf } : {}),
       });
       tenantOps = ops.tenantApi;
       components.push(...ops.components);

@@ -17,7 +17,12 @@ import {
   type TenantsReadiness,
 } from '../receiver/index.ts';
 import { reasonOf } from '../error-reason.ts';
-import { OPS_API_BASE } from '../ops/index.ts';
+import {
+  createTenantsDashboard,
+  isTenantsDashboardPath,
+  OPS_API_BASE,
+  TenantsAccess,
+} from '../ops/index.ts';
 import { createDaemon, type Daemon, type DaemonRole } from './create-daemon.ts';
 import { metricsServerComponent } from './metrics-component.ts';
 import { tenantOutageAlerts, type TenantOutageAlerts } from './tenant-outage-alerts.ts';
@@ -70,6 +75,14 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
   const [first] = options.tenants;
   if (!first) throw new StartupError('no tenant to serve: the tenants file lists none');
   const retryMs = options.retryMs ?? 30_000;
+  // From the configs, so that a tenant paused at start-up is still listed to whom may see it.
+  const access = new TenantsAccess(
+    options.tenants.map((tenant) => ({
+      name: tenant.name,
+      tokens: tenant.config.ops.adminTokens,
+    })),
+  );
+  const tenantsOf = (session: string) => access.tenantsOfSession(session);
   const create = (tenant: DaemonTenant) =>
     createDaemon({
       config: tenant.config,
@@ -77,6 +90,7 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
       roles: options.roles,
       tenant: tenant.name,
       shared: true,
+      tenantsOf,
       ...(options.now ? { now: options.now } : {}),
     });
   const daemons = new Map<string, Daemon>();
@@ -168,6 +182,19 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
       logger: options.logger,
       retryAfterSeconds: Math.ceil(retryMs / 1000),
       opsBase: OPS_API_BASE,
+      dashboard: {
+        handles: isTenantsDashboardPath,
+        app: createTenantsDashboard({
+          access,
+          logger: options.logger,
+          retryAfterSeconds: Math.ceil(retryMs / 1000),
+          tenants: options.tenants.map((tenant) => ({
+            name: tenant.name,
+            dashboard: () => daemons.get(tenant.name)?.ops?.dashboard,
+            unavailable: () => down.get(tenant.name),
+          })),
+        }),
+      },
       ...(options.host !== undefined ? { host: options.host } : {}),
     });
     // Last to start, first to stop: intake stops before any tenant's workers drain.

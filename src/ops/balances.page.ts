@@ -8,7 +8,7 @@ const CHART_DAYS = 30;
 
 /** Balances: the service against the ledger per account, and the snapshots over time. */
 export async function balancesPage(view: DashboardView): Promise<PageAnswer> {
-  const { ctx, csrf: token } = view;
+  const { ctx, base } = view;
   const balances = await readBalances(ctx);
   const since = new Date(ctx.now().getTime() - CHART_DAYS * 86_400_000).toISOString();
   const history = await readSnapshotHistory(ctx, { since }, 10_000);
@@ -61,10 +61,10 @@ export async function balancesPage(view: DashboardView): Promise<PageAnswer> {
     html: page({
       title: 'Balances',
       current: '/balances',
-      csrf: token,
+      chrome: view,
       body,
-      head: html`<link rel="stylesheet" href="/assets/uPlot.min.css" />`,
-      scripts: ['/assets/uPlot.iife.min.js', '/assets/balance-chart.js'],
+      head: html`<link rel="stylesheet" href="${base}/assets/uPlot.min.css" />`,
+      scripts: [`${base}/assets/uPlot.iife.min.js`, `${base}/assets/balance-chart.js`],
     }),
   };
 }

@@ -3,6 +3,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { createApiRouter } from './api-router.ts';
+import { tenantDashboardBase } from './dashboard-layout.ts';
 import { createDashboardRouter } from './dashboard-router.ts';
 import { AdminTokens, bearerToken, opsRefusals } from './ops-auth.ts';
 import {
@@ -23,6 +24,20 @@ export const QUEUE_BOARD_PATH = '/admin/queues';
  * nothing (see opsStartupLine).
  */
 export function createOpsRouter(options: OpsDependencies): Router {
+  const { api, dashboard } = createOpsRouters(options);
+  return Router().use(api, dashboard);
+}
+
+/** The ops surfaces as two routers, for a process serving several tenants to mount apart. */
+export interface OpsRouters {
+  /** `/api/v1/…`, behind the bearer token. */
+  readonly api: Router;
+  /** The dashboard's pages, its assets and bull-board at `/admin/queues`, behind the session. */
+  readonly dashboard: Router;
+}
+
+/** {@link createOpsRouter}'s two parts: the API, and the dashboard with bull-board. */
+export function createOpsRouters(options: OpsDependencies): OpsRouters {
   const deps: ResolvedOpsDependencies = {
     ...options,
     relay: options.relay ?? STRICT_RELAY_RULES,
@@ -45,30 +60,39 @@ export function createOpsRouter(options: OpsDependencies): Router {
     now: deps.now,
     ...(deps.expectations ? { expectationBreakVerdict: deps.expectations.breakVerdict } : {}),
   };
-  const router = Router();
-  router.use(OPS_API_BASE, (request: Request, response: Response, next: NextFunction) => {
+  const api = Router();
+  api.use(OPS_API_BASE, (request: Request, response: Response, next: NextFunction) => {
     const presented = bearerToken(request);
     if (tokens.accepts(presented)) return next();
     opsRefusals.inc({ surface: 'api', reason: presented ? 'wrong' : 'missing' });
     response.setHeader('WWW-Authenticate', 'Bearer realm="paysync"');
     sendOpsError(response, 401, 'unauthorized', 'authentication required');
   });
-  router.use(OPS_API_BASE, createApiRouter(deps, ctx));
+  api.use(OPS_API_BASE, createApiRouter(deps, ctx));
 
+  const router = Router();
   const dashboard = createDashboardRouter(deps, ctx, tokens);
   if (deps.queues) {
+    const tenant = deps.tenantDashboard?.tenant;
     const board = new ExpressAdapter();
-    board.setBasePath(QUEUE_BOARD_PATH);
+    // The board's page links its assets and API under this path, as the browser sees it.
+    board.setBasePath(
+      `${tenant === undefined ? '' : tenantDashboardBase(tenant)}${QUEUE_BOARD_PATH}`,
+    );
     createBullBoard({
+      // This tenant's queues only: its own connection and prefix.
       queues: (['ingest', 'sync', 'followUp', 'scheduled'] as const).map(
         (name) => new BullMQAdapter(deps.queues![name]),
       ),
       serverAdapter: board,
+      ...(tenant === undefined
+        ? {}
+        : { options: { uiConfig: { boardTitle: `paysync · ${tenant}` } } }),
     });
     router.use(QUEUE_BOARD_PATH, dashboard.requireSession('queues'), board.getRouter() as Router);
   }
   router.use(dashboard.router);
-  return router;
+  return { api, dashboard: router };
 }
 
 /** The one start-up line that says whether the ops surfaces are on, and where. */

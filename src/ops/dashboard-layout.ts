@@ -2,11 +2,31 @@ import { html, SafeHtml } from './html.ts';
 import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
 import type { OpsReadContext } from './ops-queries.ts';
 
-/** What a dashboard page is given: the ops parts and the viewer's CSRF token for its forms. */
-export interface DashboardView {
+/** The tenants a dashboard session may see, in a process serving several (the switcher). */
+export interface TenantSwitch {
+  /** The tenant whose page this is. */
+  readonly current: string;
+  /** Every tenant the session's token may see, `current` among them, in the file's order. */
+  readonly tenants: readonly string[];
+}
+
+/** What the layout of a signed-in page needs: the forms' CSRF token, where the links start. */
+export interface PageChrome {
+  readonly csrf: string;
+  /**
+   * The path the dashboard is served under: `''` for a process with one tenant (the pages at
+   * `/`), `/tenants/<tenant>` for one tenant's dashboard in a process serving several. Every
+   * link, form and redirect of the dashboard starts with it.
+   */
+  readonly base: string;
+  /** The tenant switcher; none in a process with one tenant. */
+  readonly switcher?: TenantSwitch | undefined;
+}
+
+/** What a dashboard page is given: the ops parts, the viewer's CSRF token and the links' base. */
+export interface DashboardView extends PageChrome {
   readonly deps: ResolvedOpsDependencies;
   readonly ctx: OpsReadContext;
-  readonly csrf: string;
 }
 
 /** A rendered dashboard page and its status. */
@@ -30,6 +50,7 @@ const STYLE = `
 header{background:#1d2430;color:#fff;padding:.6rem 1rem;display:flex;flex-wrap:wrap;gap:.8rem;align-items:center}
 header a{color:#cfe0ff;text-decoration:none}header a.current{color:#fff;font-weight:600;text-decoration:underline}
 header .brand{font-weight:700;margin-right:1rem}header form{margin-left:auto}
+header .tenants{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;padding:.1rem .5rem;border:1px solid #4a5568;border-radius:4px}header .tenants .label{color:#9aa5b1}
 main{padding:1rem;max-width:1100px;margin:auto}section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:.8rem 1rem;margin-bottom:1rem;overflow-x:auto}
 h1{font-size:1.3rem;margin:.2rem 0 1rem}h2{font-size:1.05rem;margin:.2rem 0 .6rem}h1,h2,p{overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #eef0f3;vertical-align:top}td{overflow-wrap:anywhere}.verdict,button{white-space:nowrap}
@@ -43,25 +64,54 @@ pre{white-space:pre-wrap;word-break:break-all;font-size:12px;background:#f3f4f6;
 @media (max-width:640px){body{font-size:14px}main{padding:.5rem}section{padding:.6rem .5rem}th,td{padding:.25rem;overflow-wrap:anywhere}.verdict{white-space:normal;overflow-wrap:anywhere}}
 `;
 
+/** Where each tenant's dashboard is, in a process serving several: `/tenants/<tenant>`. */
+export function tenantDashboardBase(tenant: string): string {
+  return `/tenants/${encodeURIComponent(tenant)}`;
+}
+
+/** The switcher: a link to each tenant the session may see, the current one marked. */
+function tenantSwitch(switcher: TenantSwitch): SafeHtml {
+  return html`<nav class="tenants" aria-label="Tenants">
+    <span class="label">Tenant</span>
+    ${switcher.tenants.map(
+      (tenant) =>
+        html`<a
+          href="${tenantDashboardBase(tenant)}/"
+          class="${tenant === switcher.current ? 'current' : ''}"
+          ${tenant === switcher.current ? new SafeHtml('aria-current="page"') : ''}
+          >${tenant}</a
+        > `,
+    )}
+  </nav>`;
+}
+
+/**
+ * A page in the dashboard's layout. With `chrome` (a signed-in viewer) the header holds the
+ * panels, the tenant switcher when there is one, and the log-out form; without it (log in, not
+ * found) the header is bare.
+ */
 export function page(options: {
   title: string;
   current?: string;
-  csrf?: string;
+  chrome?: PageChrome;
   body: SafeHtml;
   scripts?: readonly string[];
   head?: SafeHtml;
 }): string {
-  const nav = options.csrf
-    ? html`<nav>
+  const chrome = options.chrome;
+  const at = (path: string) => `${chrome?.base ?? ''}${path}`;
+  const nav = chrome
+    ? html`${chrome.switcher ? tenantSwitch(chrome.switcher) : ''}
+        <nav>
           ${PANELS.map(
             ([href, label]) =>
-              html`<a href="${href}" class="${href === options.current ? 'current' : ''}"
+              html`<a href="${at(href)}" class="${href === options.current ? 'current' : ''}"
                 >${label}</a
               > `,
           )}
         </nav>
-        <form method="post" action="/logout">
-          <input type="hidden" name="csrf" value="${options.csrf}" /><button>Log out</button>
+        <form method="post" action="${chrome.base}/logout">
+          <input type="hidden" name="csrf" value="${chrome.csrf}" /><button>Log out</button>
         </form>`
     : html``;
   return html`<!doctype html>
@@ -84,6 +134,43 @@ export function page(options: {
         ${(options.scripts ?? []).map((src) => html`<script src="${src}"></script>`)}
       </body>
     </html>`.text;
+}
+
+/**
+ * The login form. It posts to `/login` in either kind of process: with several tenants that is
+ * the process's one login, whose session may see the tenants of the token given.
+ */
+export function loginPage(message?: string): string {
+  return page({
+    title: 'Log in',
+    body: html`<section>
+      <form method="post" action="/login">
+        <p>
+          Paste the admin token (<code>PAYSYNC_ADMIN_TOKEN</code>) once; the browser keeps a session
+          cookie.
+        </p>
+        ${message ? html`<p class="verdict verdict-breaks">${message}</p>` : ''}
+        <label
+          >Token
+          <input type="password" name="token" autocomplete="current-password" required autofocus
+        /></label>
+        <button type="submit">Log in</button>
+      </form>
+    </section>`,
+  });
+}
+
+/**
+ * The page of a dashboard path that does not exist. Another tenant's pages answer exactly this
+ * (no switcher, no tenant named), so a session learns nothing of tenants it may not see.
+ */
+export function notFoundPage(): string {
+  return page({
+    title: 'Not found',
+    body: html`<section>
+      <p>No such page. <a href="/">Back to the dashboard</a></p>
+    </section>`,
+  });
 }
 
 export function verdictBadge(verdict: string | undefined): SafeHtml {

@@ -23,7 +23,13 @@ import {
   type AdminTokens,
 } from './ops-auth.ts';
 import { CsrfTokens } from './csrf-token.ts';
-import { page, type DashboardView, type PageAnswer } from './dashboard-layout.ts';
+import {
+  loginPage,
+  page,
+  tenantDashboardBase,
+  type DashboardView,
+  type PageAnswer,
+} from './dashboard-layout.ts';
 import { endpointsPage } from './endpoints.page.ts';
 import { exportsPage } from './exports.page.ts';
 import { expectationsPage } from './expectations.page.ts';
@@ -34,6 +40,7 @@ import type { OpsReadContext } from './ops-queries.ts';
 import { exportContentType } from './export-content-type.ts';
 import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES } from './ops-features.ts';
 import { pipelinePage } from './pipeline.page.ts';
+import { sendPage as send } from './send-page.ts';
 import { serveReceiptHtml } from './serve-receipt.ts';
 import { todayPage } from './today.page.ts';
 
@@ -45,10 +52,6 @@ const uplotDist = join(
   dirname(createRequire(import.meta.url).resolve('uplot/package.json')),
   'dist',
 );
-
-/** No inline script may run on a dashboard page: escaping has a second line behind it. */
-const PAGE_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
 interface Session {
   readonly session: string;
@@ -67,33 +70,12 @@ export function createDashboardRouter(
 ): { router: Router; requireSession: (surface: string) => express.RequestHandler } {
   const router = Router();
   const csrf = new CsrfTokens(randomBytes(32));
+  // One cookie for the whole process: with several tenants, it opens each tenant's dashboard
+  // whose tokens hold the token it was made from.
   const cookieFlags = `HttpOnly; SameSite=Strict; Path=/${deps.secureCookie ? '; Secure' : ''}`;
-
-  const send = (response: Response, status: number, body: string) => {
-    response.setHeader('Content-Security-Policy', PAGE_CSP);
-    response.setHeader('X-Content-Type-Options', 'nosniff');
-    response.setHeader('Cache-Control', 'no-store');
-    response.setHeader('Referrer-Policy', 'no-referrer');
-    response.status(status).type('text/html; charset=utf-8').send(body);
-  };
-  const loginPage = (message?: string) =>
-    page({
-      title: 'Log in',
-      body: html`<section>
-        <form method="post" action="/login">
-          <p>
-            Paste the admin token (<code>PAYSYNC_ADMIN_TOKEN</code>) once; the browser keeps a
-            session cookie.
-          </p>
-          ${message ? html`<p class="verdict verdict-breaks">${message}</p>` : ''}
-          <label
-            >Token
-            <input type="password" name="token" autocomplete="current-password" required autofocus
-          /></label>
-          <button type="submit">Log in</button>
-        </form>
-      </section>`,
-    });
+  const tenant = deps.tenantDashboard;
+  /** Where every link, form and redirect starts: `''`, or `/tenants/<tenant>`. */
+  const base = tenant ? tenantDashboardBase(tenant.tenant) : '';
 
   /**
    * The session cookie, or for scripts an admin token as `Authorization: Bearer` (it stands for
@@ -173,7 +155,7 @@ export function createDashboardRouter(
       'Set-Cookie',
       `${SESSION_COOKIE}=${tokens.sessionFor(token.trim())}; ${cookieFlags}`,
     );
-    response.redirect(303, '/');
+    response.redirect(303, `${base}/`);
   });
 
   const authed = Router();
@@ -183,11 +165,16 @@ export function createDashboardRouter(
     response.redirect(303, '/login');
   });
 
-  const view = (response: Response): DashboardView => ({
-    deps,
-    ctx,
-    csrf: sessionOf(response).csrf,
-  });
+  const view = (response: Response): DashboardView => {
+    const { session, csrf: token } = sessionOf(response);
+    return {
+      deps,
+      ctx,
+      csrf: token,
+      base,
+      switcher: tenant && { current: tenant.tenant, tenants: tenant.tenantsOf(session) },
+    };
+  };
   const pages: readonly (readonly [string, DashboardPage])[] = [
     ['/', todayPage],
     ['/items/:id', itemPage],
@@ -226,9 +213,8 @@ export function createDashboardRouter(
     wrap(async (request, response) => {
       const file = await deps.features.openExport(deps.db, String(request.params.id));
       if (file === NOT_AVAILABLE || !file) {
-        const { csrf: token } = sessionOf(response);
         const body = html`<section><p>No export file ${String(request.params.id)}.</p></section>`;
-        return send(response, 404, page({ title: 'Not found', csrf: token, body }));
+        return send(response, 404, page({ title: 'Not found', chrome: view(response), body }));
       }
       response.setHeader('Content-Type', exportContentType(file.view.format));
       response.attachment(file.view.id);
@@ -244,7 +230,7 @@ export function createDashboardRouter(
       const id = Number(request.params.id);
       if (Number.isSafeInteger(id) && id > 0)
         await resolveDiscrepancy(deps.db, id, deps.now().toISOString());
-      response.redirect(303, '/');
+      response.redirect(303, `${base}/`);
     }),
   );
   authed.post(
@@ -255,7 +241,7 @@ export function createDashboardRouter(
       const id = Number(request.params.id);
       if (Number.isSafeInteger(id) && id > 0)
         await deps.features.ackAlert(deps.db, id, 'dashboard');
-      response.redirect(303, '/');
+      response.redirect(303, `${base}/`);
     }),
   );
   authed.post(
@@ -269,7 +255,7 @@ export function createDashboardRouter(
         await replayInboxEvents({ db: deps.db, queues: deps.queues }, { inboxId });
       }
       const back = typeof body.back === 'string' ? `/items/${encodeURIComponent(body.back)}` : '/';
-      response.redirect(303, back);
+      response.redirect(303, `${base}${back}`);
     }),
   );
   authed.post(
@@ -287,7 +273,7 @@ export function createDashboardRouter(
           if (!(error instanceof EndpointError)) throw error;
         }
       }
-      response.redirect(303, '/endpoints');
+      response.redirect(303, `${base}/endpoints`);
     }),
   );
   /**
@@ -328,16 +314,19 @@ export function createDashboardRouter(
           status,
           page({
             title: 'Not resolved',
-            csrf: sessionOf(response).csrf,
+            chrome: view(response),
             body: html`<section>
               <p class="verdict verdict-breaks">${message}</p>
-              <p><a href="/expectations">Back to Expectations</a></p>
+              <p><a href="${base}/expectations">Back to Expectations</a></p>
             </section>`,
           }),
         );
       }
       const back = text('back');
-      response.redirect(303, /^\/expectations(\?[^/\\]*)?$/.test(back) ? back : '/expectations');
+      response.redirect(
+        303,
+        `${base}${/^\/expectations(\?[^/\\]*)?$/.test(back) ? back : '/expectations'}`,
+      );
     });
   authed.post(
     '/actions/expectations/:id/resolve',

@@ -24,11 +24,11 @@ function stateBadge({ endpoint, health }: EndpointWithHealth): SafeHtml {
   return html`<span class="verdict verdict-agrees">healthy</span>`;
 }
 
-function toggle(entry: EndpointWithHealth, csrf: string): SafeHtml {
+function toggle(entry: EndpointWithHealth, csrf: string, base: string): SafeHtml {
   const action = entry.endpoint.status === 'disabled' ? 'enable' : 'disable';
   return html`<form
     method="post"
-    action="/actions/endpoints/${encodeURIComponent(entry.endpoint.id)}/${action}"
+    action="${base}/actions/endpoints/${encodeURIComponent(entry.endpoint.id)}/${action}"
   >
     <input type="hidden" name="csrf" value="${csrf}" /><button>
       ${action === 'enable' ? 'Enable' : 'Disable'}
@@ -42,7 +42,7 @@ function toggle(entry: EndpointWithHealth, csrf: string): SafeHtml {
  * deliveries. Every value from outside (URL, description, the answer's excerpt) is text.
  */
 export async function endpointsPage(view: DashboardView): Promise<PageAnswer> {
-  const { deps, csrf: token } = view;
+  const { deps, csrf: token, base } = view;
   const endpoints = await listEndpoints(deps.db, deps.now());
   const deliveries = await Promise.all(
     endpoints.map((entry) =>
@@ -83,7 +83,7 @@ export async function endpointsPage(view: DashboardView): Promise<PageAnswer> {
                     <td>${entry.health.lastSuccessAt ?? ''}</td>
                     <td class="num">${entry.health.pending}</td>
                     <td>${ageText(entry.health.oldestPendingAgeMs)}</td>
-                    <td>${toggle(entry, token)}</td>
+                    <td>${toggle(entry, token, base)}</td>
                   </tr>`,
               )}
             </table>
@@ -121,6 +121,6 @@ export async function endpointsPage(view: DashboardView): Promise<PageAnswer> {
           )}`;
   return {
     status: 200,
-    html: page({ title: 'Endpoints', current: '/endpoints', csrf: token, body }),
+    html: page({ title: 'Endpoints', current: '/endpoints', chrome: view, body }),
   };
 }

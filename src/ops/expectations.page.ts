@@ -91,12 +91,12 @@ function stateCell(e: ExpectationView): SafeHtml {
   return html`<td><span class="verdict verdict-${tone}">${e.state}</span></td>`;
 }
 
-function filterForm(filter: ExpectationsFilter): SafeHtml {
+function filterForm(filter: ExpectationsFilter, base: string): SafeHtml {
   const option = (value: string, label: string, current: string | undefined) =>
     html`<option value="${value}" ${value === (current ?? '') ? html`selected` : ''}>
       ${label}
     </option>`;
-  return html`<form method="get" action="/expectations" id="filters">
+  return html`<form method="get" action="${base}/expectations" id="filters">
     <label
       >Expectations
       <select name="state">
@@ -129,7 +129,7 @@ function filterForm(filter: ExpectationsFilter): SafeHtml {
  * resolution by hand shows who, when and why. Counterparty numbers are masked.
  */
 export async function expectationsPage(view: DashboardView, request: Request): Promise<PageAnswer> {
-  const { deps, csrf } = view;
+  const { deps, csrf, base } = view;
   const filter = expectationsFilter(request);
   const back = backOf(filter);
   const counts = await expectationCounts(deps.db, deps.environment);
@@ -163,7 +163,12 @@ export async function expectationsPage(view: DashboardView, request: Request): P
         ${
           b.state === 'resolved'
             ? manual(b.resolved_by, b.resolved_at, b.resolution_reason)
-            : resolveForm(`/actions/expectation-breaks/${b.id}/resolve`, csrf, back, 'Resolve')
+            : resolveForm(
+                `${base}/actions/expectation-breaks/${b.id}/resolve`,
+                csrf,
+                back,
+                'Resolve',
+              )
         }
       </td>
     </tr>`;
@@ -181,7 +186,7 @@ export async function expectationsPage(view: DashboardView, request: Request): P
         ${
           RESOLVABLE.includes(e.state)
             ? resolveForm(
-                `/actions/expectations/${encodeURIComponent(e.expectation_id)}/resolve`,
+                `${base}/actions/expectations/${encodeURIComponent(e.expectation_id)}/resolve`,
                 csrf,
                 back,
                 'Resolve',
@@ -214,7 +219,7 @@ export async function expectationsPage(view: DashboardView, request: Request): P
         </tr>
       </table>
     </section>
-    <section>${filterForm(filter)}</section>
+    <section>${filterForm(filter, base)}</section>
     <section id="expectations">
       <h2>${filter.state ? `Expectations: ${filter.state}` : 'Open and overdue expectations'}</h2>
       ${
@@ -262,6 +267,6 @@ export async function expectationsPage(view: DashboardView, request: Request): P
     </section>`;
   return {
     status: 200,
-    html: page({ title: 'Expectations', current: '/expectations', csrf, body }),
+    html: page({ title: 'Expectations', current: '/expectations', chrome: view, body }),
   };
 }

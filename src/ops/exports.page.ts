@@ -12,7 +12,7 @@ import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES, type ExportView } from './ops-fe
 
 /** Exports: the closed periods' frozen files and the export folder's daily files. */
 export async function exportsPage(view: DashboardView): Promise<PageAnswer> {
-  const { deps, csrf: token } = view;
+  const { deps, base } = view;
   const files = await deps.features.listExports(deps.db, { limit: 500, offset: 0 });
   const body =
     files === NOT_AVAILABLE
@@ -23,6 +23,7 @@ export async function exportsPage(view: DashboardView): Promise<PageAnswer> {
       : html`<section id="closed-periods">
             <h2>Closed periods</h2>
             ${exportTable(
+              base,
               files.filter((e) => e.kind === 'closed_period'),
               [
                 ['Period', (e) => e.period],
@@ -37,6 +38,7 @@ export async function exportsPage(view: DashboardView): Promise<PageAnswer> {
           <section id="exports-list">
             <h2>Daily exports (the export folder's manifest)</h2>
             ${exportTable(
+              base,
               files.filter((e) => e.kind === 'daily'),
               [
                 ['Day', (e) => e.period],
@@ -61,12 +63,13 @@ export async function exportsPage(view: DashboardView): Promise<PageAnswer> {
           </section>`;
   return {
     status: 200,
-    html: page({ title: 'Exports', current: '/exports', csrf: token, body }),
+    html: page({ title: 'Exports', current: '/exports', chrome: view, body }),
   };
 }
 
 /** One table of export files: the given columns, then the sha256 and the download link. */
 function exportTable(
+  base: string,
   files: readonly ExportView[],
   columns: readonly (readonly [string, (e: ExportView) => unknown])[],
   empty: SafeHtml,
@@ -91,7 +94,9 @@ function exportTable(
             ${
               e.bytes === null
                 ? html`<span class="verdict verdict-breaks">missing</span>`
-                : html`<a href="/exports/${encodeURIComponent(e.id)}/download" download>${e.id}</a>`
+                : html`<a href="${base}/exports/${encodeURIComponent(e.id)}/download" download
+                    >${e.id}</a
+                  >`
             }
           </td>
         </tr>`,

@@ -15,3 +15,10 @@ export {
 export { RECEIPT_CSP, serveReceiptHtml } from './serve-receipt.ts';
 export { createOpsServer, type OpsServer } from './ops-server.ts';
 export { mountOps, type OpsMount, type TenantOpsApi } from './mount-ops.ts';
+export { TenantsAccess, type TenantTokens } from './tenants-access.ts';
+export {
+  createTenantsDashboard,
+  isTenantsDashboardPath,
+  type DashboardTenant,
+  type TenantsDashboardOptions,
+} from './tenants-dashboard.ts';

@@ -5,7 +5,7 @@ import { readItem } from './ops-queries.ts';
 
 /** One item (`/items/:id`): its record, history, journals, breaks, inbox events and receipt. */
 export async function itemPage(view: DashboardView, request: Request): Promise<PageAnswer> {
-  const { ctx, csrf: token } = view;
+  const { ctx, csrf: token, base } = view;
   const id = String(request.params.id);
   const item = await readItem(ctx, id);
   if (!item) {
@@ -13,7 +13,7 @@ export async function itemPage(view: DashboardView, request: Request): Promise<P
       status: 404,
       html: page({
         title: 'Not found',
-        csrf: token,
+        chrome: view,
         body: html`<section>
           <p>No item with id <code>${id}</code>.</p>
         </section>`,
@@ -76,7 +76,7 @@ export async function itemPage(view: DashboardView, request: Request): Promise<P
                       }
                     </td>
                     <td>
-                      <form method="post" action="/actions/replay">
+                      <form method="post" action="${base}/actions/replay">
                         <input type="hidden" name="csrf" value="${token}" /><input
                           type="hidden"
                           name="inboxId"
@@ -91,10 +91,10 @@ export async function itemPage(view: DashboardView, request: Request): Promise<P
     </section>
     <section id="receipt">
       <h2>Receipt</h2>
-      <iframe sandbox title="receipt" src="/receipts/${encodeURIComponent(id)}"></iframe>
+      <iframe sandbox title="receipt" src="${base}/receipts/${encodeURIComponent(id)}"></iframe>
     </section>`;
   return {
     status: 200,
-    html: page({ title: `${String(record.kind)} ${id}`, csrf: token, body }),
+    html: page({ title: `${String(record.kind)} ${id}`, chrome: view, body }),
   };
 }

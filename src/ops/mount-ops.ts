@@ -5,12 +5,13 @@ import type { Database } from '../db/index.ts';
 import type { Clock, Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Queues } from '../queues/index.ts';
-import { createOpsRouter, opsStartupLine } from './create-ops-router.ts';
+import { createOpsRouters, opsStartupLine } from './create-ops-router.ts';
+import { tenantDashboardBase } from './dashboard-layout.ts';
 import { createOpsServer } from './ops-server.ts';
 import { AdminTokens, bearerOf } from './ops-auth.ts';
 import { OPS_API_BASE } from './ops-routes.ts';
 import type { OpsFeatures } from './ops-features.ts';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { Router, type Express, type RequestHandler } from 'express';
 import { sendOpsError } from './ops-errors.ts';
 
 /** One tenant's ops API in a process serving several. */
@@ -19,6 +20,12 @@ export interface TenantOpsApi {
   readonly app: Express;
   /** Whether an `Authorization` header carries one of this tenant's admin tokens. */
   readonly acceptsBearer: (authorization: string | undefined) => boolean;
+  /**
+   * The tenant's dashboard and bull-board, answering at `/…` (the process's dashboards' front,
+   * createTenantsDashboard, strips `/tenants/<tenant>` and lets in only the sessions of this
+   * tenant's tokens); its links start with `/tenants/<tenant>`.
+   */
+  readonly dashboard: RequestHandler;
 }
 
 export interface OpsMount {
@@ -56,6 +63,11 @@ export function mountOps(options: {
    * port under `/api/v1/tenants/<tenant>/…` (whatever `PAYSYNC_OPS_PORT` says).
    */
   readonly tenant?: string;
+  /**
+   * With `tenant`: the tenants a dashboard session (its cookie value) may see, listed by the
+   * tenant switcher. @defaultValue this tenant alone
+   */
+  readonly tenantsOf?: (session: string) => readonly string[];
 }): OpsMount {
   const { config, logger } = options;
   const tokens = config.ops.adminTokens;
@@ -66,14 +78,15 @@ export function mountOps(options: {
     config.ops.port !== options.receiverPort;
   logger.info(
     options.tenant !== undefined && tokens.length > 0
-      ? `ops API of tenant ${options.tenant} on at the receiver port ${options.receiverPort}, under ${OPS_API_BASE}/tenants/${options.tenant}/ (${tokens.length} admin token${tokens.length === 1 ? '' : 's'}); a process serving several tenants serves no dashboard`
+      ? `ops API and dashboard of tenant ${options.tenant} on at the receiver port ${options.receiverPort}, under ${OPS_API_BASE}/tenants/${options.tenant}/ and ${tenantDashboardBase(options.tenant)}/ (${tokens.length} admin token${tokens.length === 1 ? '' : 's'})`
       : opsStartupLine(
           tokens,
           ownPort ? `port ${config.ops.port}` : `the receiver port ${options.receiverPort}`,
         ),
   );
   if (tokens.length === 0) return { receiverRoutes: undefined, components: [] };
-  const routes = createOpsRouter({
+  const tenant = options.tenant;
+  const { api, dashboard } = createOpsRouters({
     db: options.db,
     logger,
     now: options.now,
@@ -87,22 +100,26 @@ export function mountOps(options: {
     expectations: config.expectations,
     ...(options.alerts ? { alerts: options.alerts } : {}),
     ...(options.features ? { features: options.features } : {}),
+    ...(tenant !== undefined
+      ? { tenantDashboard: { tenant, tenantsOf: options.tenantsOf ?? (() => [tenant]) } }
+      : {}),
   });
-  if (options.tenant !== undefined) {
+  if (tenant !== undefined) {
     // Mounted by the process's front under the tenant's prefix: an app of its own, whose
     // unknown routes answer as the API's do.
     const app = express();
     app.disable('x-powered-by');
     app.set('etag', false);
-    app.use(routes);
+    app.use(api);
     app.use((_request, response) => sendOpsError(response, 404, 'not_found', 'no such route'));
     const admin = new AdminTokens(tokens);
     return {
       receiverRoutes: undefined,
-      tenantApi: { app, acceptsBearer: (header) => admin.accepts(bearerOf(header)) },
+      tenantApi: { app, acceptsBearer: (header) => admin.accepts(bearerOf(header)), dashboard },
       components: [],
     };
   }
+  const routes = Router().use(api, dashboard);
   if (!ownPort) return { receiverRoutes: routes, components: [] };
   return {
     receiverRoutes: undefined,

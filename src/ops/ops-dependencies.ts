@@ -43,6 +43,20 @@ export interface OpsDependencies {
   readonly expectations?: Pick<ExpectationSettings, 'allExpected' | 'breakVerdict'>;
   /** Set the cookie's Secure flag (behind HTTPS). @defaultValue false */
   readonly secureCookie?: boolean;
+  /**
+   * One tenant's dashboard in a process serving several: its pages are served under
+   * `/tenants/<tenant>` (the process's front strips the prefix) with the tenant switcher.
+   * @defaultValue none: the dashboard of a process with one tenant, at `/`
+   */
+  readonly tenantDashboard?: TenantDashboardOptions;
+}
+
+/** See {@link OpsDependencies.tenantDashboard}. */
+export interface TenantDashboardOptions {
+  /** The tenant whose dashboard this is. */
+  readonly tenant: string;
+  /** The tenants a session (its cookie value) may see, for the switcher; this one among them. */
+  readonly tenantsOf: (session: string) => readonly string[];
 }
 
 /** Without relay settings: https only in live, no internal address, 15 s. */

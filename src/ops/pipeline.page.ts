@@ -12,7 +12,7 @@ import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES } from './ops-features.ts';
 
 /** Pipeline: queue depths, the last hour's webhooks and the last run of each scheduled task. */
 export async function pipelinePage(view: DashboardView): Promise<PageAnswer> {
-  const { deps, csrf: token } = view;
+  const { deps, base } = view;
   const hourAgo = new Date(deps.now().getTime() - 3_600_000).toISOString();
   const queues = deps.queues
     ? await Promise.all(
@@ -53,7 +53,8 @@ export async function pipelinePage(view: DashboardView): Promise<PageAnswer> {
                 )}
               </table>
               <p>
-                <a href="/admin/queues">Open the queue board</a> to inspect or retry failed jobs.
+                <a href="${base}/admin/queues">Open the queue board</a> to inspect or retry failed
+                jobs.
               </p>`
           : notAvailable('this process has no queues')
       }
@@ -87,6 +88,6 @@ export async function pipelinePage(view: DashboardView): Promise<PageAnswer> {
     </section>`;
   return {
     status: 200,
-    html: page({ title: 'Pipeline', current: '/pipeline', csrf: token, body }),
+    html: page({ title: 'Pipeline', current: '/pipeline', chrome: view, body }),
   };
 }

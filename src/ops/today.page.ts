@@ -16,7 +16,7 @@ import { publicRecord, readOpenDiscrepancies, readResources } from './ops-querie
 
 /** Today (`/`): the last two verdicts, today's failed transfers, open breaks and open alerts. */
 export async function todayPage(view: DashboardView): Promise<PageAnswer> {
-  const { deps, ctx, csrf: token } = view;
+  const { deps, ctx, csrf: token, base } = view;
   const today = dayOf(deps.now(), ctx.timeZone);
   const yesterday = previousDay(today);
   const dayBefore = previousDay(yesterday);
@@ -74,7 +74,7 @@ export async function todayPage(view: DashboardView): Promise<PageAnswer> {
               ${failed.map((t) => {
                 const r = publicRecord(t);
                 return html`<tr data-id="${t.id}">
-                  <td><a href="/items/${encodeURIComponent(t.id)}">${t.id}</a></td>
+                  <td><a href="${base}/items/${encodeURIComponent(t.id)}">${t.id}</a></td>
                   ${textCell(t.kind === 'transfer' ? t.description : '')}
                   <td class="num">${formatAmount(t.amount, t.currency)}</td>
                   ${textCell(t.failureMessage ?? t.failureCode ?? r.upstreamStatus)}
@@ -98,10 +98,10 @@ export async function todayPage(view: DashboardView): Promise<PageAnswer> {
               ${breaks.map(
                 (d) =>
                   html`<tr data-id="${d.id}">
-                    ${textCell(d.line, d.resourceId ? html`<a href="/items/${encodeURIComponent(d.resourceId)}">${clipped(d.line)}</a>` : undefined)}
+                    ${textCell(d.line, d.resourceId ? html`<a href="${base}/items/${encodeURIComponent(d.resourceId)}">${clipped(d.line)}</a>` : undefined)}
                     ${textCell(d.action)}
                     <td>
-                      <form method="post" action="/actions/discrepancies/${d.id}/resolve">
+                      <form method="post" action="${base}/actions/discrepancies/${d.id}/resolve">
                         <input type="hidden" name="csrf" value="${token}" /><button>Resolve</button>
                       </form>
                     </td>
@@ -133,7 +133,7 @@ export async function todayPage(view: DashboardView): Promise<PageAnswer> {
                       <td>
                         ${
                           a.state === 'open'
-                            ? html`<form method="post" action="/actions/alerts/${a.id}/ack">
+                            ? html`<form method="post" action="${base}/actions/alerts/${a.id}/ack">
                                 <input type="hidden" name="csrf" value="${token}" /><button>
                                   Ack
                                 </button>
@@ -148,6 +148,6 @@ export async function todayPage(view: DashboardView): Promise<PageAnswer> {
     </section>`;
   return {
     status: 200,
-    html: page({ title: `Today (${today})`, current: '/', csrf: token, body }),
+    html: page({ title: `Today (${today})`, current: '/', chrome: view, body }),
   };
 }

@@ -47,6 +47,14 @@ export interface TenantsFrontOptions {
   readonly retryAfterSeconds?: number;
   /** Where the ops API lives (`/api/v1`): each tenant's is under `<base>/tenants/<tenant>/`. */
   readonly opsBase?: string;
+  /**
+   * The tenants' dashboards (the login, each tenant's pages under `/tenants/<tenant>/`): the
+   * paths it answers, and its app. @defaultValue none: those paths answer 404
+   */
+  readonly dashboard?: {
+    readonly handles: (path: string) => boolean;
+    readonly app: RequestListener;
+  };
 }
 
 export interface TenantsFront extends Component {
@@ -212,6 +220,7 @@ export function createTenantsFront(options: TenantsFrontOptions): TenantsFront {
       );
       return;
     }
+    if (options.dashboard?.handles(path)) return options.dashboard.app(request, response);
     refuse(response, 404, 'not_found', 'no such route');
   };
 

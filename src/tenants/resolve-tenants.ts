@@ -11,7 +11,12 @@ import {
   type EnvSource,
 } from '../config/index.ts';
 import { TenantsError } from './tenants-error.ts';
-import { readTenantsFile, type SecretSource, type TenantEntry } from './tenants-file.ts';
+import {
+  readTenantsFile,
+  type SecretSource,
+  type TenantEntry,
+  type TenantsFile,
+} from './tenants-file.ts';
 
 /** The variable naming the tenants file; without it paysync keeps one set of books. */
 export const TENANTS_FILE_VARIABLE = 'PAYSYNC_TENANTS_FILE';
@@ -85,10 +90,18 @@ export function loadTenants(env: EnvSource = readEnvironment(), cwd = process.cw
   }
   const file = readTenantsFile(fileName, cwd);
   const { [TENANTS_FILE_VARIABLE]: _file, [TENANT_VARIABLE]: _chosen, ...base } = env;
+  const sharedTokens = sharedAdminTokens(file, base, cwd);
   const tenants = file.tenants.map((entry, index) => {
     const at = (field: readonly (string | number)[]) =>
       `PAYSYNC_TENANTS_FILE ${file.path}, line ${file.lineOf(index, field)}: tenant "${entry.name}"`;
     const tenantEnv = tenantEnvironment(entry, base, cwd, at);
+    const shared = sharedTokens.get(entry.name);
+    if (shared) {
+      // Beside the tenant's own (or the process's inherited) tokens: each one is accepted.
+      tenantEnv.PAYSYNC_ADMIN_TOKEN = [tenantEnv.PAYSYNC_ADMIN_TOKEN, ...shared]
+        .filter((token) => token !== undefined && token.trim() !== '')
+        .join(',');
+    }
     let config: Config;
     try {
       config = loadConfig(tenantEnv);
@@ -106,6 +119,33 @@ export function loadTenants(env: EnvSource = readEnvironment(), cwd = process.cw
   });
   refuseSharedBooks(file.path, tenants, cwd, (index) => file.lines[index]!);
   return { file: file.path, tenants };
+}
+
+/**
+ * The `admin_tokens` of the file, read from where each says, by the tenants each may see. A
+ * token is a tenant's admin token like its own `PAYSYNC_ADMIN_TOKEN`: its API and dashboard
+ * accept it, and the dashboard's tenant switcher of its session lists exactly these tenants.
+ */
+function sharedAdminTokens(
+  file: TenantsFile,
+  base: EnvSource,
+  cwd: string,
+): ReadonlyMap<string, readonly string[]> {
+  const byTenant = new Map<string, string[]>();
+  file.adminTokens.forEach((entry, index) => {
+    const where = `PAYSYNC_TENANTS_FILE ${file.path}, line ${file.adminTokenLineOf(index, ['token'])}: admin token ${index + 1}: token`;
+    const token = readSecret(entry.token, base, cwd, where);
+    if (token.includes(',') || /\s/.test(token)) {
+      // PAYSYNC_ADMIN_TOKEN lists tokens with commas: one with a comma would become two.
+      throw new TenantsError(
+        `${where}: the token holds a comma or a space → make one without, e.g. with openssl rand -base64 32`,
+      );
+    }
+    for (const name of new Set(entry.tenants)) {
+      byTenant.set(name, [...(byTenant.get(name) ?? []), token]);
+    }
+  });
+  return byTenant;
 }
 
 /** The process's environment with this tenant's values: its fields, then its settings. */

@@ -67,16 +67,40 @@ const tenant = z.strictObject({
 });
 export type TenantEntry = z.infer<typeof tenant>;
 
+/**
+ * An admin token of several tenants (the ops API and the dashboard): where the token comes from,
+ * never the token, and the tenants it may see.
+ */
+const adminToken = z.strictObject({
+  token: secretSource,
+  tenants: z
+    .array(z.string({ error: 'must be tenant names' }), {
+      error: 'must be a list of tenant names, for example [shop-live, shop-sandbox]',
+    })
+    .min(1, 'must name at least one tenant'),
+});
+export type AdminTokenEntry = z.infer<typeof adminToken>;
+
 const tenantsFile = z.strictObject({
   tenants: z
     .array(tenant, { error: 'must be a list of tenants' })
     .min(1, 'must list at least one tenant'),
+  /** Admin tokens naming the tenants each may see, beside each tenant's own. */
+  admin_tokens: z
+    .array(adminToken, {
+      error: 'must be a list of { token: { env: VARIABLE }, tenants: [<tenant>, …] }',
+    })
+    .optional(),
 });
 
 export interface TenantsFile {
   /** The file, resolved. */
   readonly path: string;
   readonly tenants: readonly TenantEntry[];
+  /** The `admin_tokens` list: tokens of several tenants; empty when the file has none. */
+  readonly adminTokens: readonly AdminTokenEntry[];
+  /** The line of a field of an admin token (`['tenants', 1]`), or of its entry. */
+  adminTokenLineOf(index: number, path: readonly (string | number)[]): number;
   /** Line of each tenant's entry, for messages about a tenant as a whole. */
   readonly lines: readonly number[];
   /** The line of a field of a tenant (`['settings', 'PAYSYNC_…']`), or of its entry. */
@@ -86,6 +110,8 @@ export interface TenantsFile {
 /** The fields an object of the file may have, for the message about an unknown one. */
 function fieldsAt(path: readonly PropertyKey[]): string[] {
   const inTenant = path.slice(2);
+  if (path[0] === 'admin_tokens')
+    return inTenant.length === 0 ? ['token', 'tenants'] : ['env', 'file'];
   if (inTenant.length === 0) return Object.keys(tenant.shape);
   if (inTenant[0] === 'database') return ['sqlite', 'postgres_schema', 'url'];
   return ['env', 'file'];
@@ -116,10 +142,12 @@ export function readTenantsFile(file: string, cwd: string = process.cwd()): Tena
       const entries = (raw as { tenants: unknown[] }).tenants;
       const name = (entries[index] as { name?: unknown } | null)?.name;
       where = `${typeof name === 'string' ? `tenant "${name}"` : `tenant ${index + 1}`}${field.length > 0 ? `: ${field.join('.')}` : ''}`;
+    } else if (top === 'admin_tokens' && typeof index === 'number') {
+      where = `admin token ${index + 1}${field.length > 0 ? `: ${field.join('.')}` : ''}`;
     }
     let message = issue.message;
     if (issue.code === 'unrecognized_keys') {
-      const known = issue.path.length === 0 ? ['tenants'] : fieldsAt(issue.path);
+      const known = issue.path.length === 0 ? ['tenants', 'admin_tokens'] : fieldsAt(issue.path);
       message = `unknown field ${issue.keys.map((key) => `"${key}"`).join(', ')} → the fields here are ${known.join(', ')}`;
     }
     throw new TenantsError(
@@ -139,5 +167,23 @@ export function readTenantsFile(file: string, cwd: string = process.cwd()): Tena
     }
     seen.set(entry.name, index);
   });
-  return { path, tenants, lines: tenants.map((_, index) => lineOf(index, [])), lineOf };
+  const adminTokens = result.data.admin_tokens ?? [];
+  const adminTokenLineOf = (index: number, fieldPath: readonly (string | number)[]) =>
+    lineAt(['admin_tokens', index, ...fieldPath]);
+  adminTokens.forEach((entry, index) => {
+    entry.tenants.forEach((name, position) => {
+      if (seen.has(name)) return;
+      throw new TenantsError(
+        `PAYSYNC_TENANTS_FILE ${path}, line ${adminTokenLineOf(index, ['tenants', position])}: admin token ${index + 1}: tenants: no tenant named "${name.slice(0, 40)}" in this file → name tenants of its tenants list (${[...seen.keys()].join(', ')}), or remove the name`,
+      );
+    });
+  });
+  return {
+    path,
+    tenants,
+    adminTokens,
+    adminTokenLineOf,
+    lines: tenants.map((_, index) => lineOf(index, [])),
+    lineOf,
+  };
 }

@@ -106,6 +106,25 @@ ${SHOP}${SHOP.replace('shop-live', 'shop-eu').replace('mch_1', 'mch_2').replace(
     );
   });
 
+  it('gives an admin token of admin_tokens to exactly the tenants it names, beside their own', () => {
+    const finance = 'tok_finance_0123456789abcdef';
+    const own = 'tok_shop_live_own_0123456789';
+    const { tenants } = load(
+      `tenants:
+${SHOP}    settings:
+      PAYSYNC_ADMIN_TOKEN: { env: SHOP_LIVE_ADMIN }
+${SHOP.replace('shop-live', 'shop-eu').replace('mch_1', 'mch_2').replace('shop-live.db', 'shop-eu.db')}${SHOP.replace('shop-live', 'acme').replace('mch_1', 'mch_3').replace('shop-live.db', 'acme.db')}admin_tokens:
+  - token: { env: OPS_FINANCE_TOKEN }
+    tenants: [shop-live, shop-eu, shop-eu]
+`,
+      { ...baseEnv, OPS_FINANCE_TOKEN: finance, SHOP_LIVE_ADMIN: own },
+    );
+    const tokens = Object.fromEntries(
+      tenants().tenants.map((tenant) => [tenant.name, tenant.config.ops.adminTokens]),
+    );
+    expect(tokens).toEqual({ 'shop-live': [own, finance], 'shop-eu': [finance], acme: [] });
+  });
+
   // Each bad file is refused with one line naming the file, the line, the tenant and the field.
   const refusals: [string, string, RegExp][] = [
     ['not YAML', 'tenants: [ {', /, line \d: not valid YAML or JSON/],
@@ -179,6 +198,31 @@ ${SHOP}${SHOP.replace('shop-live', 'shop-eu').replace('mch_1', 'mch_2').replace(
       'two tenants on one database',
       `tenants:\n${SHOP}${SHOP.replace('name: shop-live', 'name: shop-eu').replace('mch_1', 'mch_2')}`,
       /, line 7: tenant "shop-eu" uses the same database \(sqlite:\.\/shop-live\.db\) as tenant "shop-live" → each tenant's books must be their own$/,
+    ],
+    [
+      'an admin token naming a tenant the file does not list',
+      `tenants:\n${SHOP}admin_tokens:\n  - token: { env: SHOP_LIVE_KEY }\n    tenants:\n      - shop-live\n      - acme-live\n`,
+      /, line 11: admin token 1: tenants: no tenant named "acme-live" in this file → name tenants of its tenants list \(shop-live\), or remove the name$/,
+    ],
+    [
+      'an admin token written in the file',
+      `tenants:\n${SHOP}admin_tokens:\n  - token: ${LIVE_KEY}\n    tenants: [shop-live]\n`,
+      /, line 8: admin token 1: token: must say where the value comes from, \{ env: VARIABLE \} or \{ file: \/path \}, never the value itself$/,
+    ],
+    [
+      'an admin token whose variable is not set',
+      `tenants:\n${SHOP}admin_tokens:\n  - token: { env: NOT_SET_TOKEN }\n    tenants: [shop-live]\n`,
+      /, line 8: admin token 1: token: the environment variable NOT_SET_TOKEN is not set → set it/,
+    ],
+    [
+      'an admin token naming no tenant',
+      `tenants:\n${SHOP}admin_tokens:\n  - token: { env: SHOP_LIVE_KEY }\n    tenants: []\n`,
+      /, line 9: admin token 1: tenants: must name at least one tenant$/,
+    ],
+    [
+      'an unknown field of an admin token',
+      `tenants:\n${SHOP}admin_tokens:\n  - token: { env: SHOP_LIVE_KEY }\n    tenants: [shop-live]\n    role: admin\n`,
+      /, line 10: admin token 1: unknown field "role" → the fields here are token, tenants$/,
     ],
     [
       'two tenants on one account',
