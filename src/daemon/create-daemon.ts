@@ -19,6 +19,7 @@ import { systemClock, type Clock, type Component } from '../lifecycle/index.ts';
 import {
   addScrapeSource,
   collectProcessMetrics,
+  showTenantSeries,
   type MetricReader,
   type MetricsServer,
 } from '../metrics/index.ts';
@@ -76,8 +77,10 @@ export interface DaemonOptions {
    */
   readonly metricsPort?: number;
   /**
-   * The tenant this daemon books, in a process serving several (createTenantsDaemon): its
-   * gauges carry it as a `tenant` label. @defaultValue none (no label)
+   * The tenant this daemon books, in a process serving several (createTenantsDaemon): every
+   * series its work moves (the counters and histograms of its receiver, workers, service client,
+   * outbox and relay) and its scrape gauges carry it as a `tenant` label. @defaultValue none (no
+   * label: a process of one tenant reads as before tenants)
    */
   readonly tenant?: string;
   /**
@@ -126,6 +129,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const prefix = options.queuePrefix ?? config.processing.queuePrefix;
   // Fail on missing service credentials before opening anything.
   const clientOptions = roles.has('workers') ? clientOptionsFromConfig(config, now) : undefined;
+  const { tenant } = options;
+  const tenantOption = tenant !== undefined ? { tenant } : {};
   // A bad alert rule file stops every role: an operator must not believe alerts are routed.
   let alerts: AlertRuntime;
   try {
@@ -214,8 +219,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     },
     environment: config.environment,
     readers: metricReaders,
-    ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
+    ...tenantOption,
   });
+  showTenantSeries(tenant);
 
   const resources: Component = {
     name: 'connections',
@@ -252,7 +258,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       components.push(made.component);
     }
     if (clientOptions) {
-      const upstream = createUpstreamClient({ ...clientOptions, redis, logger });
+      const upstream = createUpstreamClient({ ...clientOptions, redis, logger, ...tenantOption });
       const processors = jobProcessors({
         db,
         queues,
@@ -280,6 +286,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         retention: config.retention,
         now,
         alerts,
+        ...tenantOption,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }
           : {}),
@@ -291,6 +298,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         lockMs: config.processing.jobLockMs,
         processors,
         logger,
+        ...tenantOption,
         beforeStart: async () => {
           credentialCheck = await credentials.verifyAtStartup(upstream);
         },
@@ -304,6 +312,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         redispatchAfterMs: config.processing.outboxRedispatchMs,
         batchSize: config.processing.outboxBatchSize,
         now,
+        ...tenantOption,
         ...(options.outboxPollMs !== undefined ? { pollMs: options.outboxPollMs } : {}),
       });
       components.push(outbox);
@@ -315,6 +324,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         logger,
         now,
         health: relayEndpointAlerts({ db, alerts }),
+        ...tenantOption,
         ...(options.relayPollMs !== undefined ? { pollMs: options.relayPollMs } : {}),
       });
       components.push(relay);
@@ -344,7 +354,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         receiverPort,
         alerts,
         ...(options.host !== undefined ? { host: options.host } : {}),
-        ...(options.shared && options.tenant !== undefined ? { tenant: options.tenant } : {}),
+        ...(options.shared ? tenantOption : {}),
       });
       tenantOps = ops.tenantApi;
       components.push(...ops.components);
@@ -363,6 +373,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         port: receiverPort,
         ...(options.shared ? { listen: false } : {}),
         alerts,
+        ...tenantOption,
         ...options.receiver,
         ...(options.host !== undefined ? { host: options.host } : {}),
         ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),
