@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { startTenantsDaemon, type RunningTenantsDaemon } from '../../src/daemon/index.ts';
@@ -8,6 +11,7 @@ import {
   type RunningSimulator,
 } from '../../src/sim/index.ts';
 import { signedEvent } from '../receiver/support/receiver-fixture.ts';
+import { PROMTOOL, promtool, seriesName } from '../support/promtool.ts';
 import { parseScrape, seriesOf, type Sample } from '../support/scrape.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
@@ -29,6 +33,7 @@ interface Side {
 }
 
 const OTHER_SECRET = generateWebhookSecret();
+const RULES = resolve(import.meta.dirname, '../../docs/prometheus-rules.yml');
 
 describe(`/metrics of one process serving two tenants on ${testDialect()}`, () => {
   const prefix = uniqueRedisPrefix('tenants-metrics');
@@ -92,6 +97,10 @@ describe(`/metrics of one process serving two tenants on ${testDialect()}`, () =
         expect((await post(side, event)).status).toBe(202);
       }
     }
+    // A job no processor knows, on shop-sn's queue: it fails for good (one attempt).
+    await daemon.tenants
+      .get(sn.name)!
+      .queues.scheduled.add('no-such-task', { task: 'x', slot: 'y' }, { attempts: 1 });
     // Signed with a secret shop-ci does not have: refused on shop-ci's path only.
     expect((await post(ci, signedEvent(OTHER_SECRET))).status).toBe(401);
     expect(sn.intents).not.toBe(ci.intents);
@@ -102,6 +111,12 @@ describe(`/metrics of one process serving two tenants on ${testDialect()}`, () =
       message: "each tenant's intents synced, as /metrics counts them",
       timeoutMs: 60_000,
       accept: (read) =>
+        seriesOf(read, 'paysync_job_failures_total', {
+          queue: 'scheduled',
+          job: 'no-such-task',
+          final: 'true',
+          tenant: sn.name,
+        }) !== undefined &&
         sides.every(
           (side) =>
             seriesOf(read, 'paysync_sync_attempts_total', {
@@ -221,5 +236,72 @@ describe(`/metrics of one process serving two tenants on ${testDialect()}`, () =
     const processWide = samples.filter((sample) => sample.name.startsWith('paysync_process_'));
     expect(processWide.length).toBeGreaterThan(0);
     for (const sample of processWide) expect(sample.labels.tenant).toBeUndefined();
+  });
+
+  it("fails one tenant's job for good on its own tenant, and the example rule names that tenant", async () => {
+    const failed = { queue: 'scheduled', job: 'no-such-task', final: 'true' };
+    expect(
+      seriesOf(samples, 'paysync_job_failures_total', { ...failed, tenant: 'shop-sn' })?.value,
+    ).toBe(1);
+    expect(
+      seriesOf(samples, 'paysync_job_failures_total', { ...failed, tenant: 'shop-ci' }),
+    ).toBeUndefined();
+    if (!PROMTOOL) {
+      console.warn(
+        'promtool is not installed (Debian package prometheus): the rule was not evaluated',
+      );
+      return;
+    }
+    // PaysyncJobsFailingForGood keeps `tenant` in its `by`: it fires for shop-sn, by name.
+    const dir = mkdtempSync(join(tmpdir(), 'paysync-tenants-rules-'));
+    try {
+      const testFile = join(dir, 'rules.test.yml');
+      writeFileSync(
+        testFile,
+        JSON.stringify({
+          rule_files: [RULES],
+          evaluation_interval: '1m',
+          tests: [
+            {
+              interval: '1m',
+              // A counter was 0 when the process started, and the scraped value since.
+              input_series: samples
+                .filter((sample) => sample.name === 'paysync_job_failures_total')
+                .map((sample) => ({
+                  series: seriesName(sample),
+                  values: `0 ${sample.value}+0x20`,
+                })),
+              alert_rule_test: [
+                {
+                  eval_time: '5m',
+                  alertname: 'PaysyncJobsFailingForGood',
+                  exp_alerts: [
+                    {
+                      exp_labels: {
+                        severity: 'ticket',
+                        queue: 'scheduled',
+                        job: 'no-such-task',
+                        tenant: 'shop-sn',
+                      },
+                      exp_annotations: {
+                        summary:
+                          'paysync job no-such-task on scheduled of tenant shop-sn failed for good',
+                        description:
+                          'Inspect the failed job at /admin/queues or in the worker logs, fix the cause, then retry it.',
+                      },
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        }),
+      );
+      const evaluated = await promtool(['test', 'rules', testFile]);
+      expect(evaluated.output).toContain('SUCCESS');
+      expect(evaluated.code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
