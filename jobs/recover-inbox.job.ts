@@ -13,6 +13,7 @@ export function recoverInboxJob(context: JobContext) {
         logger: context.logger,
         olderThanMs: context.recoveryAfterMs,
         now: context.now,
+        ...(context.tenant !== undefined ? { tenant: context.tenant } : {}),
       });
       run.count({ itemsSeen: result.found, itemsChanged: result.enqueued + result.retried });
       return result;

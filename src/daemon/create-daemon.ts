@@ -19,6 +19,7 @@ import { systemClock, type Clock, type Component } from '../lifecycle/index.ts';
 import {
   addScrapeSource,
   collectProcessMetrics,
+  showTenantSeries,
   type MetricReader,
   type MetricsServer,
 } from '../metrics/index.ts';
@@ -76,8 +77,10 @@ export interface DaemonOptions {
    */
   readonly metricsPort?: number;
   /**
-   * The tenant this daemon books, in a process serving several (createTenantsDaemon): its
-   * gauges carry it as a `tenant` label. @defaultValue none (no label)
+   * The tenant this daemon books, in a process serving several (createTenantsDaemon): every
+   * series its work moves (the counters and histograms of its receiver, workers, service client,
+   * outbox and relay) and its scrape gauges carry it as a `tenant` label. @defaultValue none (no
+   * label: a process of one tenant reads as before tenants)
    */
   readonly tenant?: string;
   /**
@@ -132,6 +135,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const prefix = options.queuePrefix ?? config.processing.queuePrefix;
   // Fail on missing service credentials before opening anything.
   const clientOptions = roles.has('workers') ? clientOptionsFromConfig(config, now) : undefined;
+  const { tenant } = options;
+  const tenantOption = tenant !== undefined ? { tenant } : {};
   // A bad alert rule file stops every role: an operator must not believe alerts are routed.
   let alerts: AlertRuntime;
   try {
@@ -220,8 +225,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     },
     environment: config.environment,
     readers: metricReaders,
-    ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
+    ...tenantOption,
   });
+  showTenantSeries(tenant);
 
   const resources: Component = {
     name: 'connections',
@@ -258,7 +264,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       components.push(made.component);
     }
     if (clientOptions) {
-      const upstream = createUpstreamClient({ ...clientOptions, redis, logger });
+      const upstream = createUpstreamClient({ ...clientOptions, redis, logger, ...tenantOption });
       const processors = jobProcessors({
         db,
         queues,
@@ -286,6 +292,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         retention: config.retention,
         now,
         alerts,
+        ...tenantOption,
         ...(options.notFoundAttempts !== undefined
           ? { notFoundAttempts: options.notFoundAttempts }
           : {}),
@@ -297,6 +304,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         lockMs: config.processing.jobLockMs,
         processors,
         logger,
+        ...tenantOption,
         beforeStart: async () => {
           credentialCheck = await credentials.verifyAtStartup(upstream);
         },
@@ -310,6 +318,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         redispatchAfterMs: config.processing.outboxRedispatchMs,
         batchSize: config.processing.outboxBatchSize,
         now,
+        ...tenantOption,
         ...(options.outboxPollMs !== undefined ? { pollMs: options.outboxPollMs } : {}),
       });
       components.push(outbox);
@@ -321,6 +330,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         logger,
         now,
         health: relayEndpointAlerts({ db, alerts }),
+        ...tenantOption,
         ...(options.relayPollMs !== undefined ? { pollMs: options.relayPollMs } : {}),
       });
       components.push(relay);
@@ -350,7 +360,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         receiverPort,
         alerts,
         ...(options.host !== undefined ? { host: options.host } : {}),
-        ...(options.shared && options.tenant !== undefined ? { tenant: options.tenant } : {}),
+        ...(options.shared ? tenantOption : {}),
         ...(options.tenantsOf ? { tenantsOf: options.tenantsOf } : {}),
       });
       tenantOps = ops.tenantApi;
@@ -370,6 +380,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         port: receiverPort,
         ...(options.shared ? { listen: false } : {}),
         alerts,
+        ...tenantOption,
         ...options.receiver,
         ...(options.host !== undefined ? { host: options.host } : {}),
         ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),

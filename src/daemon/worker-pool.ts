@@ -24,6 +24,11 @@ export interface WorkerPoolOptions {
   readonly logger: Logger;
   /** Runs before any worker takes a job (the credential check). */
   readonly beforeStart?: () => Promise<void>;
+  /**
+   * The tenant whose queues these are, in a process serving several: the job series carry it
+   * as a `tenant` label. @defaultValue none (no label)
+   */
+  readonly tenant?: string;
 }
 
 export interface WorkerPool extends Component {
@@ -47,7 +52,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       stalledInterval: options.lockMs,
     });
     worker.on('error', (error) => logger.error({ queue, err: error }, 'worker error'));
-    observeJobs(worker, queue);
+    observeJobs(worker, queue, options.tenant);
     worker.on('stalled', (jobId) =>
       logger.warn({ queue, jobId }, 'job stalled (its worker died or hung); handed out again'),
     );

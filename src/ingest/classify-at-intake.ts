@@ -1,5 +1,6 @@
 import type { NewInboxEvent } from '../inbox/index.ts';
 import { classifyEvent } from './classify-event.ts';
+import { tenantLabel } from '../metrics/index.ts';
 import { classifiedEventsTotal } from './ingest-metrics.ts';
 
 /**
@@ -14,16 +15,19 @@ import { classifiedEventsTotal } from './ingest-metrics.ts';
  * `releasePickedUpBodyKeys` in src/inbox); a row stored with its resource could be closed by
  * another sync's fetch while still `received`, after absorbing a newer repeat. Going through
  * ingest keeps such rows out of other syncs' reach until they are picked up.
+ *
+ * `tenant` names the tenant whose receiver took the event, in a process serving several: the
+ * count carries it as a `tenant` label (none without it).
  */
-export function classifyAtIntake(event: NewInboxEvent): NewInboxEvent {
+export function classifyAtIntake(event: NewInboxEvent, tenant?: string): NewInboxEvent {
   if (event.dedupeKey.startsWith('sha256:')) return event;
   const found = classifyEvent(event.rawBody);
   if (found.outcome === 'unclassified') return event;
   if (found.outcome === 'ignored') {
-    classifiedEventsTotal.inc({ kind: 'ignored' });
+    classifiedEventsTotal.inc({ kind: 'ignored', ...tenantLabel(tenant) });
     return { ...event, ignored: true };
   }
-  classifiedEventsTotal.inc({ kind: found.kind });
+  classifiedEventsTotal.inc({ kind: found.kind, ...tenantLabel(tenant) });
   const { kind, id, reference } = found;
   return {
     ...event,

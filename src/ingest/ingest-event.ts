@@ -9,6 +9,7 @@ import {
   type InboxEvent,
 } from '../inbox/index.ts';
 import { enqueueSync, type Queues } from '../queues/index.ts';
+import { tenantLabel } from '../metrics/index.ts';
 import { RESOURCE_KINDS, type ObservedVia } from '../resources/index.ts';
 import { classifyEvent, type EventClassification } from './classify-event.ts';
 import { classifiedEventsTotal, unclassifiedEventsTotal } from './ingest-metrics.ts';
@@ -19,6 +20,11 @@ export interface IngestDependencies {
   readonly logger: Logger;
   /** The clock, resolved where the process is assembled: stamps `processed_at`. */
   readonly now: Clock;
+  /**
+   * The tenant whose inbox this is, in a process serving several: the counts carry it as a
+   * `tenant` label. @defaultValue none (no label)
+   */
+  readonly tenant?: string;
 }
 
 export type IngestResult =
@@ -61,6 +67,7 @@ export async function ingestEvent(
   via: ObservedVia = 'webhook',
 ): Promise<IngestResult> {
   const { db, queues, logger } = deps;
+  const labels = tenantLabel(deps.tenant);
   const event = await findInboxEvent(db, inboxId);
   if (!event) {
     logger.warn({ inboxId }, 'ingest: no inbox row with this id; nothing to do');
@@ -78,7 +85,7 @@ export async function ingestEvent(
       countAttempt: true,
       at: deps.now(),
     });
-    unclassifiedEventsTotal.inc();
+    unclassifiedEventsTotal.inc(labels);
     logger.warn(
       {
         inboxId,
@@ -92,7 +99,7 @@ export async function ingestEvent(
   }
   if (classification.outcome === 'ignored') {
     await markInboxStatus(db, inboxId, 'processed', { countAttempt: true, at: deps.now() });
-    classifiedEventsTotal.inc({ kind: 'ignored' });
+    classifiedEventsTotal.inc({ kind: 'ignored', ...labels });
     logger.debug({ inboxId, subject: classification.subject }, 'event about no ledger resource');
     return { outcome: 'ignored', subject: classification.subject };
   }
@@ -106,6 +113,6 @@ export async function ingestEvent(
     inboxId,
     via,
   });
-  classifiedEventsTotal.inc({ kind });
+  classifiedEventsTotal.inc({ kind, ...labels });
   return { outcome: 'sync_enqueued', classification };
 }

@@ -10,6 +10,12 @@ export {
   webhookInFlight,
   webhookOutcomes,
 } from './webhook.metrics.ts';
+export {
+  showTenantSeries,
+  tenantLabel,
+  tenantOnlyMetric,
+  type TenantLabel,
+} from './tenant-label.ts';
 export { observeJobs, type ObservableWorker } from './job-metrics.ts';
 export {
   addScrapeSource,

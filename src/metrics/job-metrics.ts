@@ -1,5 +1,6 @@
 import { Counter, Histogram } from 'prom-client';
 import { metricsRegistry } from './metrics-registry.ts';
+import { tenantLabel } from './tenant-label.ts';
 
 function counter<T extends string>(name: string, help: string, labelNames: readonly T[]) {
   // A module loaded twice (tests, tsx reloads) must not register the metric twice.
@@ -8,13 +9,15 @@ function counter<T extends string>(name: string, help: string, labelNames: reado
   return new Counter<T>({ name, help, labelNames, registers: [metricsRegistry] });
 }
 
+// `tenant`: set by the workers of a tenant in a process serving several (tenant-label.ts).
+
 const jobDuration =
   (metricsRegistry.getSingleMetric('paysync_job_duration_seconds') as
-    Histogram<'queue' | 'job' | 'outcome'> | undefined) ??
+    Histogram<'queue' | 'job' | 'outcome' | 'tenant'> | undefined) ??
   new Histogram({
     name: 'paysync_job_duration_seconds',
     help: 'Time a worker spent on one attempt of a job, by queue, job name and outcome',
-    labelNames: ['queue', 'job', 'outcome'] as const,
+    labelNames: ['queue', 'job', 'outcome', 'tenant'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [metricsRegistry],
   });
@@ -22,7 +25,7 @@ const jobDuration =
 const jobFailures = counter(
   'paysync_job_failures_total',
   'Failed job attempts, by queue and job name; final="true" when BullMQ gives up (no retry left)',
-  ['queue', 'job', 'final'],
+  ['queue', 'job', 'final', 'tenant'],
 );
 
 /** What {@link observeJobs} needs of a BullMQ worker (its events). */
@@ -50,20 +53,23 @@ function secondsOf(job: FinishedJob): number | undefined {
 /**
  * Counts every job attempt of `worker` (on queue `queue`) into `paysync_job_duration_seconds`
  * and `paysync_job_failures_total`, from BullMQ's own events: the processors stay unaware.
+ * `tenant` names the tenant whose queue this is, in a process serving several: its series carry
+ * it as a `tenant` label (none without it).
  */
-export function observeJobs(worker: ObservableWorker, queue: string): void {
+export function observeJobs(worker: ObservableWorker, queue: string, tenant?: string): void {
+  const labels = tenantLabel(tenant);
   worker.on('completed', (job) => {
     const seconds = secondsOf(job);
     if (seconds !== undefined)
-      jobDuration.observe({ queue, job: job.name, outcome: 'ok' }, seconds);
+      jobDuration.observe({ queue, job: job.name, outcome: 'ok', ...labels }, seconds);
   });
   worker.on('failed', (job, error) => {
     if (!job) return;
     const final =
       error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
-    jobFailures.inc({ queue, job: job.name, final: String(final) });
+    jobFailures.inc({ queue, job: job.name, final: String(final), ...labels });
     const seconds = secondsOf(job);
     if (seconds !== undefined)
-      jobDuration.observe({ queue, job: job.name, outcome: 'failed' }, seconds);
+      jobDuration.observe({ queue, job: job.name, outcome: 'failed', ...labels }, seconds);
   });
 }

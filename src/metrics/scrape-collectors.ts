@@ -2,6 +2,7 @@ import { Counter, Gauge } from 'prom-client';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { metricsRegistry } from './metrics-registry.ts';
+import { tenantLabel } from './tenant-label.ts';
 
 /** What the queue collector needs of a BullMQ queue. */
 export interface ObservedQueue {
@@ -97,11 +98,11 @@ function gauge<T extends string>(
 
 const collectErrors =
   (metricsRegistry.getSingleMetric('paysync_metrics_collect_errors_total') as
-    Counter<'collector'> | undefined) ??
+    Counter<'collector' | 'tenant'> | undefined) ??
   new Counter({
     name: 'paysync_metrics_collect_errors_total',
     help: 'Scrape-time reads that failed or took too long (their series are left out), by collector',
-    labelNames: ['collector'] as const,
+    labelNames: ['collector', 'tenant'] as const,
     registers: [metricsRegistry],
     // The errors of this very scrape are counted before the counter is written out.
     async collect() {
@@ -153,8 +154,15 @@ export function addScrapeSource(source: ScrapeSource): () => void {
   };
 }
 
-/** `read()`, or undefined (counted in `paysync_metrics_collect_errors_total`) if it fails or is slow. */
-async function guarded<T>(what: string, read: () => Promise<T>): Promise<T | undefined> {
+/**
+ * `read()`, or undefined (counted in `paysync_metrics_collect_errors_total`, with the source's
+ * tenant) if it fails or is slow.
+ */
+async function guarded<T>(
+  what: string,
+  tenant: string | undefined,
+  read: () => Promise<T>,
+): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), PART_TIMEOUT_MS);
@@ -162,12 +170,12 @@ async function guarded<T>(what: string, read: () => Promise<T>): Promise<T | und
   try {
     const outcome = await Promise.race([read().then((value) => ({ value })), timeout]);
     if (outcome === 'timeout') {
-      collectErrors.inc({ collector: what });
+      collectErrors.inc({ collector: what, ...tenantLabel(tenant) });
       return undefined;
     }
     return outcome.value;
   } catch {
-    collectErrors.inc({ collector: what });
+    collectErrors.inc({ collector: what, ...tenantLabel(tenant) });
     return undefined;
   } finally {
     clearTimeout(timer);
@@ -288,7 +296,7 @@ async function readAll(): Promise<Reading> {
       if (source.queues && source.queues.length > 0) {
         const queues = source.queues;
         parts.push(
-          guarded('queues', () => readQueues(queues, now)).then((read) => {
+          guarded('queues', tenant, () => readQueues(queues, now)).then((read) => {
             add('queueJobs', read?.jobs);
             add('oldestWaiting', read?.oldest);
           }),
@@ -297,14 +305,14 @@ async function readAll(): Promise<Reading> {
       const { db, books } = source;
       if (db && books) {
         parts.push(
-          guarded('discrepancies', () => readDiscrepancies(books)).then((read) =>
+          guarded('discrepancies', tenant, () => readDiscrepancies(books)).then((read) =>
             add('discrepancies', read),
           ),
         );
         if (source.environment) {
           const environment = source.environment;
           parts.push(
-            guarded('balances', () => readBalances(books, environment)).then((read) => {
+            guarded('balances', tenant, () => readBalances(books, environment)).then((read) => {
               add('balance', read?.balance);
               add('balanceAsOf', read?.asOf);
               add('drift', read?.drift);
@@ -314,7 +322,9 @@ async function readAll(): Promise<Reading> {
       }
       for (const reader of source.readers ?? []) {
         parts.push(
-          guarded(reader.metric, () => reader.read()).then((read) => add(reader.metric, read)),
+          guarded(reader.metric, tenant, () => reader.read()).then((read) =>
+            add(reader.metric, read),
+          ),
         );
       }
       await Promise.all(parts);

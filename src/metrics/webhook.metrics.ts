@@ -1,17 +1,28 @@
 import { Counter, Gauge } from 'prom-client';
 import { metricsRegistry } from './metrics-registry.ts';
+import { tenantOnlyMetric } from './tenant-label.ts';
+
+// Every series here also has a `tenant` label, set by a tenant's receiver in a process serving
+// several (tenant-label.ts); a process of one tenant leaves it out.
 
 function counter<T extends string>(name: string, help: string, labelNames: readonly T[]) {
   // A module loaded twice (tests, tsx reloads) must not register the metric twice.
   const existing = metricsRegistry.getSingleMetric(name);
-  if (existing) return existing as Counter<T>;
-  return new Counter<T>({ name, help, labelNames, registers: [metricsRegistry] });
+  if (existing) return existing as Counter<T | 'tenant'>;
+  return new Counter<T | 'tenant'>({
+    name,
+    help,
+    labelNames: [...labelNames, 'tenant'],
+    registers: [metricsRegistry],
+  });
 }
 
 function gauge(name: string, help: string) {
   const existing = metricsRegistry.getSingleMetric(name);
-  if (existing) return existing as Gauge;
-  return new Gauge({ name, help, registers: [metricsRegistry] });
+  if (existing) return existing as Gauge<'tenant'>;
+  return tenantOnlyMetric(
+    new Gauge<'tenant'>({ name, help, labelNames: ['tenant'], registers: [metricsRegistry] }),
+  );
 }
 
 /**

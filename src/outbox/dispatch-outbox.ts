@@ -11,6 +11,7 @@ import {
 import { outboxDispatchedTotal, outboxDispatchFailuresTotal } from './outbox-metrics.ts';
 import type { OutboxRow } from './outbox.table.ts';
 import { reasonOf } from '../error-reason.ts';
+import { tenantLabel } from '../metrics/index.ts';
 
 export interface DispatchDependencies {
   readonly db: Kysely<Database>;
@@ -34,6 +35,11 @@ export interface DispatchDependencies {
   readonly redispatchAfterMs?: number;
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
+  /**
+   * The tenant whose outbox this is, in a process serving several: the counts carry it as a
+   * `tenant` label. @defaultValue none (no label)
+   */
+  readonly tenant?: string;
 }
 
 export interface DispatchResult {
@@ -231,7 +237,7 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
     handOut.catch(() => undefined);
     await withTimeout(handOut, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   } catch (error) {
-    outboxDispatchFailuresTotal.inc();
+    outboxDispatchFailuresTotal.inc(tenantLabel(deps.tenant));
     const reason = reasonOf(error).slice(0, 500);
     // A stale row keeps its `last_error`: there it is a consumer's reason (see staleJobs).
     await Promise.all([
@@ -243,6 +249,7 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
   const dispatched_at = deps.now().toISOString();
   await countAttempt(deps.db, due, { dispatched_at, last_error: null });
   await countAttempt(deps.db, stale, { dispatched_at });
-  for (const row of rows) outboxDispatchedTotal.inc({ kind: row.kind });
+  for (const row of rows)
+    outboxDispatchedTotal.inc({ kind: row.kind, ...tenantLabel(deps.tenant) });
   return { dispatched: rows.length, more: due.length === batchSize || staleFull };
 }

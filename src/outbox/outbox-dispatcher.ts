@@ -22,6 +22,11 @@ export interface OutboxDispatcherOptions {
   readonly batchSize?: number;
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
+  /**
+   * The tenant whose outbox this is, in a process serving several: the counts carry it as a
+   * `tenant` label. @defaultValue none (no label)
+   */
+  readonly tenant?: string;
 }
 
 export interface OutboxDispatcher extends Component {
@@ -65,6 +70,7 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
             ? { redispatchAfterMs: options.redispatchAfterMs }
             : {}),
           ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+          ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
         });
         if (failing) logger.info('outbox: handing out follow-ups again');
         failing = false;

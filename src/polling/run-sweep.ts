@@ -9,6 +9,7 @@ import { advanceCheckpoint, readCheckpoint } from './checkpoint.repository.ts';
 import { countingClient } from './counting-client.ts';
 import { LIST_STREAMS, SWEEP_KINDS, type SweepKind } from './list-streams.ts';
 import { addTally, emptyTally, type PageTally } from './page-tally.ts';
+import { tenantLabel } from '../metrics/index.ts';
 import { missedWebhooksTotal } from './polling-metrics.ts';
 import { resolvePollingOptions, type PollingOptions } from './polling-options.ts';
 import type { RunHandle } from '../runs/index.ts';
@@ -28,6 +29,11 @@ export interface SweepDependencies {
   readonly allExpected?: AllExpectedOption;
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
+  /**
+   * The tenant whose books these are, in a process serving several: the count of missed
+   * webhooks carries it as a `tenant` label. @defaultValue none (no label)
+   */
+  readonly tenant?: string;
 }
 
 export interface SweepRequest extends PollingOptions {
@@ -134,7 +140,10 @@ export async function runSweep(
             itemsMissed: commit.tally.missed,
           });
           if (commit.tally.missed > 0) {
-            missedWebhooksTotal.inc({ kind: stream.ledgerKind }, commit.tally.missed);
+            missedWebhooksTotal.inc(
+              { kind: stream.ledgerKind, ...tenantLabel(deps.tenant) },
+              commit.tally.missed,
+            );
           }
         },
       });

@@ -6,6 +6,7 @@ import { recordDiscrepancy, type DiscrepancySummary } from '../ledger/index.ts';
 import { addToOutbox, isOutboxConsumed, markOutboxConsumed } from '../outbox/index.ts';
 import { NotFoundError, UnsupportedActionError, type UpstreamClient } from '../upstream/index.ts';
 import { RECEIPT_KINDS, type ReceiptKind } from './receipt-kind.ts';
+import { tenantLabel } from '../metrics/index.ts';
 import { receiptFetchesTotal } from './receipt-metrics.ts';
 import { archiveReceipts, type ArchivedReceipt } from './receipt-store.ts';
 
@@ -36,6 +37,11 @@ export interface ReceiptDependencies {
   readonly giveUpAfterMs?: number;
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
+  /**
+   * The tenant whose receipts these are, in a process serving several: the fetch counts carry
+   * it as a `tenant` label. @defaultValue none (no label)
+   */
+  readonly tenant?: string;
 }
 
 export type ReceiptOutcome =
@@ -201,7 +207,10 @@ function noteArchived(
   request: ReceiptRequest,
   receipt: ArchivedReceipt,
 ): void {
-  receiptFetchesTotal.inc({ outcome: receipt.isNew ? 'archived' : 'unchanged' });
+  receiptFetchesTotal.inc({
+    outcome: receipt.isNew ? 'archived' : 'unchanged',
+    ...tenantLabel(deps.tenant),
+  });
   deps.logger.info(
     {
       kind: request.kind,
@@ -237,7 +246,7 @@ async function notReadyYet(
     });
   }
   const nextAttemptAt = nextAt.toISOString();
-  receiptFetchesTotal.inc({ outcome: 'retry_later' });
+  receiptFetchesTotal.inc({ outcome: 'retry_later', ...tenantLabel(deps.tenant) });
   await deps.db.transaction().execute(async (trx) => {
     await addToOutbox(trx, {
       kind: 'receipt',
@@ -265,7 +274,10 @@ async function giveUp(
   detail: Record<string, unknown>,
   rawBody?: unknown,
 ): Promise<ReceiptOutcome> {
-  receiptFetchesTotal.inc({ outcome: kind === 'receipt_not_found' ? 'not_found' : 'unavailable' });
+  receiptFetchesTotal.inc({
+    outcome: kind === 'receipt_not_found' ? 'not_found' : 'unavailable',
+    ...tenantLabel(deps.tenant),
+  });
   const at = deps.now().toISOString();
   const discrepancy = await deps.db.transaction().execute(async (trx) => {
     const recorded = await recordDiscrepancy(trx, {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { openInboxBacklog } from '../inbox/index.ts';
-import { webhookBacklog } from '../metrics/index.ts';
+import { tenantLabel, webhookBacklog } from '../metrics/index.ts';
 import type { Logger } from '../logger.ts';
 import { reasonOf } from '../error-reason.ts';
 
@@ -22,6 +22,11 @@ export interface BacklogGateOptions {
   readonly onFull?: (backlog: number) => Promise<void>;
   /** Told after every count, with the state it left; must not throw. */
   readonly onCounted?: (backlog: number, full: boolean) => Promise<void>;
+  /**
+   * The tenant whose inbox this is, in a process serving several: `paysync_webhook_backlog`
+   * carries it as a `tenant` label. @defaultValue none (no label)
+   */
+  readonly tenant?: string;
 }
 
 export interface BacklogGate {
@@ -45,6 +50,7 @@ export interface BacklogGate {
  */
 export function createBacklogGate(options: BacklogGateOptions): BacklogGate {
   const { maxBacklog, logger } = options;
+  const labels = tenantLabel(options.tenant);
   // At least 1, so a limit of 1 still resumes once the inbox is empty.
   const resumeBelow = Math.max(1, Math.floor(maxBacklog * RESUME_SHARE));
   let backlog = 0;
@@ -69,7 +75,7 @@ export function createBacklogGate(options: BacklogGateOptions): BacklogGate {
   const count = async () => {
     try {
       backlog = await openInboxBacklog(options.db, maxBacklog);
-      webhookBacklog.set(backlog);
+      webhookBacklog.set(labels, backlog);
     } catch (error) {
       // Keep the last state: a database that cannot count cannot store either (503 anyway).
       logger.warn({ reason: reasonOf(error) }, 'could not count the webhook backlog');
@@ -94,7 +100,7 @@ export function createBacklogGate(options: BacklogGateOptions): BacklogGate {
     noteStored(rows) {
       if (rows <= 0) return;
       backlog = Math.min(maxBacklog, backlog + rows);
-      webhookBacklog.set(backlog);
+      webhookBacklog.set(labels, backlog);
       if (!full && backlog >= maxBacklog) void settle();
     },
     async start() {

@@ -1,5 +1,11 @@
 import type { RequestHandler, Response } from 'express';
-import { webhookBackpressure, webhookInFlight, webhookOutcomes } from '../metrics/index.ts';
+import {
+  tenantLabel,
+  webhookBackpressure,
+  webhookInFlight,
+  webhookOutcomes,
+  type TenantLabel,
+} from '../metrics/index.ts';
 import type { BacklogGate } from './backlog-gate.ts';
 import { sendError } from './webhook-errors.ts';
 
@@ -15,16 +21,22 @@ export interface IntakeLimitSettings {
   readonly gate?: BacklogGate;
   /** Webhook requests handled at once, at most (`PAYSYNC_RECEIVER_MAX_IN_FLIGHT`). */
   readonly maxInFlight: number;
+  /**
+   * The tenant whose receiver this is, in a process serving several: the series counted here
+   * carry it as a `tenant` label. @defaultValue none (no label)
+   */
+  readonly tenant?: string;
 }
 
 function refuse(
+  labels: TenantLabel,
   response: Response,
   code: 'backlog_full' | 'too_many_in_flight',
   retryAfterS: number,
   message: string,
 ): void {
-  webhookBackpressure.inc({ reason: code });
-  webhookOutcomes.inc({ outcome: code });
+  webhookBackpressure.inc({ reason: code, ...labels });
+  webhookOutcomes.inc({ outcome: code, ...labels });
   response.setHeader('Retry-After', String(retryAfterS));
   // The body is never read: closing the connection spares reading it only to throw it away.
   response.setHeader('Connection', 'close');
@@ -40,6 +52,7 @@ function refuse(
 export function intakeLimits(settings: IntakeLimitSettings): RequestHandler {
   let inFlight = 0;
   const { gate } = settings;
+  const labels = tenantLabel(settings.tenant);
   // Express routes match without regard to case or a trailing slash; so does this.
   const limited = settings.path.toLowerCase().replace(/\/+$/, '');
   return (request, response, next) => {
@@ -47,6 +60,7 @@ export function intakeLimits(settings: IntakeLimitSettings): RequestHandler {
     if (request.method !== 'POST' || path !== limited) return next();
     if (gate?.isFull()) {
       return refuse(
+        labels,
         response,
         'backlog_full',
         BACKLOG_RETRY_AFTER_S,
@@ -55,6 +69,7 @@ export function intakeLimits(settings: IntakeLimitSettings): RequestHandler {
     }
     if (inFlight >= settings.maxInFlight) {
       return refuse(
+        labels,
         response,
         'too_many_in_flight',
         IN_FLIGHT_RETRY_AFTER_S,
@@ -62,11 +77,11 @@ export function intakeLimits(settings: IntakeLimitSettings): RequestHandler {
       );
     }
     inFlight += 1;
-    webhookInFlight.set(inFlight);
+    webhookInFlight.set(labels, inFlight);
     // `close` comes once per response, sent or cut off.
     response.once('close', () => {
       inFlight -= 1;
-      webhookInFlight.set(inFlight);
+      webhookInFlight.set(labels, inFlight);
     });
     next();
   };

@@ -18,7 +18,7 @@ import {
 } from '../queues/index.ts';
 import { checkReadiness, type ReadinessCheck } from './check-readiness.ts';
 import { healthRoute } from './health.route.ts';
-import { webhookOutcomes } from '../metrics/index.ts';
+import { tenantLabel, webhookOutcomes } from '../metrics/index.ts';
 import type { SignatureVerifier } from './signature-outcome.ts';
 import { createSignatureVerifier, type SigningConfig } from './verify-signature.ts';
 import { bodyReadError, sendError } from './webhook-errors.ts';
@@ -55,6 +55,11 @@ export interface ReceiverDependencies {
    * only the in-flight limit applies.
    */
   readonly backlogGate?: BacklogGate;
+  /**
+   * The tenant whose receiver this is, in a process serving several (createTenantsFront): the
+   * webhook series it counts carry it as a `tenant` label. @defaultValue none (no label)
+   */
+  readonly tenant?: string;
 }
 
 /**
@@ -63,7 +68,7 @@ export interface ReceiverDependencies {
  * createSignatureVerifier), so a bad set-up never starts listening.
  */
 export function createReceiverApp(deps: ReceiverDependencies): Express {
-  const { config, logger } = deps;
+  const { config, logger, tenant } = deps;
   const verify = deps.verifier ?? createSignatureVerifier(config, logger);
   const intake = createInboxIntake(deps.db, {
     enqueue: async (stored) => {
@@ -88,6 +93,7 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
       path: config.webhook.path,
       maxInFlight: config.receiver.maxInFlight,
       ...(gate ? { gate } : {}),
+      ...(tenant !== undefined ? { tenant } : {}),
     }),
   );
   app.use(
@@ -100,7 +106,9 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
           ? [config.webhook.hmacHeader, config.webhook.hmacTimestampHeader ?? ''].filter(Boolean)
           : [],
       accept: async (events) => {
-        const results = await intake.acceptAll(events.map(classifyAtIntake));
+        const results = await intake.acceptAll(
+          events.map((event) => classifyAtIntake(event, tenant)),
+        );
         gate?.noteStored(results.filter((result) => !result.duplicate).length);
         return results;
       },
@@ -114,6 +122,7 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
         }),
       now: deps.now,
       logger,
+      ...(tenant !== undefined ? { tenant } : {}),
     }),
   );
   app.use(
@@ -131,7 +140,7 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
     if (response.headersSent) return next(error);
     if (typeof (error as { type?: unknown }).type === 'string') {
       const mapped = bodyReadError(error);
-      webhookOutcomes.inc({ outcome: mapped.code });
+      webhookOutcomes.inc({ outcome: mapped.code, ...tenantLabel(tenant) });
       return sendError(response, mapped.status, mapped.code, mapped.message);
     }
     logger.error({ err: error }, 'receiver request failed');

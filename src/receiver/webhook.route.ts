@@ -10,7 +10,7 @@ import {
 } from '../inbox/index.ts';
 import type { Clock } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
-import { signatureFailures, webhookOutcomes } from '../metrics/index.ts';
+import { signatureFailures, tenantLabel, webhookOutcomes } from '../metrics/index.ts';
 import type { SignatureVerifier } from './signature-outcome.ts';
 import { sendError } from './webhook-errors.ts';
 
@@ -38,6 +38,11 @@ export interface WebhookRouteSettings {
   /** The clock, resolved where the process is assembled: checks signed timestamps, stamps `received_at`. */
   readonly now: Clock;
   readonly logger: Logger;
+  /**
+   * The tenant whose receiver this is, in a process serving several: the series counted here
+   * carry it as a `tenant` label. @defaultValue none (no label)
+   */
+  readonly tenant?: string;
 }
 
 /** `application/json`, or any `application/*+json` (e.g. `application/cloudevents+json`). */
@@ -76,8 +81,9 @@ function parseJson(rawBody: Buffer): { ok: true; value: unknown } | { ok: false 
 export function webhookRoute(settings: WebhookRouteSettings): Router {
   const maxBatchEvents = settings.maxBatchEvents ?? 10_000;
   const router = express.Router();
+  const labels = tenantLabel(settings.tenant);
   const refuse = (response: Response, status: number, code: string, message: string) => {
-    webhookOutcomes.inc({ outcome: code });
+    webhookOutcomes.inc({ outcome: code, ...labels });
     response.status(status).json({ error: code, message });
   };
 
@@ -100,7 +106,7 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
       // the verifier can refuse a repeated signature, id or timestamp header.
       const signature = settings.verify(rawBody, request.headersDistinct, receivedAt.getTime());
       if (!signature.ok) {
-        signatureFailures.inc({ reason: signature.reason });
+        signatureFailures.inc({ reason: signature.reason, ...labels });
         await settings.onRefusedSignature?.();
         settings.logger.warn(
           { reason: signature.reason, detail: signature.message },
@@ -150,7 +156,7 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
       }
       const duplicates = results.filter((result) => result.duplicate).length;
       const duplicate = duplicates === results.length;
-      webhookOutcomes.inc({ outcome: duplicate ? 'duplicate' : 'accepted' });
+      webhookOutcomes.inc({ outcome: duplicate ? 'duplicate' : 'accepted', ...labels });
       response.status(duplicate ? 200 : 202);
       if (!batch) {
         response.json({ received: true, duplicate, inboxId: results[0]!.inboxId });

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/index.ts';
 import { inboxRowsAwaitingRecovery } from '../inbox/index.ts';
 import { enqueueIngest, ingestJobId, type Queues } from '../queues/index.ts';
+import { tenantLabel } from '../metrics/index.ts';
 import { inboxRecoveredTotal } from './reconcile-metrics.ts';
 
 export interface RecoverySweepOptions {
@@ -15,6 +16,11 @@ export interface RecoverySweepOptions {
   readonly limit?: number;
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
+  /**
+   * The tenant whose inbox this is, in a process serving several: the count carries it as a
+   * `tenant` label. @defaultValue none (no label)
+   */
+  readonly tenant?: string;
 }
 
 export interface RecoverySweepResult {
@@ -79,7 +85,7 @@ export async function runRecoverySweep(
       retried += 1;
     }
   }
-  inboxRecoveredTotal.inc(enqueued + retried);
+  inboxRecoveredTotal.inc(tenantLabel(options.tenant), enqueued + retried);
   if (enqueued + retried > 0) {
     options.logger.info(
       { found: rows.length, enqueued, retried },

@@ -26,6 +26,7 @@ import {
 } from './fetch-resource-state.ts';
 import { addFollowUps, followUpsFor, justSettled } from './follow-ups.ts';
 import { handleSyncFailure } from './handle-sync-failure.ts';
+import { tenantLabel } from '../metrics/index.ts';
 import { syncAttemptsTotal } from './reconcile-metrics.ts';
 import { skipCoveredFetches } from './skip-covered-fetch.ts';
 import {
@@ -123,7 +124,11 @@ export async function syncBatch(
   const retry: SyncJobData[] = [];
   const note = (ref: SyncJobData, result: SyncResult) => {
     counts[result.outcome] += 1;
-    syncAttemptsTotal.inc({ kind: ref.kind, outcome: result.outcome });
+    syncAttemptsTotal.inc({
+      kind: ref.kind,
+      outcome: result.outcome,
+      ...tenantLabel(deps.tenant),
+    });
     if (result.outcome === 'retry') retry.push(ref);
   };
 

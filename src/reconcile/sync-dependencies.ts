@@ -38,6 +38,12 @@ export interface SyncDependencies {
   readonly expectations?: { readonly allExpected: AllExpectedOption };
   /** The janitor's schedule, for the next poll set when a fetch changes an item. @defaultValue `DEFAULT_POLL_PLAN` */
   readonly pollPlan?: PollPlan;
+  /**
+   * The tenant whose books these are, in a process serving several (docs/tenants.md): the
+   * counters and histograms this work moves carry it as a `tenant` label. @defaultValue none
+   * (no label: a process of one tenant)
+   */
+  readonly tenant?: string;
 }
 
 export type ResolvedSyncDependencies = SyncDependencies &

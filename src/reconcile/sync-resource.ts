@@ -9,6 +9,7 @@ import { addFollowUps, followUpsFor, justSettled } from './follow-ups.ts';
 import { matchSettledItems } from '../expectations/index.ts';
 import { handleSyncFailure } from './handle-sync-failure.ts';
 import { skipCoveredFetch } from './skip-covered-fetch.ts';
+import { tenantLabel } from '../metrics/index.ts';
 import { syncAttemptsTotal } from './reconcile-metrics.ts';
 import {
   resolveSyncDependencies,
@@ -33,7 +34,11 @@ export async function syncResource(
   attempt: SyncAttempt,
 ): Promise<SyncResult> {
   const result = await runSync(resolveSyncDependencies(deps), data, attempt);
-  syncAttemptsTotal.inc({ kind: data.kind, outcome: result.outcome });
+  syncAttemptsTotal.inc({
+    kind: data.kind,
+    outcome: result.outcome,
+    ...tenantLabel(deps.tenant),
+  });
   return result;
 }
 

@@ -4,6 +4,7 @@ import type { Environment, RelaySettings } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { reasonOf } from '../error-reason.ts';
 import type { Clock, Component } from '../lifecycle/index.ts';
+import { tenantLabel } from '../metrics/index.ts';
 import { claimDueDeliveries, type ClaimedDelivery } from './claim-deliveries.ts';
 import { guardedLookup, hostProblem, type EndpointUrlRules } from './endpoint-url.ts';
 import {
@@ -44,6 +45,11 @@ export interface RelayDelivererDeps {
   readonly leaseMarginMs?: number;
   /** The retry jitter's random source, [0, 1). @defaultValue Math.random */
   readonly random?: () => number;
+  /**
+   * The tenant whose relay this is, in a process serving several: the relay's series carry it
+   * as a `tenant` label. @defaultValue none (no label)
+   */
+  readonly tenant?: string;
 }
 
 export interface RelayDeliverer extends Component {
@@ -98,6 +104,7 @@ export function signingSecrets(
  */
 export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
   const { db, settings, logger } = deps;
+  const labels = tenantLabel(deps.tenant);
   const pollMs = deps.pollMs ?? DEFAULT_POLL_MS;
   const leaseMs = settings.timeoutMs + (deps.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS);
   const guard = deliveryGuard(settings, deps.environment);
@@ -142,8 +149,8 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
       guard,
     });
     const endpoint = delivery.endpoint.endpointId;
-    relayDeliveriesTotal.inc({ endpoint, outcome: result.outcome });
-    relayAttemptSeconds.observe({ endpoint }, result.durationMs / 1000);
+    relayDeliveriesTotal.inc({ endpoint, outcome: result.outcome, ...labels });
+    relayAttemptSeconds.observe({ endpoint, ...labels }, result.durationMs / 1000);
     const touchEndpoint =
       result.outcome === 'delivered' &&
       (delivery.endpoint.failingSince !== null ||
@@ -174,7 +181,7 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
       reason,
     });
     if (recorded.state === 'gave_up') {
-      relayDeliveriesTotal.inc({ endpoint, outcome: 'gave_up' });
+      relayDeliveriesTotal.inc({ endpoint, outcome: 'gave_up', ...labels });
       logger.warn(
         { endpoint, event: delivery.event.event_id, attempts: recorded.attempt },
         'relay: delivery gave up after its last attempt; `paysync endpoints replay` sends it again',
@@ -261,7 +268,7 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
       }
       if (performance.now() - gaugeReadAt >= GAUGE_EVERY_MS) {
         gaugeReadAt = performance.now();
-        await refreshOldestPending(db, now);
+        await refreshOldestPending(db, now, deps.tenant);
       }
     })()
       .catch((error: unknown) => {

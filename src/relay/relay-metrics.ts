@@ -1,9 +1,10 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Executor } from '../db/index.ts';
-import { metricsRegistry } from '../metrics/index.ts';
+import { metricsRegistry, tenantLabel } from '../metrics/index.ts';
 
 // The relay's series (docs/metrics.md, docs/relay.md "Metrics"). A module loaded twice
-// (tests, tsx reloads) must not register a series twice.
+// (tests, tsx reloads) must not register a series twice. `tenant`: set by a tenant's deliverer
+// in a process serving several.
 
 function existing<T>(name: string): T | undefined {
   return metricsRegistry.getSingleMetric(name) as T | undefined;
@@ -15,32 +16,32 @@ function existing<T>(name: string): T | undefined {
  * gives up counts once more as `gave_up`.
  */
 export const relayDeliveriesTotal =
-  existing<Counter<'endpoint' | 'outcome'>>('paysync_relay_deliveries_total') ??
+  existing<Counter<'endpoint' | 'outcome' | 'tenant'>>('paysync_relay_deliveries_total') ??
   new Counter({
     name: 'paysync_relay_deliveries_total',
     help: 'Relay delivery attempts by endpoint and outcome (delivered, failed, timeout, error, gone), and deliveries given up (gave_up)',
-    labelNames: ['endpoint', 'outcome'] as const,
+    labelNames: ['endpoint', 'outcome', 'tenant'] as const,
     registers: [metricsRegistry],
   });
 
 /** One POST, from connecting to the end of the answer (or the timeout). */
 export const relayAttemptSeconds =
-  existing<Histogram<'endpoint'>>('paysync_relay_attempt_duration_seconds') ??
+  existing<Histogram<'endpoint' | 'tenant'>>('paysync_relay_attempt_duration_seconds') ??
   new Histogram({
     name: 'paysync_relay_attempt_duration_seconds',
     help: 'Duration of one relay delivery attempt, by endpoint',
-    labelNames: ['endpoint'] as const,
+    labelNames: ['endpoint', 'tenant'] as const,
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
     registers: [metricsRegistry],
   });
 
 /** Age of the oldest pending (not yet delivered, not given up) delivery per endpoint; 0 when none. */
 export const relayOldestPendingSeconds =
-  existing<Gauge<'endpoint'>>('paysync_relay_oldest_pending_age_seconds') ??
+  existing<Gauge<'endpoint' | 'tenant'>>('paysync_relay_oldest_pending_age_seconds') ??
   new Gauge({
     name: 'paysync_relay_oldest_pending_age_seconds',
     help: 'Age in seconds of the oldest undelivered event per endpoint (0 when none waits)',
-    labelNames: ['endpoint'] as const,
+    labelNames: ['endpoint', 'tenant'] as const,
     registers: [metricsRegistry],
   });
 
@@ -48,9 +49,14 @@ export const relayOldestPendingSeconds =
  * Reads the oldest pending delivery of each endpoint and sets the gauge: per endpoint, a walk
  * of `relay_deliveries_pending_age` (created_at, pending deliveries only) from the oldest until
  * one of that endpoint; delivered ones are not in that index, so the cost does not grow with
- * the delivery log (migration 0019).
+ * the delivery log (migration 0019). With a `tenant` (a process serving several), only that
+ * tenant's series are replaced: the other tenants' deliverers keep theirs.
  */
-export async function refreshOldestPending(db: Executor, now: Date): Promise<void> {
+export async function refreshOldestPending(
+  db: Executor,
+  now: Date,
+  tenant?: string,
+): Promise<void> {
   const rows = await db
     .selectFrom('relay_endpoints as e')
     .select((eb) => [
@@ -63,10 +69,16 @@ export async function refreshOldestPending(db: Executor, now: Date): Promise<voi
         .as('oldest'),
     ])
     .execute();
-  relayOldestPendingSeconds.reset();
+  if (tenant === undefined) {
+    relayOldestPendingSeconds.reset();
+  } else {
+    for (const { labels } of (await relayOldestPendingSeconds.get()).values) {
+      if (labels.tenant === tenant) relayOldestPendingSeconds.remove(labels);
+    }
+  }
   for (const row of rows) {
     const oldest = row.oldest as string | null;
     const age = oldest ? Math.max(0, (now.getTime() - Date.parse(oldest)) / 1000) : 0;
-    relayOldestPendingSeconds.set({ endpoint: row.endpoint_id }, age);
+    relayOldestPendingSeconds.set({ endpoint: row.endpoint_id, ...tenantLabel(tenant) }, age);
   }
 }

@@ -69,12 +69,18 @@ export interface UpstreamClientOptions {
    * the list operations and an HTTP-date `Retry-After` are read against it.
    */
   now: Clock;
+  /**
+   * The tenant whose account this is, in a process serving several (docs/tenants.md): the
+   * client's series (`paysync_upstream_*`) carry it as a `tenant` label.
+   * @defaultValue none (no label)
+   */
+  tenant?: string;
 }
 
 export type ResolvedClientOptions = Required<
-  Omit<UpstreamClientOptions, 'redis' | 'logger' | 'fetch' | 'ca'>
+  Omit<UpstreamClientOptions, 'redis' | 'logger' | 'fetch' | 'ca' | 'tenant'>
 > &
-  Pick<UpstreamClientOptions, 'redis' | 'logger' | 'fetch' | 'ca'>;
+  Pick<UpstreamClientOptions, 'redis' | 'logger' | 'fetch' | 'ca' | 'tenant'>;
 
 export const DEFAULT_CLIENT_OPTIONS = {
   environment: 'sandbox',

@@ -34,6 +34,7 @@ import {
   type Transport,
 } from './http-transport.ts';
 import { reasonOf } from '../error-reason.ts';
+import { tenantLabel, type TenantLabel } from '../metrics/index.ts';
 import { serializeQuery, withListDefaults, type QueryValue } from './query-string.ts';
 import { createRequestRateLimiter, type RequestRateLimiter } from './rate-limit.ts';
 import { RetryAfterBackoff } from './retry-backoff.ts';
@@ -101,6 +102,8 @@ export class UpstreamClient {
   private readonly writeRetry: RetryPolicy;
   /** Operations that turned out to need all credentials although the document lists fewer. */
   private readonly needsAllCredentials = new Set<OperationId>();
+  /** `{ tenant }` on every series of a tenant's client (a process serving several), else `{}`. */
+  private readonly labels: TenantLabel;
   private readonly counters: UpstreamClientStats = {
     requests: 0,
     retries: 0,
@@ -111,6 +114,7 @@ export class UpstreamClient {
 
   constructor(options: UpstreamClientOptions) {
     this.options = resolveClientOptions(options);
+    this.labels = tenantLabel(this.options.tenant);
     this.limiter = createRequestRateLimiter({
       rps: this.options.rps,
       redis: this.options.redis,
@@ -329,7 +333,7 @@ export class UpstreamClient {
       const operation = error?.operationId ?? 'unknown';
       this.counters.retries += 1;
       this.counters.retriesByReason[reason] = (this.counters.retriesByReason[reason] ?? 0) + 1;
-      upstreamRetriesTotal.inc({ operation, reason });
+      upstreamRetriesTotal.inc({ operation, reason, ...this.labels });
       this.options.logger?.debug(
         { operation, attempt: event.attempt, reason, delayMs: Math.round(event.delay) },
         'retrying request to the payment service',
@@ -431,7 +435,10 @@ export class UpstreamClient {
     signal: AbortSignal | undefined,
   ): Promise<unknown> {
     this.counters.requests += 1;
-    const stopTimer = upstreamRequestDuration.startTimer({ operation: operationId });
+    const stopTimer = upstreamRequestDuration.startTimer({
+      operation: operationId,
+      ...this.labels,
+    });
     let status: number;
     let text: string;
     let retryAfter: string | null;
@@ -449,6 +456,7 @@ export class UpstreamClient {
       upstreamRequestsTotal.inc({
         operation: operationId,
         outcome: failure instanceof UpstreamError ? failure.code : 'aborted',
+        ...this.labels,
       });
       throw failure;
     } finally {
@@ -465,12 +473,12 @@ export class UpstreamClient {
       });
       if (error instanceof ThrottledError) {
         this.counters.throttled += 1;
-        upstreamThrottlesTotal.inc({ operation: operationId });
+        upstreamThrottlesTotal.inc({ operation: operationId, ...this.labels });
       }
-      upstreamRequestsTotal.inc({ operation: operationId, outcome: error.code });
+      upstreamRequestsTotal.inc({ operation: operationId, outcome: error.code, ...this.labels });
       throw error;
     }
-    upstreamRequestsTotal.inc({ operation: operationId, outcome: 'ok' });
+    upstreamRequestsTotal.inc({ operation: operationId, outcome: 'ok', ...this.labels });
     if (operation.response === NO_BODY) return undefined;
     if (!body.json) {
       throw new ContractError([{ path: '(body)', message: 'is not JSON' }], {

@@ -1,11 +1,13 @@
 import { Counter, Histogram } from 'prom-client';
 import { metricsRegistry } from '../metrics/index.ts';
 
+// `tenant`: set by the client of a tenant in a process serving several (client-options.ts).
+
 /** Calls to the service by operation and outcome (`ok` or an error code). */
 export const upstreamRequestsTotal = new Counter({
   name: 'paysync_upstream_requests_total',
   help: 'HTTP attempts to the payment service, by operation and outcome',
-  labelNames: ['operation', 'outcome'] as const,
+  labelNames: ['operation', 'outcome', 'tenant'] as const,
   registers: [metricsRegistry],
 });
 
@@ -13,7 +15,7 @@ export const upstreamRequestsTotal = new Counter({
 export const upstreamRetriesTotal = new Counter({
   name: 'paysync_upstream_retries_total',
   help: 'Retries of requests to the payment service, by operation and reason',
-  labelNames: ['operation', 'reason'] as const,
+  labelNames: ['operation', 'reason', 'tenant'] as const,
   registers: [metricsRegistry],
 });
 
@@ -24,14 +26,14 @@ export const upstreamRetriesTotal = new Counter({
 export const upstreamThrottlesTotal = new Counter({
   name: 'paysync_upstream_throttles_total',
   help: 'Requests the payment service refused with 429 (throttled), by operation',
-  labelNames: ['operation'] as const,
+  labelNames: ['operation', 'tenant'] as const,
   registers: [metricsRegistry],
 });
 
 export const upstreamRequestDuration = new Histogram({
   name: 'paysync_upstream_request_duration_seconds',
   help: 'Duration of one HTTP attempt to the payment service',
-  labelNames: ['operation'] as const,
+  labelNames: ['operation', 'tenant'] as const,
   buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   registers: [metricsRegistry],
 });
