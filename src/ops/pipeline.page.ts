@@ -24,7 +24,11 @@ export async function pipelinePage(view: DashboardView): Promise<PageAnswer> {
     : undefined;
   const received = await inboxCountSince(deps.db, 'received', hourAgo);
   const processed = await inboxCountSince(deps.db, 'processed', hourAgo);
+  // In a process serving several tenants the counter holds every tenant's series: this
+  // tenant's only (a process of one tenant labels none).
+  const tenant = deps.tenantDashboard?.tenant;
   const refused = (await webhookOutcomes.get()).values
+    .filter((v) => v.labels.tenant === tenant)
     .filter((v) => !['accepted', 'duplicate'].includes(String(v.labels.outcome)))
     .reduce((sum, v) => sum + v.value, 0);
   const missed = await deps.features.missedWebhooks(deps.db, hourAgo);

@@ -331,4 +331,28 @@ ${entries.join('')}admin_tokens:
     expect(home.status).toBe(303);
     expect(home.headers.get('location')).toBe('/tenants/acme/');
   });
+
+  it("a tenant's pipeline page counts its own refused webhooks, not another tenant's", async () => {
+    const refusedOn = async (tenant: string, token: string) => {
+      const page = await fetch(`${url}/tenants/${tenant}/pipeline`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+      const text = await page.text();
+      return Number(
+        /Refused <span[^>]*>[^<]*<\/span><\/th>\s*<td class="num">(\d+)</.exec(text)?.[1],
+      );
+    };
+    const before = await refusedOn('shop-ci', FINANCE_TOKEN);
+    // Three webhooks with no valid signature on acme's path: refused, counted for acme.
+    for (let index = 0; index < 3; index += 1) {
+      const refused = await fetch(`${url}/webhooks/acme`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'webhook-signature': 'v1,forged' },
+        body: '{}',
+      });
+      expect(refused.status).toBe(401);
+    }
+    expect(await refusedOn('acme', ACME_TOKEN)).toBeGreaterThanOrEqual(3);
+    expect(await refusedOn('shop-ci', FINANCE_TOKEN)).toBe(before);
+  });
 });
