@@ -486,15 +486,17 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     }
   }
   for (const role of roles) watch(role);
+  // A minute: on the shared 2-core machine under load, a process serving two tenants took more
+  // than the 20 s this used to allow to start once (the run crashed, though nothing was wrong).
   const receiverUp = async () => {
-    for (let i = 0; i < 200; i += 1) {
+    for (let i = 0; i < 600; i += 1) {
       const ok = await fetch(`http://127.0.0.1:${daemonPort}/healthz`)
         .then((r) => r.ok)
         .catch(() => false);
       if (ok) return;
       await sleep(100);
     }
-    throw new Error('the receiver did not come up within 20 s');
+    throw new Error('the receiver did not come up within 60 s');
   };
   // The script's own connections carry another name, so the terminated count is paysync's.
   for (const b of books) {
@@ -589,6 +591,10 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     };
     let tick = 0;
     let faulting = true;
+    // A fault that throws ends the fault phase, and the run fails once the traffic is sent,
+    // through the cleanup below: an unhandled rejection would leave the processes and the private
+    // Redis running after the script is gone.
+    let faultError: unknown;
     const faults = (async () => {
       while (faulting) {
         await sleep(1000);
@@ -655,8 +661,13 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
           consumerBack = sleep(RELAY_DOWN_MS).then(() =>
             Promise.all(books.map((b) => consumerOf(b).up())),
           );
+          consumerBack.catch(() => undefined);
         }
-        if (tick === 10) stepwise = Promise.all(books.map(stepwisePayments));
+        if (tick === 10) {
+          stepwise = Promise.all(books.map(stepwisePayments));
+          // Awaited after the faults; until then a rejection must not end the process.
+          stepwise.catch(() => undefined);
+        }
         if (tick === 22) {
           setFaultsEverywhere({ latencyMs: 2000 });
           injected['2 s latency spikes']! += 1;
@@ -713,7 +724,10 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
           if (config === 'sqlite') await receiverUp();
         }
       }
-    })();
+    })().catch((error: unknown) => {
+      faultError = error;
+      faulting = false;
+    });
     // Every simulator's traffic at once, into the one set of processes.
     await Promise.all(
       books.map(async (b) => {
@@ -747,9 +761,10 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     const seconds = () => Math.round((Date.now() - startedAt) / 1000);
     console.log(`  traffic sent after ${seconds()} s (fault tick ${tick})`);
     // Keep the faults up for at least a minute of traffic, so each one fires once.
-    while (tick < 60) await sleep(500);
+    while (tick < 60 && faulting) await sleep(500);
     faulting = false;
     await faults;
+    if (faultError !== undefined) throw faultError;
     await Promise.all([consumerBack, stepwise]);
     console.log(`  faults over after ${seconds()} s; quiescing`);
     const truths = new Map(books.map((b) => [b.name, b.sim.control.groundTruth()]));
