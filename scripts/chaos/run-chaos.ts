@@ -859,23 +859,41 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     // Each tenant's days are its own: its snapshots, its verdicts, its relay events.
     const afterMidnight = () =>
       new Date(Date.parse(dayWindow(dayOf(new Date(), CHAOS_TIMEZONE), CHAOS_TIMEZONE).to) + 1000);
+    // The script's connection writes beside the running daemon: on SQLite a write of the daemon
+    // can hold the lock past the 5 s busy timeout on the loaded machine (a two-tenant run crashed
+    // here on `database is locked`), so each write is tried again while the database is busy.
+    const whileBusy = async <T>(write: () => Promise<T>): Promise<T> => {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await write();
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || attempt >= 12) throw error;
+          console.log(`  the database is busy (${reasonOf(error)}); trying again`);
+          await sleep(1000);
+        }
+      }
+    };
     for (const b of books) {
-      const closing = await runBalanceTask(
-        {
-          db: dbOf(b),
-          upstream: b.client,
-          logger: createLogger({ level: 'silent' }),
-          environment: b.environment,
-          now: afterMidnight,
-        },
-        { timeZone: CHAOS_TIMEZONE },
+      const closing = await whileBusy(() =>
+        runBalanceTask(
+          {
+            db: dbOf(b),
+            upstream: b.client,
+            logger: createLogger({ level: 'silent' }),
+            environment: b.environment,
+            now: afterMidnight,
+          },
+          { timeZone: CHAOS_TIMEZONE },
+        ),
       );
-      const verdicts = await judgeClosedDays({
-        db: dbOf(b),
-        environment: b.environment,
-        timeZone: CHAOS_TIMEZONE,
-        now: afterMidnight,
-      });
+      const verdicts = await whileBusy(() =>
+        judgeClosedDays({
+          db: dbOf(b),
+          environment: b.environment,
+          timeZone: CHAOS_TIMEZONE,
+          now: afterMidnight,
+        }),
+      );
       console.log(
         `  days closed${withTenants ? ` (${b.name})` : ''}: ${closing.endOfDay.length} end-of-day snapshots; verdicts ${verdicts.map((j) => `${j.day} ${j.verdict}`).join(', ') || 'none'}`,
       );
@@ -883,10 +901,12 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
       // The verdict task ran on a clock ahead of the real one, so its deliveries are due at that
       // time: make them due now, as they would be after a real midnight.
       const realNow = new Date().toISOString();
-      await sql`update relay_deliveries set next_attempt_at = ${realNow}
-        where state = 'pending' and next_attempt_at > ${realNow}
-          and event_id in (select id from relay_events where type = 'day.verdict')`.execute(
-        dbOf(b),
+      await whileBusy(() =>
+        sql`update relay_deliveries set next_attempt_at = ${realNow}
+          where state = 'pending' and next_attempt_at > ${realNow}
+            and event_id in (select id from relay_events where type = 'day.verdict')`.execute(
+          dbOf(b),
+        ),
       );
     }
 
