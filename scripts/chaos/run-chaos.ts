@@ -61,7 +61,8 @@ const HELP = `Usage: npm run test:chaos -- [options]
                  serve a tenants file of two tenants, chaos-live (environment live) and
                  chaos-sandbox, each with a simulator, a SQLite file or PostgreSQL schema and a
                  relay consumer of its own, half the items each; each tenant's books are audited
-                 against its own simulator's truth (docs/reliability.md, "Two tenants")
+                 against its own simulator's truth (docs/reliability.md, "Two tenants on one
+                 set of processes")
   --retention <d>  prune under fire: every PAYSYNC_RETENTION_*_AFTER set to <d> (e.g. 1m), the
                  retention task every 15 s (docs/retention.md); default: the daemon's defaults
   --no-write     leave docs/reliability.md alone
@@ -389,9 +390,13 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
   // The simulator runs in this process: a CLI run while traffic flows must not block its event
   // loop (spawnSync did, for as long as `paysync adjust` took, and the traffic's own requests
   // to the simulator timed out).
+  // Killed in the cleanup: a run that fails while a command runs must not leave it behind.
+  const commands = new Set<ChildProcess>();
   const cliAsync = (args: readonly string[]) =>
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn(process.execPath, ['bin/paysync.js', ...args], { env });
+      commands.add(child);
+      child.once('exit', () => commands.delete(child));
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -973,6 +978,13 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
             and from_status is null and via = 'sweep') as payment_refunds_by_sweep`.execute(
         dbOf(b),
       );
+      // The audit compares the books' items of the tenant's environment only (it passes over a
+      // row of another mode): an item of another environment here came from another account.
+      const foreign = await sql<{ n: number }>`select count(*) as n from (
+          select mode from transfers union all select mode from payment_intents
+          union all select mode from refunds) as held
+        where mode is not null and mode <> ${b.environment}`.execute(dbOf(b));
+      const otherEnvironment = Number(foreign.rows[0]?.n);
       // Every fault aimed at these books must have fired at least once, as every fault of the run.
       for (const [fault, n] of Object.entries(b.injected)) {
         if (n === 0) notFired.push(named(fault));
@@ -981,6 +993,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
         'refund requests of the traffic that failed (the truth decides)': b.trafficErrors,
         'items in the simulator (with payment links)': truths.get(b.name)!.items.length,
         'items in the ledger (transfers, intents, refunds)': Number(counts.rows[0]?.items),
+        'items of another environment in the ledger': otherEnvironment,
         journals: Number(counts.rows[0]?.journals),
         'transfer refunds first seen by a sweep (refund list)': Number(
           counts.rows[0]?.refunds_by_sweep,
@@ -997,6 +1010,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
       };
       const clean =
         audit.status === 0 &&
+        otherEnvironment === 0 &&
         notOnce.length === 0 &&
         unconsumed === 0 &&
         relayProblems.length === 0;
@@ -1042,6 +1056,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
   } finally {
     running = false;
     for (const role of roles) role.child.kill('SIGKILL');
+    for (const command of commands) command.kill('SIGKILL');
     await stopSimulators();
     await closeConsumers();
     for (const b of books) await b.database?.close().catch(() => undefined);
