@@ -25,6 +25,12 @@ export interface TrafficPlan {
    * throws; with it the traffic goes on, and the simulator's truth says whether it happened.
    */
   readonly onRequestError?: (error: unknown) => void;
+  /**
+   * The service's mode the items are created in: `live` for the books of a live account (its
+   * `client` must then send `Environment: live`, so the refunds are live ones too).
+   * @defaultValue `sandbox`
+   */
+  readonly mode?: 'live' | 'sandbox';
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -57,6 +63,7 @@ export async function generateMixedTraffic(
 ): Promise<void> {
   const batch = plan.batch ?? 25;
   const pauseMs = plan.pauseMs ?? 60;
+  const mode = plan.mode ?? 'sandbox';
   let created = 0;
   const step = async () => {
     sim.control.advance(1_500);
@@ -78,6 +85,7 @@ export async function generateMixedTraffic(
     for (let index = start; index < Math.min(start + batch, firstWave); index += 1) {
       if (index < plan.transfers) {
         sim.control.createTransfer({
+          mode,
           amount: 100 * (1 + (index % 400)),
           reference: `e2e-tr-${index}`,
           isIrt: index % 10 === 9,
@@ -87,6 +95,7 @@ export async function generateMixedTraffic(
       }
       if (index < plan.paymentIntents) {
         sim.control.createPaymentIntent({
+          mode,
           amount: 100 * (1 + (index % 300)),
           purchaseReference: `e2e-pi-${index}`,
           customerReference: `customer-${index % 50}`,
@@ -100,10 +109,10 @@ export async function generateMixedTraffic(
   sim.control.advance(10_000);
   const truth = sim.control.groundTruth();
   const paidTransfers = truth.items.filter(
-    (i) => i.kind === 'transfer' && i.status === 'successful',
+    (i) => i.kind === 'transfer' && i.mode === mode && i.status === 'successful',
   );
   const paidIntents = truth.items.filter(
-    (i) => i.kind === 'payment_intent' && i.status === 'successful',
+    (i) => i.kind === 'payment_intent' && i.mode === mode && i.status === 'successful',
   );
   const refunds = paidTransfers.slice(0, plan.refunds);
   const paymentRefunds = paidIntents.slice(0, plan.paymentRefunds);
