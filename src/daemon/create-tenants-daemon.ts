@@ -75,6 +75,8 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
   const [first] = options.tenants;
   if (!first) throw new StartupError('no tenant to serve: the tenants file lists none');
   const retryMs = options.retryMs ?? 30_000;
+  /** `Retry-After` of a paused tenant's webhooks and pages: when it is tried again. */
+  const retryAfterSeconds = Math.ceil(retryMs / 1000);
   // From the configs, so that a tenant paused at start-up is still listed to whom may see it.
   const access = new TenantsAccess(
     options.tenants.map((tenant) => ({
@@ -165,9 +167,9 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
         outageAlerts.up(tenant.name);
         return () => stopAll(started).then(() => undefined);
       },
-      failed: (tenant, error) => {
-        down.set(tenant.name, refusalOf(error));
-        outageAlerts.down(tenant, refusalOf(error));
+      failed: (tenant, reason) => {
+        down.set(tenant.name, reason);
+        outageAlerts.down(tenant, reason);
       },
     }),
   );
@@ -180,14 +182,14 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
       port: options.port ?? first.config.port,
       maxInFlight: first.config.receiver.maxInFlight,
       logger: options.logger,
-      retryAfterSeconds: Math.ceil(retryMs / 1000),
+      retryAfterSeconds,
       opsBase: OPS_API_BASE,
       dashboard: {
         handles: isTenantsDashboardPath,
         app: createTenantsDashboard({
           access,
           logger: options.logger,
-          retryAfterSeconds: Math.ceil(retryMs / 1000),
+          retryAfterSeconds,
           tenants: options.tenants.map((tenant) => ({
             name: tenant.name,
             dashboard: () => daemons.get(tenant.name)?.ops?.dashboard,
@@ -235,7 +237,8 @@ function retryComponent(options: {
   readonly reasons: ReadonlyMap<string, string>;
   /** Creates and starts the tenant's daemon; resolves to its stopper, or rejects. */
   start(tenant: DaemonTenant): Promise<() => Promise<void>>;
-  failed(tenant: DaemonTenant, error: unknown): void;
+  /** The tenant could not start, for `reason` (one line). */
+  failed(tenant: DaemonTenant, reason: string): void;
 }): Component {
   const waiting = [...options.tenants];
   const stoppers: (() => Promise<void>)[] = [];
@@ -250,9 +253,10 @@ function retryComponent(options: {
         waiting.splice(waiting.indexOf(tenant), 1);
         options.logger.info({ tenant: tenant.name }, `tenant ${tenant.name} started`);
       } catch (error) {
-        options.failed(tenant, error);
+        const reason = refusalOf(error);
+        options.failed(tenant, reason);
         options.logger.warn(
-          { tenant: tenant.name, reason: refusalOf(error) },
+          { tenant: tenant.name, reason },
           `tenant ${tenant.name} still cannot start; tried again in ${options.retryMs / 1000} s`,
         );
       }
