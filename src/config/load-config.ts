@@ -43,7 +43,8 @@ import {
 
 const { PAYSYNC_WEBHOOK_SECRET, ...WEBHOOK_RECEIVING } = WEBHOOK_VARIABLES;
 const { PAYSYNC_ADMIN_TOKEN, PAYSYNC_OPS_PORT } = OPS_VARIABLES;
-const { PAYSYNC_PORT, PAYSYNC_METRICS_PORT, PAYSYNC_LOG_LEVEL } = PROCESS_VARIABLES;
+const { PAYSYNC_PORT, PAYSYNC_METRICS_PORT, PAYSYNC_LOG_LEVEL, PAYSYNC_HEAP_GROWTH_PERCENT } =
+  PROCESS_VARIABLES;
 const { PAYSYNC_LOW_BALANCE, ...BALANCE_SCHEDULES } = BALANCE_VARIABLES;
 
 /**
@@ -60,6 +61,7 @@ const schema = z.object({
   PAYSYNC_ADMIN_TOKEN,
   PAYSYNC_OPS_PORT,
   PAYSYNC_LOG_LEVEL,
+  PAYSYNC_HEAP_GROWTH_PERCENT,
   ...UPSTREAM_VARIABLES,
   ...WEBHOOK_RECEIVING,
   ...RECEIVER_VARIABLES,
@@ -99,6 +101,8 @@ export interface Config {
   /** The ops API and dashboard (see docs/ops.md). */
   readonly ops: OpsSettings;
   readonly logLevel: LogLevel;
+  /** V8's heap growth past a full collection, in percent, in the daemon roles; 0 = V8's own. */
+  readonly heapGrowthPercent: number;
   readonly upstream: UpstreamSettings;
   /** How the receiver takes webhooks (see docs/receiver.md). */
   readonly webhook: WebhookSettings;
@@ -192,6 +196,7 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
     adminToken: e.PAYSYNC_ADMIN_TOKEN,
     ops: opsSettings(e),
     logLevel: e.PAYSYNC_LOG_LEVEL,
+    heapGrowthPercent: e.PAYSYNC_HEAP_GROWTH_PERCENT,
     upstream: upstreamSettings(e),
     webhook: webhookSettings(e),
     receiver: receiverSettings(e),

@@ -26,6 +26,7 @@ describe('config', () => {
     expect(config.databaseUrl).toBe('sqlite:./data/paysync.db');
     expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
     expect(config.port).toBe(8080);
+    expect(config.heapGrowthPercent).toBe(50);
     expect(config.upstream).toEqual({ rps: 10, timeoutMs: 10_000, maxRetries: 8, concurrency: 8 });
     expect(config.webhook).toEqual({
       path: '/webhooks',
@@ -50,6 +51,11 @@ describe('config', () => {
     ],
     ['PAYSYNC_PORT', 'eighty', /PAYSYNC_PORT="eighty" is invalid: must be a whole number/],
     ['PAYSYNC_PORT', '70000', /PAYSYNC_PORT="70000" is invalid: must be at most 65535/],
+    [
+      'PAYSYNC_HEAP_GROWTH_PERCENT',
+      '-5',
+      /PAYSYNC_HEAP_GROWTH_PERCENT="-5" is invalid: must be 0 or more/,
+    ],
     [
       'PAYSYNC_UPSTREAM_URL',
       'ftp://x',
