@@ -10,6 +10,7 @@ export {
   ingestJobId,
   JOB_ATTEMPTS,
   KEEP_COMPLETED_JOBS,
+  KEEP_QUEUE_EVENTS,
   KEEP_FAILED_JOBS,
   newestPerResource,
   syncKey,

@@ -39,11 +39,20 @@ export const JOB_ATTEMPTS = 8;
 /**
  * Completed jobs kept per queue where a finished job is worth a look (follow-ups, scheduled
  * ticks): the newest {@link KEEP_COMPLETED_JOBS}, by count, never by age, so Redis holds the
- * same few megabytes after a week as after an hour (docs/operations.md). A job id's dedupe
+ * same megabyte or two after a week as after an hour (docs/operations.md). A job id's dedupe
  * does not depend on them: a follow-up re-run skips rows already consumed (their stamp in
- * `outbox`), and a scheduled slot runs once by its record in `scheduled_runs`.
+ * `outbox`), and a scheduled slot runs once by its record in `scheduled_runs`. 200, not more:
+ * a follow-up job holds up to 100 rows (3 to 30 KB), and at 1,000 the kept jobs were most of
+ * Redis and swung with the batches' sizes (docs/performance.md, "Flat in time").
  */
-export const KEEP_COMPLETED_JOBS = 1000;
+export const KEEP_COMPLETED_JOBS = 200;
+
+/**
+ * Entries of BullMQ's event stream kept per queue (its default is 10,000, 1 to 2 MB a queue).
+ * paysync reads no queue events (no `QueueEvents`); the stream is only for a person tailing it
+ * with `XRANGE`, and 1,000 entries are the last few hundred jobs.
+ */
+export const KEEP_QUEUE_EVENTS = 1000;
 
 /**
  * Failed jobs (every retry used) stay a week, so an operator sees them in the queue board and
@@ -86,6 +95,7 @@ export function createQueues(settings: QueueSettings): Queues {
     connection: settings.connection,
     prefix,
     defaultJobOptions: DEFAULT_JOB_OPTIONS,
+    streams: { events: { maxLen: KEEP_QUEUE_EVENTS } },
   };
   const ingest = new Queue<IngestJobData>(QueueName.ingest, common, ClosableRedisConnection);
   const sync = new Queue<SyncQueueJobData>(QueueName.sync, common, ClosableRedisConnection);

@@ -7,6 +7,7 @@ import {
   enqueueScheduledTick,
   KEEP_COMPLETED_JOBS,
   KEEP_FAILED_JOBS,
+  KEEP_QUEUE_EVENTS,
   type Queues,
 } from '../../src/queues/index.ts';
 import { until } from '../support/until.ts';
@@ -105,6 +106,14 @@ describe('finished jobs in Redis', () => {
     expect(completed).toBeGreaterThan(0);
     expect(completed).toBeLessThanOrEqual(KEEP_COMPLETED_JOBS);
   }, 90_000);
+
+  it(`keeps about ${KEEP_QUEUE_EVENTS} entries of a queue's event stream`, async () => {
+    // Each job above wrote several events (added, waiting, active, completed, removed); BullMQ
+    // trims the stream approximately (whole nodes of 100 entries), so allow one node over.
+    const events = await redis.xlen(`${prefix}:${queues.followUp.name}:events`);
+    expect(events).toBeGreaterThan(KEEP_QUEUE_EVENTS / 2);
+    expect(events).toBeLessThanOrEqual(KEEP_QUEUE_EVENTS + 100);
+  });
 
   it('keeps failed jobs a week, capped by count, on every queue', async () => {
     for (const queue of [queues.ingest, queues.sync, queues.followUp, queues.scheduled]) {
