@@ -29,7 +29,7 @@ export const PROCESS_VARIABLES = {
    * How far V8 lets the JavaScript heap grow past what its last full garbage collection kept,
    * in percent, in the long-running roles (`start`, `serve`, `work`, `schedule`). Left to
    * itself V8 lets a busy process's heap grow up to four times, and its RSS saws by 100 MB
-   * between collections; 50 holds it within a few percent for no measurable CPU
+   * between collections; 50 holds it within a few percent for about 5 % more CPU
    * (docs/performance.md, "Flat in time"). 0 leaves the sizing to V8; a
    * `--heap-growing-percent` given to node wins over this.
    * @defaultValue 50
