@@ -9,7 +9,7 @@ export {
   type TenantsDaemon,
   type TenantsDaemonOptions,
 } from './create-tenants-daemon.ts';
-export { logHeapGrowth, runDaemon, runTenantsDaemon } from './run-daemon.ts';
+export { setHeapGrowth, runDaemon, runTenantsDaemon } from './run-daemon.ts';
 export {
   startDaemon,
   startTenantsDaemon,

@@ -9,7 +9,7 @@ import { applyHeapGrowth } from './heap-growth.ts';
  * `PAYSYNC_SHUTDOWN_TIMEOUT_MS`, then exits (0 when everything stopped cleanly).
  */
 export async function runDaemon(options: DaemonOptions): Promise<Running> {
-  logHeapGrowth(options.logger, options.config.heapGrowthPercent);
+  setHeapGrowth(options.logger, options.config.heapGrowthPercent);
   const daemon = await createDaemon(options);
   return runUntilSignal(daemon.components, {
     logger: options.logger,
@@ -22,7 +22,7 @@ export async function runDaemon(options: DaemonOptions): Promise<Running> {
  * settings (the shutdown deadline, the heap growth) are the first tenant's.
  */
 export async function runTenantsDaemon(options: TenantsDaemonOptions): Promise<Running> {
-  logHeapGrowth(options.logger, options.tenants[0]!.config.heapGrowthPercent);
+  setHeapGrowth(options.logger, options.tenants[0]!.config.heapGrowthPercent);
   const daemon = await createTenantsDaemon(options);
   return runUntilSignal(daemon.components, {
     logger: options.logger,
@@ -31,7 +31,7 @@ export async function runTenantsDaemon(options: TenantsDaemonOptions): Promise<R
 }
 
 /** Sets this long-running process's heap growth and says which is in force (debug level). */
-export function logHeapGrowth(logger: DaemonOptions['logger'], percent: number): void {
+export function setHeapGrowth(logger: DaemonOptions['logger'], percent: number): void {
   const growth = applyHeapGrowth(percent);
   logger.debug({ heapGrowthPercent: growth.percent ?? 'V8', from: growth.from }, 'heap growth');
 }

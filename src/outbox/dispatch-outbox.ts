@@ -47,6 +47,17 @@ export interface DispatchResult {
   readonly dispatched: number;
   /** True when the batch was full: call again, more rows may be waiting. */
   readonly more: boolean;
+  /** Failed jobs of stale rows that this pass replaced with a fresh job (see reviveFailedJobs). */
+  readonly revived: readonly RevivedJob[];
+}
+
+/** A follow-up job BullMQ held as failed with its rows unconsumed, handed out afresh. */
+export interface RevivedJob {
+  readonly jobId: string;
+  /** The rows it carries. */
+  readonly rows: number;
+  /** Why BullMQ failed it (for a worker that died under it: BullMQ's stall limit). */
+  readonly reason: string;
 }
 
 export const DEFAULT_OUTBOX_BATCH_SIZE = 100;
@@ -138,10 +149,11 @@ type DispatchRow = Pick<OutboxRow, 'id' | 'kind' | 'payload' | 'dispatched_at' |
 /**
  * The jobs that hand stale rows out again. Rows stamped by one pass go out together again, so
  * a batch whose job still waits (a backlog longer than `redispatchAfterMs`) is the same rows
- * under the same job id, which BullMQ ignores; if Redis lost it, it is re-created. A row whose
+ * under the same job id, which BullMQ ignores; if Redis lost it, it is re-created, and if BullMQ
+ * failed it (its workers died under it), it is replaced (see reviveFailedJobs). A row whose
  * consumer failed (its reason in `last_error`, see consumeOutboxBatch) goes alone under
- * `outbox-<id>`: while its failed job is kept (a week), the add is ignored and it is not run
- * again, as before the batches.
+ * `outbox-<id>`: while its job, failed after every try, is kept (a week), the add is ignored
+ * and it is not run again, as before the batches.
  */
 function staleJobs(stale: readonly DispatchRow[]): FollowUpJob[] {
   const groups = new Map<string, FollowUpRowData[]>();
@@ -158,6 +170,35 @@ function staleJobs(stale: readonly DispatchRow[]): FollowUpJob[] {
   }
   for (const group of groups.values()) jobs.push(followUpJob(group));
   return jobs;
+}
+
+/**
+ * Removes each of these jobs that BullMQ holds as failed although its rows were never consumed
+ * for good, so that the add which follows creates it afresh, with every try ahead of it;
+ * otherwise the re-add of its id is a no-op for as long as the failed job is kept (a week).
+ * Such a job is a batch (a row whose consumer throws goes back alone, so a batch fails only
+ * when its workers died under it past BullMQ's stall limit, or Redis refused the hand-back on
+ * every try), or a row alone that did not use its tries (the stall limit again). A row alone
+ * whose consumer failed every try stays failed, for the operator (docs/processing.md). Removed
+ * and added, not `job.retry()`: a retried job keeps its stall count, and one more dead worker
+ * would fail it again at once.
+ */
+async function reviveFailedJobs(
+  queue: Queues['followUp'],
+  jobs: readonly FollowUpJob[],
+): Promise<RevivedJob[]> {
+  const revived: RevivedJob[] = [];
+  for (const planned of jobs) {
+    const { jobId } = planned.opts;
+    if ((await queue.getJobState(jobId)) !== 'failed') continue;
+    const job = await queue.getJob(jobId);
+    if (!job) continue;
+    const rows = job.data.type === 'batch' ? job.data.rows.length : undefined;
+    if (rows === undefined && job.attemptsMade >= (job.opts.attempts ?? 1)) continue;
+    await job.remove();
+    revived.push({ jobId, rows: rows ?? 1, reason: job.failedReason });
+  }
+  return revived;
 }
 
 /** Counts a hand-out attempt on these rows and sets the given columns. */
@@ -226,13 +267,15 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
     }
   }
   const rows = [...due, ...stale];
-  if (rows.length === 0) return { dispatched: 0, more: false };
-  const jobs = [
-    ...(due.length > 0 ? [followUpJob(due.map(outboxJobData))] : []),
-    ...staleJobs(stale),
-  ];
+  if (rows.length === 0) return { dispatched: 0, more: false, revived: [] };
+  const again = staleJobs(stale);
+  const jobs = [...(due.length > 0 ? [followUpJob(due.map(outboxJobData))] : []), ...again];
+  let revived: RevivedJob[] = [];
   try {
-    const handOut = deps.queues.followUp.addBulk(jobs);
+    const handOut = (async () => {
+      revived = await reviveFailedJobs(deps.queues.followUp, again);
+      return deps.queues.followUp.addBulk(jobs);
+    })();
     // A late success after the timeout is harmless: the rows go out again under the same ids.
     handOut.catch(() => undefined);
     await withTimeout(handOut, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
@@ -251,5 +294,5 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
   await countAttempt(deps.db, stale, { dispatched_at });
   for (const row of rows)
     outboxDispatchedTotal.inc({ kind: row.kind, ...tenantLabel(deps.tenant) });
-  return { dispatched: rows.length, more: due.length === batchSize || staleFull };
+  return { dispatched: rows.length, more: due.length === batchSize || staleFull, revived };
 }

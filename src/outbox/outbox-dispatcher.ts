@@ -73,6 +73,12 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
           ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
         });
         if (failing) logger.info('outbox: handing out follow-ups again');
+        for (const job of result.revived) {
+          logger.warn(
+            job,
+            `outbox: follow-up job ${job.jobId} had failed (${job.reason}) with its ${job.rows} row(s) not consumed; handed out again`,
+          );
+        }
         failing = false;
         if (result.more) again = true;
       } catch (error) {

@@ -1,3 +1,4 @@
+import { Worker } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/index.ts';
@@ -10,9 +11,10 @@ import {
   outboxBatchJobId,
   outboxJobId,
 } from '../../src/outbox/index.ts';
-import { createQueues, createRedisConnection } from '../../src/queues/index.ts';
+import { createQueues, createRedisConnection, QueueName } from '../../src/queues/index.ts';
 import { syncResource } from '../../src/reconcile/index.ts';
 import { closedPort } from '../support/run-cli.ts';
+import { failByStalls, runJob, STALL_LIMIT_REASON } from '../support/stalled-job.ts';
 import { testDialect } from '../support/test-database.ts';
 import { createSyncContext, type SyncContext } from '../processing/support/sync-context.ts';
 
@@ -68,7 +70,7 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
       db: context.database.db,
       queues: context.queues,
     });
-    expect(first).toEqual({ dispatched: 2, more: false });
+    expect(first).toEqual({ dispatched: 2, more: false, revived: [] });
     const rows = await outboxRows();
     expect(rows.every((row) => row.dispatched_at !== null)).toBe(true);
     const jobs = await context.queues.followUp.getJobs(['waiting', 'prioritized']);
@@ -92,6 +94,7 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     ).toEqual({
       dispatched: 0,
       more: false,
+      revived: [],
     });
     await context.database.db.updateTable('outbox').set({ dispatched_at: null }).execute();
     expect(
@@ -135,9 +138,9 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
       if (!pass.more) break;
     }
     expect(passes).toEqual([
-      { dispatched: 100, more: true },
-      { dispatched: 100, more: true },
-      { dispatched: 50, more: false },
+      { dispatched: 100, more: true, revived: [] },
+      { dispatched: 100, more: true, revived: [] },
+      { dispatched: 50, more: false, revived: [] },
     ]);
     const jobs = await context.queues.followUp.getJobs(['waiting', 'prioritized']);
     expect(jobs).toHaveLength(3);
@@ -208,6 +211,67 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     // Still not consumed five minutes later: the same jobs again, which BullMQ ignores.
     expect((await dispatchOutbox({ now: at(12), db, queues: context.queues })).dispatched).toBe(3);
     expect(await jobIds()).toEqual(expected);
+  });
+
+  it('a batch BullMQ failed because its workers died under it goes out again; a row whose consumer failed every try does not', async () => {
+    const db = context.database.db;
+    const ids: number[] = [];
+    for (const n of [1, 2, 3]) {
+      const added = await addToOutbox(db, {
+        kind: 'receipt',
+        dedupeKey: `receipt:transfer:tr_stall${n}:successful`,
+        payload: { kind: 'transfer', id: `tr_stall${n}`, status: 'successful' },
+        createdAt: new Date().toISOString(),
+      });
+      ids.push(added.id);
+    }
+    const at = (minutes: number) => () => new Date(Date.now() + minutes * 60_000);
+    expect((await dispatchOutbox({ now: at(0), db, queues: context.queues })).dispatched).toBe(3);
+    const batchId = outboxBatchJobId(ids);
+    const { followUp } = context.queues;
+    // A worker takes the batch and dies under it; the next finds it stalled past the limit:
+    // BullMQ fails it for good, with every row still unconsumed.
+    await failByStalls(followUp, batchId);
+    // A row that went alone and whose consumer failed its last try: that one stays failed.
+    const alone = await addToOutbox(db, {
+      kind: 'receipt',
+      dedupeKey: 'receipt:transfer:tr_stall4:successful',
+      payload: { kind: 'transfer', id: 'tr_stall4', status: 'successful' },
+      createdAt: new Date().toISOString(),
+    });
+    expect((await dispatchOutbox({ now: at(0), db, queues: context.queues })).dispatched).toBe(1);
+    await followUp.remove(outboxJobId(alone.id));
+    await followUp.add('receipt', { type: 'receipt', outboxId: alone.id } as never, {
+      jobId: outboxJobId(alone.id),
+      attempts: 1,
+    });
+    const failing = new Worker(
+      QueueName.followUp,
+      async () => {
+        throw new Error('the service answered 500');
+      },
+      { connection: followUp.opts.connection, prefix: context.queues.prefix },
+    );
+    try {
+      await expect
+        .poll(async () => (await followUp.getJob(outboxJobId(alone.id)))?.failedReason, {
+          timeout: 10_000,
+        })
+        .toBe('the service answered 500');
+    } finally {
+      await failing.close();
+    }
+
+    // Five minutes on, the rows are stale: the failed batch is handed out again, under its own
+    // id, with every try ahead of it; the row that failed for good is left to the operator.
+    const later = await dispatchOutbox({ now: at(6), db, queues: context.queues });
+    expect(later.dispatched).toBe(4);
+    expect(later.revived).toEqual([{ jobId: batchId, rows: 3, reason: STALL_LIMIT_REASON }]);
+    const batch = await followUp.getJob(batchId);
+    expect([await batch?.getState(), batch?.attemptsMade]).toEqual(['waiting', 0]);
+    expect(await followUp.getJobState(outboxJobId(alone.id))).toBe('failed');
+    // And it runs: nothing of the stalls that failed it is left on the new job.
+    await runJob(followUp, batchId);
   });
 
   it('the dispatcher hands a lost job out again after PAYSYNC_OUTBOX_REDISPATCH_SECONDS', async () => {

@@ -14,6 +14,7 @@ import {
 import { runRecoverySweep } from '../../src/reconcile/index.ts';
 import { testDialect } from '../support/test-database.ts';
 import { createSyncContext, type SyncContext } from './support/sync-context.ts';
+import { failByStalls, runJob } from '../support/stalled-job.ts';
 import { until } from '../support/until.ts';
 
 const MINUTE = 60_000;
@@ -131,6 +132,23 @@ describe(`inbox recovery sweep on ${testDialect()}`, () => {
     expect((await context.queues.ingest.getWaiting()).map((job) => job.id)).toEqual([
       ingestJobId(id),
     ]);
+  });
+
+  it('sends a job that BullMQ failed when its workers died under it back, and it runs', async () => {
+    context = await createSyncContext();
+    const id = await row(context, 10);
+    await enqueueIngest(context.queues, id);
+    await failByStalls(context.queues.ingest, ingestJobId(id));
+
+    const result = await runRecoverySweep({
+      now: () => new Date(),
+      db: context.database.db,
+      queues: context.queues,
+      logger,
+      olderThanMs: 5 * MINUTE,
+    });
+    expect(result).toEqual({ found: 1, enqueued: 0, retried: 1 });
+    await runJob(context.queues.ingest, ingestJobId(id));
   });
 });
 

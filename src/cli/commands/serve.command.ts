@@ -22,9 +22,9 @@ export function serveCommand(): Command {
       // Loaded here, not at the top, so `paysync --help` stays fast.
       const { createSignatureVerifier, createReceiverServer } =
         await import('../../receiver/index.ts');
-      const { logHeapGrowth, openCheckedRedis, openMigratedDatabase, StartupError } =
+      const { setHeapGrowth, openCheckedRedis, openMigratedDatabase, StartupError } =
         await import('../../daemon/index.ts');
-      logHeapGrowth(logger, config.heapGrowthPercent);
+      setHeapGrowth(logger, config.heapGrowthPercent);
       const { AlertRulesError, createAlertRuntime } = await import('../../alerts/index.ts');
       const { createQueues } = await import('../../queues/index.ts');
       const { runUntilSignal } = await import('../../lifecycle/index.ts');
