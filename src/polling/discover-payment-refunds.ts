@@ -20,7 +20,11 @@ export interface PaymentRefundProbeDependencies {
 export interface PaymentRefundProbeOptions {
   /** Status requests one sweep may spend; 0 turns probing off. @defaultValue 50 */
   readonly budget?: number;
-  /** How far below the highest known payment-refund id gaps are looked for. @defaultValue 1000 */
+  /**
+   * How far below the highest known payment-refund id the first probe looks (books older than
+   * the probe's watermark). Later probes go on from the watermark, however far the highest
+   * known id ran ahead. @defaultValue 1000
+   */
   readonly window?: number;
   /** Ids just above the highest known one asked about each sweep. @defaultValue 2 */
   readonly tail?: number;
@@ -33,6 +37,12 @@ export interface PaymentRefundProbe {
   readonly found: number;
   /** Why probing stopped before its work was done (an error the next sweep retries). */
   readonly stoppedBy?: string;
+  /**
+   * Unknown ids below the highest known one still waiting for their question after this probe,
+   * when more than `window`: the probe is behind (its budget a sweep is less than the ids the
+   * service gives out between sweeps), and says so in a warning.
+   */
+  readonly behind?: number;
 }
 
 export const DEFAULT_PAYMENT_REFUND_PROBES = { budget: 50, window: 1_000, tail: 2 } as const;
@@ -77,11 +87,14 @@ function pendingOf(detail: unknown): PendingId[] {
  * not say how those ids are given out; when they are increasing, a lost refund is a gap between
  * the ids paysync knows.
  *
- * This asks about the unknown ids above the lowest known one, among the last `window` below the
- * highest, oldest first, at most `budget` a sweep, plus `tail` ids above the highest, and queues
- * a sync by id (the job a webhook leads to) for every one the service knows. An id the service
- * answers 404 or 403 for is not one of ours. A watermark (a polling checkpoint) records how far
- * every id has had its answer, so each is asked about once. An id found is kept in the
+ * This asks about the unknown ids above the lowest known one and the watermark (the first time,
+ * among the last `window` below the highest), oldest first, at most `budget` a sweep, plus
+ * `tail` ids above the highest, and queues a sync by id (the job a webhook leads to) for every
+ * one the service knows. An id the service answers 404 or 403 for is not one of ours. A
+ * watermark (a polling checkpoint) records how far every id has had its answer, so each is
+ * asked about once, and none is passed over: when the highest known id runs ahead faster than
+ * the budget asks (a burst of refunds), the probe falls behind and catches up over the next
+ * sweeps, with a warning while more than `window` ids wait. An id found is kept in the
  * checkpoint as pending: its sync job lives in Redis, which can lose it, so each sweep queues it
  * again until the mirror holds it, for at most {@link PENDING_SWEEPS} sweeps, and then logs that
  * it gave up. Any other failure stops the probe where it is, and the next sweep goes on from
@@ -130,9 +143,14 @@ export async function discoverPaymentRefunds(
     pending.push({ id: entry.id, sweeps: entry.sweeps + 1 });
   }
 
+  // The window bounds only the first look back. After that the probe goes on from its
+  // watermark: an id passed over would never be asked about again (a burst of 2,000 refund ids
+  // between two sweeps of the chaos run left one lost payment refund unfound so).
+  const start = checkpoint
+    ? Math.max(watermark + 1, lowest + 1)
+    : Math.max(highest - window + 1, lowest + 1);
   const gaps: number[] = [];
-  const start = Math.max(watermark + 1, highest - window + 1, lowest + 1);
-  for (let id = start; id < highest; id += 1) {
+  for (let id = start; id < highest && gaps.length < budget; id += 1) {
     if (!known.has(id)) gaps.push(id);
   }
   const above = Array.from({ length: tail }, (_, index) => highest + 1 + index);
@@ -166,7 +184,9 @@ export async function discoverPaymentRefunds(
     answeredUpTo = id;
   }
   // Every gap below the highest id has its answer: the watermark can move up to it.
-  if (gapsDone) answeredUpTo = Math.max(answeredUpTo, highest);
+  if (gapsDone && unknownBetween(known, answeredUpTo + 1, highest) === 0) {
+    answeredUpTo = Math.max(answeredUpTo, highest);
+  }
   for (const id of above) {
     if (stoppedBy !== undefined || probed >= budget) break;
     await ask(id);
@@ -183,5 +203,26 @@ export async function discoverPaymentRefunds(
   if (found > 0) {
     deps.logger.info({ probed, found }, 'payment refunds no webhook announced: syncs queued');
   }
-  return { probed, found, ...(stoppedBy === undefined ? {} : { stoppedBy }) };
+  const waiting = unknownBetween(known, Math.max(answeredUpTo, watermark) + 1, highest);
+  const behind = waiting > window ? waiting : undefined;
+  if (behind !== undefined) {
+    deps.logger.warn(
+      { behind, budget, watermark: Math.max(answeredUpTo, watermark), highest },
+      `payment-refund probe: ${behind} ids below the highest known payment refund (${highest}) not asked about yet, at ${budget} a sweep; a payment refund among them whose webhooks were all lost is found only when the probe reaches it: raise PAYSYNC_PAYMENT_REFUND_PROBES or sweep more often`,
+    );
+  }
+  return {
+    probed,
+    found,
+    ...(stoppedBy === undefined ? {} : { stoppedBy }),
+    ...(behind === undefined ? {} : { behind }),
+  };
+}
+
+/** Ids in [from, to) that are not known payment refunds. */
+function unknownBetween(known: ReadonlySet<number>, from: number, to: number): number {
+  if (to <= from) return 0;
+  let knownInside = 0;
+  for (const id of known) if (id >= from && id < to) knownInside += 1;
+  return to - from - knownInside;
 }

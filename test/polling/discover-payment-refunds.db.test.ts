@@ -11,6 +11,33 @@ import { until } from '../support/until.ts';
 
 const MINUTE = 60_000;
 
+/** A payment refund in the mirror with this id, as a sync would have written it. */
+async function insertPaymentRefund(db: DaemonFixture['database']['db'], id: number) {
+  const now = new Date().toISOString();
+  await db
+    .insertInto('refunds')
+    .values({
+      kind: 'payment_refund',
+      id: String(id),
+      status: 'created',
+      upstream_status: 'created',
+      amount: 1,
+      currency: 'XOF',
+      original_id: null,
+      mode: 'live',
+      reason: null,
+      payment_method: null,
+      failure_code: null,
+      failure_message: null,
+      created_at: now,
+      updated_at: now,
+      raw: '{}',
+      first_seen_at: now,
+      last_synced_at: now,
+    })
+    .execute();
+}
+
 /**
  * The chaos run could lose a payment refund whose every webhook was dropped: the service has
  * no list of payment refunds. Sweeps now ask about the ids in the gaps of those paysync knows.
@@ -141,29 +168,7 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
       .where('kind', '=', 'payment_refund')
       .execute();
     const highest = Math.max(...known.map((row) => Number(row.id))) + 100;
-    const now = new Date().toISOString();
-    await database.db
-      .insertInto('refunds')
-      .values({
-        kind: 'payment_refund',
-        id: String(highest),
-        status: 'created',
-        upstream_status: 'created',
-        amount: 1,
-        currency: 'XOF',
-        original_id: null,
-        mode: 'live',
-        reason: null,
-        payment_method: null,
-        failure_code: null,
-        failure_message: null,
-        created_at: now,
-        updated_at: now,
-        raw: '{}',
-        first_seen_at: now,
-        last_synced_at: now,
-      })
-      .execute();
+    await insertPaymentRefund(database.db, highest);
     expect(await discoverPaymentRefunds(deps, { budget: 10, window: 30, tail: 0 })).toMatchObject({
       probed: 10,
       found: 0,
@@ -210,5 +215,51 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
     expect((await readCheckpoint(database.db, stream))?.detail).toEqual({
       pending: [{ id: 987_654, sweeps: 4 }],
     });
+  }, 120_000);
+  it('a burst of ids past the window is not passed over: the probe falls behind, says so, and catches up', async () => {
+    fixture ??= await createDaemonFixture();
+    const { database } = fixture;
+    const daemon = await fixture.startDaemon(['workers']);
+    const warnings: string[] = [];
+    const deps = {
+      now: () => new Date(),
+      db: database.db,
+      upstream: fixture.client,
+      queues: daemon.queues,
+      logger: pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) }),
+      environment: 'burst',
+    };
+    const stream = paymentRefundProbeStream('burst');
+    const position = async () => Number((await readCheckpoint(database.db, stream))?.position);
+    const known = await database.db
+      .selectFrom('refunds')
+      .select('id')
+      .where('kind', '=', 'payment_refund')
+      .execute();
+    const before = Math.max(...known.map((row) => Number(row.id))) + 1_000;
+    await insertPaymentRefund(database.db, before);
+    const options = { budget: 50, window: 30, tail: 0 };
+    // The first probe looks back over the window only, up to the highest id.
+    expect(await discoverPaymentRefunds(deps, options)).toEqual({ probed: 29, found: 0 });
+    expect(await position()).toBe(before);
+    // 200 ids given out before the next sweep: more than the window, more than the budget.
+    const burst = before + 200;
+    await insertPaymentRefund(database.db, burst);
+    const sweeps = [];
+    for (let sweep = 0; sweep < 4; sweep += 1) {
+      const result = await discoverPaymentRefunds(deps, options);
+      sweeps.push([result.probed, result.behind, await position()]);
+    }
+    // Each of the 199 ids between is asked about once, 50 a sweep, from the watermark on.
+    expect(sweeps).toEqual([
+      [50, 149, before + 50],
+      [50, 99, before + 100],
+      [50, 49, before + 150],
+      [49, undefined, burst],
+    ]);
+    expect(warnings).toHaveLength(3);
+    expect(JSON.parse(warnings[0]!).msg).toBe(
+      `payment-refund probe: 149 ids below the highest known payment refund (${burst}) not asked about yet, at 50 a sweep; a payment refund among them whose webhooks were all lost is found only when the probe reaches it: raise PAYSYNC_PAYMENT_REFUND_PROBES or sweep more often`,
+    );
   }, 120_000);
 });
