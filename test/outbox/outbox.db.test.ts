@@ -39,6 +39,26 @@ async function outboxRows() {
   return context.database.db.selectFrom('outbox').selectAll().orderBy('id').execute();
 }
 
+/** Outbox rows of the receipts of these successful transfers, as a sync adds them; their ids. */
+async function receiptRows(transferIds: readonly string[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const id of transferIds) {
+    const added = await addToOutbox(context.database.db, {
+      kind: 'receipt',
+      dedupeKey: `receipt:transfer:${id}:successful`,
+      payload: { kind: 'transfer', id, status: 'successful' },
+      createdAt: new Date().toISOString(),
+    });
+    ids.push(added.id);
+  }
+  return ids;
+}
+
+/** A clock this many minutes ahead of now. */
+function at(minutes: number) {
+  return () => new Date(Date.now() + minutes * 60_000);
+}
+
 describe(`the transactional outbox on ${testDialect()}`, () => {
   it('a failed transfer writes its alert and receipt to the outbox in the sync transaction, and nothing to Redis', async () => {
     const id = failedTransfer();
@@ -182,17 +202,7 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
 
   it('rows whose batch Redis lost go out again as one batch; a row whose consumer failed goes alone', async () => {
     const db = context.database.db;
-    const ids: number[] = [];
-    for (const n of [1, 2, 3]) {
-      const added = await addToOutbox(db, {
-        kind: 'receipt',
-        dedupeKey: `receipt:transfer:tr_lost${n}:successful`,
-        payload: { kind: 'transfer', id: `tr_lost${n}`, status: 'successful' },
-        createdAt: new Date().toISOString(),
-      });
-      ids.push(added.id);
-    }
-    const at = (minutes: number) => () => new Date(Date.now() + minutes * 60_000);
+    const ids = await receiptRows(['tr_lost1', 'tr_lost2', 'tr_lost3']);
     expect((await dispatchOutbox({ now: at(0), db, queues: context.queues })).dispatched).toBe(3);
     // The batch ran: the first row's consumer failed (and went back alone), then Redis lost all.
     await db
@@ -215,17 +225,7 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
 
   it('a batch BullMQ failed because its workers died under it goes out again; a row whose consumer failed every try does not', async () => {
     const db = context.database.db;
-    const ids: number[] = [];
-    for (const n of [1, 2, 3]) {
-      const added = await addToOutbox(db, {
-        kind: 'receipt',
-        dedupeKey: `receipt:transfer:tr_stall${n}:successful`,
-        payload: { kind: 'transfer', id: `tr_stall${n}`, status: 'successful' },
-        createdAt: new Date().toISOString(),
-      });
-      ids.push(added.id);
-    }
-    const at = (minutes: number) => () => new Date(Date.now() + minutes * 60_000);
+    const ids = await receiptRows(['tr_stall1', 'tr_stall2', 'tr_stall3']);
     expect((await dispatchOutbox({ now: at(0), db, queues: context.queues })).dispatched).toBe(3);
     const batchId = outboxBatchJobId(ids);
     const { followUp } = context.queues;
@@ -233,16 +233,11 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     // BullMQ fails it for good, with every row still unconsumed.
     await failByStalls(followUp, batchId);
     // A row that went alone and whose consumer failed its last try: that one stays failed.
-    const alone = await addToOutbox(db, {
-      kind: 'receipt',
-      dedupeKey: 'receipt:transfer:tr_stall4:successful',
-      payload: { kind: 'transfer', id: 'tr_stall4', status: 'successful' },
-      createdAt: new Date().toISOString(),
-    });
+    const alone = (await receiptRows(['tr_stall4']))[0]!;
     expect((await dispatchOutbox({ now: at(0), db, queues: context.queues })).dispatched).toBe(1);
-    await followUp.remove(outboxJobId(alone.id));
-    await followUp.add('receipt', { type: 'receipt', outboxId: alone.id } as never, {
-      jobId: outboxJobId(alone.id),
+    await followUp.remove(outboxJobId(alone));
+    await followUp.add('receipt', { type: 'receipt', outboxId: alone } as never, {
+      jobId: outboxJobId(alone),
       attempts: 1,
     });
     const failing = new Worker(
@@ -254,7 +249,7 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     );
     try {
       await expect
-        .poll(async () => (await followUp.getJob(outboxJobId(alone.id)))?.failedReason, {
+        .poll(async () => (await followUp.getJob(outboxJobId(alone)))?.failedReason, {
           timeout: 10_000,
         })
         .toBe('the service answered 500');
@@ -269,7 +264,7 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     expect(later.revived).toEqual([{ jobId: batchId, rows: 3, reason: STALL_LIMIT_REASON }]);
     const batch = await followUp.getJob(batchId);
     expect([await batch?.getState(), batch?.attemptsMade]).toEqual(['waiting', 0]);
-    expect(await followUp.getJobState(outboxJobId(alone.id))).toBe('failed');
+    expect(await followUp.getJobState(outboxJobId(alone))).toBe('failed');
     // And it runs: nothing of the stalls that failed it is left on the new job.
     await runJob(followUp, batchId);
   });

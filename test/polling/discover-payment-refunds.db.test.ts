@@ -11,6 +11,16 @@ import { until } from '../support/until.ts';
 
 const MINUTE = 60_000;
 
+/** The highest payment-refund id in the mirror. */
+async function highestPaymentRefund(db: DaemonFixture['database']['db']): Promise<number> {
+  const known = await db
+    .selectFrom('refunds')
+    .select('id')
+    .where('kind', '=', 'payment_refund')
+    .execute();
+  return Math.max(...known.map((row) => Number(row.id)));
+}
+
 /** A payment refund in the mirror with this id, as a sync would have written it. */
 async function insertPaymentRefund(db: DaemonFixture['database']['db'], id: number) {
   const now = new Date().toISOString();
@@ -162,12 +172,7 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
       environment: 'live',
     };
     // A payment refund id far above the others: the 29 ids below it are no payment refunds.
-    const known = await database.db
-      .selectFrom('refunds')
-      .select('id')
-      .where('kind', '=', 'payment_refund')
-      .execute();
-    const highest = Math.max(...known.map((row) => Number(row.id))) + 100;
+    const highest = (await highestPaymentRefund(database.db)) + 100;
     await insertPaymentRefund(database.db, highest);
     expect(await discoverPaymentRefunds(deps, { budget: 10, window: 30, tail: 0 })).toMatchObject({
       probed: 10,
@@ -190,12 +195,7 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
       environment: 'pending-check',
     };
     const stream = paymentRefundProbeStream('pending-check');
-    const known = await database.db
-      .selectFrom('refunds')
-      .select('id')
-      .where('kind', '=', 'payment_refund')
-      .execute();
-    const highest = Math.max(...known.map((row) => Number(row.id)));
+    const highest = await highestPaymentRefund(database.db);
     // Two ids a sweep found that never reached the mirror (their sync jobs were lost).
     await database.db
       .insertInto('polling_checkpoints')
@@ -231,12 +231,7 @@ describe(`payment refunds no webhook announced, on ${testDialect()}`, () => {
     };
     const stream = paymentRefundProbeStream('burst');
     const position = async () => Number((await readCheckpoint(database.db, stream))?.position);
-    const known = await database.db
-      .selectFrom('refunds')
-      .select('id')
-      .where('kind', '=', 'payment_refund')
-      .execute();
-    const before = Math.max(...known.map((row) => Number(row.id))) + 1_000;
+    const before = (await highestPaymentRefund(database.db)) + 1_000;
     await insertPaymentRefund(database.db, before);
     const options = { budget: 50, window: 30, tail: 0 };
     // The first probe looks back over the window only, up to the highest id.

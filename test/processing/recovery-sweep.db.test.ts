@@ -43,6 +43,17 @@ async function row(
   return inboxId;
 }
 
+/** One recovery sweep of rows received more than five minutes ago. */
+function sweep(c: SyncContext) {
+  return runRecoverySweep({
+    now: () => new Date(),
+    db: c.database.db,
+    queues: c.queues,
+    logger,
+    olderThanMs: 5 * MINUTE,
+  });
+}
+
 describe(`inbox recovery sweep on ${testDialect()}`, () => {
   it('enqueues open rows older than the threshold, once, however often it runs', async () => {
     context = await createSyncContext();
@@ -52,21 +63,13 @@ describe(`inbox recovery sweep on ${testDialect()}`, () => {
     await row(context, 10, 'processed');
     await row(context, 10, 'unclassified');
     await row(context, 10, 'failed');
-    const sweep = () =>
-      runRecoverySweep({
-        now: () => new Date(),
-        db: context!.database.db,
-        queues: context!.queues,
-        logger,
-        olderThanMs: 5 * MINUTE,
-      });
 
-    expect(await sweep()).toEqual({ found: 2, enqueued: 2, retried: 0 });
+    expect(await sweep(context)).toEqual({ found: 2, enqueued: 2, retried: 0 });
     const waiting = await context.queues.ingest.getWaiting();
     expect(waiting.map((job) => job.id).sort()).toEqual(
       [ingestJobId(received), ingestJobId(processing)].sort(),
     );
-    expect(await sweep()).toEqual({ found: 2, enqueued: 0, retried: 0 });
+    expect(await sweep(context)).toEqual({ found: 2, enqueued: 0, retried: 0 });
     expect(await context.queues.ingest.getWaitingCount()).toBe(2);
     expect(waiting.map((job) => job.id)).not.toContain(ingestJobId(recent));
   });
@@ -82,24 +85,16 @@ describe(`inbox recovery sweep on ${testDialect()}`, () => {
       receivedAt: new Date(Date.now() - 10 * MINUTE),
       resource: { kind: 'transfer', id: 'tr_in_a_batch' },
     });
-    const sweep = () =>
-      runRecoverySweep({
-        now: () => new Date(),
-        db: context!.database.db,
-        queues: context!.queues,
-        logger,
-        olderThanMs: 5 * MINUTE,
-      });
     // Its batch was queued long ago and still waits (a backlog): nothing to recover.
     await context.queues.sync.add(
       JobName.syncBatch,
       { refs: [{ kind: 'transfer', id: 'tr_in_a_batch', inboxId, via: 'webhook' }] },
       { timestamp: Date.now() - 10 * MINUTE },
     );
-    expect(await sweep()).toEqual({ found: 1, enqueued: 0, retried: 0 });
+    expect(await sweep(context)).toEqual({ found: 1, enqueued: 0, retried: 0 });
     // Redis lost it: the row goes back through ingest.
     await context.queues.sync.obliterate({ force: true });
-    expect(await sweep()).toEqual({ found: 1, enqueued: 1, retried: 0 });
+    expect(await sweep(context)).toEqual({ found: 1, enqueued: 1, retried: 0 });
     expect((await context.queues.ingest.getWaiting()).map((job) => job.id)).toEqual([
       ingestJobId(inboxId),
     ]);
@@ -120,13 +115,7 @@ describe(`inbox recovery sweep on ${testDialect()}`, () => {
     await failing.close();
     expect(await context.queues.ingest.getFailedCount()).toBe(1);
 
-    const result = await runRecoverySweep({
-      now: () => new Date(),
-      db: context.database.db,
-      queues: context.queues,
-      logger,
-      olderThanMs: 5 * MINUTE,
-    });
+    const result = await sweep(context);
     expect(result).toEqual({ found: 1, enqueued: 0, retried: 1 });
     expect(await context.queues.ingest.getFailedCount()).toBe(0);
     expect((await context.queues.ingest.getWaiting()).map((job) => job.id)).toEqual([
@@ -140,13 +129,7 @@ describe(`inbox recovery sweep on ${testDialect()}`, () => {
     await enqueueIngest(context.queues, id);
     await failByStalls(context.queues.ingest, ingestJobId(id));
 
-    const result = await runRecoverySweep({
-      now: () => new Date(),
-      db: context.database.db,
-      queues: context.queues,
-      logger,
-      olderThanMs: 5 * MINUTE,
-    });
+    const result = await sweep(context);
     expect(result).toEqual({ found: 1, enqueued: 0, retried: 1 });
     await runJob(context.queues.ingest, ingestJobId(id));
   });
