@@ -270,15 +270,16 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
   if (rows.length === 0) return { dispatched: 0, more: false, revived: [] };
   const again = staleJobs(stale);
   const jobs = [...(due.length > 0 ? [followUpJob(due.map(outboxJobData))] : []), ...again];
-  let revived: RevivedJob[] = [];
+  let revived: RevivedJob[];
   try {
     const handOut = (async () => {
-      revived = await reviveFailedJobs(deps.queues.followUp, again);
-      return deps.queues.followUp.addBulk(jobs);
+      const replaced = await reviveFailedJobs(deps.queues.followUp, again);
+      await deps.queues.followUp.addBulk(jobs);
+      return replaced;
     })();
     // A late success after the timeout is harmless: the rows go out again under the same ids.
     handOut.catch(() => undefined);
-    await withTimeout(handOut, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    revived = await withTimeout(handOut, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   } catch (error) {
     outboxDispatchFailuresTotal.inc(tenantLabel(deps.tenant));
     const reason = reasonOf(error).slice(0, 500);

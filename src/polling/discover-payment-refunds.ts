@@ -175,18 +175,15 @@ export async function discoverPaymentRefunds(
     return true;
   };
 
-  let gapsDone = true;
+  // At most `budget` gaps were taken, so only a failed question cuts this short.
   for (const id of gaps) {
-    if (probed >= budget || !(await ask(id))) {
-      gapsDone = false;
-      break;
-    }
+    if (!(await ask(id))) break;
     answeredUpTo = id;
   }
-  // Every gap below the highest id has its answer: the watermark can move up to it.
-  if (gapsDone && unknownBetween(known, answeredUpTo + 1, highest) === 0) {
-    answeredUpTo = Math.max(answeredUpTo, highest);
-  }
+  // Unknown ids below the highest still without their answer (the one a failure stopped at,
+  // those beyond the budget). None: the watermark can move up to the highest.
+  const waiting = unknownBetween(known, answeredUpTo + 1, highest);
+  if (waiting === 0) answeredUpTo = Math.max(answeredUpTo, highest);
   for (const id of above) {
     if (stoppedBy !== undefined || probed >= budget) break;
     await ask(id);
@@ -203,11 +200,10 @@ export async function discoverPaymentRefunds(
   if (found > 0) {
     deps.logger.info({ probed, found }, 'payment refunds no webhook announced: syncs queued');
   }
-  const waiting = unknownBetween(known, Math.max(answeredUpTo, watermark) + 1, highest);
   const behind = waiting > window ? waiting : undefined;
   if (behind !== undefined) {
     deps.logger.warn(
-      { behind, budget, watermark: Math.max(answeredUpTo, watermark), highest },
+      { behind, budget, watermark: answeredUpTo, highest },
       `payment-refund probe: ${behind} ids below the highest known payment refund (${highest}) not asked about yet, at ${budget} a sweep; a payment refund among them whose webhooks were all lost is found only when the probe reaches it: raise PAYSYNC_PAYMENT_REFUND_PROBES or sweep more often`,
     );
   }

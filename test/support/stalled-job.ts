@@ -1,6 +1,6 @@
 import { Worker, type Queue } from 'bullmq';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
+import { until } from './until.ts';
 
 /** BullMQ's reason for a job whose workers died under it past its stall limit. */
 export const STALL_LIMIT_REASON = 'job stalled more than allowable limit';
@@ -47,18 +47,13 @@ export async function runJob(queue: Queue, jobId: string): Promise<void> {
     ...stallOptions(queue),
     autorun: false,
   });
-  const ran = new Promise<void>((resolve) =>
-    worker.on('completed', (job) => {
-      if (job.id === jobId) resolve();
-    }),
-  );
+  let ran = false;
+  worker.on('completed', (job) => {
+    if (job.id === jobId) ran = true;
+  });
   void worker.run();
   try {
-    await expect
-      .poll(() => Promise.race([ran.then(() => true), sleep(100, false)]), {
-        timeout: 10_000,
-      })
-      .toBe(true);
+    await until(() => ran, { message: `job ${jobId} run by a worker`, timeoutMs: 10_000 });
   } finally {
     await worker.close();
   }
