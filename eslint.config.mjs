@@ -159,6 +159,30 @@ const oneClock = {
   },
 };
 
+// One path from a booking to its consequences (issue 37; STYLE 15): follow-ups, expectation
+// matches and relay events of booked outcomes are written by src/reconcile/book-consequences.ts
+// alone, which every path that books calls (a sync batch, a single sync, a window read, a
+// sweep's or a backfill's page). Importing one of its steps anywhere else is a second copy of the
+// sequence in the making.
+const CONSEQUENCE_STEPS = ['followUpsFor', 'justSettled', 'matchSettledItems', 'itemEventsOf'];
+const oneConsequencePath = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      step: '{{name}} is a step of the one path from a booking to its consequences: call bookConsequences (src/reconcile/index.ts) instead',
+    },
+  },
+  create(context) {
+    const pattern = CONSEQUENCE_STEPS.join('|');
+    return {
+      [`ImportSpecifier[imported.name=/^(${pattern})$/]`](node) {
+        context.report({ node, messageId: 'step', data: { name: node.imported.name } });
+      },
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'coverage/**', '.test-results/**', 'dist/**'] },
   js.configs.recommended,
@@ -196,5 +220,17 @@ export default tseslint.config(
     ],
     plugins: { paysync: { rules: { 'one-clock': oneClock } } },
     rules: { 'paysync/one-clock': 'error' },
+  },
+  {
+    files: ['src/**/*.ts', 'jobs/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],
+    ignores: [
+      'src/reconcile/book-consequences.ts',
+      // The owners of the steps re-export them through their index.ts.
+      'src/reconcile/follow-ups.ts',
+      'src/expectations/**',
+      'src/relay/**',
+    ],
+    plugins: { consequences: { rules: { 'one-consequence-path': oneConsequencePath } } },
+    rules: { 'consequences/one-consequence-path': 'error' },
   },
 );

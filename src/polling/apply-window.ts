@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
-import { matchSettledItems, type AllExpectedOption } from '../expectations/index.ts';
+import type { AllExpectedOption } from '../expectations/index.ts';
 import type { ApplyOutcome } from '../ledger/index.ts';
 import type { ObservedVia } from '../resources/index.ts';
 import {
@@ -13,9 +13,12 @@ import { applyListedItems } from './apply-list-page.ts';
 import { advanceCheckpoint } from './checkpoint.repository.ts';
 import type { ListStream } from './list-streams.ts';
 import { addTally, emptyTally, type PageTally } from './page-tally.ts';
-import { notifyOutbox } from '../outbox/index.ts';
-import { addFollowUps, followUpsFor, justSettled } from '../reconcile/index.ts';
-import { emitRelayEvents, itemEventsOf, notifyRelay } from '../relay/index.ts';
+import {
+  announceConsequences,
+  bookConsequences,
+  NO_CONSEQUENCES,
+  type Consequences,
+} from '../reconcile/index.ts';
 
 type ListedItem = PaymentIntent | Transfer;
 
@@ -99,7 +102,7 @@ export async function applyWindow(options: WindowApplyOptions): Promise<WindowRe
     const observation = { via: options.via, observedAt: at };
     const positionIso = new Date(nextPosition).toISOString();
     let result: { tally: PageTally; outcomes: ApplyOutcome[] };
-    let deliveries = 0;
+    let consequences: Consequences = NO_CONSEQUENCES;
     if (options.dryRun) {
       try {
         await options.db.transaction().execute(async (trx) => {
@@ -113,19 +116,12 @@ export async function applyWindow(options: WindowApplyOptions): Promise<WindowRe
     } else {
       result = await options.db.transaction().execute(async (trx) => {
         const applied = await applyListedItems(trx, options.stream, ready, observation);
-        if (options.followUps) await addFollowUps(trx, followUpsFor(applied.outcomes), at);
-        // Items the page settled pay their expectations in the same transaction.
-        await matchSettledItems(trx, justSettled(applied.outcomes), at, {
+        // Backfilled or swept alike: the one path from a booking to its consequences.
+        consequences = await bookConsequences(trx, applied.outcomes, at, {
           environment: options.environment,
           allExpected: options.allExpected ?? 'off',
+          followUps: options.followUps ?? false,
         });
-        // Every committed change emits its relay events, backfilled or swept alike.
-        const emitted = await emitRelayEvents(
-          trx,
-          itemEventsOf(applied.outcomes, options.environment),
-          at,
-        );
-        deliveries = emitted.deliveries;
         const committed = addTally(structuredClone(total), applied.tally);
         await advanceCheckpoint(trx, {
           stream: options.checkpointStream,
@@ -137,8 +133,7 @@ export async function applyWindow(options: WindowApplyOptions): Promise<WindowRe
       });
     }
     addTally(total, result.tally);
-    if (options.followUps && !options.dryRun) notifyOutbox();
-    if (deliveries > 0) notifyRelay();
+    announceConsequences(consequences);
     position = nextPosition;
     await options.onCommit?.({ ...result, position: positionIso });
   };

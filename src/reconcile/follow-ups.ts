@@ -24,10 +24,7 @@ function discrepancyAlert(discrepancy: DiscrepancySummary): FollowUpJobData {
  * What a change calls for: an alert when a transfer has just failed or something did not
  * reconcile, a receipt when a payment intent or transfer has just settled (successful or failed).
  */
-export function followUpsFor(
-  outcomes: readonly ApplyOutcome[],
-  discrepancies: readonly DiscrepancySummary[] = [],
-): FollowUpJobData[] {
+export function followUpsFor(outcomes: readonly ApplyOutcome[]): FollowUpJobData[] {
   const jobs: FollowUpJobData[] = [];
   for (const outcome of outcomes) {
     const becameNow = (status: string) =>
@@ -48,8 +45,19 @@ export function followUpsFor(
     }
     for (const discrepancy of outcome.discrepancies) jobs.push(discrepancyAlert(discrepancy));
   }
-  for (const discrepancy of discrepancies) jobs.push(discrepancyAlert(discrepancy));
   return jobs;
+}
+
+/**
+ * Alerts for discrepancies recorded outside a booking (a sync that failed for good), in the
+ * caller's transaction.
+ */
+export function addDiscrepancyAlerts(
+  trx: Executor,
+  discrepancies: readonly DiscrepancySummary[],
+  at: string,
+): Promise<number> {
+  return addFollowUps(trx, discrepancies.map(discrepancyAlert), at);
 }
 
 /** One key per follow-up, so a replayed change never raises it twice. */

@@ -8,7 +8,7 @@ import {
   WrongCredentialsError,
 } from '../upstream/index.ts';
 import { notifyOutbox } from '../outbox/index.ts';
-import { addFollowUps, followUpsFor } from './follow-ups.ts';
+import { addDiscrepancyAlerts } from './follow-ups.ts';
 import type { ResolvedSyncDependencies } from './sync-dependencies.ts';
 import type { SyncAttempt, SyncResult } from './sync-result.ts';
 import { UnknownResourceError } from './unknown-resource-error.ts';
@@ -37,7 +37,7 @@ async function giveUp(
       createdAt: at,
     });
     const fresh: DiscrepancySummary[] = result.isNew ? [result.discrepancy] : [];
-    await addFollowUps(trx, followUpsFor([], fresh), at);
+    await addDiscrepancyAlerts(trx, fresh, at);
     const handle = { kind: data.kind, id: data.id, reference: data.reference };
     await closeCoveredInboxRows(trx, handle, {
       upToId,

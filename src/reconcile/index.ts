@@ -2,10 +2,16 @@
  * Reconciling the ledger with the service: one resource at a time (sync), and the inbox
  * recovery sweep. Jobs call these; the ledger below never calls the service.
  */
-export { applyFetchedState } from './apply-fetched-state.ts';
 export { CredentialGuard, type CredentialCheck } from './credential-guard.ts';
 export { fetchResourceState, type FetchedState, type FetchResult } from './fetch-resource-state.ts';
-export { addFollowUps, followUpsFor, justSettled } from './follow-ups.ts';
+export {
+  announceConsequences,
+  bookConsequences,
+  NO_CONSEQUENCES,
+  type Consequences,
+  type ConsequenceSettings,
+} from './book-consequences.ts';
+export { addFollowUps } from './follow-ups.ts';
 export {
   runRecoverySweep,
   type RecoverySweepOptions,

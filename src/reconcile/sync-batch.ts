@@ -1,16 +1,7 @@
 import type { Kysely } from 'kysely';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Database } from '../db/index.ts';
-import { matchSettledItems } from '../expectations/index.ts';
-import { closeCoveredInboxRowsOf, latestInboxId } from '../inbox/index.ts';
-import {
-  applyBatch,
-  recordFetchCoverages,
-  type ApplyOutcome,
-  type BatchEntry,
-} from '../ledger/index.ts';
-import { notifyOutbox } from '../outbox/index.ts';
-import { emitRelayEvents, itemEventsOf, notifyRelay } from '../relay/index.ts';
+import { latestInboxId } from '../inbox/index.ts';
 import {
   newestPerResource,
   syncKey,
@@ -18,13 +9,9 @@ import {
   type SyncJobData,
 } from '../queues/index.ts';
 import { reasonOf } from '../error-reason.ts';
-import {
-  fetchResourceState,
-  itemOfFetched,
-  type FetchedState,
-  type FetchResult,
-} from './fetch-resource-state.ts';
-import { addFollowUps, followUpsFor, justSettled } from './follow-ups.ts';
+import { fetchResourceState, type FetchedState } from './fetch-resource-state.ts';
+import { applyFetched, type Fetched } from './apply-fetched.ts';
+import { addConsequences, announceConsequences, NO_CONSEQUENCES } from './book-consequences.ts';
 import { handleSyncFailure } from './handle-sync-failure.ts';
 import { tenantLabel } from '../metrics/index.ts';
 import { syncAttemptsTotal } from './reconcile-metrics.ts';
@@ -32,7 +19,6 @@ import { skipCoveredFetches } from './skip-covered-fetch.ts';
 import {
   DEFAULT_FETCH_CONCURRENCY,
   resolveSyncDependencies,
-  type ResolvedSyncDependencies,
   type SyncDependencies,
 } from './sync-dependencies.ts';
 import { syncResource } from './sync-resource.ts';
@@ -48,14 +34,6 @@ export interface SyncBatchResult {
 }
 
 type LedgerRef = SyncJobData & { kind: FetchedState['kind'] };
-
-interface Fetched {
-  readonly ref: LedgerRef;
-  readonly result: FetchResult;
-  readonly fetchStartedAt: string;
-  /** The highest inbox id, read just before this fetch began: the rows it covers. */
-  readonly upToId: number;
-}
 
 /**
  * Resources a batch in this process is syncing now, per database. A batch that names one of
@@ -175,9 +153,9 @@ export async function syncBatch(
     );
     if (fetched.length === 0) return { counts, retry, split: false };
     let split = false;
-    let deliveries = 0;
+    let consequences = NO_CONSEQUENCES;
     try {
-      deliveries += await applyTogether(resolved, fetched);
+      ({ consequences } = await applyFetched(resolved, fetched));
       for (const item of fetched)
         note(item.ref, { outcome: 'synced', outcomes: [], closedRows: 0 });
     } catch (error) {
@@ -189,7 +167,10 @@ export async function syncBatch(
       );
       for (const item of fetched) {
         try {
-          deliveries += await applyTogether(resolved, [item]);
+          consequences = addConsequences(
+            consequences,
+            (await applyFetched(resolved, [item])).consequences,
+          );
           note(item.ref, { outcome: 'synced', outcomes: [], closedRows: 0 });
         } catch (itemError) {
           note(
@@ -199,63 +180,9 @@ export async function syncBatch(
         }
       }
     }
-    notifyOutbox();
-    if (deliveries > 0) notifyRelay();
+    announceConsequences(consequences);
     return { counts, retry, split };
   } finally {
     claimed.release();
   }
-}
-
-/**
- * Applies fetched resources in one transaction: the ledger's batch apply (multi-row reads and
- * writes, the same books as one by one), their fetch coverage in one upsert, the follow-ups,
- * the relay events of what changed (with their deliveries), and the inbox rows each fetch
- * covered, closed in one statement. Returns the relay deliveries it added.
- */
-async function applyTogether(
-  deps: ResolvedSyncDependencies,
-  fetched: readonly Fetched[],
-): Promise<number> {
-  const observedAt = deps.now().toISOString();
-  const entries: BatchEntry[] = [];
-  const items = new Map<string, ReturnType<typeof itemOfFetched> & { upToInboxId: number }>();
-  for (const { ref, result, upToId } of fetched) {
-    const observation = {
-      via: ref.via,
-      observedAt,
-      ...(ref.inboxId !== undefined ? { inboxId: ref.inboxId } : {}),
-      ...(deps.pollPlan ? { pollPlan: deps.pollPlan } : {}),
-    };
-    for (const state of result.states) {
-      entries.push({ fetched: state, observation });
-      const item = itemOfFetched(state);
-      items.set(`${item.kind} ${item.id}`, { ...item, upToInboxId: upToId });
-    }
-  }
-  // The earliest start stands for all: a poll asked for before it is answered by every fetch.
-  const fetchStartedAt = fetched.map((item) => item.fetchStartedAt).sort()[0]!;
-  return deps.db.transaction().execute(async (trx) => {
-    const outcomes: ApplyOutcome[] = await applyBatch(trx, entries);
-    // Each item carries its own fetch's inbox id; the batch-wide one is only a fallback.
-    const lowest = Math.min(...fetched.map((item) => item.upToId));
-    await recordFetchCoverages(trx, [...items.values()], { upToInboxId: lowest, fetchStartedAt });
-    await addFollowUps(trx, followUpsFor(outcomes), observedAt);
-    // Items that settled in this batch pay their expectations in the same transaction.
-    await matchSettledItems(trx, justSettled(outcomes), observedAt, {
-      environment: deps.environment,
-      allExpected: deps.expectations.allExpected,
-    });
-    const emitted = await emitRelayEvents(
-      trx,
-      itemEventsOf(outcomes, deps.environment),
-      observedAt,
-    );
-    await closeCoveredInboxRowsOf(
-      trx,
-      fetched.map(({ result, upToId }) => ({ resource: result.handle, upToId })),
-      { status: 'processed', at: observedAt },
-    );
-    return emitted.deliveries;
-  });
 }

@@ -1,12 +1,8 @@
-import { closeCoveredInboxRows, latestInboxId } from '../inbox/index.ts';
-import { recordFetchCoverage, type ApplyOutcome } from '../ledger/index.ts';
+import { latestInboxId } from '../inbox/index.ts';
 import type { SyncJobData } from '../queues/index.ts';
-import { applyFetchedState } from './apply-fetched-state.ts';
-import { fetchResourceState, itemOfFetched } from './fetch-resource-state.ts';
-import { notifyOutbox } from '../outbox/index.ts';
-import { emitRelayEvents, itemEventsOf, notifyRelay } from '../relay/index.ts';
-import { addFollowUps, followUpsFor, justSettled } from './follow-ups.ts';
-import { matchSettledItems } from '../expectations/index.ts';
+import { applyFetched } from './apply-fetched.ts';
+import { announceConsequences } from './book-consequences.ts';
+import { fetchResourceState } from './fetch-resource-state.ts';
 import { handleSyncFailure } from './handle-sync-failure.ts';
 import { skipCoveredFetch } from './skip-covered-fetch.ts';
 import { tenantLabel } from '../metrics/index.ts';
@@ -20,8 +16,12 @@ import { syncPaymentLink } from './sync-payment-link.ts';
 import type { SyncAttempt, SyncResult } from './sync-result.ts';
 
 /**
- * One sync: fetch the resource's authoritative state, then in ONE transaction apply it to the
- * ledger, write the follow-ups it calls for to the outbox and close the inbox rows it covers.
+ * One sync: fetch the resource's authoritative state, then apply it as a batch of one
+ * (`apply-fetched.ts`: the ledger, the booking's consequences and the inbox rows it covers, in
+ * ONE transaction). It exists beside `syncBatch` for payment links (whose sync enqueues the
+ * syncs of their intents) and for the single-resource jobs of events the receiver could not
+ * classify; it has no apply of its own (docs/processing.md, "One path from a booking to its
+ * consequences").
  *
  * "Covers" means received before the fetch began: the highest inbox id is read first, and
  * only rows at or below it are closed. An event that lands mid-fetch stays open, and its own
@@ -66,46 +66,12 @@ async function runSync(
   } catch (error) {
     return handleSyncFailure(deps, data, attempt, upToId, error);
   }
-  const observedAt = deps.now().toISOString();
-  const observation = {
-    via: data.via,
-    observedAt,
-    ...(data.inboxId !== undefined ? { inboxId: data.inboxId } : {}),
-    ...(deps.pollPlan ? { pollPlan: deps.pollPlan } : {}),
-  };
-  let committed: { outcomes: ApplyOutcome[]; closedRows: number; deliveries: number };
+  let applied;
   try {
-    committed = await deps.db.transaction().execute(async (trx) => {
-      const outcomes: ApplyOutcome[] = [];
-      for (const state of fetched.states) {
-        outcomes.push(await applyFetchedState(trx, state, observation));
-        await recordFetchCoverage(trx, itemOfFetched(state), {
-          upToInboxId: upToId,
-          fetchStartedAt,
-        });
-      }
-      await addFollowUps(trx, followUpsFor(outcomes), observedAt);
-      // Items that settled here pay their expectations in the same transaction, as in a batch.
-      await matchSettledItems(trx, justSettled(outcomes), observedAt, {
-        environment: deps.environment,
-        allExpected: deps.expectations.allExpected,
-      });
-      const emitted = await emitRelayEvents(
-        trx,
-        itemEventsOf(outcomes, deps.environment),
-        observedAt,
-      );
-      const closedRows = await closeCoveredInboxRows(trx, fetched.handle, {
-        upToId,
-        status: 'processed',
-        at: observedAt,
-      });
-      return { outcomes, closedRows, deliveries: emitted.deliveries };
-    });
+    applied = await applyFetched(deps, [{ ref: data, result: fetched, fetchStartedAt, upToId }]);
   } catch (error) {
     return handleSyncFailure(deps, data, attempt, upToId, error);
   }
-  notifyOutbox();
-  if (committed.deliveries > 0) notifyRelay();
-  return { outcome: 'synced', outcomes: committed.outcomes, closedRows: committed.closedRows };
+  announceConsequences(applied.consequences);
+  return { outcome: 'synced', outcomes: applied.outcomes, closedRows: applied.closedRows };
 }
