@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from './config-error.ts';
-import { httpUrl, optionalText, positiveInt, type Parsed } from './fields.ts';
+import { httpUrl, nonNegativeInt, optionalText, positiveInt, type Parsed } from './fields.ts';
 
 // The payment service: where it is, who we are to it, and how hard we may call it.
 
@@ -31,6 +31,12 @@ export const UPSTREAM_VARIABLES = {
     .default(8),
   /** Requests in flight to the service from one process. @defaultValue 8 */
   PAYSYNC_UPSTREAM_CONCURRENCY: positiveInt(8, 256),
+  /**
+   * The receipts' share of the budget, in percent, while the books wait too; receipts take the
+   * whole budget when the books are idle, and 0 holds them back until the books are idle.
+   * @defaultValue 20
+   */
+  PAYSYNC_RECEIPTS_BUDGET_PERCENT: nonNegativeInt(20, 100),
 };
 
 export type Environment = Parsed<typeof SERVICE_VARIABLES>['PAYSYNC_ENVIRONMENT'];
@@ -41,6 +47,8 @@ export interface UpstreamSettings {
   readonly timeoutMs: number;
   readonly maxRetries: number;
   readonly concurrency: number;
+  /** The receipts' share of the budget while the books wait too, 0 to 1. */
+  readonly receiptsShare: number;
 }
 
 export function upstreamSettings(e: Parsed<typeof UPSTREAM_VARIABLES>): UpstreamSettings {
@@ -49,6 +57,7 @@ export function upstreamSettings(e: Parsed<typeof UPSTREAM_VARIABLES>): Upstream
     timeoutMs: e.PAYSYNC_UPSTREAM_TIMEOUT_MS,
     maxRetries: e.PAYSYNC_UPSTREAM_MAX_RETRIES,
     concurrency: e.PAYSYNC_UPSTREAM_CONCURRENCY,
+    receiptsShare: e.PAYSYNC_RECEIPTS_BUDGET_PERCENT / 100,
   });
 }
 

@@ -34,6 +34,11 @@ export interface UpstreamClientOptions {
    * using the same `rateLimitKey`; without it, it holds for this process only. @defaultValue 10
    */
   rps?: number;
+  /**
+   * The receipts' share of the budget while the books wait too (`PAYSYNC_RECEIPTS_BUDGET_PERCENT`
+   * / 100); receipts take all of it while the books are idle. @defaultValue 0.2
+   */
+  receiptsShare?: number;
   /** Redis used for the shared rate limit. Without it the limit is in-process. */
   redis?: Redis;
   /**
@@ -90,6 +95,7 @@ export const DEFAULT_CLIENT_OPTIONS = {
   retryMaxDelayMs: 10_000,
   concurrency: 8,
   rps: 10,
+  receiptsShare: 0.2,
   rateLimitKey: 'paysync:upstream:rps',
   validateRequests: true,
   idleSocketTimeoutMs: 4_000,
@@ -127,6 +133,7 @@ export function clientOptionsFromConfig(
     maxRetries: config.upstream.maxRetries,
     concurrency: config.upstream.concurrency,
     rps: config.upstream.rps,
+    receiptsShare: config.upstream.receiptsShare,
     rateLimitKey: `${config.processing.queuePrefix}:upstream:rps`,
     now,
     ...(redis ? { redis } : {}),

@@ -25,5 +25,11 @@ export {
   type WindowWalkOptions,
 } from './paging.ts';
 export { serializeQuery, toIsoUtc, withListDefaults } from './query-string.ts';
-export { createRequestRateLimiter, type RequestRateLimiter } from './rate-limit.ts';
+export {
+  createRequestRateLimiter,
+  DEFAULT_RECEIPTS_SHARE,
+  type AdaptiveRateLimiter,
+  type BudgetLane,
+  type RequestRateLimiter,
+} from './rate-limit.ts';
 export { upstreamRetriesTotal, upstreamRequestsTotal } from './upstream-metrics.ts';

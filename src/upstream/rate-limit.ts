@@ -1,12 +1,33 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterQueue, RateLimiterRedis } from 'rate-limiter-flexible';
+import type { Logger } from 'pino';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { upstreamRateCurrent, upstreamLaneWaiting } from './upstream-metrics.ts';
+import type { TenantLabel } from '../metrics/index.ts';
+
+/**
+ * Which work a request serves. The books (syncs, sweeps, backfills, balances) go first;
+ * receipts take what the books leave, all of it when the books are idle, and
+ * `receiptsShare` of it when both wait.
+ */
+export type BudgetLane = 'books' | 'receipts';
 
 /** Waits until a request may go out. Never rejects for being over the limit: it queues. */
 export interface RequestRateLimiter {
-  acquire(): Promise<void>;
+  acquire(lane?: BudgetLane, signal?: AbortSignal): Promise<void>;
+}
+
+/** The client's limiter: it also hears the service's 429s and slows the deployment down. */
+export interface AdaptiveRateLimiter extends RequestRateLimiter {
+  /** A 429: slow down, and hold every lane until `retryAfterMs` has passed. */
+  throttled(retryAfterMs: number | undefined): void;
+  /** Requests per second handed out now (at most the ceiling, `PAYSYNC_UPSTREAM_RPS`). */
+  currentRate(): number;
+  /** Requests waiting, per lane. */
+  waiting(): Record<BudgetLane, number>;
 }
 
 export interface RateLimiterSettings {
+  /** The ceiling: `PAYSYNC_UPSTREAM_RPS`. */
   rps: number;
   redis?: Redis | undefined;
   /**
@@ -19,6 +40,17 @@ export interface RateLimiterSettings {
   merchantId: string;
   /** `live` and `sandbox` are budgeted apart, even for one merchant id. */
   environment: string;
+  /**
+   * The receipts' share of the budget while the books wait too (`PAYSYNC_RECEIPTS_BUDGET_SHARE`).
+   * @defaultValue 0.2
+   */
+  receiptsShare?: number;
+  /** Where a run of 429s is told, once per run. */
+  logger?: Logger | undefined;
+  /** The tenant label of the gauges, in a process serving several. @defaultValue `{}` */
+  labels?: TenantLabel;
+  /** Monotonic milliseconds (tests). @defaultValue `performance.now()` */
+  nowMs?: () => number;
 }
 
 /**
@@ -33,35 +65,258 @@ export function rateLimitKeyOf(
   return `${settings.key}:${settings.environment}:${encodeURIComponent(settings.merchantId)}`;
 }
 
+/** The receipts' share of the budget while the books wait too, unless configured. */
+export const DEFAULT_RECEIPTS_SHARE = 0.2;
+
+/** How the rate answers the service's 429s (docs/upstream-client.md, "The budget"). */
+const ADAPT = {
+  /** The rate after a 429, as a share of the rate that met it. */
+  decrease: 0.7,
+  /** One decrease per this long: the 429s of requests already in flight are one signal. */
+  decreaseEveryMs: 1_000,
+  /** Climbing back: a step each second without a 429. */
+  stepEveryMs: 1_000,
+  /** Step below 90 % of the rate that last met a 429, as a share of the ceiling… */
+  fastStep: 0.1,
+  /** …and above it, where the service's limit probably is. */
+  slowStep: 0.02,
+  /** After this long without a 429, the last throttled rate is forgotten. */
+  forgetAfterMs: 60_000,
+  /** Never slower than this many requests per second. */
+  floor: 0.5,
+} as const;
+
+interface Waiter {
+  readonly resolve: () => void;
+  readonly reject: (reason: unknown) => void;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: () => void;
+}
+
 /**
- * A one-second window of `rps` points. With Redis the window is shared by every process of the
- * deployment, and only by them (see {@link rateLimitKeyOf}); if Redis is unavailable the in-memory insurance limiter keeps this process at
- * `rps` instead of failing requests. `execEvenly` spreads a window's requests over the second
- * so two adjacent windows cannot put 2×rps into one second of the service's view.
+ * The deployment's budget on the service (DESIGN principle 9): every request of a process
+ * passes here.
+ *
+ * - **Paced, not bunched.** Grants are spaced `1 / rate` seconds apart, so the budget is used
+ *   whole while work waits and never arrives as a burst. (The former `execEvenly` one-second
+ *   window handed 12.4 of 20 requests a second to 8 concurrent callers.)
+ * - **Shared.** With Redis, a one-second window of `rps` points keyed by {@link rateLimitKeyOf}
+ *   caps the processes of one deployment together; if Redis is unavailable an in-memory window
+ *   keeps this process at `rps` instead of failing requests.
+ * - **Books first.** Two lanes: the books' requests go first; receipts take the rest, or
+ *   `receiptsShare` of the grants while both wait.
+ * - **Adaptive.** `PAYSYNC_UPSTREAM_RPS` is a ceiling: a 429 cuts the rate to 70 % (once a
+ *   second) and holds every lane until its `Retry-After`; each calm second climbs back, fast
+ *   while well below the rate that met the 429, slowly near it.
  */
-export function createRequestRateLimiter(settings: RateLimiterSettings): RequestRateLimiter {
-  const points = Math.max(1, Math.floor(settings.rps));
-  const keyPrefix = rateLimitKeyOf(settings);
-  const memory = new RateLimiterMemory({
-    points,
-    duration: 1,
-    execEvenly: true,
-    keyPrefix,
-  });
-  const limiter = settings.redis
-    ? new RateLimiterRedis({
-        storeClient: settings.redis,
-        points,
-        duration: 1,
-        execEvenly: true,
-        keyPrefix,
-        insuranceLimiter: memory,
-      })
-    : memory;
-  const queue = new RateLimiterQueue(limiter);
-  return {
-    async acquire() {
-      await queue.removeTokens(1);
-    },
-  };
+export function createRequestRateLimiter(settings: RateLimiterSettings): AdaptiveRateLimiter {
+  return new BudgetLimiter(settings);
+}
+
+class BudgetLimiter implements AdaptiveRateLimiter {
+  private readonly ceiling: number;
+  private readonly nowMs: () => number;
+  private readonly shared: RateLimiterMemory | RateLimiterRedis;
+  private readonly sharedKey = 'budget';
+  private readonly receiptsShare: number;
+  private readonly queues: Record<BudgetLane, Waiter[]> = { books: [], receipts: [] };
+  private rate: number;
+  private nextGrantMs = 0;
+  private holdUntilMs = 0;
+  private lastDecreaseMs = -Infinity;
+  private lastStepMs = 0;
+  private throttledAtRate: number | undefined;
+  private lastThrottleMs = -Infinity;
+  /** Throttles in the current run of 429s; 0 when calm. */
+  private throttleRun = 0;
+  private receiptCredit = 0;
+  private pumping = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly settings: RateLimiterSettings) {
+    this.ceiling = Math.max(1, Math.floor(settings.rps));
+    this.rate = this.ceiling;
+    this.nowMs = settings.nowMs ?? (() => performance.now());
+    this.receiptsShare = settings.receiptsShare ?? DEFAULT_RECEIPTS_SHARE;
+    const keyPrefix = rateLimitKeyOf(settings);
+    const memory = new RateLimiterMemory({ points: this.ceiling, duration: 1, keyPrefix });
+    this.shared = settings.redis
+      ? new RateLimiterRedis({
+          storeClient: settings.redis,
+          points: this.ceiling,
+          duration: 1,
+          keyPrefix,
+          insuranceLimiter: memory,
+        })
+      : memory;
+    this.publishRate();
+  }
+
+  acquire(lane: BudgetLane = 'books', signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    return new Promise<void>((resolve, reject) => {
+      const queue = this.queues[lane];
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        signal,
+        onAbort: () => {
+          const at = queue.indexOf(waiter);
+          if (at >= 0) queue.splice(at, 1);
+          this.publishWaiting();
+          reject(abortReason(signal!));
+        },
+      };
+      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+      queue.push(waiter);
+      this.publishWaiting();
+      void this.pump();
+    });
+  }
+
+  throttled(retryAfterMs: number | undefined): void {
+    const now = this.nowMs();
+    this.lastThrottleMs = now;
+    this.throttleRun += 1;
+    if (retryAfterMs !== undefined && retryAfterMs > 0) {
+      this.holdUntilMs = Math.max(this.holdUntilMs, now + retryAfterMs);
+    }
+    if (now - this.lastDecreaseMs < ADAPT.decreaseEveryMs) return;
+    this.lastDecreaseMs = now;
+    this.lastStepMs = now;
+    this.throttledAtRate = this.rate;
+    const before = this.rate;
+    this.rate = Math.max(ADAPT.floor, this.rate * ADAPT.decrease);
+    this.publishRate();
+    if (this.throttleRun === 1) {
+      this.settings.logger?.warn(
+        {
+          ceiling: this.ceiling,
+          from: round(before),
+          to: round(this.rate),
+          retryAfterMs: retryAfterMs ?? null,
+        },
+        'the payment service is throttling (429): slowing down the whole budget; one line per run of 429s, the next when it is back at the ceiling',
+      );
+    }
+  }
+
+  currentRate(): number {
+    this.climb(this.nowMs());
+    return this.rate;
+  }
+
+  waiting(): Record<BudgetLane, number> {
+    return { books: this.queues.books.length, receipts: this.queues.receipts.length };
+  }
+
+  /** Each calm second climbs back towards the ceiling. */
+  private climb(now: number): void {
+    if (this.rate >= this.ceiling) return;
+    if (now - this.lastThrottleMs > ADAPT.forgetAfterMs) this.throttledAtRate = undefined;
+    while (now - this.lastStepMs >= ADAPT.stepEveryMs && this.rate < this.ceiling) {
+      this.lastStepMs += ADAPT.stepEveryMs;
+      const near = this.throttledAtRate !== undefined && this.rate >= 0.9 * this.throttledAtRate;
+      this.rate = Math.min(
+        this.ceiling,
+        this.rate + this.ceiling * (near ? ADAPT.slowStep : ADAPT.fastStep),
+      );
+    }
+    this.publishRate();
+    if (this.rate >= this.ceiling && this.throttleRun > 0) {
+      this.settings.logger?.info(
+        { ceiling: this.ceiling, throttled: this.throttleRun },
+        'the payment service budget is back at its ceiling after a run of 429s',
+      );
+      this.throttleRun = 0;
+    }
+  }
+
+  /** The lane of the next grant: the books, but receipts their share while both wait. */
+  private nextLane(): BudgetLane | undefined {
+    const books = this.queues.books.length > 0;
+    const receipts = this.queues.receipts.length > 0;
+    if (!books) return receipts ? 'receipts' : undefined;
+    if (!receipts) return 'books';
+    this.receiptCredit = Math.min(1, this.receiptCredit + this.receiptsShare);
+    if (this.receiptCredit >= 1) {
+      this.receiptCredit -= 1;
+      return 'receipts';
+    }
+    return 'books';
+  }
+
+  /** Hands out grants one at a time, each `1 / rate` seconds after the last. */
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      for (;;) {
+        if (this.queues.books.length === 0 && this.queues.receipts.length === 0) return;
+        const now = this.nowMs();
+        this.climb(now);
+        const due = Math.max(this.nextGrantMs, this.holdUntilMs);
+        if (now < due) {
+          this.wakeAt(due - now);
+          return;
+        }
+        const waitMs = await this.sharedWait();
+        if (waitMs > 0) {
+          this.wakeAt(waitMs);
+          return;
+        }
+        const lane = this.nextLane();
+        if (!lane) return;
+        const waiter = this.queues[lane].shift()!;
+        waiter.signal?.removeEventListener('abort', waiter.onAbort);
+        this.publishWaiting();
+        // Paced from the later of the due time and now: an idle spell earns no burst.
+        this.nextGrantMs = Math.max(due, this.nowMs() - 1000 / this.rate / 2) + 1000 / this.rate;
+        waiter.resolve();
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Milliseconds until the deployment's shared window has a point (0: taken). */
+  private async sharedWait(): Promise<number> {
+    try {
+      await this.shared.consume(this.sharedKey, 1);
+      return 0;
+    } catch (error) {
+      if (error instanceof RateLimiterRes) return Math.max(1, error.msBeforeNext);
+      // The store failed with no insurance left: the pacing alone keeps this process at rate.
+      return 0;
+    }
+  }
+
+  private wakeAt(delayMs: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        void this.pump();
+      },
+      Math.max(1, Math.ceil(delayMs)),
+    );
+  }
+
+  private publishRate(): void {
+    upstreamRateCurrent.set(this.settings.labels ?? {}, this.rate);
+  }
+
+  private publishWaiting(): void {
+    const labels = this.settings.labels ?? {};
+    upstreamLaneWaiting.set({ ...labels, lane: 'books' }, this.queues.books.length);
+    upstreamLaneWaiting.set({ ...labels, lane: 'receipts' }, this.queues.receipts.length);
+  }
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason instanceof Error ? signal.reason : new Error('aborted');
+}
+
+function round(rate: number): number {
+  return Math.round(rate * 100) / 100;
 }

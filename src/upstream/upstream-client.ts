@@ -36,7 +36,11 @@ import {
 import { reasonOf } from '../error-reason.ts';
 import { tenantLabel, type TenantLabel } from '../metrics/index.ts';
 import { serializeQuery, withListDefaults, type QueryValue } from './query-string.ts';
-import { createRequestRateLimiter, type RequestRateLimiter } from './rate-limit.ts';
+import {
+  createRequestRateLimiter,
+  type AdaptiveRateLimiter,
+  type BudgetLane,
+} from './rate-limit.ts';
 import { RetryAfterBackoff } from './retry-backoff.ts';
 import {
   upstreamRequestDuration,
@@ -62,6 +66,8 @@ export type QueryInput<Id extends OperationId> = {
 export interface RequestOptions {
   /** Cancels the call, including its waits for the rate limit and back-off. */
   signal?: AbortSignal;
+  /** Which lane of the budget the call waits in. @defaultValue `books` */
+  lane?: BudgetLane;
 }
 
 export interface CallInput extends RequestOptions {
@@ -95,7 +101,7 @@ const LIST_WINDOW_OPERATIONS: ReadonlySet<OperationId> = new Set([
  */
 export class UpstreamClient {
   readonly options: ResolvedClientOptions;
-  private readonly limiter: RequestRateLimiter;
+  private readonly limiter: AdaptiveRateLimiter;
   private readonly concurrency: BulkheadPolicy;
   private readonly transport: Transport;
   private readonly readRetry: RetryPolicy;
@@ -121,6 +127,9 @@ export class UpstreamClient {
       key: this.options.rateLimitKey,
       merchantId: this.options.merchantId,
       environment: this.options.environment,
+      receiptsShare: this.options.receiptsShare,
+      logger: this.options.logger,
+      labels: this.labels,
     });
     this.concurrency = bulkhead(this.options.concurrency, Number.MAX_SAFE_INTEGER);
     this.readRetry = this.retryPolicy((error) => error instanceof UpstreamError && error.retryable);
@@ -140,6 +149,15 @@ export class UpstreamClient {
    */
   close(): void {
     this.transport.close();
+  }
+
+  /** The budget as this process sees it: its current rate and what waits in each lane. */
+  budget(): { rate: number; ceiling: number; waiting: Record<BudgetLane, number> } {
+    return {
+      rate: this.limiter.currentRate(),
+      ceiling: this.options.rps,
+      waiting: this.limiter.waiting(),
+    };
   }
 
   stats(): UpstreamClientStats {
@@ -302,14 +320,15 @@ export class UpstreamClient {
     const url = this.buildUrl(operationId, operation, input);
     const bodyText = this.encodeBody(operationId, operation, input.body);
     const policy = operation.method === 'GET' ? this.readRetry : this.writeRetry;
-    const result = await policy.execute(
-      () =>
-        this.concurrency.execute(async () => {
-          await this.limiter.acquire();
-          return this.send(operationId, operation, url, bodyText, input.signal);
-        }, input.signal),
-      input.signal,
-    );
+    // The budget first, then a connection: a request waiting for the budget holds no slot of
+    // the concurrency cap, so receipts waiting behind the books never block the books' sockets.
+    const result = await policy.execute(async () => {
+      await this.limiter.acquire(input.lane ?? 'books', input.signal);
+      return this.concurrency.execute(
+        () => this.send(operationId, operation, url, bodyText, input.signal),
+        input.signal,
+      );
+    }, input.signal);
     return result as ResponseOf<Id>;
   }
 
@@ -473,6 +492,7 @@ export class UpstreamClient {
       });
       if (error instanceof ThrottledError) {
         this.counters.throttled += 1;
+        this.limiter.throttled(error.retryAfterMs);
         upstreamThrottlesTotal.inc({ operation: operationId, ...this.labels });
       }
       upstreamRequestsTotal.inc({ operation: operationId, outcome: error.code, ...this.labels });

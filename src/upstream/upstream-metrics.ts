@@ -1,4 +1,4 @@
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { metricsRegistry } from '../metrics/index.ts';
 
 // `tenant`: set by the client of a tenant in a process serving several (client-options.ts).
@@ -35,5 +35,24 @@ export const upstreamRequestDuration = new Histogram({
   help: 'Duration of one HTTP attempt to the payment service',
   labelNames: ['operation', 'tenant'] as const,
   buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+/**
+ * Requests per second the budget hands out now: `PAYSYNC_UPSTREAM_RPS` unless the service's
+ * 429s slowed it down (it climbs back each calm second).
+ */
+export const upstreamRateCurrent = new Gauge({
+  name: 'paysync_upstream_rate_current',
+  help: 'Requests per second the upstream budget hands out now (at most PAYSYNC_UPSTREAM_RPS; lower after 429s)',
+  labelNames: ['tenant'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Requests waiting for the budget, by lane (`books` first, `receipts` behind them). */
+export const upstreamLaneWaiting = new Gauge({
+  name: 'paysync_upstream_waiting',
+  help: 'Requests waiting for the upstream budget in this process, by lane (books, receipts)',
+  labelNames: ['lane', 'tenant'] as const,
   registers: [metricsRegistry],
 });
