@@ -1,3 +1,5 @@
+import { operations, type OperationDefinition } from '../src/upstream/contract/index.ts';
+
 /**
  * The daemon's upstream requests, read from its Prometheus text: `paysync_upstream_requests_total`
  * by `operation` and `outcome` (`ok`, or an error code; a 429 is `throttled`), and
@@ -10,7 +12,16 @@ export interface RequestCounts {
   readonly throttled: number;
   /** Attempts by operation, 429s included. */
   readonly byOperation: ReadonlyMap<string, number>;
+  /** Attempts answered (not 429) on the operations the service may throttle. */
+  readonly answeredThrottleable: number;
 }
+
+/** The operations whose documentation lists 429: the ones the simulator's `rps` bucket counts. */
+const THROTTLEABLE: ReadonlySet<string> = new Set(
+  Object.values(operations as Record<string, OperationDefinition>)
+    .filter((operation) => operation.errors.includes('throttled'))
+    .map((operation) => operation.operationId),
+);
 
 function labelsOf(text: string): Map<string, string> {
   return new Map([...text.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
@@ -21,6 +32,7 @@ export function parseRequestCounts(metrics: string): RequestCounts {
   let throttledByOutcome = 0;
   let throttledByCounter: number | undefined;
   const byOperation = new Map<string, number>();
+  let answeredThrottleable = 0;
   for (const match of metrics.matchAll(
     /^(paysync_upstream_requests_total|paysync_upstream_throttles_total)\{([^}]*)\} (\S+)$/gm,
   )) {
@@ -31,11 +43,29 @@ export function parseRequestCounts(metrics: string): RequestCounts {
       continue;
     }
     total += value;
-    if (labels.get('outcome') === 'throttled') throttledByOutcome += value;
     const operation = labels.get('operation') ?? 'unknown';
+    if (labels.get('outcome') === 'throttled') throttledByOutcome += value;
+    else if (THROTTLEABLE.has(operation)) answeredThrottleable += value;
     byOperation.set(operation, (byOperation.get(operation) ?? 0) + value);
   }
-  return { total, throttled: Math.max(throttledByOutcome, throttledByCounter ?? 0), byOperation };
+  return {
+    total,
+    throttled: Math.max(throttledByOutcome, throttledByCounter ?? 0),
+    byOperation,
+    answeredThrottleable,
+  };
+}
+
+/** Requests answered per second ÷ R over a stretch of a run. */
+export interface BudgetUse {
+  /** Every operation, 429s left out. */
+  readonly average: number;
+  /** Only the operations that document 429 (what the simulator's bucket counts). */
+  readonly averageThrottleable: number;
+  /** Sampled intervals (about a second each). */
+  readonly intervals: number;
+  /** The share of them at ≥ 75 % of R, every operation counted. */
+  readonly shareAtThreeQuarters: number;
 }
 
 /** One reading of the counters, at a time in ms. */
@@ -98,13 +128,10 @@ export class RequestMeter {
    * 429s left out: they spend none of the service's budget) per second ÷ `rps`, on average
    * and per sampled interval (the share of intervals at or above three quarters of `rps`).
    */
-  budgetUse(
-    fromMs: number,
-    toMs: number,
-    rps: number,
-  ): { average: number; intervals: number; shareAtThreeQuarters: number } {
+  budgetUse(fromMs: number, toMs: number, rps: number): BudgetUse {
     const inside = this.samples.filter((s) => s.atMs >= fromMs - 500 && s.atMs <= toMs + 500);
-    if (inside.length < 2) return { average: 0, intervals: 0, shareAtThreeQuarters: 0 };
+    if (inside.length < 2)
+      return { average: 0, intervals: 0, shareAtThreeQuarters: 0, averageThrottleable: 0 };
     const answered = (s: MeterSample) => s.total - s.throttled;
     const first = inside[0]!;
     const last = inside.at(-1)!;
@@ -118,6 +145,10 @@ export class RequestMeter {
     }
     return {
       average,
+      averageThrottleable:
+        (last.answeredThrottleable - first.answeredThrottleable) /
+        ((last.atMs - first.atMs) / 1000) /
+        rps,
       intervals: inside.length - 1,
       shareAtThreeQuarters: full / (inside.length - 1),
     };
