@@ -119,14 +119,21 @@ interface Seeded {
   readonly kind: 'transfer' | 'payment_intent';
 }
 
-/** `POST /__sim/seed`: settled items, created now or over the last day; the control surface is not throttled. */
+/** A burst's items are created over its last ten seconds (before 2026-11-28 21:15Z: over a day). */
+const BURST_CREATED_WITHIN_MS = 10_000;
+
+/**
+ * `POST /__sim/seed`: settled items created over the last `createdWithinMs` (0: now), as a
+ * payroll or a sale is created in a few seconds; the control surface is not throttled.
+ */
 async function seed(
   stack: BudgetStack,
   kind: 'transfer' | 'payment_intent',
   count: number,
-  createdNow: boolean,
+  createdWithinMs: number,
 ): Promise<Seeded> {
-  const now = new Date().toISOString();
+  const nowMs = Date.now();
+  const now = new Date(nowMs).toISOString();
   const response = await fetch(`${stack.simUrl}/__sim/seed`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -135,7 +142,8 @@ async function seed(
       count,
       settle: true,
       failureRate: 0.1,
-      ...(createdNow ? { from: now, to: now } : {}),
+      from: new Date(nowMs - createdWithinMs).toISOString(),
+      to: now,
     }),
   });
   if (!response.ok) throw new Error(`seed ${kind}: ${response.status} ${await response.text()}`);
@@ -293,8 +301,8 @@ async function runBurst(mode: 'burst' | 'half', rps: number): Promise<RunFigures
     meter.start();
     await sleep(1100);
     const startedMs = Date.now();
-    await seed(stack, 'transfer', perKind, false);
-    await seed(stack, 'payment_intent', perKind, false);
+    await seed(stack, 'transfer', perKind, BURST_CREATED_WITHIN_MS);
+    await seed(stack, 'payment_intent', perKind, BURST_CREATED_WITHIN_MS);
     const expected = await truthStatuses(stack);
     const failedTransfers = [...expected.values()].filter(
       (t) => t.kind === 'transfer' && t.status === 'failed',
@@ -414,7 +422,7 @@ async function runSteady(rps: number): Promise<RunFigures> {
             ['payment_intent', intents],
           ] as const) {
             if (count === 0) continue;
-            const seeded = await seed(stack, kind, count, true);
+            const seeded = await seed(stack, kind, count, 0);
             for (const id of seeded.ids) sentAt.set(id, callMs);
           }
           fed += due;

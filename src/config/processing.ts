@@ -45,6 +45,12 @@ export const PROCESSING_VARIABLES = {
    * its acknowledgement to BullMQ. Never set it in production. @defaultValue 0
    */
   PAYSYNC_SYNC_BATCH_HOLD_AFTER_COMMIT_MS: nonNegativeInt(0, 600_000),
+  /**
+   * `on`: a sync batch covers waiting transfers and payment intents with the pages of a creation
+   * window when that is cheaper than a read per item (docs/processing.md, "Window reads");
+   * `off`: every item is read by itself. @defaultValue `on`
+   */
+  PAYSYNC_WINDOW_READS: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
 };
 
 export interface ProcessingSettings {
@@ -72,6 +78,8 @@ export interface ProcessingSettings {
   readonly syncBatchWaitMs: number;
   /** Crash tests only. @defaultValue 0 */
   readonly syncBatchHoldAfterCommitMs: number;
+  /** @defaultValue true */
+  readonly windowReads: boolean;
 }
 
 export function processingSettings(e: Parsed<typeof PROCESSING_VARIABLES>): ProcessingSettings {
@@ -88,5 +96,6 @@ export function processingSettings(e: Parsed<typeof PROCESSING_VARIABLES>): Proc
     syncBatchSize: e.PAYSYNC_SYNC_BATCH_SIZE,
     syncBatchWaitMs: e.PAYSYNC_SYNC_BATCH_WAIT_MS,
     syncBatchHoldAfterCommitMs: e.PAYSYNC_SYNC_BATCH_HOLD_AFTER_COMMIT_MS,
+    windowReads: e.PAYSYNC_WINDOW_READS === 'on',
   });
 }

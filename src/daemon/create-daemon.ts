@@ -275,6 +275,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         fetchConcurrency: config.upstream.concurrency,
         recoveryAfterMs: config.processing.recoveryAfterMs,
         syncBatchHoldAfterCommitMs: config.processing.syncBatchHoldAfterCommitMs,
+        ...(config.processing.windowReads ? {} : { windowReads: false as const }),
         janitor: config.janitor,
         exports: {
           ...config.exports,

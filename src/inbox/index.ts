@@ -47,6 +47,7 @@ export type { InboxStatus, WebhookInboxRow } from './inbox.table.ts';
 export { splitBatch, type BatchElement } from './split-batch.ts';
 export { inboxLiveness, type InboxLiveness } from './inbox-liveness.ts';
 export { openInboxBacklog } from './inbox-backlog.repository.ts';
+export { waitingResourcesOf, type WaitingResource } from './inbox-waiting.repository.ts';
 export { probeInboxWrite } from './probe-inbox-write.ts';
 export {
   inboxMentionedResources,

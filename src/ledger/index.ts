@@ -67,6 +67,7 @@ export {
 } from './discrepancy.repository.ts';
 
 export { findMirrorRecord } from './find-mirror-record.ts';
+export { mirrorCreationTimes, type NamedItem } from './creation-times.repository.ts';
 export { listResources, type ListResourcesOptions } from './list-resources.ts';
 export {
   accountBalances,

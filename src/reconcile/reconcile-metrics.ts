@@ -20,3 +20,23 @@ export const inboxRecoveredTotal = tenantOnlyMetric(
     registers: [metricsRegistry],
   }),
 );
+
+/**
+ * Window reads by kind and what they came to: `complete` (every waiting item found), `capped`
+ * (stopped at its page limit), `walked` (the window ended with items not in it), `too_few`
+ * (per-item reads were cheaper), `failed` (the rest read one by one).
+ */
+export const windowReadsTotal = new Counter({
+  name: 'paysync_window_reads_total',
+  help: 'Window reads planned for waiting items, by kind and outcome (complete, capped, walked, too_few, failed)',
+  labelNames: ['kind', 'outcome', 'tenant'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Pages the window reads asked for: one list request each (a short page's probe aside). */
+export const windowReadPagesTotal = new Counter({
+  name: 'paysync_window_read_pages_total',
+  help: 'List pages read by window reads, by kind',
+  labelNames: ['kind', 'tenant'] as const,
+  registers: [metricsRegistry],
+});

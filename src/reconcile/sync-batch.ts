@@ -19,9 +19,11 @@ import { skipCoveredFetches } from './skip-covered-fetch.ts';
 import {
   DEFAULT_FETCH_CONCURRENCY,
   resolveSyncDependencies,
+  type ResolvedSyncDependencies,
   type SyncDependencies,
 } from './sync-dependencies.ts';
 import { syncResource } from './sync-resource.ts';
+import { coverByWindow, type WindowKind } from './window-reads.ts';
 import type { SyncAttempt, SyncResult } from './sync-result.ts';
 
 /** What one batch came to: a count per outcome, and the references to try again. */
@@ -133,6 +135,7 @@ export async function syncBatch(
     } catch {
       skips = ledgerRefs.map(() => undefined);
     }
+    skips = await afterWindowReads(resolved, ledgerRefs, skips);
     const slot = fetchSlot(resolved.db, resolved.fetchConcurrency ?? DEFAULT_FETCH_CONCURRENCY);
     await Promise.all(
       ledgerRefs.map(async (ref, index) => {
@@ -185,4 +188,49 @@ export async function syncBatch(
   } finally {
     claimed.release();
   }
+}
+
+/**
+ * Before the per-item reads: where transfers or payment intents still need a fetch, the window
+ * reads of their kinds (`window-reads.ts`) may cover them, and every other waiting item of the
+ * kind, with a few list pages. The references a read covered are then skipped as any covered
+ * fetch is; the rest are read one by one.
+ */
+async function afterWindowReads(
+  deps: ResolvedSyncDependencies,
+  refs: readonly LedgerRef[],
+  skips: (SyncResult | undefined)[],
+): Promise<(SyncResult | undefined)[]> {
+  if (deps.windowReads === false) return skips;
+  const kinds = new Set<WindowKind>();
+  for (const [index, ref] of refs.entries()) {
+    if (!skips[index] && (ref.kind === 'transfer' || ref.kind === 'payment_intent'))
+      kinds.add(ref.kind);
+  }
+  if (kinds.size === 0) return skips;
+  const settings = deps.windowReads || undefined;
+  const reads = await Promise.all(
+    [...kinds].map(async (kind) => {
+      const read = await coverByWindow(deps, kind, settings);
+      // A read this batch joined began before some of its events arrived: one more (started
+      // now, or joined again) covers them, rather than a read per item.
+      if (!read.joined) return read.applied;
+      return read.applied + (await coverByWindow(deps, kind, settings)).applied;
+    }),
+  );
+  if (reads.every((applied) => applied === 0)) return skips;
+  const open = refs.map((ref, index) => ({ ref, index })).filter(({ index }) => !skips[index]);
+  let again: (SyncResult | undefined)[];
+  try {
+    again = await skipCoveredFetches(
+      deps,
+      open.map(({ ref }) => ref),
+      deps.now().toISOString(),
+    );
+  } catch {
+    return skips;
+  }
+  const merged = [...skips];
+  for (const [at, { index }] of open.entries()) merged[index] = again[at];
+  return merged;
 }

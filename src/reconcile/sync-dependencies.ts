@@ -7,6 +7,7 @@ import type { PollPlan } from '../ledger/index.ts';
 import type { UpstreamClient } from '../upstream/index.ts';
 import type { Clock } from '../lifecycle/index.ts';
 import type { CredentialGuard } from './credential-guard.ts';
+import type { WindowReadSettings } from './window-reads.ts';
 
 /**
  * What a sync needs; one set per worker process, shared by its jobs. Defaults are merged in
@@ -44,6 +45,11 @@ export interface SyncDependencies {
    * (no label: a process of one tenant)
    */
   readonly tenant?: string;
+  /**
+   * Window reads before a batch's per-item reads (`PAYSYNC_WINDOW_READS`): their settings, or
+   * `false` to read every item by itself. @defaultValue `DEFAULT_WINDOW_READS`
+   */
+  readonly windowReads?: WindowReadSettings | false;
 }
 
 export type ResolvedSyncDependencies = SyncDependencies &

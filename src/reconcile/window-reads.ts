@@ -1,0 +1,246 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.ts';
+import { latestInboxId, waitingResourcesOf, type WaitingResource } from '../inbox/index.ts';
+import { mirrorCreationTimes } from '../ledger/index.ts';
+import { reasonOf } from '../error-reason.ts';
+import { tenantLabel } from '../metrics/index.ts';
+import { walkWindowPages, type PaymentIntent, type Transfer } from '../upstream/index.ts';
+import { applyFetched, type Fetched } from './apply-fetched.ts';
+import { announceConsequences } from './book-consequences.ts';
+import { windowReadPagesTotal, windowReadsTotal } from './reconcile-metrics.ts';
+import type { ResolvedSyncDependencies } from './sync-dependencies.ts';
+
+/** The kinds the service lists by creation window (`GET /transfers`, `GET /payment-intents`). */
+export type WindowKind = 'transfer' | 'payment_intent';
+
+/** How the planner decides (docs/processing.md, "Window reads"). */
+export interface WindowReadSettings {
+  /** Waiting items of a kind, inside a window, from which a window read is tried. @defaultValue 4 */
+  readonly minItems: number;
+  /**
+   * An item the mirror has never seen is taken to have been created at most this long before
+   * its first event arrived. A wrong guess costs the item one read of its own. @defaultValue 10000
+   */
+  readonly hintSlackMs: number;
+  /** Items created longer ago than this are read one by one. @defaultValue 900000 (15 min) */
+  readonly maxAgeMs: number;
+  /** Items asked per page. @defaultValue 100 */
+  readonly perPage: number;
+  /**
+   * A window read stops after this many pages per waiting item it set out to cover, so it never
+   * costs more than a third of the per-item reads it replaces. @defaultValue 1/3
+   */
+  readonly pagesPerItem: number;
+}
+
+export const DEFAULT_WINDOW_READS: WindowReadSettings = {
+  minItems: 4,
+  hintSlackMs: 10_000,
+  maxAgeMs: 15 * 60_000,
+  perPage: 100,
+  pagesPerItem: 1 / 3,
+};
+
+/** Slack past now on `to`, for a service clock running ahead of ours. */
+const TO_SKEW_MS = 5_000;
+/** Slack before the earliest creation time on `from`. */
+const FROM_SKEW_MS = 1_000;
+/** Waiting resources the planner looks at, at most. */
+const MAX_WAITING = 5_000;
+
+/** What a planner decided and what the read came to (for the metrics, logs and tests). */
+export interface WindowReadOutcome {
+  readonly kind: WindowKind;
+  readonly outcome: 'too_few' | 'complete' | 'capped' | 'walked' | 'failed';
+  readonly targets: number;
+  readonly pages: number;
+  readonly found: number;
+  readonly applied: number;
+  /** True when the caller joined a read another batch of this process had started. */
+  readonly joined?: boolean;
+}
+
+const keyOf = (
+  kind: WindowKind,
+  item: { id?: string | undefined; reference?: string | undefined },
+) => (item.id ? `id:${item.id}` : `ref:${item.reference ?? ''}`);
+
+interface Target {
+  readonly key: string;
+  readonly createdMs: number;
+}
+
+/** The window reads running in this process, per database and kind: one at a time. */
+const running = new WeakMap<Kysely<Database>, Map<WindowKind, Promise<WindowReadOutcome>>>();
+
+/**
+ * Covers the resources of `kind` that wait to be synced with the pages of one creation window,
+ * when that is cheaper than reading them one by one (docs/processing.md, "Window reads").
+ *
+ * A batch calls this before its per-item reads; a batch that comes while a read of the same
+ * kind runs in this process waits for that read instead of starting another. What the read
+ * listed is applied page by page through `apply-fetched.ts` (the covering fetch of every item
+ * it lists: the ledger, the consequences and the inbox rows received before the page was asked
+ * for, in one transaction), so every guarantee of a sync holds. The batch then skips the items
+ * the read covered and reads the rest one by one: an item the window missed costs one request,
+ * never the item. Never throws: a failed read leaves everything to the per-item reads.
+ */
+export function coverByWindow(
+  deps: ResolvedSyncDependencies,
+  kind: WindowKind,
+  settings: WindowReadSettings = DEFAULT_WINDOW_READS,
+): Promise<WindowReadOutcome> {
+  let reads = running.get(deps.db);
+  if (!reads) running.set(deps.db, (reads = new Map()));
+  const inFlight = reads.get(kind);
+  if (inFlight) return inFlight.then((outcome) => ({ ...outcome, joined: true }));
+  const read = readWindow(deps, kind, settings).finally(() => reads.delete(kind));
+  reads.set(kind, read);
+  return read;
+}
+
+async function readWindow(
+  deps: ResolvedSyncDependencies,
+  kind: WindowKind,
+  settings: WindowReadSettings,
+): Promise<WindowReadOutcome> {
+  const none = { kind, targets: 0, pages: 0, found: 0, applied: 0 };
+  let targets: Target[];
+  try {
+    targets = await plannedTargets(deps, kind, settings);
+  } catch (error) {
+    deps.logger.warn({ kind, reason: reasonOf(error) }, 'window read: planning failed');
+    return count({ ...none, outcome: 'failed' }, deps);
+  }
+  if (targets.length < settings.minItems) return count({ ...none, outcome: 'too_few' }, deps);
+  const nowMs = deps.now().getTime();
+  const from = new Date(Math.min(...targets.map((target) => target.createdMs)) - FROM_SKEW_MS);
+  const to = new Date(nowMs + TO_SKEW_MS);
+  const maxPages = Math.max(1, Math.floor(targets.length * settings.pagesPerItem));
+  const waiting = new Set(targets.map((target) => target.key));
+  let pages = 0;
+  let applied = 0;
+  let outcome: WindowReadOutcome['outcome'] = 'walked';
+  const walk = walkWindowPages(
+    deps.upstream,
+    kind === 'transfer' ? 'listTransfers' : 'listPaymentIntents',
+    { from, to, perPage: settings.perPage },
+  );
+  // Each page is asked for while the one before it is applied (one page of read-ahead), so the
+  // service's time and ours overlap. The inbox id a page covers is read before it is asked for.
+  const ask = async () => {
+    const upToId = await latestInboxId(deps.db);
+    const fetchStartedAt = deps.now().toISOString();
+    const next = walk.next();
+    next.catch(() => undefined);
+    return { upToId, fetchStartedAt, next };
+  };
+  try {
+    let asked: ReturnType<typeof ask> | undefined = ask();
+    while (asked) {
+      const { upToId, fetchStartedAt, next } = await asked;
+      const page = await next;
+      asked = undefined;
+      if (page.done) break;
+      pages += 1;
+      windowReadPagesTotal.inc({ kind, ...tenantLabel(deps.tenant) });
+      const items = page.value.items as (Transfer | PaymentIntent)[];
+      for (const item of items) {
+        waiting.delete(keyOf(kind, { id: item.id }));
+        waiting.delete(keyOf(kind, { reference: referenceOf(kind, item) }));
+      }
+      if (waiting.size === 0) outcome = 'complete';
+      else if (pages >= maxPages) outcome = 'capped';
+      else asked = ask();
+      if (items.length > 0) {
+        const fetched = items.map((item) => listedFetch(kind, item, fetchStartedAt, upToId));
+        announceConsequences((await applyFetched(deps, fetched)).consequences);
+        applied += items.length;
+      }
+    }
+  } catch (error) {
+    deps.logger.warn(
+      { kind, pages, reason: reasonOf(error) },
+      'window read failed; the items it did not cover are read one by one',
+    );
+    outcome = 'failed';
+  } finally {
+    await walk.return(undefined).catch(() => undefined);
+  }
+  if (outcome === 'walked' && waiting.size === 0) outcome = 'complete';
+  const result = {
+    kind,
+    outcome,
+    targets: targets.length,
+    pages,
+    found: targets.length - waiting.size,
+    applied,
+  };
+  deps.logger.debug(result, 'window read');
+  return count(result, deps);
+}
+
+/**
+ * The waiting resources of `kind` a window could cover, each with its creation time: the
+ * mirror's when it knows the item, else the arrival of its first event less the slack. Items
+ * created before `maxAgeMs` ago are left to per-item reads, so one old item never stretches the
+ * window over months of others.
+ */
+async function plannedTargets(
+  deps: ResolvedSyncDependencies,
+  kind: WindowKind,
+  settings: WindowReadSettings,
+): Promise<Target[]> {
+  const waiting: WaitingResource[] = await waitingResourcesOf(deps.db, kind, MAX_WAITING);
+  if (waiting.length < settings.minItems) return [];
+  const known = await mirrorCreationTimes(deps.db, kind, waiting);
+  const oldest = deps.now().getTime() - settings.maxAgeMs;
+  const targets: Target[] = [];
+  for (const resource of waiting) {
+    const key = keyOf(kind, resource);
+    const createdAt = known.get(key);
+    const createdMs =
+      createdAt !== undefined
+        ? Date.parse(createdAt)
+        : Date.parse(resource.firstReceivedAt) - settings.hintSlackMs;
+    if (Number.isFinite(createdMs) && createdMs >= oldest) targets.push({ key, createdMs });
+  }
+  return targets;
+}
+
+function referenceOf(kind: WindowKind, item: Transfer | PaymentIntent): string {
+  return kind === 'transfer'
+    ? (item as Transfer).reference
+    : (item as PaymentIntent).purchaseReference;
+}
+
+/** A listed item as the covering fetch of its resource. */
+function listedFetch(
+  kind: WindowKind,
+  item: Transfer | PaymentIntent,
+  fetchStartedAt: string,
+  upToId: number,
+): Fetched {
+  const reference = referenceOf(kind, item);
+  return {
+    ref: { kind, id: item.id, reference, via: 'poll' },
+    result: {
+      states:
+        kind === 'transfer'
+          ? [{ kind, state: item as Transfer }]
+          : [{ kind, state: item as PaymentIntent }],
+      handle: { kind, id: item.id, reference },
+    },
+    fetchStartedAt,
+    upToId,
+  };
+}
+
+function count(result: WindowReadOutcome, deps: ResolvedSyncDependencies): WindowReadOutcome {
+  windowReadsTotal.inc({
+    kind: result.kind,
+    outcome: result.outcome,
+    ...tenantLabel(deps.tenant),
+  });
+  return result;
+}
