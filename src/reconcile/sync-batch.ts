@@ -16,7 +16,7 @@ import {
   syncKey,
   type SyncBatchJobData,
   type SyncJobData,
-} from '../queues/index.ts';
+} from '../queues/enqueue.ts';
 import { reasonOf } from '../error-reason.ts';
 import {
   fetchResourceState,
