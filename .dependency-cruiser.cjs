@@ -39,6 +39,13 @@
  * - src/db/database.ts gathers every component's `*.table.ts` into the one `Database`
  *   interface (row types stay in the data layer; a component's index need not export them);
  *   it is exempt from the layer order, and may reach only table files;
+ * - src/expectations/expectation-words.ts is a public entry of its own: the expectations' states
+ *   and break kinds, without the component the index loads, for the CLI's `expect` options
+ *   (issue 39);
+ * - src/queues/enqueue.ts is a public entry of its own for components: the job names and
+ *   payloads and the enqueue helpers without BullMQ and ioredis, which the index loads, so that
+ *   code on the CLI's read paths (the outbox, the janitor, the syncs' helpers) does not load
+ *   them (issue 39);
  * - src/upstream/contract/index.ts is a public entry of its own: the ledger and the simulator
  *   need the service's schemas without the client;
  * - the simulator is production code's no-go, except for the two commands whose whole purpose
@@ -191,7 +198,13 @@ const configuration = {
       from: { path: '^src/([^/]+)/', pathNot: ['^src/db/database\\.ts$', '^src/config/'] },
       to: {
         path: '^src/[^/]+/',
-        pathNot: ['^src/$1/', '^src/[^/]+/index\\.ts$', '^src/upstream/contract/index\\.ts$'],
+        pathNot: [
+          '^src/$1/',
+          '^src/[^/]+/index\\.ts$',
+          '^src/upstream/contract/index\\.ts$',
+          '^src/queues/enqueue\\.ts$',
+          '^src/expectations/expectation-words\\.ts$',
+        ],
       },
     },
     {

@@ -7,9 +7,11 @@
 // in two lanes side by side: `unit` then `sqlite` in one, `postgres` (the longest) in the
 // other. Each project's output is kept and printed whole when it ends, so two projects never
 // interleave their lines. PAYSYNC_TEST_SERIAL=1 runs the three one after another instead.
+// Before the summary it lists the ten slowest files of the run (a report, not a check); the
+// closing total line stays the last line.
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
 // Most suites wait on child processes, the simulator, Redis and the database rather than on
 // the CPU, so on a 2-core machine several files at a time finish far sooner than vitest's
@@ -87,6 +89,38 @@ const byProject = new Map(
   (await Promise.all(lanes.map(runLane))).flat().map((s) => [s.project, s]),
 );
 const summaries = ['unit', 'sqlite', 'postgres'].map((p) => byProject.get(p));
+
+/**
+ * The slowest test files of all three projects, from the JSON reports: a report to say where
+ * the suite's time goes (docs/performance.md, "CI time"), never a check. A file's time is from
+ * its first test's start to its end, as vitest records it, so it includes its hooks.
+ */
+function slowestFiles(count) {
+  const files = [];
+  for (const project of ['unit', 'sqlite', 'postgres']) {
+    let report;
+    try {
+      report = JSON.parse(readFileSync(join(resultsDir, `${project}.json`), 'utf8'));
+    } catch {
+      continue; // that project wrote no report; its summary line says it failed
+    }
+    for (const file of report.testResults ?? []) {
+      const ms = (file.endTime ?? 0) - (file.startTime ?? 0);
+      if (ms > 0) files.push({ project, name: relative(process.cwd(), file.name), ms });
+    }
+  }
+  return files.sort((a, b) => b.ms - a.ms).slice(0, count);
+}
+
+const slowest = slowestFiles(10);
+if (slowest.length > 0) {
+  console.log(`\n=== slowest test files (file time, hooks included) ===`);
+  for (const file of slowest) {
+    console.log(
+      `${(file.ms / 1000).toFixed(1).padStart(6)} s  ${file.project.padEnd(8)} ${file.name}`,
+    );
+  }
+}
 
 console.log('\n=== summary ===');
 for (const s of summaries) {

@@ -1,6 +1,10 @@
-import { loadConfig, secretValues, type Config } from '../config/index.ts';
+import type { Config } from '../config/index.ts';
 import { systemClock, type Clock } from '../lifecycle/index.ts';
-import { createLogger, type Logger } from '../logger.ts';
+import type { Logger } from '../logger.ts';
+
+// Every command file imports this one to define its options, so it stays light: the config
+// (zod and every component's settings) and the logger (pino) are loaded only when a command
+// runs, never for `paysync --help` (issue 39).
 
 /**
  * The CLI's clock: every command reads the time through it (or through its context), so the
@@ -15,11 +19,22 @@ export interface CommandContext {
   readonly now: Clock;
 }
 
+/** The validated config; throws ConfigError on a bad variable. */
+export async function cliConfig(): Promise<Config> {
+  const { loadConfig } = await import('../config/index.ts');
+  return loadConfig();
+}
+
 /**
  * A command's logger at the first config's level, redacting the secrets of every config given:
  * one tenant's, or every tenant's when one process serves several (one log holds them all).
  */
-export function commandLogger(role: string, configs: readonly [Config, ...Config[]]): Logger {
+export async function commandLogger(
+  role: string,
+  configs: readonly [Config, ...Config[]],
+): Promise<Logger> {
+  const { secretValues } = await import('../config/index.ts');
+  const { createLogger } = await import('../logger.ts');
   return createLogger({
     level: configs[0].logLevel,
     secrets: configs.flatMap((config) => secretValues(config)),
@@ -28,7 +43,7 @@ export function commandLogger(role: string, configs: readonly [Config, ...Config
 }
 
 /** Loads and validates the config once per command; throws ConfigError on a bad variable. */
-export function commandContext(role: string): CommandContext {
-  const config = loadConfig();
-  return { config, logger: commandLogger(role, [config]), now: cliClock };
+export async function commandContext(role: string): Promise<CommandContext> {
+  const config = await cliConfig();
+  return { config, logger: await commandLogger(role, [config]), now: cliClock };
 }

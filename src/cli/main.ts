@@ -1,49 +1,5 @@
-import { CommanderError } from 'commander';
-import { ConfigError } from '../config/index.ts';
-import { startupErrorFrom } from '../lifecycle/index.ts';
-import { CliError, ExitCode } from './errors.ts';
-import { buildProgram } from './program.ts';
-import { reasonOf } from '../error-reason.ts';
+import { runPaysync } from './run-paysync.ts';
 
-/** The CLI's one error boundary: a one-line reason on stderr and a non-zero exit code. */
-function exitCodeFor(error: unknown, command: string): number {
-  if (error instanceof CommanderError) {
-    // Commander has already printed its message; help and version are not failures.
-    return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
-  }
-  if (error instanceof ConfigError) {
-    console.error(`paysync ${command}: ${error.message}`);
-    return ExitCode.usage;
-  }
-  if (error instanceof CliError) {
-    console.error(`paysync ${error.message}`);
-    return error.exitCode;
-  }
-  const startup = startupErrorFrom(error);
-  if (startup) {
-    // A role refusing to start (pending migrations, an evicting Redis, a port in use…)
-    // already says why and what to do; no stack trace adds to that.
-    console.error(`paysync ${command}: ${startup.message}`);
-    return ExitCode.failure;
-  }
-  const message = reasonOf(error);
-  if (process.env.PAYSYNC_LOG_LEVEL === 'debug' && error instanceof Error) {
-    console.error(`paysync ${command}: ${message}`);
-    console.error(error.stack);
-  } else {
-    console.error(`paysync ${command}: ${message} (PAYSYNC_LOG_LEVEL=debug shows where it failed)`);
-  }
-  return ExitCode.failure;
-}
-
-const program = buildProgram();
-program.exitOverride();
-for (const command of program.commands) command.exitOverride();
-for (const group of program.commands) for (const sub of group.commands) sub.exitOverride();
-
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  const command = process.argv[2] ?? '';
-  process.exitCode = exitCodeFor(error, command);
-}
+// The process's entry (bin/paysync.js): the exit code of a failure, else whatever the command set.
+const failed = await runPaysync(process.argv);
+if (failed !== undefined) process.exitCode = failed;

@@ -28,7 +28,6 @@ import { showCommand } from './commands/show.command.ts';
 import { simCommand } from './commands/sim.command.ts';
 import { webhooksCommand } from './commands/webhooks.command.ts';
 import { tenantsCommand } from './commands/tenants.command.ts';
-import { selectTenant } from './tenant-selection.ts';
 
 const HELP_FOOTER = `
 Configuration comes from PAYSYNC_* environment variables or a .env file in the working
@@ -50,7 +49,11 @@ export function buildProgram(): Command {
       'the tenant of PAYSYNC_TENANTS_FILE to work on (or PAYSYNC_TENANT), required when it lists several, except by start, serve, work and schedule, which then serve them all; see docs/tenants.md',
     )
     .addHelpText('after', HELP_FOOTER)
-    .hook('preAction', selectTenant);
+    .hook('preAction', async (program, action) => {
+      // Loaded when a command runs, not for --help: it reads the config and the tenants file.
+      const { selectTenant } = await import('./tenant-selection.ts');
+      selectTenant(program, action);
+    });
   const commands = [
     migrateCommand(),
     doctorCommand(),

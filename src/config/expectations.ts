@@ -1,21 +1,15 @@
 import { z } from 'zod';
 import { cronOrOff, type Parsed } from './fields.ts';
+import { BREAK_KINDS } from '../expectations/expectation-words.defaults.ts';
 
 // Expectations: what the merchant expected to receive and to pay (docs/expectations.md).
 
 /**
- * The kinds of expectation break (docs/expectations.md, "Breaks"); src/expectations exports
- * them as BREAK_KINDS.
+ * The kinds of expectation break (docs/expectations.md, "Breaks"), declared once in
+ * src/expectations (a leaf of constants config may read); src/expectations exports them as
+ * BREAK_KINDS.
  */
-export const EXPECTATION_BREAK_KINDS = [
-  'missing',
-  'amount_mismatch',
-  'currency_mismatch',
-  'duplicate',
-  'unexpected',
-  'reversed_after_match',
-  'late',
-] as const;
+export const EXPECTATION_BREAK_KINDS = BREAK_KINDS;
 
 export type ExpectationBreakKindSetting = (typeof EXPECTATION_BREAK_KINDS)[number];
 

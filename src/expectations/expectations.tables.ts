@@ -1,5 +1,5 @@
 import type { Generated, Selectable } from 'kysely';
-import { EXPECTATION_BREAK_KINDS } from '../config/index.ts';
+import { BREAK_KINDS, EXPECTATION_STATES } from './expectation-words.defaults.ts';
 
 // The expectations' tables (migrations/0018_expectations.ts, docs/expectations.md). Money is
 // integer minor units; times are UTC ISO 8601 with milliseconds; JSON columns are text.
@@ -7,23 +7,11 @@ import { EXPECTATION_BREAK_KINDS } from '../config/index.ts';
 /** `in`: money the merchant should receive; `out`: money it should pay. */
 export type ExpectationDirection = 'in' | 'out';
 
-/** Every state an expectation can be in (docs/expectations.md, "States"). */
-export const EXPECTATION_STATES = [
-  'open',
-  'matched',
-  'partially_matched',
-  'overdue',
-  'cancelled',
-  'resolved_manually',
-] as const;
 export type ExpectationState = (typeof EXPECTATION_STATES)[number];
 
-/**
- * Every kind of break (docs/expectations.md, "Breaks"). The settings name them too
- * (`PAYSYNC_EXPECTATIONS_BREAK_VERDICT`), and config sits under every component: the one list
- * lives there.
- */
-export const BREAK_KINDS = EXPECTATION_BREAK_KINDS;
+// The states and the kinds of break are declared in expectation-words.defaults.ts (the settings
+// name break kinds too, and config may read only a leaf of constants).
+export { BREAK_KINDS, EXPECTATION_STATES };
 export type ExpectationBreakKind = (typeof BREAK_KINDS)[number];
 
 /** One thing the merchant expected, by its own id. */

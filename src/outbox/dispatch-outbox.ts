@@ -1,13 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { createHash } from 'node:crypto';
+// The queues' light entry, not the index, which loads BullMQ (src/queues/enqueue.ts).
 import {
   FOLLOW_UP_BATCH_JOB_NAME,
   type FollowUpBatchJobData,
   type FollowUpQueueData,
   type FollowUpRowData,
   type Queues,
-} from '../queues/index.ts';
+} from '../queues/enqueue.ts';
 import { outboxDispatchedTotal, outboxDispatchFailuresTotal } from './outbox-metrics.ts';
 import type { OutboxRow } from './outbox.table.ts';
 import { reasonOf } from '../error-reason.ts';

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { refundIdsOf } from '../ledger/index.ts';
 import type { Logger } from '../logger.ts';
-import { enqueueSync, type Queues } from '../queues/index.ts';
+import { enqueueSync, type Queues } from '../queues/enqueue.ts';
 import { ForbiddenError, NotFoundError, type UpstreamClient } from '../upstream/index.ts';
 import { reasonOf } from '../error-reason.ts';
 import { advanceCheckpoint, readCheckpoint } from './checkpoint.repository.ts';

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { knownRefundIds } from '../ledger/index.ts';
 import type { Logger } from '../logger.ts';
-import { enqueueSync, type Queues } from '../queues/index.ts';
+import { enqueueSync, type Queues } from '../queues/enqueue.ts';
 import { kindOfId } from '../resources/index.ts';
 import type { UpstreamClient } from '../upstream/index.ts';
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { JanitorSettings } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { claimDuePoll, duePolls, type DuePoll, type PollPlan } from '../ledger/index.ts';
-import { enqueueSync, type Queues } from '../queues/index.ts';
+import { enqueueSync, type Queues } from '../queues/enqueue.ts';
 import { flagStuckItems } from './stuck-items.ts';
 
 export interface JanitorDependencies {

@@ -1,6 +1,6 @@
 export * from './job-types.ts';
+export { createQueues } from './create-queues.ts';
 export {
-  createQueues,
   DEFAULT_QUEUE_PREFIX,
   DEFAULT_SYNC_BATCH_SIZE,
   enqueueSyncBatch,

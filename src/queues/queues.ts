@@ -1,9 +1,9 @@
-import { Queue, type JobsOptions } from 'bullmq';
-import { ClosableRedisConnection } from './closable.ts';
+// Types only from bullmq and ioredis: this file is the light half of the queues (see enqueue.ts);
+// createQueues, which needs BullMQ itself, is in create-queues.ts.
+import type { JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
   JobName,
-  QueueName,
   syncJobNameFor,
   type FollowUpQueueData,
   type IngestJobData,
@@ -66,7 +66,7 @@ export const KEEP_FAILED_JOBS = { age: 7 * 24 * 3600, count: 1000 } as const;
  * come from inbox rows, and the recovery sweep must be able to add a row's job again while the
  * row is open (a completed job kept under that id would make its add a no-op).
  */
-const DEFAULT_JOB_OPTIONS: JobsOptions = {
+export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   attempts: JOB_ATTEMPTS,
   backoff: { type: 'exponential', delay: 1000 },
   removeOnComplete: true,
@@ -74,7 +74,7 @@ const DEFAULT_JOB_OPTIONS: JobsOptions = {
 };
 
 /** Follow-ups: the newest completed ones stay visible; a late second hand-out re-runs as a no-op. */
-const FOLLOW_UP_JOB_OPTIONS: JobsOptions = {
+export const FOLLOW_UP_JOB_OPTIONS: JobsOptions = {
   ...DEFAULT_JOB_OPTIONS,
   removeOnComplete: { count: KEEP_COMPLETED_JOBS },
 };
@@ -83,48 +83,11 @@ const FOLLOW_UP_JOB_OPTIONS: JobsOptions = {
  * Scheduled ticks: three tries, the newest completed ones kept. Two schedulers adding the
  * same slot add one job while it exists; after that the run record skips the slot.
  */
-const SCHEDULED_JOB_OPTIONS: JobsOptions = {
+export const SCHEDULED_JOB_OPTIONS: JobsOptions = {
   ...DEFAULT_JOB_OPTIONS,
   attempts: 3,
   removeOnComplete: { count: KEEP_COMPLETED_JOBS },
 };
-
-export function createQueues(settings: QueueSettings): Queues {
-  const prefix = settings.prefix ?? DEFAULT_QUEUE_PREFIX;
-  const common = {
-    connection: settings.connection,
-    prefix,
-    defaultJobOptions: DEFAULT_JOB_OPTIONS,
-    streams: { events: { maxLen: KEEP_QUEUE_EVENTS } },
-  };
-  const ingest = new Queue<IngestJobData>(QueueName.ingest, common, ClosableRedisConnection);
-  const sync = new Queue<SyncQueueJobData>(QueueName.sync, common, ClosableRedisConnection);
-  const followUp = new Queue<FollowUpQueueData>(
-    QueueName.followUp,
-    { ...common, defaultJobOptions: FOLLOW_UP_JOB_OPTIONS },
-    ClosableRedisConnection,
-  );
-  const scheduled = new Queue<ScheduledJobData>(
-    QueueName.scheduled,
-    { ...common, defaultJobOptions: SCHEDULED_JOB_OPTIONS },
-    ClosableRedisConnection,
-  );
-  const all = [ingest, sync, followUp, scheduled];
-  for (const queue of all) queue.on('error', () => undefined);
-  return {
-    ingest,
-    sync,
-    followUp,
-    scheduled,
-    prefix,
-    async waitUntilReady() {
-      await Promise.all(all.map((queue) => queue.waitUntilReady()));
-    },
-    async close() {
-      await Promise.allSettled(all.map((queue) => queue.close()));
-    },
-  };
-}
 
 /** BullMQ ids may not be all digits nor contain ':'; inbox ids are numbers. */
 export function ingestJobId(inboxId: number): string {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/index.ts';
 import { inboxRowsAwaitingRecovery } from '../inbox/index.ts';
-import { enqueueIngest, ingestJobId, type Queues } from '../queues/index.ts';
+import { enqueueIngest, ingestJobId, type Queues } from '../queues/enqueue.ts';
 import { tenantLabel } from '../metrics/index.ts';
 import { inboxRecoveredTotal } from './reconcile-metrics.ts';
 

@@ -7,7 +7,7 @@ import {
   syncKey,
   type SyncBatchJobData,
   type SyncJobData,
-} from '../queues/index.ts';
+} from '../queues/enqueue.ts';
 import { reasonOf } from '../error-reason.ts';
 import { fetchResourceState, type FetchedState } from './fetch-resource-state.ts';
 import { applyFetched, type Fetched } from './apply-fetched.ts';

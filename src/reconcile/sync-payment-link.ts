@@ -1,6 +1,6 @@
 import { closeCoveredInboxRows } from '../inbox/index.ts';
 import { recordFetchCoverage } from '../ledger/index.ts';
-import { enqueueSync, type SyncJobData } from '../queues/index.ts';
+import { enqueueSync, type SyncJobData } from '../queues/enqueue.ts';
 import { kindOfId } from '../resources/index.ts';
 import type { ResolvedSyncDependencies } from './sync-dependencies.ts';
 import type { SyncResult } from './sync-result.ts';

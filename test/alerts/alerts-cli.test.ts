@@ -5,6 +5,7 @@ import { createAlertRuntime, raiseAlert } from '../../src/alerts/index.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 import { stuckTransfer } from './support/alert-harness.ts';
 import { startHttpCollector, type HttpCollector } from './support/sink-servers.ts';
@@ -18,6 +19,8 @@ afterEach(async () => {
   database = undefined;
 });
 
+// One real process per command (`alerts list`, `start`, `alerts test`) proves the boundary; the
+// other checks of output and exit codes run the same program in this process (issue 39).
 describe('paysync alerts list, ack and resolve', () => {
   it('list open alerts, snooze one, resolve one; bad ids and durations get one line', async () => {
     database = await freshDatabase();
@@ -40,7 +43,7 @@ describe('paysync alerts list, ack and resolve', () => {
       ),
     );
 
-    const acked = await runCli(
+    const acked = await runCliInProcess(
       ['alerts', 'ack', String(first.alert.id), '--note', 'on it', '--for', '4h'],
       { env },
     );
@@ -50,10 +53,10 @@ describe('paysync alerts list, ack and resolve', () => {
         'm',
       ),
     );
-    const resolved = await runCli(['alerts', 'resolve', String(second.alert.id)], { env });
+    const resolved = await runCliInProcess(['alerts', 'resolve', String(second.alert.id)], { env });
     expect(resolved.stdout).toBe(`Alert ${second.alert.id} resolved.\n`);
 
-    const json = await runCli(['alerts', 'list', '--open', '--json'], { env });
+    const json = await runCliInProcess(['alerts', 'list', '--open', '--json'], { env });
     const open = JSON.parse(json.stdout) as {
       id: number;
       status: string;
@@ -67,16 +70,16 @@ describe('paysync alerts list, ack and resolve', () => {
       expect.objectContaining({ sink: 'log', status: 'pending' }),
     ]);
 
-    const again = await runCli(['alerts', 'resolve', String(second.alert.id)], { env });
+    const again = await runCliInProcess(['alerts', 'resolve', String(second.alert.id)], { env });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(
       /^paysync alerts resolve: alert \d+ was resolved at \S+ \(by operator\); nothing to resolve\n$/,
     );
-    const unknown = await runCli(['alerts', 'ack', '999'], { env });
+    const unknown = await runCliInProcess(['alerts', 'ack', '999'], { env });
     expect(unknown.stderr).toBe(
       'paysync alerts ack: no alert 999: see `paysync alerts list` for the ids\n',
     );
-    const badFor = await runCli(['alerts', 'ack', '1', '--for', 'soon'], { env });
+    const badFor = await runCliInProcess(['alerts', 'ack', '1', '--for', 'soon'], { env });
     expect(badFor.code).toBe(2);
     expect(badFor.stderr).toContain('--for must be a duration up to 30 days');
     await runtime.close();
@@ -118,13 +121,17 @@ describe('the alert rule file', () => {
       '{\n  "routes": [\n    { "sinks": ["slack"],\n      "severity": ["critical"] }\n  ]\n}\n',
       /, line 3: routes\.0: Unrecognized key: "severity"$/,
     ],
-  ])('%s stops `paysync start` with one line', async (_what, name, content, problem) => {
+  ])('%s stops `paysync start` with one line', async (what, name, content, problem) => {
     const cwd = (await import('node:fs')).mkdtempSync(
       join((await import('node:os')).tmpdir(), 'paysync-rules-'),
     );
     const file = join(cwd, name);
     writeFileSync(file, content);
-    const result = await runCli(['start'], { env: startEnv(file), cwd });
+    // The first file runs a real `paysync start`; the others the same program in this process.
+    const result =
+      name === 'rules.yaml' && what === 'an unknown kind'
+        ? await runCli(['start'], { env: startEnv(file), cwd })
+        : await runCliInProcess(['start'], { env: startEnv(file), cwd });
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -148,7 +155,7 @@ describe('paysync alerts test', () => {
     // A port nobody listens on: the collector's, once closed.
     const gone = await startHttpCollector();
     await gone.close();
-    const bad = await runCli(['alerts', 'test'], {
+    const bad = await runCliInProcess(['alerts', 'test'], {
       env: {
         PAYSYNC_ALERT_SLACK_URL: slack.url,
         PAYSYNC_ALERT_WEBHOOK_URL: gone.url,

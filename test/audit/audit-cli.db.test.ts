@@ -4,6 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts';
 import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
+
+// The first `audit` runs as a real process, to prove the boundary; the other checks of output
+// and exit codes run the same program in this process (issue 39).
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 import { cleanTruth, writeCleanBooks } from './support/audit-books.ts';
 
@@ -37,7 +41,7 @@ describe('paysync audit', () => {
   it('compares with a truth file; a difference exits 1 with the ids, also as JSON', async () => {
     const good = join(dir, 'truth.json');
     writeFileSync(good, JSON.stringify(cleanTruth()));
-    const clean = await runCli(['audit', '--truth', good], { env });
+    const clean = await runCliInProcess(['audit', '--truth', good], { env });
     expect(clean.code).toBe(0);
     expect(clean.stdout).toContain('7 truth items, 7 movements');
 
@@ -45,12 +49,12 @@ describe('paysync audit', () => {
     truth.items.find((i) => i.id === 'tr_1')!.status = 'failed';
     const bad = join(dir, 'different.json');
     writeFileSync(bad, JSON.stringify(truth));
-    const result = await runCli(['audit', '--truth', bad], { env });
+    const result = await runCliInProcess(['audit', '--truth', bad], { env });
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
       '✖ status_mismatch: transfer tr_1: mirror says successful, the service failed',
     );
-    const json = await runCli(['audit', '--json', '--truth', bad], { env });
+    const json = await runCliInProcess(['audit', '--json', '--truth', bad], { env });
     expect(json.code).toBe(1);
     const report = JSON.parse(json.stdout) as { clean: boolean; violations: { ids: object }[] };
     expect(report.clean).toBe(false);
@@ -60,36 +64,38 @@ describe('paysync audit', () => {
   });
 
   it("reads the truth from the simulator's URL: its items are unknown to these books", async () => {
-    const result = await runCli(['audit', '--truth', `${sim.url}/__sim/ground-truth`], { env });
+    const result = await runCliInProcess(['audit', '--truth', `${sim.url}/__sim/ground-truth`], {
+      env,
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('✖ item_unknown: payment_intent pi_1 is in the mirror');
   });
 
   it('exits 2 with one line for a truth it cannot read', async () => {
-    const missing = await runCli(['audit', '--truth', join(dir, 'nope.json')], { env });
+    const missing = await runCliInProcess(['audit', '--truth', join(dir, 'nope.json')], { env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^paysync audit: --truth .*nope\.json: cannot read the file/);
     const notTruth = join(dir, 'other.json');
     writeFileSync(notTruth, JSON.stringify({ items: [] }));
-    const wrong = await runCli(['audit', '--truth', notTruth], { env });
+    const wrong = await runCliInProcess(['audit', '--truth', notTruth], { env });
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('is not a simulator ground truth: movements');
     expect(wrong.stdout).toBe('');
   });
 
   it('--since last-clean checks what changed since the last clean audit, and says so', async () => {
-    const full = await runCli(['audit', '--json'], { env });
+    const full = await runCliInProcess(['audit', '--json'], { env });
     expect(full.code).toBe(0);
     const recorded = (JSON.parse(full.stdout) as { recordedRun: number }).recordedRun;
     expect(recorded).toEqual(expect.any(Number));
-    const result = await runCli(['audit', '--since', 'last-clean'], { env });
+    const result = await runCliInProcess(['audit', '--since', 'last-clean'], { env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`incremental audit of changes since`);
     expect(result.stdout).toContain(`(clean audit ${recorded} of `);
     expect(result.stdout).toMatch(/audit clean: 0 journals, 0 lines, 0 items/);
     expect(result.stdout).toContain(`recorded as clean audit ${recorded + 1}`);
-    const json = await runCli(['audit', '--since', 'last-clean', '--json'], { env });
+    const json = await runCliInProcess(['audit', '--since', 'last-clean', '--json'], { env });
     expect(json.code).toBe(0);
     const report = JSON.parse(json.stdout) as {
       mode: string;
@@ -106,7 +112,7 @@ describe('paysync audit', () => {
     ['2031-13-01', 'there is no month 13'],
     ['2999-01-01', '--since "2999-01-01" is in the future'],
   ])('exits 2 with one line naming --since for %s', async (value, message) => {
-    const result = await runCli(['audit', '--since', value], { env });
+    const result = await runCliInProcess(['audit', '--since', value], { env });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -114,7 +120,9 @@ describe('paysync audit', () => {
   });
 
   it('refuses --since with --truth in one line, exit 2', async () => {
-    const result = await runCli(['audit', '--since', 'last-clean', '--truth', 'x.json'], { env });
+    const result = await runCliInProcess(['audit', '--since', 'last-clean', '--truth', 'x.json'], {
+      env,
+    });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim()).toBe(
@@ -123,7 +131,7 @@ describe('paysync audit', () => {
   });
 
   it('--help explains both modes', async () => {
-    const result = await runCli(['audit', '--help'], { env });
+    const result = await runCliInProcess(['audit', '--help'], { env });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('--since <last-clean|time>');
     expect(result.stdout).toContain('With no clean audit on record it runs the full audit');

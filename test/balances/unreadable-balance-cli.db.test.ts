@@ -3,6 +3,10 @@ import { snapshotHistory } from '../../src/balances/index.ts';
 import { migrateToLatest } from '../../src/db/index.ts';
 import { openDiscrepancies, serviceBalancesAsOf } from '../../src/ledger/index.ts';
 import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
+
+// The first `balances` runs as a real process, to prove the boundary; the other checks of
+// output and exit codes run the same program in this process (issue 39).
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 import {
   startRecordingServer,
@@ -112,7 +116,7 @@ describe('paysync balances on a ledger that holds balances', () => {
     database = await freshDatabase();
     await migrateToLatest(database.db);
     answer(READABLE);
-    const opened = await runCli(['balances'], { env: cliEnv() });
+    const opened = await runCliInProcess(['balances'], { env: cliEnv() });
     expect(opened.stderr).toBe('');
     expect(opened.code).toBe(0);
     expect(opened.stdout).toContain('Opening balance booked: service:transfer 2,500,000 XOF');
@@ -124,7 +128,7 @@ describe('paysync balances on a ledger that holds balances', () => {
     async (_shape, body, problem) => {
       const before = await books();
       answer(body);
-      const result = await runCli(['balances'], { env: cliEnv() });
+      const result = await runCliInProcess(['balances'], { env: cliEnv() });
       expect(result.stderr).toMatch(refusal(problem));
       expect(result.code).toBe(1);
       const after = await books();
@@ -137,7 +141,7 @@ describe('paysync balances on a ledger that holds balances', () => {
 
   it('reports an account the answer omits as not answered, never as 0 and never as drift', async () => {
     answer({ balances: [{ accountType: 'collection', currency: 'XOF', amount: 40_000 }] });
-    const shown = await runCli(['balances'], { env: cliEnv() });
+    const shown = await runCliInProcess(['balances'], { env: cliEnv() });
     expect(shown.stderr).toBe('');
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(
@@ -149,7 +153,7 @@ describe('paysync balances on a ledger that holds balances', () => {
       "Not in the service's answer, so not compared (never read as 0): transfer XOF (ledger 2,500,000 XOF)",
     );
 
-    const json = await runCli(['balances', '--json'], { env: cliEnv() });
+    const json = await runCliInProcess(['balances', '--json'], { env: cliEnv() });
     expect(json.code).toBe(0);
     const outcome = JSON.parse(json.stdout) as {
       comparisons: { accountType: string; verdict: string }[];
@@ -170,7 +174,7 @@ describe('paysync balances on a ledger that holds balances', () => {
     expect(outcome.driftRecorded).toEqual([]);
     expect((await books()).drift).toEqual([]);
 
-    const cached = await runCli(['balances', '--cached', '--json'], { env: cliEnv() });
+    const cached = await runCliInProcess(['balances', '--cached', '--json'], { env: cliEnv() });
     expect(cached.code).toBe(0);
     const comparisons = (JSON.parse(cached.stdout) as { comparisons: { service: number }[] })
       .comparisons;
@@ -183,7 +187,7 @@ describe('paysync balances on a ledger that holds balances', () => {
         ledger: 2_500_000,
       },
     ]);
-    const cachedText = await runCli(['balances', '--cached'], { env: cliEnv() });
+    const cachedText = await runCliInProcess(['balances', '--cached'], { env: cliEnv() });
     expect(cachedText.code).toBe(0);
     expect(cachedText.stdout).not.toMatch(/transfer\s+XOF\s+0 XOF/);
     expect(cachedText.stdout).toContain(
@@ -196,20 +200,20 @@ describe('paysync balances on a ledger that holds balances', () => {
     answer({
       balances: [collection, { accountType: 'transfer', currency: 'XOF', amount: 2_400_000 }],
     });
-    const drift = await runCli(['balances'], { env: cliEnv() });
+    const drift = await runCliInProcess(['balances'], { env: cliEnv() });
     expect(drift.code).toBe(0);
     expect(drift.stdout).toContain('unexplained: -100,000 XOF');
     const recorded = (await books()).drift;
     expect(recorded.map((d) => d.resourceId)).toEqual(['sandbox:transfer:XOF']);
 
     answer({ balances: [collection] });
-    const omitted = await runCli(['balances'], { env: cliEnv() });
+    const omitted = await runCliInProcess(['balances'], { env: cliEnv() });
     expect(omitted.code).toBe(0);
     expect(omitted.stdout).toContain("Not in the service's answer");
     expect((await books()).drift.map((d) => d.id)).toEqual(recorded.map((d) => d.id));
 
     answer(READABLE);
-    const agrees = await runCli(['balances'], { env: cliEnv() });
+    const agrees = await runCliInProcess(['balances'], { env: cliEnv() });
     expect(agrees.code).toBe(0);
     expect(agrees.stdout).not.toContain('DRIFT');
     expect((await books()).drift).toEqual([]);

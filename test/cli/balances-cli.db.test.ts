@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/db/index.ts';
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts';
 import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
+
+// The first `balances` runs as a real process, to prove the boundary; the other checks of
+// output and exit codes run the same program in this process (issue 39).
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 
 let database: TestDatabase;
@@ -40,7 +44,7 @@ describe('paysync balances, adjust and report', () => {
     );
     expect(result.stdout).toContain('Opening balance booked: service:transfer 2,500,000 XOF');
 
-    const json = await runCli(['balances', '--cached', '--json'], { env });
+    const json = await runCliInProcess(['balances', '--cached', '--json'], { env });
     expect(json.code).toBe(0);
     const cached = JSON.parse(json.stdout) as { comparisons: { difference: number }[] };
     expect(cached.comparisons.map((c) => c.difference)).toEqual([0]);
@@ -48,12 +52,12 @@ describe('paysync balances, adjust and report', () => {
 
   it('books an adjustment, shows it, and the next snapshot explains drift with it gone', async () => {
     sim.control.fund({ accountType: 'transfer', currency: 'XOF', amount: 300_000 });
-    const drift = await runCli(['balances'], { env });
+    const drift = await runCliInProcess(['balances'], { env });
     expect(drift.code).toBe(0);
     expect(drift.stdout).toMatch(/transfer\s+XOF.*DRIFT/);
     expect(drift.stdout).toContain('unexplained: 300,000 XOF');
 
-    const booked = await runCli(
+    const booked = await runCliInProcess(
       [
         'adjust',
         '--account',
@@ -77,13 +81,13 @@ describe('paysync balances, adjust and report', () => {
     expect(id).toBeDefined();
     expect(booked.stdout).toContain('service:transfer +300,000 XOF against adjustments:manual');
 
-    const shown = await runCli(['show', id!], { env });
+    const shown = await runCliInProcess(['show', id!], { env });
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('Reason: top-up from bank');
     expect(shown.stdout).toContain('Booked by ama');
 
     sim.control.advance(1_000);
-    const agrees = await runCli(['balances', '--json'], { env });
+    const agrees = await runCliInProcess(['balances', '--json'], { env });
     const outcome = JSON.parse(agrees.stdout) as { comparisons: { verdict: string }[] };
     expect(outcome.comparisons.map((c) => c.verdict)).toEqual(['agrees']);
   });
@@ -126,13 +130,13 @@ describe('paysync balances, adjust and report', () => {
     [['report', '--date', '2030-02-30'], '--date "2030-02-30"'],
     [['balances', '--at', '2030-02-30'], '--at "2030-02-30"'],
   ])('refuses %j with exit 2 naming the flag, booking nothing', async (args, named) => {
-    const result = await runCli(args, { env });
+    const result = await runCliInProcess(args, { env });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(named);
   });
 
   it('exits 4 for a day it cannot vouch for, with the reason', async () => {
-    const result = await runCli(['report', '--date', '2020-01-01'], { env });
+    const result = await runCliInProcess(['report', '--date', '2020-01-01'], { env });
     expect(result.code).toBe(4);
     expect(result.stdout).toMatch(/^2020-01-01 \(UTC, sandbox\): INCOMPLETE/);
     expect(result.stdout).toContain(
@@ -143,7 +147,7 @@ describe('paysync balances, adjust and report', () => {
   it("says plainly that the service's balance could not be read, and books nothing", async () => {
     sim.control.setFaults({ balanceShape: 'opaque' });
     try {
-      const result = await runCli(['balances'], { env });
+      const result = await runCliInProcess(['balances'], { env });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
         /^paysync balances: the service's balance could not be read: no list of balances was found .*nothing was booked\)\n$/,

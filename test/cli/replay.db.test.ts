@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueueName, ingestJobId } from '../../src/queues/index.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { TEST_REDIS_URL } from '../support/test-redis.ts';
 import { fillLedger, type FilledLedger } from './support/filled-ledger.ts';
 import { until } from '../support/until.ts';
@@ -59,6 +60,8 @@ async function waitForInbox(status: string): Promise<void> {
   });
 }
 
+// The first command runs as a real process, to prove the boundary; the other checks of output
+// and exit codes run the same program in this process (runCliInProcess, issue 39).
 describe('paysync replay', () => {
   it('--since queues every event received since into the ingest queue, and a second run adds nothing', async () => {
     const [first, second] = filled.failedTransferInboxIds;
@@ -74,7 +77,7 @@ describe('paysync replay', () => {
     // Reopened, so the ingest job does not skip them as already done.
     expect(await inboxStatuses()).toEqual(['received', 'received']);
 
-    const again = await runCli(['replay', '--since', '1h'], { env: fixture.env });
+    const again = await runCliInProcess(['replay', '--since', '1h'], { env: fixture.env });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('queued 0 of 2');
     expect(again.stdout).toContain('2 already waiting in the queue');
@@ -89,7 +92,7 @@ describe('paysync replay', () => {
 
     // One event by id, after the first replay finished: its job is re-added, run, and still a no-op.
     const id = filled.failedTransferInboxIds[1]!;
-    const result = await runCli(['replay', String(id)], { env: fixture.env });
+    const result = await runCliInProcess(['replay', String(id)], { env: fixture.env });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`queued 1 of 1 (inbox event ${id})`);
     await waitForInbox('processed');
@@ -97,16 +100,16 @@ describe('paysync replay', () => {
   });
 
   it('an unknown inbox id exits 1 in one line; no id and no --since, or both, exit 2', async () => {
-    const unknown = await runCli(['replay', '999999'], { env: fixture.env });
+    const unknown = await runCliInProcess(['replay', '999999'], { env: fixture.env });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr.trim().split('\n')).toHaveLength(1);
     expect(unknown.stderr).toContain('no inbox event with id 999999');
 
-    const neither = await runCli(['replay'], { env: fixture.env });
+    const neither = await runCliInProcess(['replay'], { env: fixture.env });
     expect(neither.code).toBe(2);
     expect(neither.stderr).toContain('an inbox id (paysync replay 4211) or --since <time>');
 
-    const both = await runCli(['replay', '1', '--since', '1h'], { env: fixture.env });
+    const both = await runCliInProcess(['replay', '1', '--since', '1h'], { env: fixture.env });
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('not both');
   });

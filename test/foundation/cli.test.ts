@@ -2,6 +2,10 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../../migrations/index.ts';
 import { closedPort, runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
+
+// The checks of parsing, messages and exit codes run the program in this process
+// (runCliInProcess, issue 39); `--help` and `migrate` stay real processes, to prove the boundary.
 
 const DESIGN_COMMANDS = [
   'start',
@@ -46,19 +50,19 @@ describe('paysync CLI', () => {
   });
 
   it('--help of one command explains it and exits 0', async () => {
-    const result = await runCli(['backfill', '--help']);
+    const result = await runCliInProcess(['backfill', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('--from <time>');
   });
 
   it('an unknown command exits 2 with a usage hint', async () => {
-    const result = await runCli(['frobnicate']);
+    const result = await runCliInProcess(['frobnicate']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("unknown command 'frobnicate'");
   });
 
   it('doctor with an invalid PAYSYNC_ENVIRONMENT exits non-zero with one line naming it', async () => {
-    const result = await runCli(['doctor'], { env: { PAYSYNC_ENVIRONMENT: 'prod' } });
+    const result = await runCliInProcess(['doctor'], { env: { PAYSYNC_ENVIRONMENT: 'prod' } });
     expect(result.code).toBe(2);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -69,7 +73,7 @@ describe('paysync CLI', () => {
 
   it('doctor with Redis down prints one ✖ Redis line with a hint, no stack, and exits 1', async () => {
     const port = await closedPort();
-    const result = await runCli(['doctor'], {
+    const result = await runCliInProcess(['doctor'], {
       env: { PAYSYNC_REDIS_URL: `redis://127.0.0.1:${port}` },
     });
     expect(result.code).toBe(1);
@@ -83,7 +87,7 @@ describe('paysync CLI', () => {
   });
 
   it('doctor reports a service that does not answer, naming the URL', async () => {
-    const result = await runCli(['doctor'], {
+    const result = await runCliInProcess(['doctor'], {
       env: {
         PAYSYNC_UPSTREAM_URL: `http://127.0.0.1:${silentPort}`,
         PAYSYNC_API_KEY: 'sk_test_doctor_1234',
@@ -100,7 +104,7 @@ describe('paysync CLI', () => {
 
   it('doctor reports a refused service connection and missing credentials by name', async () => {
     const port = await closedPort();
-    const refused = await runCli(['doctor'], {
+    const refused = await runCliInProcess(['doctor'], {
       env: {
         PAYSYNC_UPSTREAM_URL: `http://127.0.0.1:${port}`,
         PAYSYNC_API_KEY: 'sk_test_doctor_1234',
@@ -110,7 +114,7 @@ describe('paysync CLI', () => {
     expect(refused.stdout).toMatch(
       /^✖ service +cannot reach http:\/\/127\.0\.0\.1:\d+ \(.*ECONNREFUSED/m,
     );
-    const missing = await runCli(['doctor']);
+    const missing = await runCliInProcess(['doctor']);
     expect(missing.stdout).toMatch(
       /^✖ service +not configured: PAYSYNC_UPSTREAM_URL, PAYSYNC_API_KEY, PAYSYNC_MERCHANT_ID are not set/m,
     );
@@ -122,7 +126,7 @@ describe('paysync CLI', () => {
     );
     const migrate = await runCli(['migrate'], { cwd });
     expect(migrate.code).toBe(0);
-    const doctor = await runCli(['doctor'], { cwd });
+    const doctor = await runCliInProcess(['doctor'], { cwd });
     expect(doctor.stdout).toMatch(
       new RegExp(
         `^✔ database +sqlite:.*data/paysync\\.db, ${Object.keys(migrations).length} migration\\(s\\) applied$`,

@@ -21,6 +21,7 @@ import { waitForCatchUp } from '../processing/support/end-state.ts';
 import { signedEvent } from '../receiver/support/receiver-fixture.ts';
 import { generateMixedTraffic } from '../support/mixed-traffic.ts';
 import { runCli, type CliResult } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { testDialect } from '../support/test-database.ts';
 import { until } from '../support/until.ts';
 
@@ -51,6 +52,8 @@ interface PruneJson {
  * rely on must not move: a redelivered event is still a duplicate, the audit stays clean, the
  * export of the day is byte for byte the same, and so is the day's report.
  */
+// The first command runs as a real process, to prove the boundary; the other checks of output
+// and exit codes run the same program in this process (runCliInProcess, issue 39).
 describe(`retention on ${testDialect()}`, () => {
   let fixture: DaemonFixture;
   let env: Record<string, string>;
@@ -165,7 +168,7 @@ describe(`retention on ${testDialect()}`, () => {
     expect(inbox.count).toBeGreaterThanOrEqual(50);
     expect(inbox.oldest! <= inbox.newest!).toBe(true);
     expect(json.tables.find((t) => t.table === 'scheduled_runs')!.count).toBe(1);
-    const text = await runCli(['prune', '--dry-run'], { env });
+    const text = await runCliInProcess(['prune', '--dry-run'], { env });
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(
       /^TABLE\s+REMOVES\s+KEEP FOR\s+OLDER THAN\s+ROWS\s+OLDEST\s+NEWEST$/m,
@@ -183,7 +186,7 @@ describe(`retention on ${testDialect()}`, () => {
   });
 
   it('prunes what the policy lets go and leaves a run record with the counts', async () => {
-    const result = await runCli(['prune', '--json'], { env });
+    const result = await runCliInProcess(['prune', '--json'], { env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout) as PruneJson;
@@ -222,7 +225,9 @@ describe(`retention on ${testDialect()}`, () => {
     expect(exportRuns.map((r) => r.outcome).sort()).toEqual(['failed', 'succeeded']);
 
     // A second run finds nothing left.
-    const again = JSON.parse((await runCli(['prune', '--json'], { env })).stdout) as PruneJson;
+    const again = JSON.parse(
+      (await runCliInProcess(['prune', '--json'], { env })).stdout,
+    ) as PruneJson;
     expect(again.tables.find((t) => t.table === 'webhook_inbox')!.pruned).toBe(0);
   });
 
@@ -253,10 +258,10 @@ describe(`retention on ${testDialect()}`, () => {
   });
 
   it('show lists a pruned event and says its body was pruned; replay still works', async () => {
-    const show = await runCli(['show', sample.resourceId!], { env });
+    const show = await runCliInProcess(['show', sample.resourceId!], { env });
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/had their raw body pruned by retention/);
-    const replay = await runCli(['replay', String(sample.id)], { env });
+    const replay = await runCliInProcess(['replay', String(sample.id)], { env });
     expect(replay.stderr).toBe('');
     expect(replay.code).toBe(0);
     // Reopened by the replay; the worker reads the resource the row kept and fetches it again.

@@ -2,9 +2,12 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordScheduledRun } from '../../src/runs/index.ts';
 import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 
 /** `paysync runs`: what an operator reads after a night of scheduled runs. */
+// The first command runs as a real process, to prove the boundary; the other checks of output
+// and exit codes run the same program in this process (runCliInProcess, issue 39).
 describe(`paysync runs on ${testDialect()}`, () => {
   let database: TestDatabase;
   beforeAll(async () => {
@@ -63,14 +66,14 @@ describe(`paysync runs on ${testDialect()}`, () => {
   });
 
   it('--json prints the runs as an array; a bad --limit exits 2 naming the flag', async () => {
-    const json = await runCli(['runs', '--json', '--limit', '2'], {
+    const json = await runCliInProcess(['runs', '--json', '--limit', '2'], {
       env: { PAYSYNC_DATABASE_URL: database.url },
     });
     expect(json.code).toBe(0);
     const runs = JSON.parse(json.stdout) as { task: string; outcome: string }[];
     expect(runs).toHaveLength(2);
     expect(runs.map((r) => r.outcome).sort()).toEqual(['partial', 'succeeded']);
-    const bad = await runCli(['runs', '--limit', '0'], {
+    const bad = await runCliInProcess(['runs', '--limit', '0'], {
       env: { PAYSYNC_DATABASE_URL: database.url },
     });
     expect(bad.code).toBe(2);

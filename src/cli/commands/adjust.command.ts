@@ -1,7 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../../config/index.ts';
 import type { ServiceAccountName } from '../../ledger/index.ts';
-import { cliClock } from '../context.ts';
+import { cliClock, cliConfig } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
@@ -107,7 +106,7 @@ account. It is never edited: to undo one, book the opposite amount. The next bal
 counts it; \`paysync show adj_…\` shows it. Exit codes: 0 booked, 1 database error, 2 bad flags.`,
     )
     .action(async (flags: AdjustFlags) => {
-      const config = loadConfig();
+      const config = await cliConfig();
       const { adjustmentAccountProblem, bookAdjustment } = await import('../../ledger/index.ts');
       const counter = flags.counter ?? 'adjustments:manual';
       const problem = adjustmentAccountProblem(counter);

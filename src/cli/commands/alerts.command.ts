@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig, type Config } from '../../config/index.ts';
+import type { Config } from '../../config/index.ts';
 import type { Alert, AlertDelivery, AlertDependencies, SinkName } from '../../alerts/index.ts';
-import { cliClock } from '../context.ts';
+import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { renderTable } from '../format/render-table.ts';
 import { integerOption } from '../input/parse-integer.ts';
@@ -36,7 +36,7 @@ async function withAlerts<T>(
   what: string,
   run: (deps: AlertDependencies, config: Config) => Promise<T>,
 ): Promise<T> {
-  const config = loadConfig();
+  const config = await cliConfig();
   const { openLedgerDatabase } = await import('../open-ledger-database.ts');
   const { createAlertRuntime, AlertRulesError, AlertActionError } =
     await import('../../alerts/index.ts');
@@ -187,7 +187,7 @@ export function alertsCommand(): Command {
       '\nExit codes: 0 every sink delivered, 1 a sink failed (one line each), 2 bad usage or configuration.',
     )
     .action(async (flags: { sink?: SinkName }) => {
-      const config = loadConfig();
+      const config = await cliConfig();
       const { createAlertRuntime, sendTestAlert, AlertRulesError } =
         await import('../../alerts/index.ts');
       const { createLogger } = await import('../../logger.ts');

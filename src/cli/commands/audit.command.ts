@@ -1,6 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../../config/index.ts';
-import { cliClock } from '../context.ts';
+import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { parseTime, TIME_FORMS } from '../input/parse-time.ts';
 
@@ -72,7 +71,7 @@ Examples:
           ExitCode.usage,
         );
       }
-      const config = loadConfig();
+      const config = await cliConfig();
       const audit = await import('../../audit/index.ts');
       let truth;
       if (flags.truth !== undefined) {

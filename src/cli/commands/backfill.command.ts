@@ -1,12 +1,11 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../../config/index.ts';
 import type {
   BackfillProgress,
   BackfillReport,
   PageTally,
   SweepKind,
 } from '../../polling/index.ts';
-import { cliClock } from '../context.ts';
+import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { integerOption } from '../input/parse-integer.ts';
@@ -153,7 +152,7 @@ Examples:
           ExitCode.usage,
         );
       }
-      const config = loadConfig();
+      const config = await cliConfig();
       const { openPollingSession } = await import('./polling-session.ts');
       const { runBackfill } = await import('../../polling/index.ts');
       const { recordScheduledRun } = await import('../../runs/index.ts');

@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig, type Config } from '../../config/index.ts';
+import type { Config } from '../../config/index.ts';
 import type {
   AccountComparison,
   BalanceDependencies,
@@ -8,7 +8,7 @@ import type {
   SnapshotOutcome,
   UnansweredAccount,
 } from '../../balances/index.ts';
-import { cliClock } from '../context.ts';
+import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { renderTable } from '../format/render-table.ts';
@@ -220,7 +220,7 @@ discrepancy until a later snapshot agrees; book money moved without an item with
 Exit codes: 0 shown, 1 the service's balance could not be read (or the database), 2 bad flags.`,
     )
     .action(async (flags: BalancesFlags) => {
-      const config = loadConfig();
+      const config = await cliConfig();
       if ((flags.account || flags.since) && !flags.history) {
         throw new CliError('balances: --account and --since go with --history', ExitCode.usage);
       }

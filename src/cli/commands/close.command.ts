@@ -1,7 +1,6 @@
 import { userInfo } from 'node:os';
 import { Command, Option } from 'commander';
-import { loadConfig } from '../../config/index.ts';
-import { cliClock } from '../context.ts';
+import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { periodOption } from '../input/parse-period.ts';
 
@@ -43,7 +42,7 @@ Examples:
             ExitCode.usage,
           );
         }
-        const config = loadConfig();
+        const config = await cliConfig();
         const exportsModule = await import('../../exports/index.ts');
         const { openLedgerDatabase } = await import('../open-ledger-database.ts');
         const handle = await openLedgerDatabase(config, 'close');

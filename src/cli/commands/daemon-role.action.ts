@@ -1,6 +1,5 @@
 import type { DaemonRole } from '../../daemon/index.ts';
 import { commandContext, commandLogger } from '../context.ts';
-import { tenantsServedTogether } from '../tenant-selection.ts';
 
 /** The `--help` note of every daemon role on serving several tenants. */
 export const TENANTS_HELP = `
@@ -17,17 +16,18 @@ on one port, and /readyz names each tenant (docs/tenants.md).`;
 export async function runDaemonRoles(command: string, roles: readonly DaemonRole[]): Promise<void> {
   // Loaded here, not at the top, so `paysync --help` stays fast.
   const { runDaemon, runTenantsDaemon } = await import('../../daemon/index.ts');
+  const { tenantsServedTogether } = await import('../tenant-selection.ts');
   const together = tenantsServedTogether();
   if (together) {
     const [first, ...others] = together.tenants.map((tenant) => tenant.config);
     await runTenantsDaemon({
       tenants: together.tenants.map(({ name, config }) => ({ name, config })),
-      logger: commandLogger(command, [first!, ...others]),
+      logger: await commandLogger(command, [first!, ...others]),
       roles,
     });
     return;
   }
-  const { config, logger } = commandContext(command);
+  const { config, logger } = await commandContext(command);
   // A StartupError is reported by the CLI's error boundary as one line, exit 1.
   await runDaemon({ config, logger, roles });
 }

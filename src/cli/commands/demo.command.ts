@@ -2,7 +2,6 @@ import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { Command } from 'commander';
-import { readEnvironment } from '../../config/index.ts';
 import { CliError } from '../errors.ts';
 import { integerOption } from '../input/parse-integer.ts';
 import { reasonOf } from '../../error-reason.ts';
@@ -98,6 +97,7 @@ exit. No credentials: it uses the simulator's. Exit codes: 0 ran and stopped cle
 or the database could not be used, 2 bad options.`,
     )
     .action(async (flags: DemoFlags) => {
+      const { readEnvironment } = await import('../../config/index.ts');
       const env = readEnvironment();
       const databaseFile = resolve(flags.db);
       const logFile = resolve(dirname(databaseFile), 'demo.log');

@@ -1,9 +1,7 @@
 import { Command } from 'commander';
-import { loadConfig } from '../../config/index.ts';
 import type { CheckResult } from '../../doctor/index.ts';
-import { cliClock } from '../context.ts';
+import { cliClock, cliConfig } from '../context.ts';
 import { ExitCode } from '../errors.ts';
-import { tenantsServedTogether } from '../tenant-selection.ts';
 import { checkEveryTenant } from './tenants.command.ts';
 
 function line(result: CheckResult): string {
@@ -24,10 +22,11 @@ every tenant is checked, as \`paysync tenants check\` does (docs/tenants.md).
 Exit codes: 0 every check passed, 1 at least one failed, 2 bad configuration.`,
     )
     .action(async () => {
+      const { tenantsServedTogether } = await import('../tenant-selection.ts');
       const together = tenantsServedTogether();
       if (together) return checkEveryTenant(together, {});
       // A bad config is reported by the CLI's error boundary as one line naming the variable.
-      const config = loadConfig();
+      const config = await cliConfig();
       console.log(line({ name: 'config', ok: true, detail: `environment ${config.environment}` }));
       // Loaded here, not at the top, so `paysync --help` and `paysync sim` start fast.
       const { runDoctorChecks } = await import('../../doctor/index.ts');

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Kysely } from 'kysely';
-import { loadConfig, type Config } from '../../config/index.ts';
+import type { Config } from '../../config/index.ts';
 import type { Database } from '../../db/index.ts';
 import type {
   AttemptView,
@@ -9,7 +9,7 @@ import type {
   EndpointWithHealth,
   UndeliveredView,
 } from '../../relay/index.ts';
-import { cliClock } from '../context.ts';
+import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatTime } from '../format/format-time.ts';
 import { renderTable } from '../format/render-table.ts';
@@ -43,7 +43,7 @@ async function withEndpoints<T>(
   what: string,
   run: (db: Kysely<Database>, config: Config) => Promise<T>,
 ): Promise<T> {
-  const config = loadConfig();
+  const config = await cliConfig();
   const { openLedgerDatabase } = await import('../open-ledger-database.ts');
   const { EndpointError } = await import('../../relay/index.ts');
   const handle = await openLedgerDatabase(config, what);

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Kysely } from 'kysely';
-import { loadConfig, type Config } from '../../config/index.ts';
+import type { Config } from '../../config/index.ts';
 import type { Database } from '../../db/index.ts';
 import type {
   BadRow,
@@ -13,9 +13,10 @@ import type {
   ExpectationView,
   ImportResult,
 } from '../../expectations/index.ts';
-import { BREAK_KINDS, EXPECTATION_STATES } from '../../expectations/index.ts';
+// The words alone, not the index: it loads the whole component (see expectation-words.ts).
+import { BREAK_KINDS, EXPECTATION_STATES } from '../../expectations/expectation-words.ts';
 import { dayWindow, isCalendarDay, nextDay } from '../../books-calendar/index.ts';
-import { cliClock } from '../context.ts';
+import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { renderTable } from '../format/render-table.ts';
@@ -83,7 +84,7 @@ async function withExpectations<T>(
   what: string,
   run: (db: Kysely<Database>, ctx: ExpectationContext, config: Config) => Promise<T>,
 ): Promise<T> {
-  const config = loadConfig();
+  const config = await cliConfig();
   const { openLedgerDatabase } = await import('../open-ledger-database.ts');
   const { ExpectationError, ExpectationFileError } = await import('../../expectations/index.ts');
   const handle = await openLedgerDatabase(config, what);

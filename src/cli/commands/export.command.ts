@@ -4,9 +4,8 @@ import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../../config/index.ts';
 import type { ExportFormat, ExportProgress } from '../../exports/index.ts';
-import { cliClock } from '../context.ts';
+import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { parseTime, TIME_FORMS } from '../input/parse-time.ts';
 
@@ -139,7 +138,7 @@ Examples:
   $ paysync export --from 2026-11-20 --to 2026-11-21 --format jsonl --kind transfer | jq .`,
     )
     .action(async (flags: ExportFlags) => {
-      const config = loadConfig();
+      const config = await cliConfig();
       const { startOfDay } = await import('../../books-calendar/index.ts');
       const timeZone = config.books.timeZone;
       const instant = (value: string, flag: string) =>

@@ -1,10 +1,10 @@
 import { Command, Option } from 'commander';
-import { loadConfig } from '../../config/index.ts';
 import type { MirrorRecord } from '../../ledger/index.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { integerOption } from '../input/parse-integer.ts';
 import { LIST_KINDS, listKind, type ListKind } from '../input/list-kind.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
+import { cliConfig } from '../context.ts';
 
 const SINGULAR: Record<ListKind, string> = {
   intents: 'payment intent',
@@ -84,7 +84,7 @@ beside them. Reads PAYSYNC_DATABASE_URL. Exit codes: 0 listed (also when nothing
     )
     .action(async (kind: ListKind, flags: ListFlags) => {
       const statuses = await wantedStatuses(kind, flags.status);
-      const config = loadConfig();
+      const config = await cliConfig();
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const { listResources } = await import('../../ledger/index.ts');
       const { renderResourceList, listedRecord } =

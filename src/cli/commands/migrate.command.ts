@@ -7,7 +7,7 @@ export function migrateCommand(): Command {
   return new Command('migrate')
     .description('apply pending database migrations (forward only; safe to run twice)')
     .action(async () => {
-      const { config } = commandContext('migrate');
+      const { config } = await commandContext('migrate');
       // Loaded here, not at the top, so `paysync --help` and `paysync sim` start fast.
       const { migrateDatabaseAt, MigrateDatabaseError } = await import('../../db/index.ts');
       try {

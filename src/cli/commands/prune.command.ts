@@ -1,8 +1,6 @@
 import { Command } from 'commander';
 import type { renderTable as RenderTableFn } from '../format/render-table.ts';
 import type { TablePruned, TablePruning } from '../../retention/index.ts';
-import { loadConfig, secretValues } from '../../config/index.ts';
-import { createLogger } from '../../logger.ts';
 import { cliClock } from '../context.ts';
 import { CliError } from '../errors.ts';
 
@@ -127,6 +125,8 @@ Examples:
   $ PAYSYNC_RETENTION_INBOX_BODY_AFTER=7d paysync prune --json`,
     )
     .action(async (flags: PruneFlags) => {
+      const { loadConfig, secretValues } = await import('../../config/index.ts');
+      const { createLogger } = await import('../../logger.ts');
       const config = loadConfig();
       // Log lines go to stderr, errors only unless asked: the command's own lines say the rest.
       const logger = createLogger({

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../../config/index.ts';
 import { CliError } from '../errors.ts';
 import { reasonOf } from '../../error-reason.ts';
+import { cliConfig } from '../context.ts';
 
 function receiptBearingId(value: string): string {
   const id = value.trim();
@@ -35,7 +35,7 @@ a sandboxing Content-Security-Policy applies (docs/receipts.md). Reads PAYSYNC_D
 Exit codes: 0 written or printed, 1 no receipt (the line says why), 2 not a pi_/tr_ id.`,
     )
     .action(async (id: string, flags: { out?: string; json?: boolean }) => {
-      const config = loadConfig();
+      const config = await cliConfig();
       const { readFile, writeFile } = await import('node:fs/promises');
       const { resolve } = await import('node:path');
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');

@@ -1,6 +1,5 @@
 import { Command, Option } from 'commander';
-import { loadConfig } from '../../config/index.ts';
-import { cliClock } from '../context.ts';
+import { cliClock, cliConfig } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 
@@ -28,7 +27,7 @@ give (409) is left in the outbox for the workers to retry; one it does not know 
 recorded as a discrepancy. Exit codes: 0 every fetch answered, 1 some failed (counted), 2 bad usage.`,
     )
     .action(async (flags: { since?: Date; json?: boolean }) => {
-      const config = loadConfig();
+      const config = await cliConfig();
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const { serviceClientFor } = await import('../service-client.ts');
       const { createLogger } = await import('../../logger.ts');

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../../config/index.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
+import { cliConfig } from '../context.ts';
 
 interface ReplayFlags {
   since?: Date;
@@ -72,7 +72,7 @@ inbox id, or the database or Redis cannot be reached, 2 bad arguments.`,
         );
       }
       const selection = id !== undefined ? { inboxId: id } : { since: flags.since! };
-      const config = loadConfig();
+      const config = await cliConfig();
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const { countReplaySelection, replayInboxEvents } = await import('../../replay/index.ts');
       const handle = await openLedgerDatabase(config, 'replay');

@@ -1,8 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { dayOf, previousDay } from '../../books-calendar/index.ts';
-import { loadConfig } from '../../config/index.ts';
 import type { DailyReport } from '../../reports/index.ts';
-import { cliClock } from '../context.ts';
+import { cliClock, cliConfig } from '../context.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { renderTable } from '../format/render-table.ts';
 
@@ -154,7 +153,7 @@ Examples:
   $ paysync report --date "$(date -d yesterday +%F)" || page-finance`,
     )
     .action(async (flags: { date?: string; json?: boolean }) => {
-      const config = loadConfig();
+      const config = await cliConfig();
       const reports = await import('../../reports/index.ts');
       const now = cliClock();
       const day = flags.date ?? previousDay(dayOf(now, config.books.timeZone));

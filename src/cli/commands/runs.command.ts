@@ -1,7 +1,7 @@
 import { Command } from 'commander';
-import { loadConfig } from '../../config/index.ts';
 import type { ScheduledRun } from '../../runs/index.ts';
 import { integerOption } from '../input/parse-integer.ts';
+import { cliConfig } from '../context.ts';
 
 interface RunsFlags {
   task?: string;
@@ -40,7 +40,7 @@ Examples:
   $ paysync runs --json | jq '.[] | select(.outcome != "succeeded")'`,
     )
     .action(async (flags: RunsFlags) => {
-      const config = loadConfig();
+      const config = await cliConfig();
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const { recentRuns } = await import('../../runs/index.ts');
       const { renderTable } = await import('../format/render-table.ts');

@@ -1,6 +1,5 @@
 import { Command } from 'commander';
 import { commandContext } from '../context.ts';
-import { tenantsServedTogether } from '../tenant-selection.ts';
 import { runDaemonRoles, TENANTS_HELP } from './daemon-role.action.ts';
 
 /**
@@ -17,8 +16,9 @@ export function serveCommand(): Command {
     .addHelpText('after', TENANTS_HELP)
     .action(async () => {
       // Several tenants: one port for all of them, POST $PAYSYNC_WEBHOOK_PATH/<tenant>.
+      const { tenantsServedTogether } = await import('../tenant-selection.ts');
       if (tenantsServedTogether()) return runDaemonRoles('serve', ['receiver']);
-      const { config, logger, now } = commandContext('serve');
+      const { config, logger, now } = await commandContext('serve');
       // Loaded here, not at the top, so `paysync --help` stays fast.
       const { createSignatureVerifier, createReceiverServer } =
         await import('../../receiver/index.ts');

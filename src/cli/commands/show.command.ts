@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../../config/index.ts';
 import type { DatabaseHandle } from '../../db/index.ts';
 import { CliError } from '../errors.ts';
+import { cliConfig } from '../context.ts';
 
 const RESOURCE_ID =
   /^(pi_[0-9A-Za-z]+|tr_[0-9A-Za-z]+|adj_[0-9a-f]+|\d+|(refund|payment_refund):\d+)$/;
@@ -35,7 +35,7 @@ are UTC. Reads PAYSYNC_DATABASE_URL. Exit codes: 0 shown, 1 no such resource in 
 (or it cannot be read), 2 not an id.`,
     )
     .action(async (id: string, flags: { json?: boolean }) => {
-      const config = loadConfig();
+      const config = await cliConfig();
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const { findResource } = await import('../../resource-view/index.ts');
       const handle = await openLedgerDatabase(config, 'show');

@@ -1,8 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { readEnvironment } from '../../config/index.ts';
-import { createLogger } from '../../logger.ts';
 import { CliError } from '../errors.ts';
 
 interface SimFlags {
@@ -97,9 +95,11 @@ export function simCommand(): Command {
     )
     .action(async (flags: SimFlags) => {
       // Only the variables the simulator uses are read; the daemon's config need not be valid.
+      const { readEnvironment } = await import('../../config/index.ts');
       const env = readEnvironment();
       const { startSimulator, generateApiKey, generateMerchantId, generateWebhookSecret } =
         await import('../../sim/index.ts');
+      const { createLogger } = await import('../../logger.ts');
       const given = {
         apiKey: flags.apiKey ?? env.PAYSYNC_API_KEY,
         merchantId: flags.merchantId ?? env.PAYSYNC_MERCHANT_ID,

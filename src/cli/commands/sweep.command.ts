@@ -1,7 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../../config/index.ts';
 import type { StreamSweepReport, SweepPart, SweepTaskReport } from '../../polling/index.ts';
-import { cliClock } from '../context.ts';
+import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 
@@ -77,7 +76,7 @@ Examples:
   $ paysync sweep --kind transfers --since 6h`,
     )
     .action(async (flags: SweepFlags) => {
-      const config = loadConfig();
+      const config = await cliConfig();
       const { openPollingSession } = await import('./polling-session.ts');
       const { runSweepTask } = await import('../../polling/index.ts');
       const { recordScheduledRun } = await import('../../runs/index.ts');

@@ -1,8 +1,6 @@
 import { Command } from 'commander';
-import { hidePasswordInUrl } from '../../config/index.ts';
-import { splitSearchPath } from '../../db/index.ts';
 import type { CheckResult } from '../../doctor/index.ts';
-import { loadTenants, type Tenant, type Tenants } from '../../tenants/index.ts';
+import type { Tenant, Tenants } from '../../tenants/index.ts';
 import { cliClock } from '../context.ts';
 import { ExitCode } from '../errors.ts';
 
@@ -17,22 +15,30 @@ naming the file, the line, the tenant and the field (exit 2).`;
 
 const mark = (ok: boolean) => (ok ? '✔' : '✖');
 
+/** The tenants file's reader, loaded when a command runs (not for `paysync --help`). */
+async function loadTenants(): Promise<Tenants> {
+  const tenants = await import('../../tenants/index.ts');
+  return tenants.loadTenants();
+}
+
 /** The database as a person reads it: a PostgreSQL schema by name, any password hidden. */
-function databaseOf(url: string): string {
+async function databaseOf(url: string): Promise<string> {
+  const { hidePasswordInUrl } = await import('../../config/index.ts');
+  const { splitSearchPath } = await import('../../db/index.ts');
   const split = splitSearchPath(url);
   return split
     ? `${hidePasswordInUrl(split.server)} schema ${split.schema}`
     : hidePasswordInUrl(url);
 }
 
-function describe(tenant: Tenant) {
+async function describe(tenant: Tenant) {
   const config = tenant.config;
   return {
     tenant: tenant.name,
     environment: config.environment,
     merchantId: config.merchantId ?? null,
     serviceUrl: config.upstreamUrl ?? null,
-    database: databaseOf(config.databaseUrl),
+    database: await databaseOf(config.databaseUrl),
     queuePrefix: config.processing.queuePrefix,
     exportDir: config.exports.dir,
     receiptsDir: config.receipts.dir,
@@ -58,12 +64,13 @@ Examples:
   $ paysync tenants list --json | jq -r '.[] | select(.databaseReady | not) | .tenant'`,
     )
     .action(async (flags: JsonFlag) => {
-      const tenants = loadTenants();
+      const tenants = await loadTenants();
       const { checkDatabase } = await import('../../doctor/index.ts');
       const rows = await Promise.all(
         tenants.tenants.map(async (tenant) => {
           const checked = await checkDatabase(tenant.config.databaseUrl);
           // A schema never migrated has no bookkeeping table: say so in words.
+          const { splitSearchPath } = await import('../../db/index.ts');
           const schema = splitSearchPath(tenant.config.databaseUrl)?.schema;
           const database =
             schema && /"kysely_migration" does not exist/.test(checked.detail)
@@ -74,7 +81,7 @@ Examples:
             ? 'run `paysync tenants migrate`'
             : database.hint;
           return {
-            ...describe(tenant),
+            ...(await describe(tenant)),
             databaseReady: database.ok,
             databaseState: { ...database, hint },
           };
@@ -135,7 +142,7 @@ Examples:
   $ paysync tenants check
   $ paysync tenants check --json | jq '.[] | select(.ok | not)'`,
     )
-    .action((flags: JsonFlag) => checkEveryTenant(loadTenants(), flags));
+    .action(async (flags: JsonFlag) => checkEveryTenant(await loadTenants(), flags));
 }
 
 /**
@@ -196,7 +203,7 @@ Examples:
   $ PAYSYNC_TENANTS_FILE=./tenants.yaml paysync tenants migrate --json`,
     )
     .action(async (flags: JsonFlag) => {
-      const tenants = loadTenants();
+      const tenants = await loadTenants();
       const { migrateDatabaseAt, MigrateDatabaseError } = await import('../../db/index.ts');
       const results = [];
       for (const tenant of tenants.tenants) {

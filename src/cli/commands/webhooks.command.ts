@@ -1,10 +1,11 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig, type Config } from '../../config/index.ts';
+import type { Config } from '../../config/index.ts';
 import type { UpstreamClient, Webhook } from '../../upstream/index.ts';
 import { CliError } from '../errors.ts';
 import { formatTime } from '../format/format-time.ts';
 import { renderTable } from '../format/render-table.ts';
 import { serviceClientFor } from '../service-client.ts';
+import { cliConfig } from '../context.ts';
 
 const WEBHOOK_ID = /^wh_[0-9A-Za-z]+$/;
 
@@ -33,7 +34,7 @@ async function callService<T>(
   call: (client: UpstreamClient) => Promise<T>,
   notFound?: string,
 ): Promise<T> {
-  const config = loadConfig();
+  const config = await cliConfig();
   const client = await serviceClientFor(config);
   const { UpstreamError } = await import('../../upstream/index.ts');
   try {
@@ -127,7 +128,7 @@ PAYSYNC_MERCHANT_ID. Exit codes: 0 registered, 1 the service refused or is unrea
 2 bad --url or missing configuration.`,
     )
     .action(async (flags: { url: string; events: string[]; description?: string }) => {
-      const config = loadConfig();
+      const config = await cliConfig();
       const existing = await callService('webhooks register', (client) => client.listWebhooks());
       const created = await callService('webhooks register', (client) =>
         client.createWebhook({

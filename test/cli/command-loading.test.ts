@@ -1,0 +1,102 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAYSYNC_BIN } from '../support/run-cli.ts';
+import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
+
+// Issue 39: each `paysync` loads what its command needs. `--help` and the read commands never
+// load the HTTP servers, the queues, the dashboard or the simulator: the process runs with
+// module hooks (test/support/import-recorder) that write every module it resolves to a file.
+
+const RECORDER = resolve(import.meta.dirname, '../support/import-recorder/register.mjs');
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** What a read command must never load, each with a pattern of its resolved URL. */
+const HEAVY = {
+  express: /\/node_modules\/express\//,
+  bullmq: /\/node_modules\/bullmq\//,
+  '@bull-board/*': /\/node_modules\/@bull-board\//,
+  'src/sim': new RegExp(`^file://${ROOT}/(src|dist/src)/sim/`),
+};
+
+let database: TestDatabase;
+const folder = mkdtempSync(join(tmpdir(), 'paysync-loading-'));
+beforeAll(async () => {
+  database = await freshDatabase();
+});
+afterAll(async () => {
+  await database?.cleanup();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+/** Runs `paysync <args>` with the recorder; its exit code and every module URL it resolved. */
+function loadedBy(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number; modules: string[] }> {
+  const file = join(folder, `${args.join('_').replace(/\W/g, '-')}.txt`);
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      ['--import', RECORDER, PAYSYNC_BIN, ...args],
+      {
+        cwd: folder,
+        env: { PATH: process.env.PATH ?? '', PAYSYNC_TEST_IMPORTS_FILE: file, ...env },
+        timeout: 60_000,
+      },
+      (error) => {
+        let modules: string[] = [];
+        try {
+          modules = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+        } catch {
+          // nothing recorded: the assertions below say so
+        }
+        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, modules });
+      },
+    );
+  });
+}
+
+const heavyIn = (modules: readonly string[]) =>
+  Object.entries(HEAVY)
+    .filter(([, pattern]) => modules.some((url) => pattern.test(url)))
+    .map(([name]) => name);
+
+describe('issue 39: the CLI loads what its command needs', () => {
+  it.each([
+    [['--help'], 0],
+    [['show', 'tr_8Kq2Xw7LmN3pR5tV9yB1cD4f'], 1],
+    [['list', 'transfers'], 0],
+    [['runs'], 0],
+    [['report', '--date', '2030-01-02'], 4],
+    [['balances', '--cached'], 1],
+    [['expect', 'list'], 0],
+  ] as const)(
+    '`paysync %s` loads neither Express, BullMQ, Bull Board nor the simulator',
+    async (args, code) => {
+      const result = await loadedBy(args, { PAYSYNC_DATABASE_URL: database.url });
+      expect(result.code).toBe(code);
+      // The recorder saw the CLI itself, so an empty list cannot pass.
+      expect(result.modules.some((url) => /\/cli\/program\.(ts|js)$/.test(url))).toBe(true);
+      expect(heavyIn(result.modules)).toEqual([]);
+    },
+  );
+
+  it('`paysync --help` loads neither the config (zod) nor the database (kysely)', async () => {
+    const result = await loadedBy(['--help'], {});
+    expect(result.code).toBe(0);
+    expect(result.modules.filter((url) => /\/node_modules\/(zod|kysely)\//.test(url))).toEqual([]);
+  });
+
+  it('the recorder does see them where a command needs them: `paysync serve`', async () => {
+    // serve on an unusable database loads the receiver and the queues, then stops with exit 1.
+    const result = await loadedBy(['serve'], {
+      PAYSYNC_DATABASE_URL: 'sqlite:/proc/version/x.db',
+      PAYSYNC_WEBHOOK_SCHEME: 'none',
+    });
+    expect(result.code).toBe(1);
+    expect(heavyIn(result.modules)).toEqual(expect.arrayContaining(['express', 'bullmq']));
+  });
+});
