@@ -12,7 +12,9 @@ import type {
 import { cliClock } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatTime } from '../format/format-time.ts';
+import { renderFields } from '../format/render-fields.ts';
 import { renderTable } from '../format/render-table.ts';
+import { terminalText } from '../format/terminal-text.ts';
 import { integerOption } from '../input/parse-integer.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 
@@ -259,10 +261,9 @@ Exit codes: 0 shown, 1 no such endpoint or the database cannot be reached, 2 bad
           ],
           ['Created', endpoint.createdAt],
         ];
-        const width = Math.max(...rows.map(([label]) => label.length));
-        console.log(rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n'));
+        console.log(renderFields(rows));
         console.log(`\nLast ${detail.attempts.length} attempts, newest first:`);
-        console.log(attemptLines(detail.attempts));
+        console.log(terminalText(attemptLines(detail.attempts)));
       });
     });
 }
@@ -402,8 +403,8 @@ endpoint, 2 bad id.`,
           console.log(
             `ping ${result.eventId} → ${row.url}: ${result.outcome}${status} in ${result.durationMs} ms`,
           );
-          if (result.error) console.log(`error: ${result.error}`);
-          if (result.excerpt) console.log(`answer: ${oneLine(result.excerpt, 200)}`);
+          if (result.error) console.log(`error: ${terminalText(result.error)}`);
+          if (result.excerpt) console.log(`answer: ${terminalText(oneLine(result.excerpt, 200))}`);
         }
         if (result.outcome !== 'delivered') process.exitCode = ExitCode.failure;
       });
