@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration, parseDuration, positiveInt, type Parsed } from './fields.ts';
+import { duration, onOff, parseDuration, positiveInt, type Parsed } from './fields.ts';
 
 // The relay of reconciled events to the merchant's endpoints (docs/relay.md).
 
@@ -55,15 +55,6 @@ const retrySchedule = z
     }
     return waits as number[];
   });
-
-const onOff = (fallback: 'true' | 'false') =>
-  z
-    .string()
-    .trim()
-    .toLowerCase()
-    .default(fallback)
-    .refine((value) => value === 'true' || value === 'false', { message: 'must be true or false' })
-    .transform((value) => value === 'true');
 
 export const RELAY_VARIABLES = {
   /** Allow `http://` endpoint URLs in `live` (sandbox always allows them). @defaultValue false */
