@@ -1,6 +1,5 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { reasonOf } from './error-reason.ts';
 
 /**
  * Books, exports and receipts name customers and amounts: the files paysync creates for them
@@ -33,7 +32,9 @@ export function createPrivateFolder(folder: string): void {
       mkdirSync(level, { mode: PRIVATE_FOLDER_MODE });
     } catch (error) {
       if ((error as { code?: string }).code === 'EEXIST' && statSync(level).isDirectory()) continue;
-      throw new Error(`cannot create the folder ${level} (${reasonOf(error)})`, { cause: error });
+      throw new Error(`cannot create the folder ${level} (${(error as Error).message})`, {
+        cause: error,
+      });
     }
     chmodSync(level, PRIVATE_FOLDER_MODE);
   }
