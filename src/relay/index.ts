@@ -92,6 +92,8 @@ export {
   PREVIOUS_SECRET_VALID_MS,
   requireEndpoint,
   resealEndpointSecrets,
+  secretsAtRest,
+  type SecretsAtRest,
   rotateEndpointSecret,
   type ResealedSecrets,
   type SecretsKeys,

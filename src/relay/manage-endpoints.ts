@@ -20,7 +20,7 @@ import {
 import { endpointUrlProblem } from './endpoint-url.ts';
 import { eventPatternProblem } from './event-types.ts';
 import { notifyRelay } from './relay-signal.ts';
-import { openSecret, sealedWithCurrentKey, sealSecret } from './secret-box.ts';
+import { openSecret, sealedKeyId, sealedWithCurrentKey, sealSecret } from './secret-box.ts';
 import { newEndpointSecret } from './sign.ts';
 import type { RelayEndpointRow } from './relay.tables.ts';
 
@@ -347,4 +347,35 @@ export async function resealEndpointSecrets(
     }
     return { resealed, current: kept, keyId: current.id };
   });
+}
+
+/** How the endpoint secrets are stored, for `paysync doctor`. */
+export interface SecretsAtRest {
+  readonly endpoints: number;
+  /** Endpoints with a secret (or previous secret) in plain text. */
+  readonly plain: number;
+  /** Endpoints sealed, but not (all) with the current key: a rotation to finish. */
+  readonly olderKey: number;
+  /** Key ids that sealed a secret and that PAYSYNC_SECRETS_KEY does not hold. */
+  readonly missingKeys: readonly string[];
+}
+
+export async function secretsAtRest(
+  db: Kysely<Database>,
+  keys: readonly SecretsKey[],
+): Promise<SecretsAtRest> {
+  const rows = await listEndpointRows(db);
+  let plain = 0;
+  let olderKey = 0;
+  const missing = new Set<string>();
+  for (const row of rows) {
+    const values = [row.secret, row.previous_secret].filter((v): v is string => v !== null);
+    const sealedIds = values.map(sealedKeyId);
+    if (sealedIds.some((id) => id === undefined)) plain += 1;
+    else if (!values.every((value) => sealedWithCurrentKey(value, keys))) olderKey += 1;
+    for (const id of sealedIds) {
+      if (id !== undefined && !keys.some((key) => key.id === id)) missing.add(id);
+    }
+  }
+  return { endpoints: rows.length, plain, olderKey, missingKeys: [...missing].sort() };
 }

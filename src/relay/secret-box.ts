@@ -68,3 +68,10 @@ export function sealedWithCurrentKey(stored: string, keys: readonly SecretsKey[]
   const current = keys[0];
   return current !== undefined && stored.startsWith(`${PREFIX}${current.id}:`);
 }
+
+/** The id of the key that sealed a stored value; undefined for plain text. */
+export function sealedKeyId(stored: string): string | undefined {
+  if (!stored.startsWith(PREFIX)) return undefined;
+  const rest = stored.slice(PREFIX.length);
+  return rest.slice(0, Math.max(rest.indexOf(':'), 0));
+}

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type SecretsKey } from '../../src/config/index.ts';
+import { checkEndpointSecrets } from '../../src/doctor/index.ts';
 import {
   addEndpoint,
   EndpointError,
@@ -153,5 +154,28 @@ describe('issue 38.8: relay endpoint secrets are encrypted at rest', () => {
     });
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/PAYSYNC_SECRETS_KEY is not set/);
+  });
+
+  it('paysync doctor flags plain-text secrets in live and a missing key; passes once re-sealed', async () => {
+    await addEndpoint(context([]), { url: consumer.url });
+    const live = (keys: readonly SecretsKey[]) =>
+      loadConfig({
+        PAYSYNC_DATABASE_URL: database.url,
+        PAYSYNC_ENVIRONMENT: 'live',
+        PAYSYNC_SECRETS_KEY: keys.map((k) => `${k.id}:${k.key}`).join(','),
+      });
+    const plain = await checkEndpointSecrets(live([K2, K1]));
+    expect(plain).toMatchObject({ name: 'secrets', ok: false });
+    expect(plain!.detail).toMatch(/stored in plain text/);
+    expect(plain!.hint).toMatch(/reseal-secrets/);
+    expect(await checkEndpointSecrets(live([]))).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/sealed with key "k2".*does not hold/),
+    });
+    await resealEndpointSecrets(database.db, [K2, K1], new Date());
+    expect(await checkEndpointSecrets(live([K2]))).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(/endpoint secrets sealed with the current key$/),
+    });
   });
 });
