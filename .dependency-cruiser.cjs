@@ -60,7 +60,10 @@
 /** Bottom to top. A name is a folder under src/ (or a single src/<name>.ts), or jobs/bin. */
 const LAYERS = [
   { name: 'infrastructure: settings', components: ['config'] },
-  { name: 'infrastructure: logs, reasons', components: ['logger', 'error-reason'] },
+  {
+    name: 'infrastructure: logs, reasons',
+    components: ['logger', 'error-reason', 'private-files'],
+  },
   { name: 'infrastructure: database', components: ['db'] },
   { name: 'infrastructure: process', components: ['lifecycle', 'metrics'] },
   { name: 'tenants', components: ['tenants'] },

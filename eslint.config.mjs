@@ -201,6 +201,26 @@ export default tseslint.config(
     },
   },
   ...tableOwnerBlocks,
+  // One CSV rule (issue 38.3): every CSV paysync writes goes through src/exports/csv-text.ts,
+  // which neutralises a text cell a spreadsheet would run as a formula (docs/exports.md).
+  {
+    files: ['src/**/*.ts', 'jobs/**/*.ts', 'bin/**/*.js', 'scripts/**/*.ts', 'bench/**/*.ts'],
+    ignores: ['src/exports/csv-text.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['csv-stringify', 'csv-stringify/*'],
+              message:
+                'write CSV with stringifyCsv from src/exports/index.ts: it neutralises formula cells (CWE-1236)',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['**/*.cjs'],
     languageOptions: {

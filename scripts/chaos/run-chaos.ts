@@ -370,6 +370,8 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     PAYSYNC_EXPORT_CRON: 'off',
     PAYSYNC_RELAY_RETRY_SCHEDULE: CHAOS_RELAY_RETRY_SCHEDULE,
     PAYSYNC_RELAY_TIMEOUT: '5s',
+    // A live account stores endpoint secrets only encrypted (docs/relay.md, "Secrets at rest").
+    PAYSYNC_SECRETS_KEY: `chaos:${randomBytes(32).toString('base64')}`,
     ...(values.retention
       ? {
           PAYSYNC_RETENTION_CRON: '*/15 * * * * *',

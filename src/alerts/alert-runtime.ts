@@ -96,6 +96,7 @@ export function configuredSinks(
         from: settings.emailFrom,
         to: settings.emailTo,
         timeoutMs,
+        allowPlaintext: settings.smtpAllowPlaintext,
         ...(options.allowSelfSignedSmtp ? { allowSelfSigned: true } : {}),
       }),
     );

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from './config-error.ts';
-import { httpUrl, optionalText, positiveInt, type Parsed } from './fields.ts';
+import { httpUrl, onOff, optionalText, positiveInt, type Parsed } from './fields.ts';
 
 // Where alerts go and how often (docs/alerts.md).
 
@@ -20,6 +20,12 @@ export const ALERT_VARIABLES = {
         message: 'must be smtp://user:password@host:port or smtps://user:password@host:port',
       },
     ),
+  /**
+   * Send the SMTP user name and password over a connection without TLS. Off: a URL with
+   * credentials must reach TLS (`smtps://`, or STARTTLS which the server must then offer), else
+   * the mail fails before the password is sent (nodemailer `requireTLS`). @defaultValue false
+   */
+  PAYSYNC_ALERT_SMTP_ALLOW_PLAINTEXT: onOff('false'),
   /** Sender of alert e-mails, for example `paysync <ops@example.com>`. */
   PAYSYNC_ALERT_EMAIL_FROM: optionalText,
   /** Recipients of alert e-mails, comma-separated. */
@@ -57,6 +63,8 @@ export const ALERT_VARIABLES = {
 export interface AlertSettings {
   readonly slackUrl: string | undefined;
   readonly smtpUrl: string | undefined;
+  /** Credentials may go over SMTP without TLS. @defaultValue false */
+  readonly smtpAllowPlaintext: boolean;
   readonly emailFrom: string | undefined;
   readonly emailTo: readonly string[];
   readonly webhookUrl: string | undefined;
@@ -107,6 +115,7 @@ export function alertSettings(e: Parsed<typeof ALERT_VARIABLES>): AlertSettings 
   return Object.freeze({
     slackUrl: e.PAYSYNC_ALERT_SLACK_URL,
     smtpUrl: e.PAYSYNC_ALERT_SMTP_URL,
+    smtpAllowPlaintext: e.PAYSYNC_ALERT_SMTP_ALLOW_PLAINTEXT,
     emailFrom: e.PAYSYNC_ALERT_EMAIL_FROM,
     emailTo: Object.freeze(emailTo),
     webhookUrl: e.PAYSYNC_ALERT_WEBHOOK_URL,

@@ -131,3 +131,13 @@ export const durationOrOff = (fallback: string) =>
       }
       return ms;
     });
+
+/** `true` or `false` (any case), with a default. */
+export const onOff = (fallback: 'true' | 'false') =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .default(fallback)
+    .refine((value) => value === 'true' || value === 'false', { message: 'must be true or false' })
+    .transform((value) => value === 'true');

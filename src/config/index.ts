@@ -39,7 +39,7 @@ export type { ReceiptSettings } from './receipts.ts';
 export type { PollingSettings } from './polling.ts';
 export type { ReceiverSettings } from './receiver.ts';
 export type { RetentionPeriods, RetentionSettings } from './retention.ts';
-export type { RelaySettings } from './relay.ts';
+export type { RelaySettings, SecretsKey } from './relay.ts';
 export {
   EXPECTATION_BREAK_KINDS,
   type AllExpected,

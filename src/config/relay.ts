@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration, parseDuration, positiveInt, type Parsed } from './fields.ts';
+import { duration, onOff, parseDuration, positiveInt, type Parsed } from './fields.ts';
 
 // The relay of reconciled events to the merchant's endpoints (docs/relay.md).
 
@@ -56,16 +56,50 @@ const retrySchedule = z
     return waits as number[];
   });
 
-const onOff = (fallback: 'true' | 'false') =>
-  z
-    .string()
-    .trim()
-    .toLowerCase()
-    .default(fallback)
-    .refine((value) => value === 'true' || value === 'false', { message: 'must be true or false' })
-    .transform((value) => value === 'true');
+/** One key of PAYSYNC_SECRETS_KEY: its id (stored with each sealed secret) and 32 bytes, base64. */
+export interface SecretsKey {
+  readonly id: string;
+  readonly key: string;
+}
+
+/**
+ * `id:base64key[,id:base64key…]`: the first key seals, every key opens. Ids are 1–16 of
+ * `A-Za-z0-9_-`; each key is 32 random bytes (`openssl rand -base64 32`).
+ */
+const secretsKeys = z
+  .string()
+  .trim()
+  .default('')
+  .transform((value, context): SecretsKey[] => {
+    const keys: SecretsKey[] = [];
+    for (const entry of value.split(',').map((part) => part.trim())) {
+      if (entry === '') continue;
+      const match = /^([A-Za-z0-9_-]{1,16}):([A-Za-z0-9+/]+={0,2})$/.exec(entry);
+      if (!match || Buffer.from(match[2]!, 'base64').length !== 32) {
+        context.addIssue({
+          code: 'custom',
+          message:
+            'must be id:key entries, comma-separated, each key 32 bytes in base64 (openssl rand -base64 32)',
+        });
+        return z.NEVER;
+      }
+      if (keys.some((key) => key.id === match[1])) {
+        context.addIssue({ code: 'custom', message: `names the key id "${match[1]}" twice` });
+        return z.NEVER;
+      }
+      keys.push(Object.freeze({ id: match[1]!, key: match[2]! }));
+    }
+    return keys;
+  });
 
 export const RELAY_VARIABLES = {
+  /**
+   * Keys that encrypt relay endpoint secrets at rest (AES-256-GCM), `id:base64key`, the current
+   * one first, older ones after it until every row is re-sealed (`paysync endpoints
+   * reseal-secrets`). Without it, sandbox stores secrets in plain text and live refuses to add or
+   * rotate an endpoint (docs/relay.md, "Secrets at rest") (secret). @defaultValue none
+   */
+  PAYSYNC_SECRETS_KEY: secretsKeys,
   /** Allow `http://` endpoint URLs in `live` (sandbox always allows them). @defaultValue false */
   PAYSYNC_RELAY_ALLOW_HTTP: onOff('false'),
   /**
@@ -89,6 +123,8 @@ export const RELAY_VARIABLES = {
 };
 
 export interface RelaySettings {
+  /** The keys of PAYSYNC_SECRETS_KEY, the sealing one first. @defaultValue [] */
+  readonly secretsKeys: readonly SecretsKey[];
   /** @defaultValue false */
   readonly allowHttp: boolean;
   /** Lower-case hosts, addresses or CIDR ranges. @defaultValue [] */
@@ -110,6 +146,7 @@ export interface RelaySettings {
 
 export function relaySettings(e: Parsed<typeof RELAY_VARIABLES>): RelaySettings {
   return Object.freeze({
+    secretsKeys: Object.freeze([...e.PAYSYNC_SECRETS_KEY]),
     allowHttp: e.PAYSYNC_RELAY_ALLOW_HTTP,
     allowedHosts: Object.freeze([...e.PAYSYNC_RELAY_ALLOWED_HOSTS]),
     timeoutMs: e.PAYSYNC_RELAY_TIMEOUT,

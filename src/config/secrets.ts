@@ -36,6 +36,7 @@ export function secretValues(config: Config): string[] {
     urlPassword(alerts.smtpUrl),
     // The token of an incoming-webhook URL is its path.
     slackPath && slackPath.length > 1 ? slackPath : undefined,
+    ...config.relay.secretsKeys.map((key) => key.key),
     ...urlPasswords(config),
   ].filter((value): value is string => typeof value === 'string' && value.length >= 4);
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -18,6 +18,7 @@ import {
 import type pg from 'pg';
 import { hidePasswordInUrl } from '../config/index.ts';
 import { reasonOf } from '../error-reason.ts';
+import { createPrivateFile, createPrivateFolder, PRIVATE_FILE_MODE } from '../private-files.ts';
 import type { Database } from './database.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -54,35 +55,6 @@ export class DatabaseOpenError extends Error {
 }
 
 /**
- * Creates the SQLite file's folder one level at a time below its nearest existing ancestor.
- * Node's recursive mkdir loops for ever where mkdir answers ENOENT under a parent that exists
- * (`/proc/self/nope`): it takes the ENOENT for a missing parent, "creates" the parent, and
- * tries again. Here every mkdir is tried once and its failure reported.
- */
-function createFolderOf(file: string): void {
-  const missing: string[] = [];
-  let current = dirname(file);
-  while (!existsSync(current)) {
-    missing.unshift(current);
-    const parent = dirname(current);
-    if (parent === current) break;
-    current = parent;
-  }
-  if (existsSync(current) && !statSync(current).isDirectory()) {
-    throw new Error(`${current} is a file, not a folder`);
-  }
-  for (const folder of missing) {
-    try {
-      mkdirSync(folder);
-    } catch (error) {
-      throw new Error(`cannot create the folder ${folder} (${reasonOf(error)})`, {
-        cause: error,
-      });
-    }
-  }
-}
-
-/**
  * Pages the WAL may hold before a commit copies them back into the database file (SQLite's
  * default is 1,000, about 4 MB). The copy runs inside the commit that crosses the mark, on the
  * one thread that also serves the receiver and the workers, and ends with a sync of the file; a
@@ -96,14 +68,23 @@ export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 function openSqlite(file: string): BetterSqlite3.Database {
   let sqlite: BetterSqlite3.Database | undefined;
   try {
+    let created = false;
     if (file !== ':memory:') {
-      createFolderOf(file);
+      createPrivateFolder(dirname(file));
       if (existsSync(file) && statSync(file).isDirectory()) {
         throw new Error('it is a folder, not a database file');
       }
+      // Created 0600 before SQLite opens it: SQLite gives the -wal and -shm files the mode of
+      // their database file, and they are set again below in case an older SQLite did not.
+      created = createPrivateFile(file);
     }
     sqlite = new BetterSqlite3(file);
     sqlite.pragma('journal_mode = WAL');
+    if (created) {
+      for (const companion of [`${file}-wal`, `${file}-shm`]) {
+        if (existsSync(companion)) chmodSync(companion, PRIVATE_FILE_MODE);
+      }
+    }
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('synchronous = NORMAL');

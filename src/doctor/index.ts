@@ -1,13 +1,21 @@
 import type { Config } from '../config/index.ts';
 import { checkCredentialRecord } from './check-credential-record.ts';
 import { checkDatabase } from './check-database.ts';
+import { checkEndpointSecrets } from './check-endpoint-secrets.ts';
 import { checkRedis } from './check-redis.ts';
 import { checkRuns } from './check-runs.ts';
 import { checkService } from './check-service.ts';
 import type { CheckResult } from './check-result.ts';
 
 export type { CheckResult } from './check-result.ts';
-export { checkCredentialRecord, checkDatabase, checkRedis, checkRuns, checkService };
+export {
+  checkCredentialRecord,
+  checkDatabase,
+  checkEndpointSecrets,
+  checkRedis,
+  checkRuns,
+  checkService,
+};
 
 /** Every check, run side by side; one failing never stops the others. */
 /** `now`: the caller's clock reading, against which the scheduled runs' health is judged. */
@@ -18,6 +26,7 @@ export async function runDoctorChecks(config: Config, now: Date): Promise<CheckR
     checkService(config, Math.min(config.upstream.timeoutMs, 5000)),
     checkCredentialRecord(config.databaseUrl),
     checkRuns(config, now),
+    checkEndpointSecrets(config),
   ]);
   return results.filter((result): result is CheckResult => result !== undefined);
 }

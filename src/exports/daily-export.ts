@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { dayWindow } from '../books-calendar/index.ts';
+import { createPrivateFile, createPrivateFolder } from '../private-files.ts';
 import { storedVerdicts } from '../reports/index.ts';
 import type { ExportWindow } from './export-line.ts';
 import { writeExportFile } from './write-export-file.ts';
@@ -59,7 +60,7 @@ export async function runDailyExport(request: DailyExportRequest): Promise<Manif
   const window = dayWindow(day, timeZone);
   const [year, month] = day.split('-');
   const folder = resolve(join(request.dir, year!, month!));
-  await mkdir(folder, { recursive: true });
+  createPrivateFolder(folder);
   const files: ManifestFile[] = [];
   for (const format of request.formats) {
     const name = `paysync-${day}.${EXPORT_EXTENSIONS[format]}`;
@@ -97,6 +98,8 @@ export async function runDailyExport(request: DailyExportRequest): Promise<Manif
     Object.entries(manifest.days).sort(([a], [b]) => a.localeCompare(b)),
   );
   const temporary = `${manifestFile}.partial-${process.pid}`;
+  await rm(temporary, { force: true });
+  createPrivateFile(temporary);
   await writeFile(
     temporary,
     `${JSON.stringify({ environment, timeZone, days: sorted }, null, 2)}\n`,

@@ -4,6 +4,7 @@
  * and the balance snapshots; never writes the books.
  */
 export { beancountAccount } from './account-names.ts';
+export { neutraliseCsvText, stringifyCsv } from './csv-text.ts';
 export { EXPORT_COLUMNS, exportRecord, type ExportRecord } from './export-columns.ts';
 export type { ExportLine, ExportWindow } from './export-line.ts';
 export { exportLineOf, type ExportJournal, type ExportJournalLine } from './export-journal.ts';

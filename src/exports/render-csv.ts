@@ -1,5 +1,5 @@
-import { stringify } from 'csv-stringify/sync';
 import { decimalAmount } from '../money/index.ts';
+import { stringifyCsv } from './csv-text.ts';
 import { EXPORT_COLUMNS } from './export-columns.ts';
 import type { ExportJournal } from './export-journal.ts';
 import type { RenderMeta } from './render-meta.ts';
@@ -19,15 +19,16 @@ function encodeRecords(records: readonly (readonly unknown[])[]): string[] {
   records.forEach((record, i) => {
     if (!hasBreak[i]) simple.push(record);
   });
-  const lines = simple.length > 0 ? stringify(simple, OPTIONS).split('\n') : [];
+  const lines = simple.length > 0 ? stringifyCsv(simple, OPTIONS).split('\n') : [];
   let next = 0;
   return records.map((record, i) =>
-    hasBreak[i] ? stringify([record], OPTIONS).slice(0, -1) : lines[next++]!,
+    hasBreak[i] ? stringifyCsv([record], OPTIONS).slice(0, -1) : lines[next++]!,
   );
 }
 
 /**
- * RFC 4180 CSV, one row per journal line, every text field encoded by csv-stringify. A
+ * RFC 4180 CSV, one row per journal line, every text field encoded by csv-stringify with the
+ * formula rule of {@link stringifyCsv} (a reference `=HYPERLINK(…)` leaves as `"'=HYPERLINK(…)"`). A
  * journal's fields are the same on each of its lines, so they are encoded once per journal, in
  * batches of a page, by runs of consecutive columns; the few-valued columns (kind, entry type,
  * settlement key, account, currency, side, and the journal's last six columns when they are
@@ -38,7 +39,7 @@ export async function* renderCsv(
   pages: AsyncIterable<readonly ExportJournal[]>,
   meta: RenderMeta,
 ): AsyncGenerator<string> {
-  yield stringify([], { ...OPTIONS, header: true, columns: [...EXPORT_COLUMNS] });
+  yield stringifyCsv([], { ...OPTIONS, header: true, columns: [...EXPORT_COLUMNS] });
   const cells = new Map<string, string>();
   const cell = (value: string): string => {
     let encoded = cells.get(value);

@@ -122,7 +122,12 @@ export function endpointHandlers(
       response.json({ data: await enableEndpoint(deps.db, idOf(request), deps.now()) });
     },
     rotateEndpointSecret: async (request, response) => {
-      response.json({ data: await rotateEndpointSecret(deps.db, idOf(request), deps.now()) });
+      response.json({
+        data: await rotateEndpointSecret(deps.db, idOf(request), deps.now(), {
+          environment,
+          ...deps.relay,
+        }),
+      });
     },
     testEndpoint: async (request, response) => {
       const row = await requireEndpoint(deps.db, idOf(request));

@@ -34,7 +34,8 @@ export interface OpsDependencies {
    * The relay's URL rules and timeout, for adding and testing endpoints.
    * @defaultValue {@link STRICT_RELAY_RULES}
    */
-  readonly relay?: Pick<RelaySettings, 'allowHttp' | 'allowedHosts' | 'timeoutMs'>;
+  readonly relay?: Pick<RelaySettings, 'allowHttp' | 'allowedHosts' | 'timeoutMs'> &
+    Partial<Pick<RelaySettings, 'secretsKeys'>>;
   /**
    * PAYSYNC_EXPECTATIONS_ALL_EXPECTED for the matching that runs when expectations are loaded
    * over HTTP, and PAYSYNC_EXPECTATIONS_BREAK_VERDICT for a day's report computed on the spot,

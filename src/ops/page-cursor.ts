@@ -3,6 +3,12 @@
  * offset of the next row, encoded so clients treat it as opaque (the encoding may change to
  * keyset without breaking them).
  */
+/**
+ * The furthest row a cursor may start at. The readers read `offset + limit + 1` rows, so an
+ * offset is a cost: past this a list must be narrowed with its filters (`since`, `state`…).
+ */
+export const MAX_CURSOR_OFFSET = 10_000;
+
 export function encodeCursor(offset: number): string {
   return Buffer.from(`o${offset}`, 'utf8').toString('base64url');
 }

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { open, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Executor } from '../ledger/index.ts';
 import { markOutboxConsumed } from '../outbox/index.ts';
+import { createPrivateFolder, PRIVATE_FILE_MODE } from '../private-files.ts';
 import type { ReceiptKind } from './receipt-kind.ts';
 
 export interface ArchivedReceipt {
@@ -46,13 +47,14 @@ async function exists(path: string): Promise<boolean> {
 async function writeContentAddressed(dir: string, sha256: string, bytes: Buffer): Promise<string> {
   const path = receiptFilePath(dir, sha256);
   if (await exists(path)) return path;
-  await mkdir(resolve(dir), { recursive: true, mode: 0o750 });
+  createPrivateFolder(resolve(dir));
   const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    // Receipts name customers and amounts: readable by the owner and its group only. Synced
-    // before the rename, so a crash never leaves a short file under the final name.
-    const file = await open(temporary, 'wx', 0o640);
+    // Receipts name customers and amounts: readable by the owner alone (0600, whatever the
+    // umask). Synced before the rename, so a crash never leaves a short file under the final name.
+    const file = await open(temporary, 'wx', PRIVATE_FILE_MODE);
     try {
+      await file.chmod(PRIVATE_FILE_MODE);
       await file.writeFile(bytes);
       await file.sync();
     } finally {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Environment, RelaySettings } from '../config/index.ts';
+import type { Environment, RelaySettings, SecretsKey } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { reasonOf } from '../error-reason.ts';
 import type { Clock, Component } from '../lifecycle/index.ts';
@@ -23,6 +23,7 @@ import {
   refreshOldestPending,
 } from './relay-metrics.ts';
 import { relaySignal } from './relay-signal.ts';
+import { openSecret, SecretKeyError } from './secret-box.ts';
 import { signedHeaders } from './sign.ts';
 
 export interface RelayDelivererDeps {
@@ -77,7 +78,10 @@ export function deliveryGuard(
   return { hostProblem: (host) => hostProblem(host, rules), lookup: guardedLookup(rules) };
 }
 
-/** The secrets that sign at `at`: the current one, and the previous one until it expires. */
+/**
+ * The secrets that sign at `at`: the current one, and the previous one until it expires, opened
+ * with PAYSYNC_SECRETS_KEY's keys when sealed (throws SecretKeyError when no key opens one).
+ */
 export function signingSecrets(
   endpoint: {
     readonly secret: string;
@@ -85,12 +89,14 @@ export function signingSecrets(
     readonly previousSecretExpiresAt: string | null;
   },
   at: Date,
+  keys: readonly SecretsKey[],
 ): string[] {
   const previousValid =
     endpoint.previousSecret !== null &&
     endpoint.previousSecretExpiresAt !== null &&
     endpoint.previousSecretExpiresAt > at.toISOString();
-  return previousValid ? [endpoint.secret, endpoint.previousSecret!] : [endpoint.secret];
+  const stored = previousValid ? [endpoint.secret, endpoint.previousSecret!] : [endpoint.secret];
+  return stored.map((value) => openSecret(value, keys));
 }
 
 /**
@@ -135,19 +141,25 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
   const deliver = async (delivery: ClaimedDelivery) => {
     const attemptedAt = deps.now();
     const body = relayMessageBody(delivery.event);
-    const headers = signedHeaders(
-      signingSecrets(delivery.endpoint, attemptedAt),
-      delivery.event.event_id,
-      attemptedAt,
-      body,
-    );
-    const result: PostResult = await postEvent({
-      url: delivery.endpoint.url,
-      headers: { ...headers },
-      body,
-      timeoutMs: settings.timeoutMs,
-      guard,
-    });
+    let secrets: string[] | undefined;
+    let keyProblem = '';
+    try {
+      secrets = signingSecrets(delivery.endpoint, attemptedAt, settings.secretsKeys);
+    } catch (error) {
+      // A secret no key opens (PAYSYNC_SECRETS_KEY lost a key): an attempt that failed, with
+      // why, retried on the schedule, so restoring the key lets the delivery go on.
+      if (!(error instanceof SecretKeyError)) throw error;
+      keyProblem = error.message;
+    }
+    const result: PostResult = secrets
+      ? await postEvent({
+          url: delivery.endpoint.url,
+          headers: { ...signedHeaders(secrets, delivery.event.event_id, attemptedAt, body) },
+          body,
+          timeoutMs: settings.timeoutMs,
+          guard,
+        })
+      : { outcome: 'error', durationMs: 0, error: keyProblem };
     const endpoint = delivery.endpoint.endpointId;
     relayDeliveriesTotal.inc({ endpoint, outcome: result.outcome, ...labels });
     relayAttemptSeconds.observe({ endpoint, ...labels }, result.durationMs / 1000);

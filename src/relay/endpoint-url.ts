@@ -40,7 +40,10 @@ export function endpointUrlProblem(url: string, rules: EndpointUrlRules): string
   return problem ? `--url ${problem}` : undefined;
 }
 
-// Ranges that are not the public internet (RFC 6890 and friends).
+// Ranges that are not the public internet (RFC 6890 and friends). No IPv4-mapped range
+// (::ffff:0:0/96) here: Node's BlockList matches every plain IPv4 address against it, which
+// refused every public IPv4 address in live. A mapped address is judged as the IPv4 address it
+// carries instead (ipv4Inside).
 const INTERNAL = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8],
@@ -60,7 +63,6 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
-  ['::ffff:0:0', 96],
   ['64:ff9b::', 96],
   ['fc00::', 7],
   ['fe80::', 10],
@@ -86,14 +88,38 @@ function allowList(rules: EndpointUrlRules): { hosts: Set<string>; ranges: Block
   return { hosts, ranges };
 }
 
+/**
+ * The IPv4 address an IPv4-mapped IPv6 address carries (`::ffff:127.0.0.1`, `::ffff:7f00:1`,
+ * `0:0:0:0:0:ffff:7f00:1` alike: the URL parser writes each in its one canonical form), so that
+ * it is judged by the IPv4 ranges; undefined for any other address.
+ */
+function mappedIpv4(address: string): string | undefined {
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${address}]/`).hostname;
+  } catch {
+    return undefined;
+  }
+  const match = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(canonical);
+  if (!match) return undefined;
+  const high = parseInt(match[1]!, 16);
+  const low = parseInt(match[2]!, 16);
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+}
+
 /** Why an address may not be delivered to under `rules`; undefined when it may. */
 export function addressProblem(address: string, rules: EndpointUrlRules): string | undefined {
   if (rules.environment !== 'live') return undefined;
   const family = isIP(address);
   if (family === 0) return undefined;
-  const type = family === 6 ? 'ipv6' : 'ipv4';
-  if (!INTERNAL.check(address, type)) return undefined;
-  if (allowList(rules).ranges.check(address, type)) return undefined;
+  const mapped = family === 6 ? mappedIpv4(address) : undefined;
+  const checked = mapped ?? address;
+  const type = family === 6 && mapped === undefined ? 'ipv6' : 'ipv4';
+  if (!INTERNAL.check(checked, type)) return undefined;
+  const allowed = allowList(rules).ranges;
+  if (allowed.check(checked, type) || (mapped !== undefined && allowed.check(address, 'ipv6'))) {
+    return undefined;
+  }
   return `points at an internal address (${address}); paysync does not deliver inside the network in live unless PAYSYNC_RELAY_ALLOWED_HOSTS lists it`;
 }
 

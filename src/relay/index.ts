@@ -91,7 +91,12 @@ export {
   listEndpoints,
   PREVIOUS_SECRET_VALID_MS,
   requireEndpoint,
+  resealEndpointSecrets,
+  secretsAtRest,
+  type SecretsAtRest,
   rotateEndpointSecret,
+  type ResealedSecrets,
+  type SecretsKeys,
   showEndpoint,
   SHOWN_ATTEMPTS,
   type AddedEndpoint,
@@ -102,6 +107,7 @@ export {
   type EndpointWithHealth,
 } from './manage-endpoints.ts';
 export { pingEndpoint, type PingResult } from './ping-endpoint.ts';
+export { openSecret, SecretKeyError, sealSecret } from './secret-box.ts';
 export {
   replayToEndpoint,
   type ReplayOptions,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Environment, RelaySettings } from '../config/index.ts';
+import type { Environment, RelaySettings, SecretsKey } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import {
   deleteEndpointRows,
@@ -20,6 +20,7 @@ import {
 import { endpointUrlProblem } from './endpoint-url.ts';
 import { eventPatternProblem } from './event-types.ts';
 import { notifyRelay } from './relay-signal.ts';
+import { openSecret, sealedKeyId, sealedWithCurrentKey, sealSecret } from './secret-box.ts';
 import { newEndpointSecret } from './sign.ts';
 import type { RelayEndpointRow } from './relay.tables.ts';
 
@@ -29,7 +30,8 @@ export const PREVIOUS_SECRET_VALID_MS = 86_400_000;
 /** Attempts `show` lists. */
 export const SHOWN_ATTEMPTS = 20;
 
-export type EndpointErrorCode = 'not_found' | 'bad_url' | 'bad_pattern' | 'bad_input';
+export type EndpointErrorCode =
+  'not_found' | 'bad_url' | 'bad_pattern' | 'bad_input' | 'no_secrets_key';
 
 /**
  * Why a management call changed nothing: one line naming the flag (the CLI's spelling; the
@@ -50,7 +52,28 @@ export interface EndpointContext {
   readonly db: Kysely<Database>;
   readonly now: Date;
   readonly environment: Environment;
-  readonly relay: Pick<RelaySettings, 'allowHttp' | 'allowedHosts'>;
+  readonly relay: Pick<RelaySettings, 'allowHttp' | 'allowedHosts'> & SecretsKeys;
+}
+
+/** The keys that seal a new endpoint secret (PAYSYNC_SECRETS_KEY); none: see sealNewSecret. */
+export interface SecretsKeys {
+  /** @defaultValue [] */
+  readonly secretsKeys?: readonly SecretsKey[];
+}
+
+/**
+ * A new secret as it is stored: sealed with the current key; in sandbox without a key, as it
+ * is; in live without a key, refused (a live secret is never stored in plain text).
+ */
+function sealNewSecret(secret: string, environment: Environment, keys: SecretsKeys): string {
+  const secretsKeys = keys.secretsKeys ?? [];
+  if (secretsKeys.length === 0 && environment === 'live') {
+    throw new EndpointError(
+      'no_secrets_key',
+      'PAYSYNC_SECRETS_KEY is not set: in live, endpoint secrets are stored only encrypted; set it to id:key (docs/relay.md, "Secrets at rest")',
+    );
+  }
+  return sealSecret(secret, secretsKeys);
 }
 
 const ENDPOINT_ID = /^ep_[0-9a-f]{20}$/;
@@ -133,7 +156,7 @@ export async function addEndpoint(
     url,
     description,
     events,
-    secret,
+    secret: sealNewSecret(secret, ctx.environment, ctx.relay),
     at: ctx.now.toISOString(),
   });
   return { endpoint: endpointView(row), secret };
@@ -253,14 +276,16 @@ export async function rotateEndpointSecret(
   db: Kysely<Database>,
   endpointId: string,
   now: Date,
+  sealing: SecretsKeys & { readonly environment: Environment },
 ): Promise<{ endpoint: EndpointView; secret: string; previousValidUntil: string }> {
   const row = await requireEndpoint(db, endpointId);
   const secret = newEndpointSecret();
+  const stored = sealNewSecret(secret, sealing.environment, sealing);
   const previousValidUntil = new Date(now.getTime() + PREVIOUS_SECRET_VALID_MS).toISOString();
   await updateEndpointRow(
     db,
     row.id,
-    { secret, previous_secret: row.secret, previous_secret_expires_at: previousValidUntil },
+    { secret: stored, previous_secret: row.secret, previous_secret_expires_at: previousValidUntil },
     now.toISOString(),
   );
   return {
@@ -268,4 +293,89 @@ export async function rotateEndpointSecret(
     secret,
     previousValidUntil,
   };
+}
+
+/** What {@link resealEndpointSecrets} did. */
+export interface ResealedSecrets {
+  /** Endpoints whose secret (or previous secret) was re-sealed with the current key. */
+  readonly resealed: number;
+  /** Endpoints already sealed with it. */
+  readonly current: number;
+  /** The current key's id. */
+  readonly keyId: string;
+}
+
+/**
+ * Seals every endpoint secret with the current key of PAYSYNC_SECRETS_KEY: plain-text rows
+ * (written before encryption, or in sandbox without a key) and rows sealed with an older key.
+ * Run after adding a key (docs/relay.md, "Secrets at rest"); idempotent. One transaction, so a
+ * failure (a row no key opens) changes nothing.
+ */
+export async function resealEndpointSecrets(
+  db: Kysely<Database>,
+  keys: readonly SecretsKey[],
+  now: Date,
+): Promise<ResealedSecrets> {
+  const current = keys[0];
+  if (!current) {
+    throw new EndpointError(
+      'no_secrets_key',
+      'PAYSYNC_SECRETS_KEY is not set: there is no key to seal the endpoint secrets with',
+    );
+  }
+  return db.transaction().execute(async (trx) => {
+    let resealed = 0;
+    let kept = 0;
+    for (const row of await listEndpointRows(trx)) {
+      const stale = (value: string | null) => value !== null && !sealedWithCurrentKey(value, keys);
+      if (!stale(row.secret) && !stale(row.previous_secret)) {
+        kept += 1;
+        continue;
+      }
+      const reseal = (value: string) =>
+        sealedWithCurrentKey(value, keys) ? value : sealSecret(openSecret(value, keys), keys);
+      await updateEndpointRow(
+        trx,
+        row.id,
+        {
+          secret: reseal(row.secret),
+          previous_secret: row.previous_secret === null ? null : reseal(row.previous_secret),
+        },
+        now.toISOString(),
+      );
+      resealed += 1;
+    }
+    return { resealed, current: kept, keyId: current.id };
+  });
+}
+
+/** How the endpoint secrets are stored, for `paysync doctor`. */
+export interface SecretsAtRest {
+  readonly endpoints: number;
+  /** Endpoints with a secret (or previous secret) in plain text. */
+  readonly plain: number;
+  /** Endpoints sealed, but not (all) with the current key: a rotation to finish. */
+  readonly olderKey: number;
+  /** Key ids that sealed a secret and that PAYSYNC_SECRETS_KEY does not hold. */
+  readonly missingKeys: readonly string[];
+}
+
+export async function secretsAtRest(
+  db: Kysely<Database>,
+  keys: readonly SecretsKey[],
+): Promise<SecretsAtRest> {
+  const rows = await listEndpointRows(db);
+  let plain = 0;
+  let olderKey = 0;
+  const missing = new Set<string>();
+  for (const row of rows) {
+    const values = [row.secret, row.previous_secret].filter((v): v is string => v !== null);
+    const sealedIds = values.map(sealedKeyId);
+    if (sealedIds.some((id) => id === undefined)) plain += 1;
+    else if (!values.every((value) => sealedWithCurrentKey(value, keys))) olderKey += 1;
+    for (const id of sealedIds) {
+      if (id !== undefined && !keys.some((key) => key.id === id)) missing.add(id);
+    }
+  }
+  return { endpoints: rows.length, plain, olderKey, missingKeys: [...missing].sort() };
 }

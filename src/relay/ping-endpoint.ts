@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Environment, RelaySettings } from '../config/index.ts';
+import type { SecretsKeys } from './manage-endpoints.ts';
+import { SecretKeyError } from './secret-box.ts';
 import { deliveryGuard, signingSecrets } from './deliverer.ts';
 import { relayMessageBody } from './message-body.ts';
 import { postEvent, type PostResult } from './post-event.ts';
@@ -19,7 +21,7 @@ export interface PingResult extends PostResult {
  */
 export async function pingEndpoint(
   endpoint: RelayEndpointRow,
-  settings: Pick<RelaySettings, 'allowHttp' | 'allowedHosts' | 'timeoutMs'>,
+  settings: Pick<RelaySettings, 'allowHttp' | 'allowedHosts' | 'timeoutMs'> & SecretsKeys,
   environment: Environment,
   now: Date,
 ): Promise<PingResult> {
@@ -34,14 +36,21 @@ export async function pingEndpoint(
       message: 'A test event from paysync endpoints test; nothing to do.',
     }),
   });
-  const secrets = signingSecrets(
-    {
-      secret: endpoint.secret,
-      previousSecret: endpoint.previous_secret,
-      previousSecretExpiresAt: endpoint.previous_secret_expires_at,
-    },
-    now,
-  );
+  let secrets: string[];
+  try {
+    secrets = signingSecrets(
+      {
+        secret: endpoint.secret,
+        previousSecret: endpoint.previous_secret,
+        previousSecretExpiresAt: endpoint.previous_secret_expires_at,
+      },
+      now,
+      settings.secretsKeys ?? [],
+    );
+  } catch (error) {
+    if (!(error instanceof SecretKeyError)) throw error;
+    return { outcome: 'error', durationMs: 0, error: error.message, eventId };
+  }
   const result = await postEvent({
     url: endpoint.url,
     headers: { ...signedHeaders(secrets, eventId, now, body) },

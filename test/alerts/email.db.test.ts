@@ -16,11 +16,13 @@ afterEach(async () => {
   smtp = undefined;
 });
 
+/** A server without TLS: the password goes in the clear only because the setting allows it. */
 async function withSmtp() {
   smtp = await startSmtpInbox('alerts@example.com', PASSWORD);
   harness = await alertHarness(
     {
       PAYSYNC_ALERT_SMTP_URL: smtp.url,
+      PAYSYNC_ALERT_SMTP_ALLOW_PLAINTEXT: 'true',
       PAYSYNC_ALERT_EMAIL_FROM: 'paysync <paysync@example.com>',
       PAYSYNC_ALERT_EMAIL_TO: 'ops@example.com, finance@example.com',
     },
@@ -83,6 +85,24 @@ describe(`e-mail alerts, on ${testDialect()}`, () => {
     expect(retried).toMatchObject({ status: 'delivered', attempts: 2 });
     expect(smtp.messages).toHaveLength(1);
     expect(harness.logs.join('')).not.toContain(PASSWORD);
+  });
+
+  it('issue 38.8: never send the password without TLS unless PAYSYNC_ALERT_SMTP_ALLOW_PLAINTEXT=true', async () => {
+    smtp = await startSmtpInbox('alerts@example.com', PASSWORD, 'none');
+    harness = await alertHarness({
+      PAYSYNC_ALERT_SMTP_URL: smtp.url,
+      PAYSYNC_ALERT_EMAIL_FROM: 'paysync@example.com',
+      PAYSYNC_ALERT_EMAIL_TO: 'ops@example.com',
+    });
+    await raiseAlert(harness.deps, transferFailedAlert(failedTransfer()));
+    await harness.deliverer.runOnce();
+    const [refused] = await listDeliveries(harness.database.db, { sink: 'email' });
+    expect(refused).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(refused!.lastError).toMatch(/STARTTLS|TLS/);
+    expect(refused!.lastError).not.toContain(PASSWORD);
+    // The server never saw a login, and received nothing.
+    expect(smtp.logins).toEqual([]);
+    expect(smtp.messages).toEqual([]);
   });
 
   it.each(['starttls', 'implicit'] as const)(

@@ -41,6 +41,7 @@ describe(`secrets and phone numbers in alerts, on ${testDialect()}`, () => {
         PAYSYNC_API_KEY: 'sk_sandbox_apikey_never_shown',
         PAYSYNC_ALERT_SLACK_URL: slack.url,
         PAYSYNC_ALERT_SMTP_URL: smtp.url,
+        PAYSYNC_ALERT_SMTP_ALLOW_PLAINTEXT: 'true',
         PAYSYNC_ALERT_EMAIL_FROM: 'paysync@example.com',
         PAYSYNC_ALERT_EMAIL_TO: 'ops@example.com',
         PAYSYNC_ALERT_WEBHOOK_URL: hook.url,

@@ -270,6 +270,8 @@ describe('the ops API', () => {
       ['/api/v1/transfers?limit=abc', 'limit'],
       ['/api/v1/transfers?since=yesterday', 'since'],
       ['/api/v1/transfers?cursor=bm9wZQ', 'cursor'],
+      // A forged cursor past row 10,000 (o999999999) would read the whole table (issue 38.9).
+      ['/api/v1/transfers?cursor=bzk5OTk5OTk5OQ', 'cursor'],
       ['/api/v1/transfers?colour=red', 'colour'],
       ['/api/v1/transfers?status=Failed!', 'status'],
       ['/api/v1/reports/2026-13-45', 'date'],

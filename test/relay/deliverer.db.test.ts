@@ -1,6 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { metricsRegistry } from '../../src/metrics/index.ts';
-import { notifyRelay, RETRY_SCHEDULE_MS, type RelayEndpointRow } from '../../src/relay/index.ts';
+import {
+  notifyRelay,
+  resealEndpointSecrets,
+  RETRY_SCHEDULE_MS,
+  type RelayEndpointRow,
+} from '../../src/relay/index.ts';
 import { deliveriesOf, insertEndpoint, insertEvent } from '../support/relay-rows.ts';
 import { testDialect } from '../support/test-database.ts';
 import { until } from '../support/until.ts';
@@ -526,6 +531,42 @@ describe(`the relay deliverer on ${testDialect()}`, () => {
       .where('id', '=', endpoint.id)
       .executeTakeFirstOrThrow();
     expect(after).toEqual({ status: 'enabled', failing_since: null });
+  });
+
+  it('issue 38.8: signs with a secret sealed at rest; without its key the attempt fails saying which key', async () => {
+    consumer = await startRelayConsumer([], () => 200, setup.now);
+    const endpoint = await insertEndpoint(setup.database.db, {
+      url: consumer.url,
+      at: setup.now(),
+    });
+    consumer.secrets = [endpoint.secret];
+    const key = { id: 'k1', key: Buffer.alloc(32, 3).toString('base64') };
+    await resealEndpointSecrets(setup.database.db, [key], setup.now());
+    const [stored] = await setup.database.db
+      .selectFrom('relay_endpoints')
+      .select('secret')
+      .where('id', '=', endpoint.id)
+      .execute();
+    expect(stored!.secret).toMatch(/^enc:v1:k1:/);
+    await insertEvent(setup.database.db, {
+      subject: 'transfer:s',
+      at: setup.now(),
+      data: { item: 's#1' },
+      deliverTo: [endpoint.id],
+    });
+    const keyless = await setup.startDeliverer({ secretsKeys: [] });
+    await attemptsReach(endpoint, 1, 'the attempt without the key');
+    await keyless.stop();
+    const [refused] = await attempts(endpoint);
+    expect(refused!.outcome).toBe('error');
+    expect(refused!.error).toContain('sealed with key "k1"');
+    expect(consumer.requests).toBe(0);
+
+    await setup.startDeliverer({ secretsKeys: [key] });
+    setup.advance(6 * SECOND);
+    await until(() => (seeded().length === 1 ? true : undefined), {
+      message: 'delivered with the key, signed with the secret it holds',
+    });
   });
 
   it('the SSRF guard refuses a loopback URL in live, and delivers when it is allowed', async () => {

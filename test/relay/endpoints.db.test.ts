@@ -29,6 +29,8 @@ import {
 const NOW = new Date('2026-11-20T12:00:00.000Z');
 const SANDBOX_RULES = { allowHttp: false, allowedHosts: [] as string[] };
 const LIVE_RULES = { allowHttp: false, allowedHosts: [] as string[] };
+/** Live stores endpoint secrets only encrypted (docs/relay.md, "Secrets at rest"). */
+const SECRETS_KEY = { id: 'k1', key: Buffer.alloc(32, 7).toString('base64') };
 const hoursBefore = (hours: number) => new Date(NOW.getTime() - hours * 3_600_000).toISOString();
 
 let database: TestDatabase;
@@ -79,7 +81,10 @@ describe('adding endpoints: the URL rules', () => {
 
     // Allowed when the operator says so.
     const allowed = await addEndpoint(
-      { ...live, relay: { allowHttp: true, allowedHosts: ['127.0.0.1'] } },
+      {
+        ...live,
+        relay: { allowHttp: true, allowedHosts: ['127.0.0.1'], secretsKeys: [SECRETS_KEY] },
+      },
       { url: 'http://127.0.0.1:9/hooks' },
     );
     expect(allowed.endpoint.url).toBe('http://127.0.0.1:9/hooks');
@@ -116,7 +121,9 @@ describe('secrets', () => {
   it('are handed out by add and rotate only: never in list or show', async () => {
     const added = await addEndpoint(sandbox, { url: 'https://c.example/h' });
     expect(added.secret).toMatch(/^whsec_/);
-    const rotated = await rotateEndpointSecret(database.db, added.endpoint.id, NOW);
+    const rotated = await rotateEndpointSecret(database.db, added.endpoint.id, NOW, {
+      environment: 'sandbox',
+    });
     expect(rotated.secret).not.toBe(added.secret);
     expect(rotated.previousValidUntil).toBe('2026-11-21T12:00:00.000Z');
     const seen = JSON.stringify([
@@ -159,7 +166,9 @@ describe('test (ping) against a real consumer', () => {
     expect(request!.headers['webhook-id']).toBe(result.eventId);
 
     // After a rotation both secrets verify the same ping, for 24 hours.
-    const rotated = await rotateEndpointSecret(database.db, added.endpoint.id, new Date());
+    const rotated = await rotateEndpointSecret(database.db, added.endpoint.id, new Date(), {
+      environment: 'sandbox',
+    });
     await pingEndpoint(
       await requireEndpoint(database.db, added.endpoint.id),
       { ...SANDBOX_RULES, timeoutMs: 5_000 },

@@ -26,6 +26,11 @@ export interface EmailSinkOptions {
   readonly to: readonly string[];
   /** Connection, greeting and socket timeouts. @defaultValue 10000 */
   readonly timeoutMs?: number;
+  /**
+   * Send credentials without TLS (PAYSYNC_ALERT_SMTP_ALLOW_PLAINTEXT). Off, a URL with a user
+   * name requires TLS: STARTTLS must succeed before AUTH, or the mail fails. @defaultValue false
+   */
+  readonly allowPlaintext?: boolean;
   /** Accept self-signed certificates (tests). @defaultValue false */
   readonly allowSelfSigned?: boolean;
 }
@@ -36,8 +41,11 @@ export interface EmailSinkOptions {
  */
 export function emailSink(options: EmailSinkOptions): AlertSink {
   const timeout = options.timeoutMs ?? 10_000;
+  const hasCredentials = URL.canParse(options.url) && new URL(options.url).username !== '';
+  const requireTLS = hasCredentials && options.allowPlaintext !== true;
   const transport = createTransport({
     url: options.url,
+    requireTLS,
     connectionTimeout: timeout,
     greetingTimeout: timeout,
     socketTimeout: timeout,
@@ -53,10 +61,13 @@ export function emailSink(options: EmailSinkOptions): AlertSink {
         await transport.sendMail({ from: options.from, to: [...options.to], subject, text });
       } catch (error) {
         const reply = (error as { response?: unknown }).response;
+        const code = (error as { code?: string }).code;
         const reason =
-          typeof reply === 'string' && reply !== ''
-            ? `SMTP server replied: ${reply}`
-            : `SMTP failed: ${(error as { code?: string }).code ?? ''} ${(error as Error).message}`.trim();
+          requireTLS && code === 'ETLS'
+            ? `SMTP refused before login: the server did not start TLS (${typeof reply === 'string' && reply !== '' ? reply : (error as Error).message}), and credentials are sent only over TLS: use smtps://, a server that offers STARTTLS, or PAYSYNC_ALERT_SMTP_ALLOW_PLAINTEXT=true`
+            : typeof reply === 'string' && reply !== ''
+              ? `SMTP server replied: ${reply}`
+              : `SMTP failed: ${code ?? ''} ${(error as Error).message}`.trim();
         throw new SinkError('email', hidePasswordInUrl(reason.replace(/\s+/g, ' ')));
       }
     },

@@ -12,7 +12,9 @@ import type {
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatTime } from '../format/format-time.ts';
+import { renderFields } from '../format/render-fields.ts';
 import { renderTable } from '../format/render-table.ts';
+import { terminalText } from '../format/terminal-text.ts';
 import { integerOption } from '../input/parse-integer.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 
@@ -53,7 +55,9 @@ async function withEndpoints<T>(
     if (error instanceof EndpointError) {
       throw new CliError(
         `${what}: ${error.message}`,
-        error.code === 'not_found' ? ExitCode.failure : ExitCode.usage,
+        error.code === 'not_found' || error.code === 'no_secrets_key'
+          ? ExitCode.failure
+          : ExitCode.usage,
       );
     }
     throw error;
@@ -259,10 +263,9 @@ Exit codes: 0 shown, 1 no such endpoint or the database cannot be reached, 2 bad
           ],
           ['Created', endpoint.createdAt],
         ];
-        const width = Math.max(...rows.map(([label]) => label.length));
-        console.log(rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n'));
+        console.log(renderFields(rows));
         console.log(`\nLast ${detail.attempts.length} attempts, newest first:`);
-        console.log(attemptLines(detail.attempts));
+        console.log(terminalText(attemptLines(detail.attempts)));
       });
     });
 }
@@ -359,9 +362,12 @@ so the receiving system verifies with either; put the new secret there within th
 Rotating again ends the older secret at once. Exit codes: 0 rotated, 1 no such endpoint, 2 bad id.`,
     )
     .action(async (id: string, flags: { json?: boolean }) => {
-      await withEndpoints('endpoints rotate-secret', async (db) => {
+      await withEndpoints('endpoints rotate-secret', async (db, config) => {
         const { rotateEndpointSecret } = await import('../../relay/index.ts');
-        const rotated = await rotateEndpointSecret(db, id, cliClock());
+        const rotated = await rotateEndpointSecret(db, id, cliClock(), {
+          environment: config.environment,
+          secretsKeys: config.relay.secretsKeys,
+        });
         if (flags.json) return json(rotated);
         console.log(
           [
@@ -373,6 +379,39 @@ Rotating again ends the older secret at once. Exit codes: 0 rotated, 1 no such e
             'carries both signatures until then. Put the new one in the receiving system before.',
             ...SECRET_NOTE,
           ].join('\n'),
+        );
+      });
+    });
+}
+
+function resealCommand(): Command {
+  return new Command('reseal-secrets')
+    .description('encrypt every endpoint secret with the current key of PAYSYNC_SECRETS_KEY')
+    .option('--json', 'print {resealed, current, keyId} as JSON')
+    .addHelpText(
+      'after',
+      `
+Seals plain-text secrets (stored before PAYSYNC_SECRETS_KEY was set) and secrets sealed with an
+older key with the first key of PAYSYNC_SECRETS_KEY, in one transaction. Run it after adding a
+key; once it has run, the older keys can leave PAYSYNC_SECRETS_KEY (docs/relay.md, "Secrets at
+rest"). Exit codes: 0 done (also when nothing needed it), 1 no key set, or a secret no key opens
+(nothing changed).`,
+    )
+    .action(async (flags: { json?: boolean }) => {
+      await withEndpoints('endpoints reseal-secrets', async (db, config) => {
+        const { resealEndpointSecrets, SecretKeyError } = await import('../../relay/index.ts');
+        let done;
+        try {
+          done = await resealEndpointSecrets(db, config.relay.secretsKeys, cliClock());
+        } catch (error) {
+          if (error instanceof SecretKeyError) {
+            throw new CliError(`endpoints reseal-secrets: ${error.message}; nothing changed`);
+          }
+          throw error;
+        }
+        if (flags.json) return json(done);
+        console.log(
+          `endpoints reseal-secrets: ${done.resealed} endpoint(s) re-sealed with key "${done.keyId}", ${done.current} already were`,
         );
       });
     });
@@ -402,8 +441,8 @@ endpoint, 2 bad id.`,
           console.log(
             `ping ${result.eventId} → ${row.url}: ${result.outcome}${status} in ${result.durationMs} ms`,
           );
-          if (result.error) console.log(`error: ${result.error}`);
-          if (result.excerpt) console.log(`answer: ${oneLine(result.excerpt, 200)}`);
+          if (result.error) console.log(`error: ${terminalText(result.error)}`);
+          if (result.excerpt) console.log(`answer: ${terminalText(oneLine(result.excerpt, 200))}`);
         }
         if (result.outcome !== 'delivered') process.exitCode = ExitCode.failure;
       });
@@ -582,6 +621,7 @@ Examples:
     enableCommand(),
     deleteCommand(),
     rotateCommand(),
+    resealCommand(),
     testCommand(),
     replayCommand(),
     pendingCommand(),

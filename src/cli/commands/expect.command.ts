@@ -19,6 +19,7 @@ import { dayWindow, isCalendarDay, nextDay } from '../../books-calendar/index.ts
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
+import { renderFields } from '../format/render-fields.ts';
 import { renderTable } from '../format/render-table.ts';
 import { integerOption } from '../input/parse-integer.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
@@ -507,8 +508,7 @@ Exit codes: 0 shown, 1 no such expectation or the database cannot be reached.`,
             `by hand by ${e.resolved_by ?? '?'} at ${e.resolved_at ?? '?'}: ${e.resolution_reason ?? ''}`,
           ]);
         }
-        const width = Math.max(...rows.map(([label]) => label.length));
-        console.log(rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n'));
+        console.log(renderFields(rows));
         console.log('\nHistory:');
         console.log(
           renderTable<ExpectationHistoryView>(

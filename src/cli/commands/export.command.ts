@@ -166,7 +166,13 @@ Examples:
       const target = toFile ? resolve(flags.out!) : undefined;
       const temporary = target ? `${target}.partial-${process.pid}` : undefined;
       try {
-        const output = temporary ? createWriteStream(temporary) : process.stdout;
+        if (temporary) {
+          // The export names customers and amounts: 0600 whatever the umask (docs/exports.md).
+          const { createPrivateFile } = await import('../../private-files.ts');
+          await rm(temporary, { force: true });
+          createPrivateFile(temporary);
+        }
+        const output = temporary ? createWriteStream(temporary, { flags: 'r+' }) : process.stdout;
         const environment = flags.environment ?? config.environment;
         // A closed month is frozen: its recorded file, byte for byte.
         const frozen = flags.kind

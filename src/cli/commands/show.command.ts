@@ -79,18 +79,21 @@ async function showAdjustment(handle: DatabaseHandle, id: string, json: boolean)
       return;
     }
     const { formatAmount } = await import('../format/format-amount.ts');
+    const { terminalText } = await import('../format/terminal-text.ts');
     console.log(
-      [
-        `Adjustment ${id}: ${adjustment.account} ${formatAmount(adjustment.amount, adjustment.currency)} against ${adjustment.counterAccount}`,
-        `Reason: ${adjustment.reason}`,
-        `Booked by ${adjustment.bookedBy} at ${adjustment.createdAt}, effective ${adjustment.effectiveAt}`,
-        ...journals.flatMap((journal) => [
-          `Journal ${journal.id} (${journal.entryType}):`,
-          ...journal.lines.map(
-            (line) => `  ${line.account.padEnd(28)} ${formatAmount(line.amount, line.currency)}`,
-          ),
-        ]),
-      ].join('\n'),
+      terminalText(
+        [
+          `Adjustment ${id}: ${adjustment.account} ${formatAmount(adjustment.amount, adjustment.currency)} against ${adjustment.counterAccount}`,
+          `Reason: ${adjustment.reason}`,
+          `Booked by ${adjustment.bookedBy} at ${adjustment.createdAt}, effective ${adjustment.effectiveAt}`,
+          ...journals.flatMap((journal) => [
+            `Journal ${journal.id} (${journal.entryType}):`,
+            ...journal.lines.map(
+              (line) => `  ${line.account.padEnd(28)} ${formatAmount(line.amount, line.currency)}`,
+            ),
+          ]),
+        ].join('\n'),
+      ),
     );
   } finally {
     await handle.close().catch(() => undefined);

@@ -1,9 +1,9 @@
-import { stringify } from 'csv-stringify/sync';
 import type {
   BreakView,
   ExpectationPeriodReport,
   ExpectedMoney,
 } from '../../expectations/index.ts';
+import { stringifyCsv } from '../../exports/index.ts';
 import { formatAmount } from './format-amount.ts';
 import { renderTable } from './render-table.ts';
 
@@ -114,7 +114,7 @@ export const EXPECTATION_REPORT_CSV_COLUMNS = [
 type CsvRow = Partial<Record<(typeof EXPECTATION_REPORT_CSV_COLUMNS)[number], string | number>>;
 
 /**
- * The reports as one CSV (csv-stringify): `section` is `state`, `money`, `break` (a kind's
+ * The reports as one CSV (stringifyCsv: a text cell a spreadsheet would run is neutralised): `section` is `state`, `money`, `break` (a kind's
  * counts) or `open_break` (one open break); money in integer minor units.
  */
 export function renderExpectationReportCsv(reports: readonly LabelledExpectationReport[]): string {
@@ -161,7 +161,7 @@ export function renderExpectationReportCsv(reports: readonly LabelledExpectation
       });
     }
   }
-  return stringify(rows, {
+  return stringifyCsv(rows, {
     header: true,
     columns: [...EXPECTATION_REPORT_CSV_COLUMNS],
     record_delimiter: 'unix',

@@ -1,3 +1,5 @@
+import { terminalText } from './terminal-text.ts';
+
 export interface TableColumn<Row> {
   readonly header: string;
   readonly value: (row: Row) => string;
@@ -5,12 +7,15 @@ export interface TableColumn<Row> {
   readonly align?: 'left' | 'right';
 }
 
-/** A plain-text table with a header row, columns padded to their widest cell. */
+/**
+ * A plain-text table with a header row, columns padded to their widest cell; every cell passes
+ * through terminalText (a cell may hold text the service or the merchant wrote).
+ */
 export function renderTable<Row>(
   columns: readonly TableColumn<Row>[],
   rows: readonly Row[],
 ): string {
-  const cells = rows.map((row) => columns.map((column) => column.value(row)));
+  const cells = rows.map((row) => columns.map((column) => terminalText(column.value(row))));
   const widths = columns.map((column, index) =>
     Math.max(column.header.length, ...cells.map((line) => (line[index] ?? '').length)),
   );

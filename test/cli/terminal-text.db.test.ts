@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { terminalText } from '../../src/cli/format/terminal-text.ts';
+import { applyTransfer } from '../../src/ledger/index.ts';
+import { transferFixture } from '../support/resource-fixtures.ts';
+import { runCli } from '../support/run-cli.ts';
+import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
+
+/**
+ * A reference and a description that try to rewrite the terminal: clear the screen, a colour,
+ * an OSC 8 link, a window title, a carriage return that hides what came before, a C1 CSI.
+ */
+const REFERENCE = 'pay\u001b[2J\u001b[31mout\u001b]8;;http://x.invalid\u0007-42\u001b]8;;\u0007';
+const DESCRIPTION = 'fine\rEVIL\u001b]0;title\u0007 \u009b31mtext\u0001\u007f';
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+let database: TestDatabase;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  env = { PAYSYNC_DATABASE_URL: database.url, PAYSYNC_LOG_LEVEL: 'silent' };
+  await applyTransfer(
+    database.db,
+    transferFixture({
+      id: 'tr_escapes',
+      reference: REFERENCE,
+      description: DESCRIPTION,
+      status: 'successful',
+      createdAt: '2026-03-04T09:00:00.000Z',
+      updatedAt: '2026-03-04T09:01:00.000Z',
+    }),
+    { via: 'webhook', observedAt: '2026-03-04T09:02:00.000Z' },
+  );
+});
+afterAll(async () => database?.cleanup());
+
+describe("issue 38.9: the CLI's human output carries no control characters", () => {
+  it('paysync show prints the reference without its escape sequences', async () => {
+    const result = await runCli(['show', 'tr_escapes'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toMatch(CONTROL);
+    expect(result.stdout).toContain('payout-42');
+  });
+
+  it('paysync list transfers prints the reference without its escape sequences', async () => {
+    const result = await runCli(['list', 'transfers'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toMatch(CONTROL);
+    expect(result.stdout).toContain('payout-42');
+  });
+
+  it('--json keeps the exact text', async () => {
+    const result = await runCli(['show', 'tr_escapes', '--json'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(JSON.stringify(REFERENCE));
+  });
+
+  it('terminalText strips C0 (but newline and tab), DEL, C1 and whole escape sequences', () => {
+    expect(terminalText(REFERENCE)).toBe('payout-42');
+    expect(terminalText(DESCRIPTION)).toBe('fineEVIL text');
+    expect(terminalText('a\tb\nc')).toBe('a\tb\nc');
+    expect(terminalText('Ünïcødé ✓ — ok')).toBe('Ünïcødé ✓ — ok');
+  });
+});
