@@ -7,7 +7,7 @@ import type { PollPlan } from '../ledger/index.ts';
 import type { UpstreamClient } from '../upstream/index.ts';
 import type { Clock } from '../lifecycle/index.ts';
 import type { CredentialGuard } from './credential-guard.ts';
-import type { WindowReadSettings } from './window-reads.ts';
+import type { WindowReadSettings } from './window-read-settings.ts';
 
 /**
  * What a sync needs; one set per worker process, shared by its jobs. Defaults are merged in
