@@ -24,7 +24,7 @@ import {
   type MetricsServer,
 } from '../metrics/index.ts';
 import { openDiscrepancyCounts, openDriftDetails } from '../ledger/index.ts';
-import { createOutboxDispatcher, type OutboxDispatcher } from '../outbox/index.ts';
+import { createOutboxDispatcher, outboxBacklog, type OutboxDispatcher } from '../outbox/index.ts';
 import { lastSuccessByTask } from '../runs/index.ts';
 import { mountOps, type TenantOpsApi } from '../ops/index.ts';
 import { createQueues, type Queues } from '../queues/index.ts';
@@ -212,6 +212,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         (await lastSuccessByTask(db)).map(({ task, finishedAt }) => ({
           labels: { task },
           value: Date.parse(finishedAt) / 1000,
+        })),
+    },
+    {
+      metric: 'followUps',
+      read: async () =>
+        (await outboxBacklog(db)).map(({ kind, waiting }) => ({
+          labels: { kind },
+          value: waiting,
         })),
     },
   ];

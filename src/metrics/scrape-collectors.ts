@@ -27,10 +27,12 @@ export interface MetricSample {
  * - `alerts`: open alerts by state, labels `{ state }` (the alerts component);
  * - `lastSuccess`: the end of the last successful run of each scheduled task, in seconds since
  *   the epoch, labels `{ task }` (the `scheduled_runs` table of the polling component).
+ * - `followUps`: follow-ups not consumed yet, by kind (`alert`, `receipt`), labels `{ kind }`
+ *   (the outbox): the receipts' backlog behind the books.
  * The daemon passes the readers it has; a gauge without a reader is simply absent.
  */
 export interface MetricReader {
-  readonly metric: 'alerts' | 'lastSuccess';
+  readonly metric: 'alerts' | 'lastSuccess' | 'followUps';
   read(): Promise<readonly MetricSample[]>;
 }
 
@@ -123,6 +125,11 @@ const gauges = {
     'paysync_scheduled_task_last_success_timestamp_seconds',
     'When each scheduled task last ran to success (seconds since the epoch)',
     ['task'],
+  ),
+  followUps: gauge(
+    'paysync_follow_ups_waiting',
+    'Follow-ups written and not consumed yet, by kind (alert, receipt): receipts wait behind the books for the service budget',
+    ['kind'],
   ),
   balance: gauge(
     'paysync_balance_minor_units',

@@ -1,5 +1,6 @@
 import { inboxCountSince } from '../inbox/index.ts';
 import { webhookOutcomes } from '../metrics/index.ts';
+import { outboxBacklog } from '../outbox/index.ts';
 import {
   notAvailable,
   page,
@@ -33,6 +34,8 @@ export async function pipelinePage(view: DashboardView): Promise<PageAnswer> {
     .reduce((sum, v) => sum + v.value, 0);
   const missed = await deps.features.missedWebhooks(deps.db, hourAgo);
   const runs = await deps.features.lastRuns(deps.db);
+  const backlog = await outboxBacklog(deps.db);
+  const waitingOf = (kind: string) => backlog.find((row) => row.kind === kind);
   const body = html` <section id="queues">
       <h2>Queues</h2>
       ${
@@ -84,6 +87,28 @@ export async function pipelinePage(view: DashboardView): Promise<PageAnswer> {
             ${missed === NOT_AVAILABLE ? notAvailable(NOT_AVAILABLE_MESSAGES.missed) : missed}
           </td>
         </tr>
+      </table>
+    </section>
+    <section id="follow-ups">
+      <h2>Follow-ups waiting</h2>
+      <p class="muted">
+        Receipts take what the books leave of the service's budget, so a backlog of receipts behind
+        a burst is expected; alerts should never wait long.
+      </p>
+      <table>
+        <tr>
+          <th>Kind</th>
+          <th class="num">Waiting</th>
+          <th>Oldest since</th>
+        </tr>
+        ${(['alert', 'receipt'] as const).map(
+          (kind) =>
+            html`<tr>
+              <td>${kind}s</td>
+              <td class="num">${waitingOf(kind)?.waiting ?? 0}</td>
+              <td>${waitingOf(kind)?.oldestAt ?? '—'}</td>
+            </tr>`,
+        )}
       </table>
     </section>
     <section id="runs">

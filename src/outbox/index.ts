@@ -39,3 +39,4 @@ export {
 } from './outbox-dispatcher.ts';
 export type { OutboxRow, OutboxTable } from './outbox.table.ts';
 export { OUTBOX_RETENTION, outboxRowsPrunable, pruneOutboxRows } from './outbox-retention.ts';
+export { outboxBacklog, type OutboxBacklog } from './outbox-backlog.ts';

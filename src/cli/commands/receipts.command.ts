@@ -61,7 +61,49 @@ recorded as a discrepancy. Exit codes: 0 every fetch answered, 1 some failed (co
         );
       }
     });
+  const backlog = new Command('backlog')
+    .description(
+      'the receipts and alerts written and not consumed yet: receipts wait behind the books for the service budget',
+    )
+    .option('--json', 'print a JSON array instead of lines')
+    .addHelpText(
+      'after',
+      `
+Receipts take what the books leave of PAYSYNC_UPSTREAM_RPS (all of it while the books are idle,
+PAYSYNC_RECEIPTS_BUDGET_PERCENT of it while both wait), so after a burst their backlog drains
+once the books are final. Alerts should never wait long. Reads PAYSYNC_DATABASE_URL.
+Exit codes: 0 listed, 1 the database cannot be read.
+
+Examples:
+  $ paysync receipts backlog
+  $ paysync receipts backlog --json | jq '.[] | select(.kind == "receipt") | .waiting'`,
+    )
+    .action(async (flags: { json?: boolean }) => {
+      const config = await cliConfig();
+      const { openLedgerDatabase } = await import('../open-ledger-database.ts');
+      const { outboxBacklog } = await import('../../outbox/index.ts');
+      const handle = await openLedgerDatabase(config, 'receipts backlog');
+      let rows;
+      try {
+        rows = await outboxBacklog(handle.db);
+      } finally {
+        await handle.close().catch(() => undefined);
+      }
+      const shown = (['alert', 'receipt'] as const).map(
+        (kind) => rows.find((row) => row.kind === kind) ?? { kind, waiting: 0, oldestAt: null },
+      );
+      if (flags.json) {
+        console.log(JSON.stringify(shown, null, 2));
+        return;
+      }
+      for (const row of shown) {
+        console.log(
+          `${row.kind}s waiting: ${row.waiting}${row.oldestAt ? ` (oldest since ${row.oldestAt})` : ''}`,
+        );
+      }
+    });
   return new Command('receipts')
-    .description('the receipt archive: backfill missing receipts')
-    .addCommand(backfill);
+    .description('the receipt archive: backfill missing receipts, and the backlog waiting')
+    .addCommand(backfill)
+    .addCommand(backlog);
 }
