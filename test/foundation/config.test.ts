@@ -27,7 +27,13 @@ describe('config', () => {
     expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
     expect(config.port).toBe(8080);
     expect(config.heapGrowthPercent).toBe(50);
-    expect(config.upstream).toEqual({ rps: 10, timeoutMs: 10_000, maxRetries: 8, concurrency: 8 });
+    expect(config.upstream).toEqual({
+      rps: 10,
+      timeoutMs: 10_000,
+      maxRetries: 8,
+      concurrency: 8,
+      receiptsShare: 0.2,
+    });
     expect(config.webhook).toEqual({
       path: '/webhooks',
       scheme: 'standard',
