@@ -50,7 +50,8 @@ export const RECEIVER_VARIABLES = {
   /**
    * Open connections one client address may hold on the receiver's port and on the ops port;
    * past it a new one is closed at once. Behind a reverse proxy every connection comes from the
-   * proxy: raise it, or 0 (no limit), and let the proxy limit clients. @defaultValue 128
+   * proxy: a proxy on this host (127.0.0.1, ::1) is not limited per address; raise it, or 0 (no
+   * limit), for one elsewhere, and let the proxy limit clients. @defaultValue 128
    */
   PAYSYNC_CONNECTIONS_PER_CLIENT: nonNegativeInt(DEFAULT_CONNECTIONS_PER_CLIENT, 1_000_000),
   /**

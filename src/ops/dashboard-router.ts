@@ -117,8 +117,8 @@ export function createDashboardRouter(
           return next();
         }
         opsRefusals.inc({ surface, reason: cookie ? 'wrong' : 'missing' });
-        // A session that expired is no guess; a cookie that never was one is.
-        if (cookie) await throttle.failed(request, surface);
+        // Not counted as a failure: a session id (256 random bits) is not worth guessing, and a
+        // cookie that expired or outlived a restart is no guess.
         send(response, 401, loginPage());
       } catch (error) {
         next(error);

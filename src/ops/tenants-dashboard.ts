@@ -89,7 +89,8 @@ export function createTenantsDashboard(options: TenantsDashboardOptions): Expres
     presented: boolean,
   ) => {
     opsRefusals.inc({ surface, reason: presented ? 'wrong' : 'missing' });
-    if (presented) await throttle.failed(request, surface);
+    // A wrong bearer token is a guess; a session cookie that ended is not (see dashboard-router).
+    if (presented && bearerToken(request) !== undefined) await throttle.failed(request, surface);
     sendPage(response, 401, loginPage());
   };
   /** Express 4 does not catch a rejected handler: hand the error on. */

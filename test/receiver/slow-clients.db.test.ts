@@ -12,7 +12,8 @@ import {
 /**
  * Issue 38.5: slow clients cannot close the receiver's port. One address holding connections
  * that trickle their headers is held to PAYSYNC_CONNECTIONS_PER_CLIENT of them, and loses
- * them after the 10 s header timeout; a sender on another address is still answered.
+ * them after the 10 s header timeout; a sender on another address is still answered. (Every
+ * 127.x address reaches the port; 127.0.0.2 and .3 play two clients.)
  */
 const PER_CLIENT = 4;
 
@@ -66,10 +67,13 @@ describe(`slow clients on ${testDialect()}`, () => {
     await receiver?.cleanup();
   });
 
-  /** A connection from 127.0.0.1 that sends half its headers and then nothing. */
+  /**
+   * A connection from 127.0.0.2 that sends half its headers and then nothing (127.0.0.1, the
+   * host's own address where a local proxy sits, is not limited per address).
+   */
   async function holdSlow(): Promise<{ socket: Socket; closed: Promise<void> }> {
     const { port } = new URL(receiver.url);
-    const socket = connect({ host: '127.0.0.1', port: Number(port), localAddress: '127.0.0.1' });
+    const socket = connect({ host: '127.0.0.1', port: Number(port), localAddress: '127.0.0.2' });
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.on('error', () => undefined);
     // Read what the server says (a 408), so its close reaches us.
@@ -87,7 +91,7 @@ describe(`slow clients on ${testDialect()}`, () => {
     const event = signedEvent(secret);
     const status = await postFrom(
       `${receiver.url}${receiver.config.webhook.path}`,
-      '127.0.0.2',
+      '127.0.0.3',
       event.body,
       event.headers,
     );
