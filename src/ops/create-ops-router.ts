@@ -16,7 +16,7 @@ import {
 import { sendOpsError } from './ops-errors.ts';
 import { opsFeatures } from './ops-features.ts';
 import { OPS_API_BASE } from './ops-routes.ts';
-import { sendPage, setPageHeaders } from './send-page.ts';
+import { BOARD_CSP, sendPage, setPageHeaders } from './send-page.ts';
 import { html } from './html.ts';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
@@ -118,7 +118,7 @@ export function createOpsRouters(options: OpsDependencies): OpsRouters {
       QUEUE_BOARD_PATH,
       (_request: Request, response: Response, next: NextFunction) => {
         // The dashboard's headers on every answer of the board, pages and API alike.
-        setPageHeaders(response);
+        setPageHeaders(response, BOARD_CSP);
         response.removeHeader('X-Powered-By');
         next();
       },

@@ -348,7 +348,7 @@ ${entries.join('')}admin_tokens:
     const before = await refusedOn('shop-ci', FINANCE_TOKEN);
     // Three webhooks with no valid signature on acme's path: refused, counted for acme.
     for (let index = 0; index < 3; index += 1) {
-      const refused = await fetch(`${url}/webhooks/acme`, {
+      const refused = await fetch(`${daemon.front!.url}/webhooks/acme`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'webhook-signature': 'v1,forged' },
         body: '{}',
