@@ -20,7 +20,9 @@ import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support
  * database and real queues.
  */
 const TOKEN = 'ops-security-token-7f3a9c2e41d84b6a';
-const logger = pino({ level: 'silent' });
+/** Every line logged, to check what the throttle says (and never says). */
+const logged: string[] = [];
+const logger = pino({ level: 'info' }, { write: (line: string) => void logged.push(line) });
 
 let database: TestDatabase;
 let redis: Redis;
@@ -113,6 +115,11 @@ describe('failed authentications are throttled per client address', () => {
     expect(sixth.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect((await login(server, TOKEN)).status).toBe(429);
     expect(await throttledCount('dashboard')).toBe(before + 2);
+    // Logged once for the window, with the address, never with a token tried.
+    const lines = logged.filter((line) => line.includes('failed authentications from'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('5 failed authentications from 127.0.0.1 within 60 s');
+    expect(logged.join('')).not.toMatch(/wrong-\d|ops-security-token/);
   });
 
   it('wrong bearer tokens on the API are throttled the same way; a right token alone is never counted', async () => {
