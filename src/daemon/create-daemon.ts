@@ -13,7 +13,7 @@ import {
   type AlertRuntimeOptions,
 } from '../alerts/index.ts';
 import { latestSnapshots } from '../balances/index.ts';
-import type { Config } from '../config/index.ts';
+import { isLoopbackHost, type Config } from '../config/index.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
 import { systemClock, type Clock, type Component } from '../lifecycle/index.ts';
 import {
@@ -274,6 +274,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       const made = metricsServerComponent({
         port: options.metricsPort ?? config.metricsPort,
         host: options.opsHost ?? config.ops.host,
+        ...(!isLoopbackHost(options.opsHost ?? config.ops.host)
+          ? { bearerTokens: [...config.ops.adminTokens, ...config.ops.metricsTokens] }
+          : {}),
         role: roles.has('workers') ? 'work' : 'schedule',
         logger,
         readiness: () => checkReadiness({ db, redis }),

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config/index.ts';
+import { isLoopbackHost, type Config } from '../config/index.ts';
 import {
   StartupError,
   startupErrorFrom,
@@ -227,7 +227,7 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
       host: opsHost,
       logger: options.logger,
       readiness,
-      ...(ops.public ? { metricsTokens: [...tokens, ...ops.metricsTokens] } : {}),
+      ...(!isLoopbackHost(opsHost) ? { metricsTokens: [...tokens, ...ops.metricsTokens] } : {}),
       throttle: opsState.throttle,
       trustProxy: first.config.receiver.trustProxy,
       connectionsPerClient: first.config.receiver.connectionsPerClient,
@@ -236,7 +236,7 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
           tokens,
           url,
           host: opsHost,
-          public: ops.public,
+          public: !isLoopbackHost(opsHost),
           receiverPort: receiverPort.port,
         }),
     });
@@ -246,6 +246,14 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
     const made = metricsServerComponent({
       port: options.metricsPort ?? first.config.metricsPort,
       host: options.opsHost ?? first.config.ops.host,
+      ...(!isLoopbackHost(options.opsHost ?? first.config.ops.host)
+        ? {
+            bearerTokens: [
+              ...new Set(options.tenants.flatMap((tenant) => tenant.config.ops.adminTokens)),
+              ...first.config.ops.metricsTokens,
+            ],
+          }
+        : {}),
       role: options.roles.includes('workers') ? 'work' : 'schedule',
       logger: options.logger,
       readiness,

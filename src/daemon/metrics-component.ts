@@ -20,6 +20,8 @@ export function metricsServerComponent(options: {
   readonly role: 'work' | 'schedule';
   readonly logger: Logger;
   readonly readiness: () => Promise<ProcessReadiness>;
+  /** See MetricsServerOptions.bearerTokens: set when the port is bound beyond loopback. */
+  readonly bearerTokens?: readonly string[] | undefined;
 }): { server: MetricsServer; component: Component } {
   const { logger } = options;
   const server = createMetricsServer({
@@ -28,6 +30,7 @@ export function metricsServerComponent(options: {
     role: options.role,
     logger,
     readiness: options.readiness,
+    ...(options.bearerTokens ? { bearerTokens: options.bearerTokens } : {}),
   });
   const component: Component = {
     name: server.name,

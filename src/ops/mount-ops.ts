@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import express, { Router, type Express, type RequestHandler } from 'express';
 import type { AlertRuntime } from '../alerts/index.ts';
-import type { Config } from '../config/index.ts';
+import { isLoopbackHost, type Config } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import type { Clock, Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
@@ -143,13 +143,15 @@ export function mountOps(options: {
     };
   }
   const host = options.host ?? config.ops.host;
+  // Open beyond loopback: /metrics wants a token.
+  const open = !isLoopbackHost(host);
   const server = createOpsServer({
     ...(routers ? { routes: Router().use(routers.api, routers.dashboard) } : {}),
     port: options.port ?? config.ops.port,
     host,
     logger,
     ...(options.readiness ? { readiness: options.readiness } : {}),
-    ...(config.ops.public ? { metricsTokens: [...tokens, ...config.ops.metricsTokens] } : {}),
+    ...(open ? { metricsTokens: [...tokens, ...config.ops.metricsTokens] } : {}),
     throttle: state.throttle,
     trustProxy: config.receiver.trustProxy,
     connectionsPerClient: config.receiver.connectionsPerClient,
@@ -158,7 +160,7 @@ export function mountOps(options: {
         tokens,
         url,
         host,
-        public: config.ops.public,
+        public: open,
         receiverPort:
           typeof options.receiverPort === 'function'
             ? options.receiverPort()

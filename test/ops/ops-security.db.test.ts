@@ -9,7 +9,7 @@ import {
   DashboardSessions,
   type OpsServer,
 } from '../../src/ops/index.ts';
-import { metricsRegistry } from '../../src/metrics/index.ts';
+import { createMetricsServer, metricsRegistry } from '../../src/metrics/index.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
 
@@ -268,5 +268,34 @@ describe('/metrics on an ops port open beyond loopback', () => {
     expect(api.status).toBe(401);
     for (let i = 0; i < 4; i += 1) expect((await metrics('wrong')).status).toBe(401);
     expect((await metrics('wrong')).status).toBe(429);
+  });
+});
+
+describe('/metrics of work and schedule bound beyond loopback', () => {
+  it('wants the admin or the scrape token too, and says so at start', async () => {
+    const scrape = 'scrape-token-0b1c2d3e4f5a6b7c8d9e0f1a';
+    const server = createMetricsServer({
+      port: 0,
+      host: '127.0.0.1',
+      role: 'work',
+      logger,
+      readiness: async () => ({ ready: true, reasons: [] }),
+      bearerTokens: [TOKEN, scrape],
+    });
+    await server.start();
+    try {
+      const metrics = (token?: string) =>
+        fetch(`${server.url}/metrics`, {
+          headers: token ? { authorization: `Bearer ${token}` } : {},
+        });
+      expect((await metrics()).status).toBe(401);
+      expect((await metrics('wrong')).status).toBe(401);
+      expect((await metrics(scrape)).status).toBe(200);
+      expect((await metrics(TOKEN)).status).toBe(200);
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      expect(logged.join('')).toContain('/metrics wants the admin token or PAYSYNC_METRICS_TOKEN');
+    } finally {
+      await server.stop();
+    }
   });
 });
