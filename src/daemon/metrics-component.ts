@@ -9,7 +9,7 @@ import {
 
 /**
  * The `/metrics`, `/healthz`, `/readyz` server of a process without the receiver role (`work`,
- * `schedule`), as a component. `start` and `serve` answer these on the receiver's port.
+ * `schedule`), as a component. `start` and `serve` answer these on their ops port.
  * A port set by the caller or PAYSYNC_METRICS_PORT that is taken refuses the start; the default
  * port taken (a second worker on the host) only costs this process its metrics.
  */

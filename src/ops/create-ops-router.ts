@@ -23,9 +23,9 @@ export const QUEUE_BOARD_PATH = '/admin/queues';
 
 /**
  * The ops surfaces as one Express router: `/api/v1` (bearer token), the dashboard at `/`
- * and bull-board at `/admin/queues` (session cookie from the login form). Mount it after
- * the receiver's own routes. Throws when no token is given: with none, the caller mounts
- * nothing (see opsStartupLine).
+ * and bull-board at `/admin/queues` (session cookie from the login form), for the ops port
+ * (createOpsServer). Throws when no token is given: with none, the caller mounts nothing (see
+ * opsStartupLine).
  */
 export function createOpsRouter(options: OpsDependencies): Router {
   const { api, dashboard } = createOpsRouters(options);
