@@ -5,7 +5,10 @@
 //
 // Scaling:
 // - paysync-receiver is stateless behind a load balancer: raise `instances` (cluster mode
-//   shares the port). Each instance commits events to the inbox before answering 2xx.
+//   shares the port). Each instance commits events to the inbox before answering 2xx. Its ops
+//   port (PAYSYNC_OPS_PORT: metrics, dashboard) holds dashboard sessions in each process's
+//   memory: with more than one instance add `increment_var: 'PAYSYNC_OPS_PORT'`, so each has
+//   its own ops port (scrape each; use one for the dashboard).
 // - paysync-worker scales out freely, on this host (`instances`) or on other hosts that share
 //   the same Redis and PostgreSQL. With the default SQLite database keep every role on one
 //   host; SQLite is not shared across machines.

@@ -279,11 +279,18 @@ async function withServer<T>(
   work: (url: string, cookie: string) => Promise<T>,
 ): Promise<T> {
   const port = await freePort();
+  // The ops API and the dashboard are on the ops port, not the receiver's.
+  const opsPort = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...baseEnv(books.url), PAYSYNC_PORT: String(port), PAYSYNC_ADMIN_TOKEN: TOKEN },
+    env: {
+      ...baseEnv(books.url),
+      PAYSYNC_PORT: String(port),
+      PAYSYNC_OPS_PORT: String(opsPort),
+      PAYSYNC_ADMIN_TOKEN: TOKEN,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://127.0.0.1:${opsPort}`;
   try {
     await waitForHealth(url, { child, timeoutMs: 60_000 });
     const login = await fetch(`${url}/login`, {

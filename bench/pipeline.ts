@@ -233,16 +233,23 @@ const sim = spawn(
   [...profileArgs, 'bin/paysync.js', 'sim', '--port', String(simPort), '--seed', simSeed],
   { env: { ...env, PAYSYNC_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] },
 );
-/** A paysync role as a child process; each gets a metrics port of its own. */
+/**
+ * A paysync role as a child process; each gets a metrics port of its own (the ops port of
+ * `start` and `serve`, the metrics port of `work` and `schedule`).
+ */
 async function role(args: string[]): Promise<{ child: ChildProcess; metricsUrl: string }> {
   const metricsPort = await freePort();
   const child = spawn(process.execPath, [...profileArgs, 'bin/paysync.js', ...args], {
-    env: { ...env, PAYSYNC_METRICS_PORT: String(metricsPort) },
+    env: {
+      ...env,
+      PAYSYNC_METRICS_PORT: String(metricsPort),
+      PAYSYNC_OPS_PORT: String(metricsPort),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return { child, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
 }
-// `start` and `serve` answer /metrics on the receiver port; work and schedule on their own.
+// `start` and `serve` answer /metrics on their ops port; work and schedule on their metrics port.
 const front = await role([workerCount === undefined ? 'start' : 'serve']);
 const daemon = front.child;
 const others =
@@ -361,7 +368,7 @@ try {
         daemonCpuSeconds: () => cpuSeconds(daemon.pid!),
         simPid: sim.pid!,
         simCpuSeconds: () => cpuSeconds(sim.pid!),
-        metricsUrl: `${daemonUrl}/metrics`,
+        metricsUrl: front.metricsUrl,
         redis,
         progress,
         databaseBytes,
@@ -431,7 +438,7 @@ try {
     const seconds = (endedAt - started) / 1000;
     const metrics = (
       await Promise.all(
-        [`${daemonUrl}/metrics`, ...others.map((o) => o.metricsUrl)].map(async (url) =>
+        [front.metricsUrl, ...others.map((o) => o.metricsUrl)].map(async (url) =>
           (await fetch(url)).text(),
         ),
       )

@@ -126,6 +126,8 @@ async function measure(count: number): Promise<Measured> {
     PAYSYNC_REDIS_URL: redisUrl,
     PAYSYNC_QUEUE_PREFIX: `paysync-bench-tenants-${suffix}`,
     PAYSYNC_PORT: String(await freePort()),
+    // Metrics are on the ops port.
+    PAYSYNC_OPS_PORT: String(await freePort()),
     PAYSYNC_LOG_LEVEL: 'warn',
     ...(dialect === 'postgres' ? { PAYSYNC_DATABASE_URL: postgresUrl } : {}),
   };
@@ -180,7 +182,7 @@ async function measure(count: number): Promise<Measured> {
       for (let second = 0; second < idleSeconds; second += 1) {
         await sleep(1000);
         samples.push(rssMb(child.pid!));
-        heap.push(await heapUsedMb(Number(env.PAYSYNC_PORT)));
+        heap.push(await heapUsedMb(Number(env.PAYSYNC_OPS_PORT)));
       }
       return {
         tenants: count,

@@ -60,6 +60,9 @@ function route(definition: OpsRouteDefinition): RouteConfig {
   const responses: Record<number, ResponseConfig> = {
     [definition.successStatus ?? 200]: success,
     401: error('No token, or a wrong one (no detail is given)'),
+    429: error(
+      '`too_many_failures`: 5 failed authentications from this client address within a minute; `Retry-After` says when to try again',
+    ),
   };
   if (definition.params || definition.query || definition.body) {
     responses[400] = error('A bad parameter, named in the message');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from './config-error.ts';
-import { httpUrl, onOff, optionalText, positiveInt, type Parsed } from './fields.ts';
+import { httpUrl, trueOrFalse, optionalText, positiveInt, type Parsed } from './fields.ts';
 
 // Where alerts go and how often (docs/alerts.md).
 
@@ -25,7 +25,7 @@ export const ALERT_VARIABLES = {
    * credentials must reach TLS (`smtps://`, or STARTTLS which the server must then offer), else
    * the mail fails before the password is sent (nodemailer `requireTLS`). @defaultValue false
    */
-  PAYSYNC_ALERT_SMTP_ALLOW_PLAINTEXT: onOff('false'),
+  PAYSYNC_ALERT_SMTP_ALLOW_PLAINTEXT: trueOrFalse('false'),
   /** Sender of alert e-mails, for example `paysync <ops@example.com>`. */
   PAYSYNC_ALERT_EMAIL_FROM: optionalText,
   /** Recipients of alert e-mails, comma-separated. */

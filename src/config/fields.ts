@@ -133,7 +133,7 @@ export const durationOrOff = (fallback: string) =>
     });
 
 /** `true` or `false` (any case), with a default. */
-export const onOff = (fallback: 'true' | 'false') =>
+export const trueOrFalse = (fallback: 'true' | 'false') =>
   z
     .string()
     .trim()
@@ -141,3 +141,22 @@ export const onOff = (fallback: 'true' | 'false') =>
     .default(fallback)
     .refine((value) => value === 'true' || value === 'false', { message: 'must be true or false' })
     .transform((value) => value === 'true');
+
+/** A port number 1–65535, or 0 for "any free one". */
+export const portNumber = (fallback: number) =>
+  z.coerce
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(0, 'must be at least 0')
+    .max(65535, 'must be at most 65535')
+    .default(fallback);
+
+/** A host name or IP address to bind to. */
+export const bindAddress = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .default(fallback)
+    .refine((value) => /^[A-Za-z0-9.:_-]+$/.test(value) && value !== '', {
+      message: 'must be an IP address or a host name, for example 127.0.0.1 or 0.0.0.0',
+    });

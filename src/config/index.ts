@@ -24,7 +24,13 @@ export {
 } from './service.ts';
 export { DEFAULT_METRICS_PORT, type LogLevel } from './process.ts';
 export type { WebhookScheme, WebhookSettings } from './webhook.ts';
-export type { OpsSettings } from './ops.ts';
+export {
+  DEFAULT_OPS_HOST,
+  DEFAULT_OPS_PORT,
+  isLoopbackHost,
+  MIN_LIVE_TOKEN_LENGTH,
+  type OpsSettings,
+} from './ops.ts';
 export type { ProcessingSettings } from './processing.ts';
 export type { AlertSettings } from './alerts.ts';
 export type { JanitorSettings } from './janitor.ts';

@@ -18,7 +18,7 @@ import {
 } from './expectations.ts';
 import { EXPORT_VARIABLES, exportSettings, type ExportSettings } from './exports.ts';
 import { JANITOR_VARIABLES, janitorSettings, type JanitorSettings } from './janitor.ts';
-import { OPS_VARIABLES, opsSettings, type OpsSettings } from './ops.ts';
+import { OPS_VARIABLES, opsSettings, weakLiveToken, type OpsSettings } from './ops.ts';
 import { POLLING_VARIABLES, pollingSettings, type PollingSettings } from './polling.ts';
 import { PROCESS_VARIABLES, type LogLevel } from './process.ts';
 import { PROCESSING_VARIABLES, processingSettings, type ProcessingSettings } from './processing.ts';
@@ -42,9 +42,14 @@ import {
 } from './webhook.ts';
 
 const { PAYSYNC_WEBHOOK_SECRET, ...WEBHOOK_RECEIVING } = WEBHOOK_VARIABLES;
-const { PAYSYNC_ADMIN_TOKEN, PAYSYNC_OPS_PORT } = OPS_VARIABLES;
-const { PAYSYNC_PORT, PAYSYNC_METRICS_PORT, PAYSYNC_LOG_LEVEL, PAYSYNC_HEAP_GROWTH_PERCENT } =
-  PROCESS_VARIABLES;
+const { PAYSYNC_ADMIN_TOKEN, ...OPS_SURFACE } = OPS_VARIABLES;
+const {
+  PAYSYNC_PORT,
+  PAYSYNC_HOST,
+  PAYSYNC_METRICS_PORT,
+  PAYSYNC_LOG_LEVEL,
+  PAYSYNC_HEAP_GROWTH_PERCENT,
+} = PROCESS_VARIABLES;
 const { PAYSYNC_LOW_BALANCE, ...BALANCE_SCHEDULES } = BALANCE_VARIABLES;
 
 /**
@@ -56,10 +61,11 @@ const schema = z.object({
   ...SERVICE_VARIABLES,
   ...CONNECTION_VARIABLES,
   PAYSYNC_PORT,
+  PAYSYNC_HOST,
   PAYSYNC_METRICS_PORT,
   PAYSYNC_WEBHOOK_SECRET,
   PAYSYNC_ADMIN_TOKEN,
-  PAYSYNC_OPS_PORT,
+  ...OPS_SURFACE,
   PAYSYNC_LOG_LEVEL,
   PAYSYNC_HEAP_GROWTH_PERCENT,
   ...UPSTREAM_VARIABLES,
@@ -90,6 +96,8 @@ export interface Config {
   readonly databaseUrl: string;
   readonly redisUrl: string;
   readonly port: number;
+  /** The receiver's interface (`PAYSYNC_HOST`). */
+  readonly host: string;
   /**
    * Metrics and health port of a process without a receiver (see docs/metrics.md); undefined
    * when `PAYSYNC_METRICS_PORT` is not set ({@link DEFAULT_METRICS_PORT}, best effort).
@@ -98,7 +106,7 @@ export interface Config {
   /** Every accepted signing secret; the first one signs, all of them verify. */
   readonly webhookSecrets: readonly string[];
   readonly adminToken: string | undefined;
-  /** The ops API and dashboard (see docs/ops.md). */
+  /** The ops port: metrics, the ops API and the dashboard (see docs/ops.md, docs/security.md). */
   readonly ops: OpsSettings;
   readonly logLevel: LogLevel;
   /** V8's heap growth past a full collection, in percent, in the daemon roles; 0 = V8's own. */
@@ -183,6 +191,18 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
     );
   }
   const e = result.data;
+  const ops = opsSettings(e);
+  const weak = weakLiveToken(e.PAYSYNC_ENVIRONMENT, {
+    PAYSYNC_ADMIN_TOKEN: ops.adminTokens,
+    PAYSYNC_METRICS_TOKEN: ops.metricsTokens,
+  });
+  if (weak) throw new ConfigError(weak.variable, weak.message);
+  if (ops.port !== 0 && ops.port === e.PAYSYNC_PORT) {
+    throw new ConfigError(
+      'PAYSYNC_OPS_PORT',
+      `PAYSYNC_OPS_PORT="${ops.port}" is invalid: must differ from PAYSYNC_PORT (metrics, the ops API and the dashboard no longer share the receiver's port; see docs/security.md)`,
+    );
+  }
   const config: Config = {
     upstreamUrl: e.PAYSYNC_UPSTREAM_URL,
     apiKey: e.PAYSYNC_API_KEY,
@@ -191,10 +211,11 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
     databaseUrl: e.PAYSYNC_DATABASE_URL,
     redisUrl: e.PAYSYNC_REDIS_URL,
     port: e.PAYSYNC_PORT,
+    host: e.PAYSYNC_HOST,
     metricsPort: e.PAYSYNC_METRICS_PORT,
     webhookSecrets: webhookSecrets(e),
     adminToken: e.PAYSYNC_ADMIN_TOKEN,
-    ops: opsSettings(e),
+    ops,
     logLevel: e.PAYSYNC_LOG_LEVEL,
     heapGrowthPercent: e.PAYSYNC_HEAP_GROWTH_PERCENT,
     upstream: upstreamSettings(e),

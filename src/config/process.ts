@@ -1,14 +1,20 @@
 import { z } from 'zod';
-import { nonNegativeInt, positiveInt, type Parsed } from './fields.ts';
+import { bindAddress, nonNegativeInt, positiveInt, type Parsed } from './fields.ts';
 
 // What every process has: its HTTP port, its metrics port and its log level (docs/metrics.md).
 
 export const PROCESS_VARIABLES = {
-  /** Receiver and ops HTTP port. @defaultValue 8080 */
+  /** The receiver's port: webhooks and health only (the ops surfaces: `PAYSYNC_OPS_PORT`). @defaultValue 8080 */
   PAYSYNC_PORT: positiveInt(8080, 65535),
   /**
+   * Interface the receiver's port binds to. All of them, as before, since the payment service
+   * must reach it (usually through a reverse proxy). @defaultValue `0.0.0.0`
+   */
+  PAYSYNC_HOST: bindAddress('0.0.0.0'),
+  /**
    * Port of the small `/metrics`, `/healthz`, `/readyz` server of a process without a receiver
-   * (`paysync work`, `paysync schedule`); `start` and `serve` answer them on `PAYSYNC_PORT`.
+   * (`paysync work`, `paysync schedule`), bound to `PAYSYNC_OPS_HOST`; `start` and `serve` answer
+   * them on `PAYSYNC_OPS_PORT`.
    * 0 picks a free port (logged). Set, a taken port refuses the start; unset, the default port
    * taken (a second process on the host) is a warning and the process runs without it.
    * @defaultValue {@link DEFAULT_METRICS_PORT}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration, onOff, parseDuration, positiveInt, type Parsed } from './fields.ts';
+import { duration, trueOrFalse, parseDuration, positiveInt, type Parsed } from './fields.ts';
 
 // The relay of reconciled events to the merchant's endpoints (docs/relay.md).
 
@@ -101,7 +101,7 @@ export const RELAY_VARIABLES = {
    */
   PAYSYNC_SECRETS_KEY: secretsKeys,
   /** Allow `http://` endpoint URLs in `live` (sandbox always allows them). @defaultValue false */
-  PAYSYNC_RELAY_ALLOW_HTTP: onOff('false'),
+  PAYSYNC_RELAY_ALLOW_HTTP: trueOrFalse('false'),
   /**
    * Hosts, addresses or CIDR ranges paysync may deliver to although they are loopback,
    * link-local or private (in `live` those are refused otherwise). @defaultValue none

@@ -31,6 +31,7 @@ export function secretValues(config: Config): string[] {
     config.apiKey,
     config.adminToken,
     ...config.ops.adminTokens,
+    ...config.ops.metricsTokens,
     ...config.webhookSecrets,
     alerts.webhookSecret,
     urlPassword(alerts.smtpUrl),

@@ -13,7 +13,7 @@ import {
   type AlertRuntimeOptions,
 } from '../alerts/index.ts';
 import { latestSnapshots } from '../balances/index.ts';
-import type { Config } from '../config/index.ts';
+import { isLoopbackHost, type Config } from '../config/index.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
 import { systemClock, type Clock, type Component } from '../lifecycle/index.ts';
 import {
@@ -26,7 +26,7 @@ import {
 import { openDiscrepancyCounts, openDriftDetails } from '../ledger/index.ts';
 import { createOutboxDispatcher, outboxBacklog, type OutboxDispatcher } from '../outbox/index.ts';
 import { lastSuccessByTask } from '../runs/index.ts';
-import { mountOps, type TenantOpsApi } from '../ops/index.ts';
+import { mountOps, type OpsProcessState, type OpsServer, type TenantOpsApi } from '../ops/index.ts';
 import { createQueues, type Queues } from '../queues/index.ts';
 import { createRelayDeliverer, type RelayDeliverer } from '../relay/index.ts';
 import {
@@ -54,8 +54,20 @@ export interface DaemonOptions {
   readonly queuePrefix?: string;
   /** Receiver port; 0 picks a free one. @defaultValue `config.port` */
   readonly port?: number;
-  /** Receiver interface. @defaultValue `0.0.0.0` */
+  /** Receiver interface. @defaultValue `config.host` (`PAYSYNC_HOST`, `0.0.0.0`) */
   readonly host?: string;
+  /**
+   * Port of metrics, the ops API and the dashboard, with the receiver role; 0 picks a free one.
+   * @defaultValue `config.ops.port` (`startDaemon`: 0)
+   */
+  readonly opsPort?: number;
+  /**
+   * Interface of the ops port, and of the metrics server of a process without the receiver.
+   * @defaultValue `config.ops.host` (`PAYSYNC_OPS_HOST`, `127.0.0.1`)
+   */
+  readonly opsHost?: string;
+  /** The sessions and failure throttle of the process's ops surfaces (several tenants share one). */
+  readonly opsState?: OpsProcessState;
   /** Tries before a 404 becomes `unknown_upstream_resource`. @defaultValue 3 */
   readonly notFoundAttempts?: number;
   /** How often the outbox dispatcher polls without a wake-up, in ms. @defaultValue 1000 */
@@ -111,6 +123,11 @@ export interface Daemon {
   readonly relay: RelayDeliverer | undefined;
   /** The `/metrics`, `/healthz`, `/readyz` server of a process without the receiver role. */
   readonly metricsServer: MetricsServer | undefined;
+  /**
+   * The ops port of a process with the receiver role (metrics, health, ops API, dashboard);
+   * undefined without the receiver role or when shared by several tenants.
+   */
+  readonly opsServer: OpsServer | undefined;
   /** Set once the workers started: what the start-up credential check found. */
   credentialCheck(): CredentialCheck | undefined;
   /** Whether this daemon's database and Redis answer and its credentials hold (`/readyz`). */
@@ -259,11 +276,15 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   let receiver: ReceiverServer | undefined;
   let metricsServer: MetricsServer | undefined;
   let tenantOps: Daemon['ops'];
+  let opsServer: OpsServer | undefined;
   try {
     if (!roles.has('receiver') && !options.shared) {
       const made = metricsServerComponent({
         port: options.metricsPort ?? config.metricsPort,
-        ...(options.host !== undefined ? { host: options.host } : {}),
+        host: options.opsHost ?? config.ops.host,
+        ...(!isLoopbackHost(options.opsHost ?? config.ops.host)
+          ? { bearerTokens: [...config.ops.adminTokens, ...config.ops.metricsTokens] }
+          : {}),
         role: roles.has('workers') ? 'work' : 'schedule',
         logger,
         readiness: () => checkReadiness({ db, redis }),
@@ -366,14 +387,18 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         queues,
         logger,
         now,
-        receiverPort,
+        // Started after the receiver (below), so the line names its bound port.
+        receiverPort: () => receiver?.port,
         alerts,
-        ...(options.host !== undefined ? { host: options.host } : {}),
+        readiness: () => checkReadiness({ db, redis }),
+        ...(options.opsPort !== undefined ? { port: options.opsPort } : {}),
+        ...(options.opsHost !== undefined ? { host: options.opsHost } : {}),
+        ...(options.opsState ? { state: options.opsState } : {}),
         ...(options.shared ? tenantOption : {}),
         ...(options.tenantsOf ? { tenantsOf: options.tenantsOf } : {}),
       });
       tenantOps = ops.tenantApi;
-      components.push(...ops.components);
+      opsServer = ops.server;
       // Last to start, first to stop: intake stops before the workers drain.
       receiver = createReceiverServer({
         db: receiverDatabase?.db ?? db,
@@ -391,10 +416,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         alerts,
         ...tenantOption,
         ...options.receiver,
-        ...(options.host !== undefined ? { host: options.host } : {}),
-        ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),
+        host: options.host ?? config.host,
       });
       components.push(receiver);
+      // After the receiver: its start-up line names the receiver's bound port.
+      components.push(...ops.components);
     }
   } catch (error) {
     // A refused signing set-up, say: close what was opened, then say why.
@@ -411,6 +437,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     outbox,
     relay,
     metricsServer,
+    opsServer,
     credentialCheck: () => credentialCheck,
     readiness: () => checkReadiness({ db, redis }),
     ops: tenantOps,

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config/index.ts';
+import { isLoopbackHost, type Config } from '../config/index.ts';
 import {
   StartupError,
   startupErrorFrom,
@@ -18,10 +18,13 @@ import {
 } from '../receiver/index.ts';
 import { reasonOf } from '../error-reason.ts';
 import {
+  createOpsServer,
   createTenantsDashboard,
-  isTenantsDashboardPath,
-  OPS_API_BASE,
+  createTenantsOpsRoutes,
+  opsProcessState,
+  opsStartupLine,
   TenantsAccess,
+  type OpsServer,
 } from '../ops/index.ts';
 import { createDaemon, type Daemon, type DaemonRole } from './create-daemon.ts';
 import { metricsServerComponent } from './metrics-component.ts';
@@ -40,8 +43,12 @@ export interface TenantsDaemonOptions {
   readonly roles: readonly DaemonRole[];
   /** The one receiver port; 0 picks a free one. @defaultValue the first tenant's `config.port` */
   readonly port?: number;
-  /** @defaultValue `0.0.0.0` */
+  /** @defaultValue the first tenant's `config.host` (`PAYSYNC_HOST`) */
   readonly host?: string;
+  /** The ops port; 0 picks a free one. @defaultValue the first tenant's `config.ops.port` */
+  readonly opsPort?: number;
+  /** The ops port's interface. @defaultValue the first tenant's `config.ops.host` */
+  readonly opsHost?: string;
   /** Port of the metrics server of a process without the receiver role. @defaultValue `config.metricsPort` */
   readonly metricsPort?: number;
   /** @defaultValue the machine's clock */
@@ -57,6 +64,8 @@ export interface TenantsDaemon {
   readonly tenants: ReadonlyMap<string, Daemon>;
   /** The one receiver port, for the receiver role. */
   readonly front: TenantsFront | undefined;
+  /** The one ops port (metrics, detailed readiness, ops API, dashboards), for the receiver role. */
+  readonly opsServer: OpsServer | undefined;
   /** `/metrics`, `/healthz`, `/readyz` of a process without the receiver role. */
   readonly metricsServer: MetricsServer | undefined;
   readiness(): Promise<TenantsReadiness>;
@@ -84,7 +93,9 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
       tokens: tenant.config.ops.adminTokens,
     })),
   );
-  const tenantsOf = (session: string) => access.tenantsOfSession(session);
+  // One set of sessions and one failure throttle for every tenant's dashboard and API.
+  const opsState = opsProcessState(first.config, options.logger, options.now ?? systemClock);
+  const tenantsOf = (session: string) => access.tenantsOfToken(opsState.sessions.tokenOf(session));
   const create = (tenant: DaemonTenant) =>
     createDaemon({
       config: tenant.config,
@@ -93,6 +104,7 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
       tenant: tenant.name,
       shared: true,
       tenantsOf,
+      opsState,
       ...(options.now ? { now: options.now } : {}),
     });
   const daemons = new Map<string, Daemon>();
@@ -126,9 +138,6 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
     },
     get unavailable() {
       return down.get(tenant.name);
-    },
-    get ops() {
-      return daemons.get(tenant.name)?.ops;
     },
     readiness: (): Promise<Readiness> => {
       const daemon = daemons.get(tenant.name);
@@ -174,37 +183,77 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
     }),
   );
   let front: TenantsFront | undefined;
+  let opsServer: OpsServer | undefined;
   let metricsServer: MetricsServer | undefined;
   if (options.roles.includes('receiver')) {
     front = createTenantsFront({
       tenants: tenantStates,
       webhookPath: first.config.webhook.path,
       port: options.port ?? first.config.port,
+      host: options.host ?? first.config.host,
       maxInFlight: first.config.receiver.maxInFlight,
+      connectionsPerClient: first.config.receiver.connectionsPerClient,
       logger: options.logger,
       retryAfterSeconds,
-      opsBase: OPS_API_BASE,
-      dashboard: {
-        handles: isTenantsDashboardPath,
-        app: createTenantsDashboard({
+    });
+    const ops = first.config.ops;
+    const opsHost = options.opsHost ?? ops.host;
+    const tokens = [...new Set(options.tenants.flatMap((tenant) => tenant.config.ops.adminTokens))];
+    const receiverPort = front;
+    // Last to start, first to stop: intake stops before any tenant's workers drain.
+    components.push(front);
+    opsServer = createOpsServer({
+      routes: createTenantsOpsRoutes({
+        tenants: options.tenants.map((tenant) => ({
+          name: tenant.name,
+          ops: () => daemons.get(tenant.name)?.ops,
+        })),
+        throttle: opsState.throttle,
+        dashboard: createTenantsDashboard({
           access,
           logger: options.logger,
           retryAfterSeconds,
+          secureCookie: ops.https,
+          sessions: opsState.sessions,
+          throttle: opsState.throttle,
           tenants: options.tenants.map((tenant) => ({
             name: tenant.name,
             dashboard: () => daemons.get(tenant.name)?.ops?.dashboard,
             unavailable: () => down.get(tenant.name),
           })),
         }),
-      },
-      ...(options.host !== undefined ? { host: options.host } : {}),
+      }),
+      port: options.opsPort ?? ops.port,
+      host: opsHost,
+      logger: options.logger,
+      readiness,
+      ...(!isLoopbackHost(opsHost) ? { metricsTokens: [...tokens, ...ops.metricsTokens] } : {}),
+      throttle: opsState.throttle,
+      trustProxy: first.config.receiver.trustProxy,
+      connectionsPerClient: first.config.receiver.connectionsPerClient,
+      startupLine: (url) =>
+        opsStartupLine({
+          tokens,
+          url,
+          host: opsHost,
+          public: !isLoopbackHost(opsHost),
+          receiverPort: receiverPort.port,
+        }),
     });
-    // Last to start, first to stop: intake stops before any tenant's workers drain.
-    components.push(front);
+    // After the front: its start-up line names the receiver's bound port.
+    components.push(opsServer);
   } else {
     const made = metricsServerComponent({
       port: options.metricsPort ?? first.config.metricsPort,
-      ...(options.host !== undefined ? { host: options.host } : {}),
+      host: options.opsHost ?? first.config.ops.host,
+      ...(!isLoopbackHost(options.opsHost ?? first.config.ops.host)
+        ? {
+            bearerTokens: [
+              ...new Set(options.tenants.flatMap((tenant) => tenant.config.ops.adminTokens)),
+              ...first.config.ops.metricsTokens,
+            ],
+          }
+        : {}),
       role: options.roles.includes('workers') ? 'work' : 'schedule',
       logger: options.logger,
       readiness,
@@ -212,7 +261,7 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
     metricsServer = made.server;
     components.unshift(made.component);
   }
-  return { components, tenants: daemons, front, metricsServer, readiness };
+  return { components, tenants: daemons, front, opsServer, metricsServer, readiness };
 }
 
 /** A refusal to start, as one line; `paysync migrate` becomes `paysync tenants migrate`. */

@@ -9,7 +9,7 @@ import {
 
 /**
  * The `/metrics`, `/healthz`, `/readyz` server of a process without the receiver role (`work`,
- * `schedule`), as a component. `start` and `serve` answer these on the receiver's port.
+ * `schedule`), as a component. `start` and `serve` answer these on their ops port.
  * A port set by the caller or PAYSYNC_METRICS_PORT that is taken refuses the start; the default
  * port taken (a second worker on the host) only costs this process its metrics.
  */
@@ -20,6 +20,8 @@ export function metricsServerComponent(options: {
   readonly role: 'work' | 'schedule';
   readonly logger: Logger;
   readonly readiness: () => Promise<ProcessReadiness>;
+  /** See MetricsServerOptions.bearerTokens: set when the port is bound beyond loopback. */
+  readonly bearerTokens?: readonly string[] | undefined;
 }): { server: MetricsServer; component: Component } {
   const { logger } = options;
   const server = createMetricsServer({
@@ -28,6 +30,7 @@ export function metricsServerComponent(options: {
     role: options.role,
     logger,
     readiness: options.readiness,
+    ...(options.bearerTokens ? { bearerTokens: options.bearerTokens } : {}),
   });
   const component: Component = {
     name: server.name,

@@ -15,10 +15,15 @@ export interface RunningDaemon extends Daemon {
  * Builds and starts the daemon in this process, for tests and `paysync demo`: no signal
  * handlers, the caller stops it. A start failure stops what had started and rethrows. The
  * metrics server of a role without the receiver takes a free port unless `metricsPort` says
- * otherwise: many in-process daemons run side by side, `PAYSYNC_METRICS_PORT` is for processes.
+ * otherwise, and so does the ops port unless `opsPort` does: many in-process daemons run side by
+ * side, `PAYSYNC_METRICS_PORT` and `PAYSYNC_OPS_PORT` are for processes.
  */
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
-  const daemon = await createDaemon({ ...options, metricsPort: options.metricsPort ?? 0 });
+  const daemon = await createDaemon({
+    ...options,
+    metricsPort: options.metricsPort ?? 0,
+    opsPort: options.opsPort ?? 0,
+  });
   return { ...daemon, stop: await startInOrder(daemon.components) };
 }
 
@@ -31,7 +36,11 @@ export interface RunningTenantsDaemon extends TenantsDaemon {
 export async function startTenantsDaemon(
   options: TenantsDaemonOptions,
 ): Promise<RunningTenantsDaemon> {
-  const daemon = await createTenantsDaemon({ ...options, metricsPort: options.metricsPort ?? 0 });
+  const daemon = await createTenantsDaemon({
+    ...options,
+    metricsPort: options.metricsPort ?? 0,
+    opsPort: options.opsPort ?? 0,
+  });
   return { ...daemon, stop: await startInOrder(daemon.components) };
 }
 

@@ -45,7 +45,7 @@ export interface RunningDemo {
   readonly queuePrefix: string;
   /** The Redis in use; `private` when the demo started it. */
   readonly redis: { readonly url: string; readonly private: boolean };
-  /** The dashboard and ops API, on the receiver's port: `http://127.0.0.1:<port>/`. */
+  /** The dashboard, ops API and metrics, on the ops port (loopback): `http://127.0.0.1:<port>/`. */
   readonly dashboardUrl: string;
   /** The `PAYSYNC_ADMIN_TOKEN` made for this run (the dashboard's and API's bearer token). */
   readonly adminToken: string;
@@ -193,6 +193,8 @@ async function startDemoOn(
       queuePrefix: prefix,
       port: options.port ?? 0,
       host: '127.0.0.1',
+      // The dashboard, the ops API and metrics on a free port of their own, on loopback.
+      opsHost: '127.0.0.1',
     });
   } catch (error) {
     await sim.stop();
@@ -227,7 +229,7 @@ async function startDemoOn(
     databaseUrl: `sqlite:${options.databaseFile}`,
     queuePrefix: prefix,
     redis: { url: redis.url, private: redis.private },
-    dashboardUrl: `${daemon.receiver!.url}/`,
+    dashboardUrl: `${daemon.opsServer!.url}/`,
     adminToken,
     summary: () =>
       collectDemoSummary(daemon.db, sim, traffic.counts, Date.now() - started, context),

@@ -16,6 +16,7 @@ export {
   tenantOnlyMetric,
   type TenantLabel,
 } from './tenant-label.ts';
+export { authThrottled } from './auth.metrics.ts';
 export { observeJobs, type ObservableWorker } from './job-metrics.ts';
 export {
   addScrapeSource,

@@ -1,4 +1,5 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { metricsRegistry } from './metrics-registry.ts';
@@ -18,6 +19,24 @@ export interface MetricsServerOptions {
   readonly logger: Logger;
   /** Names the process in the start-up line (`work`, `schedule`). */
   readonly role: string;
+  /**
+   * When set, `/metrics` wants one of these as `Authorization: Bearer` (the admin and scrape
+   * tokens): the port is bound beyond loopback (`PAYSYNC_OPS_HOST`). None at all: `/metrics`
+   * answers 401 to everyone. @defaultValue unset: open (the port is on loopback)
+   */
+  readonly bearerTokens?: readonly string[] | undefined;
+}
+
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+
+/** Whether the request carries one of `tokens` as its bearer token, compared in constant time. */
+function carriesToken(request: IncomingMessage, tokens: readonly Buffer[]): boolean {
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  if (!match) return false;
+  const given = digest(match[1]!);
+  let accepted = false;
+  for (const expected of tokens) accepted = timingSafeEqual(given, expected) || accepted;
+  return accepted;
 }
 
 export interface MetricsServer {
@@ -37,6 +56,7 @@ export function createMetricsServer(options: MetricsServerOptions): MetricsServe
   let server: Server | undefined;
   let url: string | undefined;
   const host = options.host ?? '0.0.0.0';
+  const guard = options.bearerTokens?.map(digest);
   const answer = (response: ServerResponse, status: number, type: string, body: string) => {
     response.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
     response.end(body);
@@ -73,6 +93,11 @@ export function createMetricsServer(options: MetricsServerOptions): MetricsServe
               ),
           );
         } else if (path === '/metrics') {
+          if (guard && !carriesToken(request, guard)) {
+            response.setHeader('WWW-Authenticate', 'Bearer realm="paysync metrics"');
+            answer(response, 401, 'application/json', '{"error":"authentication required"}');
+            return;
+          }
           metricsRegistry.metrics().then(
             (text) => answer(response, 200, metricsRegistry.contentType, text),
             () => answer(response, 500, 'text/plain', 'metrics could not be collected\n'),
@@ -99,7 +124,7 @@ export function createMetricsServer(options: MetricsServerOptions): MetricsServe
       url = `http://${shownHost}:${address.port}`;
       options.logger.info(
         { port: address.port, url: `${url}/metrics` },
-        `${options.role}: metrics and health on port ${address.port} (/metrics, /healthz, /readyz; PAYSYNC_METRICS_PORT)`,
+        `${options.role}: metrics and health on port ${address.port} (/metrics, /healthz, /readyz; PAYSYNC_METRICS_PORT)${guard ? `, open on ${host}: /metrics wants the admin token or PAYSYNC_METRICS_TOKEN` : ''}`,
       );
     },
     async stop() {

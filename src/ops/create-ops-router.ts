@@ -1,10 +1,12 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type Express, type NextFunction, type Request, type Response } from 'express';
 import { createApiRouter } from './api-router.ts';
-import { tenantDashboardBase } from './dashboard-layout.ts';
+import { page, tenantDashboardBase } from './dashboard-layout.ts';
 import { createDashboardRouter } from './dashboard-router.ts';
+import { AuthThrottle } from './auth-throttle.ts';
+import { DashboardSessions } from './dashboard-sessions.ts';
 import { AdminTokens, bearerToken, opsRefusals } from './ops-auth.ts';
 import {
   STRICT_RELAY_RULES,
@@ -14,14 +16,16 @@ import {
 import { sendOpsError } from './ops-errors.ts';
 import { opsFeatures } from './ops-features.ts';
 import { OPS_API_BASE } from './ops-routes.ts';
+import { BOARD_CSP, sendPage, setPageHeaders } from './send-page.ts';
+import { html } from './html.ts';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
 
 /**
  * The ops surfaces as one Express router: `/api/v1` (bearer token), the dashboard at `/`
- * and bull-board at `/admin/queues` (session cookie from the login form). Mount it after
- * the receiver's own routes. Throws when no token is given: with none, the caller mounts
- * nothing (see opsStartupLine).
+ * and bull-board at `/admin/queues` (session cookie from the login form), for the ops port
+ * (createOpsServer). Throws when no token is given: with none, the caller mounts nothing (see
+ * opsStartupLine).
  */
 export function createOpsRouter(options: OpsDependencies): Router {
   const { api, dashboard } = createOpsRouters(options);
@@ -50,7 +54,10 @@ export function createOpsRouters(options: OpsDependencies): OpsRouters {
           ? { exports: { dir: options.exportsDir, environment: options.environment } }
           : {}),
       }),
+    sessions: options.sessions ?? new DashboardSessions({ now: options.now }),
+    throttle: options.throttle ?? new AuthThrottle(options.logger),
   };
+  const { throttle } = deps;
   const tokens = new AdminTokens(deps.tokens);
   const ctx = {
     db: deps.db,
@@ -61,12 +68,25 @@ export function createOpsRouters(options: OpsDependencies): OpsRouters {
     ...(deps.expectations ? { expectationBreakVerdict: deps.expectations.breakVerdict } : {}),
   };
   const api = Router();
-  api.use(OPS_API_BASE, (request: Request, response: Response, next: NextFunction) => {
-    const presented = bearerToken(request);
-    if (tokens.accepts(presented)) return next();
-    opsRefusals.inc({ surface: 'api', reason: presented ? 'wrong' : 'missing' });
-    response.setHeader('WWW-Authenticate', 'Bearer realm="paysync"');
-    sendOpsError(response, 401, 'unauthorized', 'authentication required');
+  api.use(OPS_API_BASE, async (request: Request, response: Response, next: NextFunction) => {
+    try {
+      const tooMany = (answer: Response) =>
+        sendOpsError(
+          answer,
+          429,
+          'too_many_failures',
+          'too many failed authentications; retry later',
+        );
+      if (!(await throttle.admits(request, response, 'api', tooMany))) return;
+      const presented = bearerToken(request);
+      if (tokens.accepts(presented)) return next();
+      opsRefusals.inc({ surface: 'api', reason: presented ? 'wrong' : 'missing' });
+      if (presented) await throttle.failed(request, 'api');
+      response.setHeader('WWW-Authenticate', 'Bearer realm="paysync"');
+      sendOpsError(response, 401, 'unauthorized', 'authentication required');
+    } catch (error) {
+      next(error);
+    }
   });
   api.use(OPS_API_BASE, createApiRouter(deps, ctx));
 
@@ -79,25 +99,81 @@ export function createOpsRouters(options: OpsDependencies): OpsRouters {
     board.setBasePath(
       `${tenant === undefined ? '' : tenantDashboardBase(tenant)}${QUEUE_BOARD_PATH}`,
     );
+    const readOnlyMode = deps.queueBoardActions !== true;
+    // bull-board answers from an Express app of its own, which would name itself otherwise.
+    const boardApp = board.getRouter() as Express;
+    boardApp.disable('x-powered-by');
     createBullBoard({
-      // This tenant's queues only: its own connection and prefix.
+      // This tenant's queues only: its own connection and prefix. Read-only unless
+      // PAYSYNC_QUEUE_BOARD_ACTIONS opens its actions.
       queues: (['ingest', 'sync', 'followUp', 'scheduled'] as const).map(
-        (name) => new BullMQAdapter(deps.queues![name]),
+        (name) => new BullMQAdapter(deps.queues![name], { readOnlyMode }),
       ),
       serverAdapter: board,
       ...(tenant === undefined
         ? {}
         : { options: { uiConfig: { boardTitle: `paysync · ${tenant}` } } }),
     });
-    router.use(QUEUE_BOARD_PATH, dashboard.requireSession('queues'), board.getRouter() as Router);
+    router.use(
+      QUEUE_BOARD_PATH,
+      (_request: Request, response: Response, next: NextFunction) => {
+        // The dashboard's headers on every answer of the board, pages and API alike.
+        setPageHeaders(response, BOARD_CSP);
+        response.removeHeader('X-Powered-By');
+        next();
+      },
+      dashboard.requireSession('queues'),
+      (request: Request, response: Response, next: NextFunction) => {
+        if (request.method === 'GET' || request.method === 'HEAD') return next();
+        // An action: from the board's own page (the browser says same-origin, which no page of
+        // another site can make it say), or carrying the session's CSRF token in a header.
+        const sameOrigin = request.headers['sec-fetch-site'] === 'same-origin';
+        const csrfHeader = request.headers['x-csrf-token'];
+        if (sameOrigin || csrfHeader === dashboard.csrfOf(response)) return next();
+        opsRefusals.inc({ surface: 'queues', reason: 'csrf' });
+        sendPage(
+          response,
+          403,
+          page({
+            title: 'Refused',
+            body: html`<section>
+              <p>This action did not come from the queue board. Reload the board and try again.</p>
+            </section>`,
+          }),
+        );
+      },
+      boardApp,
+    );
   }
   router.use(dashboard.router);
   return { api, dashboard: router };
 }
 
-/** The one start-up line that says whether the ops surfaces are on, and where. */
-export function opsStartupLine(tokens: readonly string[], url: string | undefined): string {
-  return tokens.length === 0
-    ? 'ops API and dashboard are off: set PAYSYNC_ADMIN_TOKEN to turn them on'
-    : `ops API and dashboard on at ${url ?? 'the receiver port'} (${tokens.length} admin token${tokens.length === 1 ? '' : 's'})`;
+/**
+ * The one start-up line of the ops port: where it is, who can reach it, what it serves, and
+ * that the receiver's port no longer serves metrics (a Prometheus scraping it there learns
+ * where to go).
+ */
+export function opsStartupLine(options: {
+  readonly tokens: readonly string[];
+  /** The ops port's address, as a client on this machine reaches it. */
+  readonly url: string;
+  readonly host: string;
+  /** Open beyond loopback (PAYSYNC_OPS_HOST): /metrics wants a token. */
+  readonly public: boolean;
+  readonly receiverPort: number | undefined;
+}): string {
+  const { tokens } = options;
+  const surfaces =
+    tokens.length === 0
+      ? 'ops API and dashboard are off: set PAYSYNC_ADMIN_TOKEN to turn them on'
+      : `ops API and dashboard on (${tokens.length} admin token${tokens.length === 1 ? '' : 's'})`;
+  const reach = options.public
+    ? `open beyond loopback (PAYSYNC_OPS_HOST=${options.host}): /metrics wants the admin token or PAYSYNC_METRICS_TOKEN as a bearer token`
+    : `loopback only (PAYSYNC_OPS_HOST=${options.host}); to scrape from another host set PAYSYNC_OPS_HOST and PAYSYNC_METRICS_TOKEN`;
+  const moved =
+    options.receiverPort === undefined
+      ? ''
+      : `; the receiver port ${options.receiverPort} serves webhooks and health only (its /metrics moved here)`;
+  return `ops port ${options.url}: /metrics, /healthz, /readyz, ${surfaces}; ${reach}${moved}`;
 }

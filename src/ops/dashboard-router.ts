@@ -16,12 +16,13 @@ import { disableEndpoint, enableEndpoint, EndpointError } from '../relay/index.t
 import { replayInboxEvents } from '../replay/index.ts';
 import { balancesPage } from './balances.page.ts';
 import {
+  bearerSessionKey,
   bearerToken,
   cookieValue,
   opsRefusals,
-  SESSION_COOKIE,
   type AdminTokens,
 } from './ops-auth.ts';
+import { sessionCookieName } from './dashboard-sessions.ts';
 import { CsrfTokens } from './csrf-token.ts';
 import {
   loginPage,
@@ -67,12 +68,25 @@ export function createDashboardRouter(
   deps: ResolvedOpsDependencies,
   ctx: OpsReadContext,
   tokens: AdminTokens,
-): { router: Router; requireSession: (surface: string) => express.RequestHandler } {
+): {
+  router: Router;
+  requireSession: (surface: string) => express.RequestHandler;
+  /** The CSRF token of the request's session (after requireSession). */
+  csrfOf: (response: Response) => string;
+} {
   const router = Router();
   const csrf = new CsrfTokens(randomBytes(32));
   // One cookie for the whole process: with several tenants, it opens each tenant's dashboard
   // whose tokens hold the token it was made from.
   const cookieFlags = `HttpOnly; SameSite=Strict; Path=/${deps.secureCookie ? '; Secure' : ''}`;
+  const cookieName = sessionCookieName(deps.secureCookie === true);
+  const { sessions, throttle } = deps;
+  const tooMany = (response: Response) =>
+    send(
+      response,
+      429,
+      loginPage('Too many failed attempts from your address: wait a minute and try again.'),
+    );
   const tenant = deps.tenantDashboard;
   /** Where every link, form and redirect starts: `''`, or `/tenants/<tenant>`. */
   const base = tenant ? tenantDashboardBase(tenant.tenant) : '';
@@ -83,24 +97,32 @@ export function createDashboardRouter(
    * risk, and the form actions still want the page's CSRF token); else 401 with the login form.
    */
   const requireSession =
-    (surface: string) => (request: Request, response: Response, next: NextFunction) => {
-      const presented = bearerToken(request);
-      if (presented !== undefined) {
-        if (tokens.accepts(presented)) {
-          const session = tokens.sessionFor(presented);
-          response.locals.opsSession = { session, csrf: csrf.tokenFor(session) };
+    (surface: string) => async (request: Request, response: Response, next: NextFunction) => {
+      try {
+        if (!(await throttle.admits(request, response, surface, tooMany))) return;
+        const presented = bearerToken(request);
+        if (presented !== undefined) {
+          if (tokens.accepts(presented)) {
+            const session = bearerSessionKey(presented);
+            response.locals.opsSession = { session, csrf: csrf.tokenFor(session) };
+            return next();
+          }
+          opsRefusals.inc({ surface, reason: 'wrong' });
+          await throttle.failed(request, surface);
+          return send(response, 401, loginPage());
+        }
+        const cookie = cookieValue(request, cookieName);
+        if (tokens.accepts(sessions.tokenOf(cookie))) {
+          response.locals.opsSession = { session: cookie!, csrf: csrf.tokenFor(cookie!) };
           return next();
         }
-        opsRefusals.inc({ surface, reason: 'wrong' });
-        return send(response, 401, loginPage());
+        opsRefusals.inc({ surface, reason: cookie ? 'wrong' : 'missing' });
+        // Not counted as a failure: a session id (256 random bits) is not worth guessing, and a
+        // cookie that expired or outlived a restart is no guess.
+        send(response, 401, loginPage());
+      } catch (error) {
+        next(error);
       }
-      const cookie = cookieValue(request, SESSION_COOKIE);
-      if (tokens.acceptsSession(cookie)) {
-        response.locals.opsSession = { session: cookie!, csrf: csrf.tokenFor(cookie!) };
-        return next();
-      }
-      opsRefusals.inc({ surface, reason: cookie ? 'wrong' : 'missing' });
-      send(response, 401, loginPage());
     };
   /** POST actions: a session and this session's CSRF token in the form. */
   const requireCsrf = (request: Request, response: Response, next: NextFunction) => {
@@ -142,26 +164,31 @@ export function createDashboardRouter(
   );
 
   router.get('/login', (_request, response) => send(response, 200, loginPage()));
-  router.post('/login', form, (request, response) => {
-    const token = (request.body as Record<string, unknown> | undefined)?.token;
-    if (typeof token !== 'string' || !tokens.accepts(token.trim())) {
-      opsRefusals.inc({
-        surface: 'dashboard',
-        reason: typeof token === 'string' && token ? 'wrong' : 'missing',
-      });
-      return send(response, 401, loginPage('Not accepted.'));
-    }
-    response.setHeader(
-      'Set-Cookie',
-      `${SESSION_COOKIE}=${tokens.sessionFor(token.trim())}; ${cookieFlags}`,
-    );
-    response.redirect(303, `${base}/`);
-  });
+  router.post(
+    '/login',
+    form,
+    wrap(async (request, response) => {
+      if (!(await throttle.admits(request, response, 'dashboard', tooMany))) return;
+      const token = (request.body as Record<string, unknown> | undefined)?.token;
+      if (typeof token !== 'string' || !tokens.accepts(token.trim())) {
+        const given = typeof token === 'string' && token !== '';
+        opsRefusals.inc({ surface: 'dashboard', reason: given ? 'wrong' : 'missing' });
+        await throttle.failed(request, 'dashboard');
+        return send(response, 401, loginPage('Not accepted.'));
+      }
+      response.setHeader(
+        'Set-Cookie',
+        `${cookieName}=${sessions.open(token.trim())}; ${cookieFlags}`,
+      );
+      response.redirect(303, `${base}/`);
+    }),
+  );
 
   const authed = Router();
   authed.use(requireSession('dashboard'));
-  authed.post('/logout', form, requireCsrf, (_request, response) => {
-    response.setHeader('Set-Cookie', `${SESSION_COOKIE}=; ${cookieFlags}; Max-Age=0`);
+  authed.post('/logout', form, requireCsrf, (request, response) => {
+    sessions.close(cookieValue(request, cookieName));
+    response.setHeader('Set-Cookie', `${cookieName}=; ${cookieFlags}; Max-Age=0`);
     response.redirect(303, '/login');
   });
 
@@ -349,5 +376,5 @@ export function createDashboardRouter(
     }),
   );
   router.use(authed);
-  return { router, requireSession };
+  return { router, requireSession, csrfOf: (response) => sessionOf(response).csrf };
 }

@@ -13,8 +13,16 @@ export {
   type OpsFeatures,
 } from './ops-features.ts';
 export { RECEIPT_CSP, serveReceiptHtml } from './serve-receipt.ts';
-export { createOpsServer, type OpsServer } from './ops-server.ts';
-export { mountOps, type OpsMount, type TenantOpsApi } from './mount-ops.ts';
+export { createOpsServer, type OpsServer, type OpsServerOptions } from './ops-server.ts';
+export {
+  mountOps,
+  opsProcessState,
+  type OpsMount,
+  type OpsProcessState,
+  type TenantOpsApi,
+} from './mount-ops.ts';
+export { AuthThrottle, FAILURES_ALLOWED, FAILURE_WINDOW_SECONDS } from './auth-throttle.ts';
+export { DashboardSessions, sessionCookieName } from './dashboard-sessions.ts';
 export { TenantsAccess, type TenantTokens } from './tenants-access.ts';
 export {
   createTenantsDashboard,
@@ -22,3 +30,4 @@ export {
   type DashboardTenant,
   type TenantsDashboardOptions,
 } from './tenants-dashboard.ts';
+export { createTenantsOpsRoutes, type OpsPortTenant } from './tenants-ops-routes.ts';

@@ -1,10 +1,7 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { Counter } from 'prom-client';
 import { metricsRegistry } from '../metrics/index.ts';
-
-/** The session cookie of the dashboard. */
-export const SESSION_COOKIE = 'paysync_ops';
 
 /** Refused ops requests, by surface (`api`, `dashboard`, `queues`) and reason. */
 export const opsRefusals =
@@ -23,17 +20,15 @@ function digest(value: string): Buffer {
 }
 
 /**
- * Checks presented tokens and session cookies against the configured admin tokens, in
- * constant time, trying every token (rotation) without stopping at the first match.
+ * Checks presented tokens against the configured admin tokens, in constant time, trying every
+ * token (rotation) without stopping at the first match. Sessions are DashboardSessions'.
  */
 export class AdminTokens {
   readonly #digests: readonly Buffer[];
-  readonly #sessions: readonly Buffer[];
 
   constructor(tokens: readonly string[]) {
     if (tokens.length === 0) throw new Error('AdminTokens needs at least one token');
     this.#digests = tokens.map(digest);
-    this.#sessions = tokens.map((token) => digest(sessionOf(token)));
   }
 
   /** True when `presented` is one of the tokens. */
@@ -44,28 +39,14 @@ export class AdminTokens {
     for (const expected of this.#digests) match = timingSafeEqual(given, expected) || match;
     return match;
   }
-
-  /** True when `cookie` is the session value of one of the tokens. */
-  acceptsSession(cookie: string | undefined): boolean {
-    if (!cookie) return false;
-    const given = digest(cookie);
-    let match = false;
-    for (const expected of this.#sessions) match = timingSafeEqual(given, expected) || match;
-    return match;
-  }
-
-  /** The cookie value for a token the caller has already accepted. */
-  sessionFor(token: string): string {
-    return sessionOf(token);
-  }
 }
 
 /**
- * The cookie holds a keyed digest of the token, not the token: a leaked cookie jar does not
- * give away the bearer token of the API, and rotating the token ends every session.
+ * What a request authenticated by its `Authorization: Bearer` token stands in place of a
+ * session id (the CSRF token is derived from it): a digest, never the token.
  */
-function sessionOf(token: string): string {
-  return createHmac('sha256', token).update('paysync ops session v1').digest('base64url');
+export function bearerSessionKey(token: string): string {
+  return `bearer:${digest(token).toString('base64url')}`;
 }
 
 /** The `Bearer` token of a request, if any. */

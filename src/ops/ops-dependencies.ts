@@ -6,6 +6,8 @@ import type { ExpectationContext } from '../expectations/index.ts';
 import type { Clock } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Queues } from '../queues/index.ts';
+import type { AuthThrottle } from './auth-throttle.ts';
+import type { DashboardSessions } from './dashboard-sessions.ts';
 import type { OpsFeatures } from './ops-features.ts';
 
 /** What the ops API and dashboard need; the daemon builds it. */
@@ -42,8 +44,26 @@ export interface OpsDependencies {
    * so both agree with the CLI and the daemon. @defaultValue `off` and `['missing']`
    */
   readonly expectations?: Pick<ExpectationSettings, 'allExpected' | 'breakVerdict'>;
-  /** Set the cookie's Secure flag (behind HTTPS). @defaultValue false */
+  /**
+   * Behind https (`PAYSYNC_OPS_HTTPS`): the session cookie is `Secure` and named
+   * `__Host-paysync_ops`. @defaultValue false
+   */
   readonly secureCookie?: boolean;
+  /**
+   * The dashboard's sessions; one per process, shared by every tenant's dashboard.
+   * @defaultValue sessions of this router's own, with their default expiries
+   */
+  readonly sessions?: DashboardSessions;
+  /**
+   * Counts failed authentications per client address and answers 429 past the limit; one per
+   * process. @defaultValue a throttle of this router's own
+   */
+  readonly throttle?: AuthThrottle;
+  /**
+   * bull-board's actions (`PAYSYNC_QUEUE_BOARD_ACTIONS`); off, the board is read-only.
+   * @defaultValue false
+   */
+  readonly queueBoardActions?: boolean;
   /**
    * One tenant's dashboard in a process serving several: its pages are served under
    * `/tenants/<tenant>` (the process's front strips the prefix) with the tenant switcher.
@@ -70,6 +90,8 @@ export const STRICT_RELAY_RULES = Object.freeze({
 /** {@link OpsDependencies} with the defaults merged (see createOpsRouter). */
 export type ResolvedOpsDependencies = OpsDependencies & {
   readonly features: OpsFeatures;
+  readonly sessions: DashboardSessions;
+  readonly throttle: AuthThrottle;
   readonly relay: NonNullable<OpsDependencies['relay']>;
 };
 

@@ -4,11 +4,22 @@ import type { Response } from 'express';
 const PAGE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
-/** Answers a dashboard page with its status and the headers every page carries. */
-export function sendPage(response: Response, status: number, body: string): void {
-  response.setHeader('Content-Security-Policy', PAGE_CSP);
+/**
+ * bull-board's: the same, but its page sets `<base href>` (its assets are linked relative to
+ * it), so the base may be this origin. Its web font from Google is left out (`style-src 'self'`).
+ */
+export const BOARD_CSP = PAGE_CSP.replace("base-uri 'none'", "base-uri 'self'");
+
+/** The headers every dashboard page carries (bull-board's pages too, with {@link BOARD_CSP}). */
+export function setPageHeaders(response: Response, csp: string = PAGE_CSP): void {
+  response.setHeader('Content-Security-Policy', csp);
   response.setHeader('X-Content-Type-Options', 'nosniff');
   response.setHeader('Cache-Control', 'no-store');
   response.setHeader('Referrer-Policy', 'no-referrer');
+}
+
+/** Answers a dashboard page with its status and the headers every page carries. */
+export function sendPage(response: Response, status: number, body: string): void {
+  setPageHeaders(response);
   response.status(status).type('text/html; charset=utf-8').send(body);
 }

@@ -7,7 +7,7 @@ export interface TenantTokens {
 }
 
 /**
- * Who may see which tenant, in a process serving several: a token (or the session made from
+ * Who may see which tenant, in a process serving several: a token (or a session opened with
  * it) sees each tenant whose admin tokens hold it. Every tenant's tokens are tried, each in
  * constant time, so the time taken says nothing of which tenants a token sees.
  */
@@ -23,17 +23,5 @@ export class TenantsAccess {
   /** The tenants a token sees, in the file's order; none for a token of no tenant. */
   tenantsOfToken(token: string | undefined): string[] {
     return this.#tenants.filter((t) => t.tokens.accepts(token)).map((t) => t.name);
-  }
-
-  /** The tenants a session cookie sees (the session of a token sees what the token sees). */
-  tenantsOfSession(session: string | undefined): string[] {
-    return this.#tenants.filter((t) => t.tokens.acceptsSession(session)).map((t) => t.name);
-  }
-
-  /** The session cookie's value for a token the caller has accepted. */
-  sessionFor(token: string): string {
-    const tenant = this.#tenants.find((t) => t.tokens.accepts(token));
-    if (!tenant) throw new Error('sessionFor: a token of no tenant');
-    return tenant.tokens.sessionFor(token);
   }
 }

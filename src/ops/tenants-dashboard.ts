@@ -1,6 +1,7 @@
 import express, {
   type ErrorRequestHandler,
   type Express,
+  type NextFunction,
   type Request,
   type RequestHandler,
   type Response,
@@ -8,7 +9,9 @@ import express, {
 import type { Logger } from '../logger.ts';
 import { loginPage, notFoundPage, page, tenantDashboardBase } from './dashboard-layout.ts';
 import { html } from './html.ts';
-import { bearerToken, cookieValue, opsRefusals, SESSION_COOKIE } from './ops-auth.ts';
+import type { AuthThrottle } from './auth-throttle.ts';
+import { sessionCookieName, type DashboardSessions } from './dashboard-sessions.ts';
+import { bearerToken, cookieValue, opsRefusals } from './ops-auth.ts';
 import { QUEUE_BOARD_PATH } from './create-ops-router.ts';
 import { sendPage } from './send-page.ts';
 import type { TenantsAccess } from './tenants-access.ts';
@@ -28,8 +31,12 @@ export interface TenantsDashboardOptions {
   readonly tenants: readonly DashboardTenant[];
   /** Where a page that failed is logged. */
   readonly logger: Logger;
-  /** Set the cookie's Secure flag (behind HTTPS). @defaultValue false */
+  /** Behind https: the cookie is `Secure` and `__Host-` prefixed. @defaultValue false */
   readonly secureCookie?: boolean;
+  /** The process's dashboard sessions (every tenant's dashboard reads the same). */
+  readonly sessions: DashboardSessions;
+  /** The process's throttle of failed authentications. */
+  readonly throttle: AuthThrottle;
   /** `Retry-After` of a tenant not running: when it is tried again. @defaultValue 30 */
   readonly retryAfterSeconds?: number;
 }
@@ -49,7 +56,15 @@ export function isTenantsDashboardPath(path: string): boolean {
 export function createTenantsDashboard(options: TenantsDashboardOptions): Express {
   const { access } = options;
   const byName = new Map(options.tenants.map((tenant) => [tenant.name, tenant]));
+  const { sessions, throttle } = options;
   const cookieFlags = `HttpOnly; SameSite=Strict; Path=/${options.secureCookie ? '; Secure' : ''}`;
+  const cookieName = sessionCookieName(options.secureCookie === true);
+  const tooMany = (response: Response) =>
+    sendPage(
+      response,
+      429,
+      loginPage('Too many failed attempts from your address: wait a minute and try again.'),
+    );
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -61,63 +76,81 @@ export function createTenantsDashboard(options: TenantsDashboardOptions): Expres
   const credentialsOf = (request: Request) => {
     const bearer = bearerToken(request);
     if (bearer !== undefined) return { tenants: access.tenantsOfToken(bearer), presented: true };
-    const cookie = cookieValue(request, SESSION_COOKIE);
-    return { tenants: access.tenantsOfSession(cookie), presented: cookie !== undefined };
+    const cookie = cookieValue(request, cookieName);
+    return {
+      tenants: access.tenantsOfToken(sessions.tokenOf(cookie)),
+      presented: cookie !== undefined,
+    };
   };
-  const refuse = (response: Response, surface: string, presented: boolean) => {
+  const refuse = async (
+    request: Request,
+    response: Response,
+    surface: string,
+    presented: boolean,
+  ) => {
     opsRefusals.inc({ surface, reason: presented ? 'wrong' : 'missing' });
+    // A wrong bearer token is a guess; a session cookie that ended is not (see dashboard-router).
+    if (presented && bearerToken(request) !== undefined) await throttle.failed(request, surface);
     sendPage(response, 401, loginPage());
   };
-  const home = (request: Request, response: Response) => {
+  /** Express 4 does not catch a rejected handler: hand the error on. */
+  const wrap =
+    (handler: (request: Request, response: Response, next: NextFunction) => Promise<void>) =>
+    (request: Request, response: Response, next: NextFunction) => {
+      handler(request, response, next).catch(next);
+    };
+  const home = wrap(async (request, response) => {
+    if (!(await throttle.admits(request, response, 'dashboard', tooMany))) return;
     const { tenants, presented } = credentialsOf(request);
     const [first] = tenants;
-    if (first === undefined) return refuse(response, 'dashboard', presented);
+    if (first === undefined) return refuse(request, response, 'dashboard', presented);
     response.redirect(303, `${tenantDashboardBase(first)}/`);
-  };
+  });
 
   app.get(['/', '/tenants', '/tenants/'], home);
   app.get('/login', (_request, response) => sendPage(response, 200, loginPage()));
   app.post(
     '/login',
     express.urlencoded({ extended: false, limit: '4kb' }),
-    (request: Request, response: Response) => {
+    wrap(async (request, response) => {
+      if (!(await throttle.admits(request, response, 'dashboard', tooMany))) return;
       const token = (request.body as Record<string, unknown> | undefined)?.token;
       const given = typeof token === 'string' ? token.trim() : '';
       const [first] = access.tenantsOfToken(given);
       if (first === undefined) {
         opsRefusals.inc({ surface: 'dashboard', reason: given ? 'wrong' : 'missing' });
+        await throttle.failed(request, 'dashboard');
         return sendPage(response, 401, loginPage('Not accepted.'));
       }
-      response.setHeader(
-        'Set-Cookie',
-        `${SESSION_COOKIE}=${access.sessionFor(given)}; ${cookieFlags}`,
-      );
+      response.setHeader('Set-Cookie', `${cookieName}=${sessions.open(given)}; ${cookieFlags}`);
       response.redirect(303, `${tenantDashboardBase(first)}/`);
-    },
+    }),
   );
-  app.use('/tenants/:tenant', (request, response, next) => {
-    const { tenants, presented } = credentialsOf(request);
-    if (tenants.length === 0) {
+  app.use(
+    '/tenants/:tenant',
+    wrap(async (request, response, next) => {
       const surface = request.path.startsWith(QUEUE_BOARD_PATH) ? 'queues' : 'dashboard';
-      return refuse(response, surface, presented);
-    }
-    const name = String(request.params.tenant);
-    // Another tenant's pages are pages that do not exist, for this session.
-    if (!tenants.includes(name)) return next();
-    const tenant = byName.get(name);
-    const dashboard = tenant?.dashboard();
-    if (!tenant || !dashboard) {
-      response.setHeader('Retry-After', String(options.retryAfterSeconds ?? 30));
-      const body = html`<section>
-        <p>
-          Tenant ${name} is not running (${tenant?.unavailable() ?? 'starting'}); it is tried again
-          every ${options.retryAfterSeconds ?? 30} s. Reload later.
-        </p>
-      </section>`;
-      return sendPage(response, 503, page({ title: 'Not running', body }));
-    }
-    dashboard(request, response, next);
-  });
+      if (!(await throttle.admits(request, response, surface, tooMany))) return;
+      const { tenants, presented } = credentialsOf(request);
+      if (tenants.length === 0) return refuse(request, response, surface, presented);
+      const name = String(request.params.tenant);
+      // Another tenant's pages are pages that do not exist, for this session.
+      if (!tenants.includes(name)) return next();
+      const tenant = byName.get(name);
+      const dashboard = tenant?.dashboard();
+      if (!tenant || !dashboard) {
+        response.setHeader('Retry-After', String(options.retryAfterSeconds ?? 30));
+        const body = html`<section>
+          <p>
+            Tenant ${name} is not running (${tenant?.unavailable() ?? 'starting'}); it is tried
+            again every ${options.retryAfterSeconds ?? 30} s. Reload later.
+          </p>
+        </section>`;
+        return sendPage(response, 503, page({ title: 'Not running', body }));
+      }
+      dashboard(request, response, next);
+    }),
+  );
   app.use((_request, response) => sendPage(response, 404, notFoundPage()));
   const onError: ErrorRequestHandler = (error, _request, response, next) => {
     if (response.headersSent) return next(error);

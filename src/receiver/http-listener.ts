@@ -1,28 +1,41 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createGuardedServer } from '../lifecycle/index.ts';
 
 /** Open connections per in-flight request allowed: senders keep idle keep-alive connections. */
 const CONNECTIONS_PER_IN_FLIGHT = 4;
 
+/** Where and how a port for webhook senders listens. */
+export interface SenderPortOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly maxInFlight: number;
+  /** Open connections per client address (`PAYSYNC_CONNECTIONS_PER_CLIENT`); 0: no limit. */
+  readonly connectionsPerClient: number;
+}
+
 /**
- * Listens for webhook senders on `port` (0: a free one): the timeouts and connection cap every
+ * Listens for webhook senders on `port` (0: a free one): the timeouts and connection caps every
  * receiver port shares, one tenant's (createReceiverServer) or several's (createTenantsFront).
- * Rejects when the port cannot be bound.
+ * Headers must come within 10 s and one address holds at most `connectionsPerClient`
+ * connections (createGuardedServer). Rejects when the port cannot be bound.
  */
 export async function listenForSenders(
   handler: RequestListener,
-  options: { readonly port: number; readonly host: string; readonly maxInFlight: number },
+  options: SenderPortOptions,
 ): Promise<{ server: Server; address: AddressInfo }> {
-  const created = createServer(handler);
+  const created = createGuardedServer(handler, {
+    connectionsPerClient: options.connectionsPerClient,
+    // A whole request (headers and body, at most PAYSYNC_WEBHOOK_MAX_BYTES) within 70 s, not
+    // Node's 300 s: a sender trickling a body holds one of the in-flight places meanwhile.
+    requestTimeoutMs: 70_000,
+  });
   // Senders reuse connections. If the server closed idle sockets sooner than the sender
   // does (Node's default is 5 s), a delivery written onto a socket being closed fails
   // with ECONNRESET and has to be retried; outlasting common client idle timeouts (and
   // load balancers' 60 s) avoids that race.
+  // (The headers timeout counts from a request's first byte, so it does not cut idle ones.)
   created.keepAliveTimeout = 65_000;
-  created.headersTimeout = 66_000;
-  // A whole request (headers and body, at most PAYSYNC_WEBHOOK_MAX_BYTES) within 70 s, not
-  // Node's 300 s: a sender trickling a body holds one of the in-flight places meanwhile.
-  created.requestTimeout = 70_000;
   // Each open connection costs memory (about 20 KB) even idle: past this many, new ones are
   // closed at once and the sender retries.
   created.maxConnections = options.maxInFlight * CONNECTIONS_PER_IN_FLIGHT;
@@ -64,10 +77,7 @@ export interface SenderPort {
 }
 
 /** {@link listenForSenders} and {@link closeForSenders} as one port; `what` names it in errors. */
-export function senderPort(
-  what: string,
-  options: { readonly port: number; readonly host: string; readonly maxInFlight: number },
-): SenderPort {
+export function senderPort(what: string, options: SenderPortOptions): SenderPort {
   let server: Server | undefined;
   let bound: AddressInfo | undefined;
   return {

@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/index.ts';
@@ -48,8 +48,6 @@ export interface ReceiverDependencies {
   readonly verifier?: SignatureVerifier;
   /** True once shutdown began: new requests get 503 so the sender retries elsewhere or later. */
   readonly draining?: () => boolean;
-  /** More routes on this port (the ops API and dashboard), mounted before the 404. */
-  readonly extraRoutes?: RequestHandler;
   /**
    * The open inbox backlog as the server keeps it counted (see createBacklogGate); without it
    * only the in-flight limit applies.
@@ -63,7 +61,8 @@ export interface ReceiverDependencies {
 }
 
 /**
- * The receiver's Express app: the webhook route, health, readiness and metrics. Throws
+ * The receiver's Express app: the webhook route, health and readiness, nothing else (metrics
+ * and the ops surfaces are on the ops port). Throws
  * ConfigError at once when the signature scheme is misconfigured or unsafe (see
  * createSignatureVerifier), so a bad set-up never starts listening.
  */
@@ -126,15 +125,16 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
     }),
   );
   app.use(
-    healthRoute(() =>
-      checkReadiness({
-        db: deps.db,
-        redis: deps.redis,
-        ...(deps.readinessChecks ? { extraChecks: deps.readinessChecks } : {}),
-      }),
+    healthRoute(
+      () =>
+        checkReadiness({
+          db: deps.db,
+          redis: deps.redis,
+          ...(deps.readinessChecks ? { extraChecks: deps.readinessChecks } : {}),
+        }),
+      logger,
     ),
   );
-  if (deps.extraRoutes) app.use(deps.extraRoutes);
   app.use((_request, response) => sendError(response, 404, 'not_found', 'no such route'));
   const onError: ErrorRequestHandler = (error, _request, response, next) => {
     if (response.headersSent) return next(error);

@@ -90,7 +90,12 @@ export function createReceiverServer(options: ReceiverServerOptions): ReceiverSe
       },
     };
   }
-  const door = senderPort('receiver', { port: options.port, host, maxInFlight });
+  const door = senderPort('receiver', {
+    port: options.port,
+    host,
+    maxInFlight,
+    connectionsPerClient: options.config.receiver.connectionsPerClient,
+  });
   return {
     name: 'receiver',
     app,

@@ -1,8 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
-import { metricsRegistry } from '../metrics/index.ts';
 import type { Readiness } from './check-readiness.ts';
+import { METRICS_MOVED, metricsMovedWarning } from './health.route.ts';
 import { senderPort } from './http-listener.ts';
 
 /** One tenant behind the front: its receiver's app and its own readiness. */
@@ -15,14 +15,6 @@ export interface FrontTenant {
   readonly app: RequestListener | undefined;
   /** Why the tenant is not running, when it is not. */
   readonly unavailable?: string | undefined;
-  /** The tenant's ops API (an app answering under `/api/v1`), when it has admin tokens. */
-  readonly ops?:
-    | {
-        readonly app: RequestListener;
-        /** Whether an `Authorization` header carries one of this tenant's admin tokens. */
-        readonly acceptsBearer: (authorization: string | undefined) => boolean;
-      }
-    | undefined;
   readonly readiness: () => Promise<Readiness>;
 }
 
@@ -40,21 +32,13 @@ export interface TenantsFrontOptions {
   readonly host?: string;
   /** `PAYSYNC_RECEIVER_MAX_IN_FLIGHT`: the port's connection cap follows it. */
   readonly maxInFlight: number;
+  /** `PAYSYNC_CONNECTIONS_PER_CLIENT`: open connections per client address; 0: no limit. */
+  readonly connectionsPerClient: number;
   readonly logger: Logger;
   /** How long stop() lets in-flight requests finish before cutting them. @defaultValue 10000 */
   readonly drainMs?: number;
   /** `Retry-After` of a tenant not running: when it is tried again. @defaultValue 30 */
   readonly retryAfterSeconds?: number;
-  /** Where the ops API lives (`/api/v1`): each tenant's is under `<base>/tenants/<tenant>/`. */
-  readonly opsBase?: string;
-  /**
-   * The tenants' dashboards (the login, each tenant's pages under `/tenants/<tenant>/`): the
-   * paths it answers, and its app. @defaultValue none: those paths answer 404
-   */
-  readonly dashboard?: {
-    readonly handles: (path: string) => boolean;
-    readonly app: RequestListener;
-  };
 }
 
 export interface TenantsFront extends Component {
@@ -96,13 +80,13 @@ export async function tenantsReadiness(
  * The one port of a process serving several tenants (docs/tenants.md). `POST <path>/<tenant>`
  * goes to that tenant's receiver, which checks the signature with that tenant's secret and
  * stores the event in that tenant's inbox only; there is no route from one tenant's path to
- * another's books. `/healthz`, `/readyz` (503 naming each tenant that is not ready) and
- * `/metrics` (every tenant's series, labelled `tenant`) answer for the whole process.
+ * another's books. `/healthz` and `/readyz` (200 or 503, naming no tenant) answer for the whole
+ * process; an unknown tenant's path is a plain 404. Metrics, the detailed `/readyz`, the ops API
+ * and the dashboards are on the ops port (createTenantsOpsRoutes in src/ops).
  */
 export function createTenantsFront(options: TenantsFrontOptions): TenantsFront {
   const host = options.host ?? '0.0.0.0';
   const byName = new Map(options.tenants.map((tenant) => [tenant.name, tenant]));
-  const names = options.tenants.map((tenant) => tenant.name).join(', ');
   const base = options.webhookPath.replace(/\/+$/, '');
   let draining = false;
 
@@ -114,46 +98,10 @@ export function createTenantsFront(options: TenantsFrontOptions): TenantsFront {
   const refuse = (response: ServerResponse, status: number, error: string, message: string) =>
     json(response, status, { error, message });
 
-  const opsBase = options.opsBase;
-  /** The ops API's own 404: another tenant's routes look exactly like routes that do not exist. */
-  const noSuchRoute = (response: ServerResponse) =>
-    json(response, 404, { error: { code: 'not_found', message: 'no such route' } });
-  /**
-   * `<opsBase>/tenants/<tenant>/…` goes to that tenant's ops API when the request carries one
-   * of that tenant's admin tokens. A token of another tenant gets the 404 of a route that does
-   * not exist, never the tenant's data nor a sign that it exists.
-   */
-  const routeOps = (
-    request: IncomingMessage,
-    response: ServerResponse,
-    rest: string,
-    query: string | undefined,
-  ) => {
-    const scoped = /^\/tenants\/([^/]+)(\/.*)?$/.exec(rest);
-    if (!scoped) {
-      return json(response, 404, {
-        error: {
-          code: 'tenant_required',
-          message: `this process serves several tenants: each one's ops API is at ${opsBase}/tenants/<tenant>/…, one of ${names}`,
-        },
-      });
-    }
-    const ops = byName.get(decoded(scoped[1]!))?.ops;
-    const authorization = request.headers.authorization;
-    if (!ops?.acceptsBearer(authorization)) {
-      // A token of other tenants: the 404 of a route that does not exist. No valid token at
-      // all: 401, whether the tenant exists or not. Either way nothing says which tenants exist.
-      if (options.tenants.some((other) => other.ops?.acceptsBearer(authorization))) {
-        return noSuchRoute(response);
-      }
-      response.setHeader('WWW-Authenticate', 'Bearer realm="paysync"');
-      return json(response, 401, {
-        error: { code: 'unauthorized', message: 'authentication required' },
-      });
-    }
-    request.url = `${opsBase}${scoped[2] ?? ''}${query === undefined ? '' : `?${query}`}`;
-    return ops.app(request, response);
-  };
+  const warnMetricsMoved = metricsMovedWarning(options.logger);
+  /** The 404 of a path that does not exist: it names no tenant. */
+  const notFound = (response: ServerResponse) =>
+    refuse(response, 404, 'not_found', 'no such route');
 
   const handler = (request: IncomingMessage, response: ServerResponse) => {
     const [path = '/', query] = (request.url ?? '/').split(/\?(.*)/s);
@@ -164,14 +112,8 @@ export function createTenantsFront(options: TenantsFrontOptions): TenantsFront {
     if (path.startsWith(`${base}/`)) {
       const name = decoded(path.slice(base.length + 1));
       const tenant = byName.get(name);
-      if (!tenant) {
-        return refuse(
-          response,
-          404,
-          'unknown_tenant',
-          `no tenant named "${name.slice(0, 40)}" here: post to ${base}/<tenant>, one of ${names}`,
-        );
-      }
+      // Anonymous callers learn nothing of which tenants exist.
+      if (!tenant) return notFound(response);
       const app = tenant.app;
       if (!app) {
         // The service retries: nothing is lost while this tenant is paused.
@@ -187,47 +129,29 @@ export function createTenantsFront(options: TenantsFrontOptions): TenantsFront {
       request.url = query === undefined ? base : `${base}?${query}`;
       return app(request, response);
     }
-    if (path === base) {
-      return refuse(
-        response,
-        404,
-        'tenant_required',
-        `this process serves several tenants: post to ${base}/<tenant>, one of ${names}`,
-      );
-    }
-    if (opsBase && (path === opsBase || path.startsWith(`${opsBase}/`))) {
-      return routeOps(request, response, path.slice(opsBase.length), query);
-    }
     if (request.method === 'GET' && path === '/healthz') return json(response, 200, { ok: true });
     if (request.method === 'GET' && path === '/readyz') {
+      // Whether the process is ready, not which tenants it serves nor why one is not: those
+      // are on the ops port's /readyz.
       readiness().then(
-        (result) => json(response, result.ready ? 200 : 503, result),
+        (result) => json(response, result.ready ? 200 : 503, { ready: result.ready }),
         (error: unknown) =>
           refuse(response, 503, 'not_ready', `readiness could not be read: ${String(error)}`),
       );
       return;
     }
     if (request.method === 'GET' && path === '/metrics') {
-      metricsRegistry.metrics().then(
-        (text) => {
-          response.writeHead(200, { 'Content-Type': metricsRegistry.contentType });
-          response.end(text);
-        },
-        (error: unknown) => {
-          options.logger.error({ err: error }, 'metrics could not be read');
-          refuse(response, 500, 'internal_error', 'metrics could not be read; it was logged');
-        },
-      );
-      return;
+      warnMetricsMoved();
+      return json(response, 404, METRICS_MOVED);
     }
-    if (options.dashboard?.handles(path)) return options.dashboard.app(request, response);
-    refuse(response, 404, 'not_found', 'no such route');
+    notFound(response);
   };
 
   const door = senderPort('receiver front', {
     port: options.port,
     host,
     maxInFlight: options.maxInFlight,
+    connectionsPerClient: options.connectionsPerClient,
   });
   return {
     name: 'receiver front',

@@ -140,11 +140,27 @@ describe('config', () => {
   });
 
   it('reads the receiver capacity, with its defaults', () => {
-    expect(loadConfig({}).receiver).toEqual({ maxBacklog: 50_000, maxInFlight: 256 });
+    expect(loadConfig({}).receiver).toEqual({
+      maxBacklog: 50_000,
+      maxInFlight: 256,
+      connectionsPerClient: 128,
+      trustProxy: false,
+    });
     expect(
-      loadConfig({ PAYSYNC_RECEIVER_MAX_BACKLOG: '200', PAYSYNC_RECEIVER_MAX_IN_FLIGHT: '8' })
-        .receiver,
-    ).toEqual({ maxBacklog: 200, maxInFlight: 8 });
+      loadConfig({
+        PAYSYNC_RECEIVER_MAX_BACKLOG: '200',
+        PAYSYNC_RECEIVER_MAX_IN_FLIGHT: '8',
+        PAYSYNC_CONNECTIONS_PER_CLIENT: '0',
+        PAYSYNC_TRUST_PROXY: 'loopback, 10.0.0.0/8',
+      }).receiver,
+    ).toEqual({
+      maxBacklog: 200,
+      maxInFlight: 8,
+      connectionsPerClient: 0,
+      trustProxy: ['loopback', '10.0.0.0/8'],
+    });
+    expect(loadConfig({ PAYSYNC_TRUST_PROXY: '1' }).receiver.trustProxy).toBe(1);
+    expect(() => loadConfig({ PAYSYNC_TRUST_PROXY: 'a b' })).toThrow('PAYSYNC_TRUST_PROXY');
   });
 
   it('splits comma-separated webhook secrets for rotation', () => {

@@ -176,7 +176,8 @@ describe('query plans on a database that holds books', () => {
       { at: now().toISOString() },
     );
 
-    const base = daemon.receiver!.url;
+    // The ops API, the dashboard and metrics: on the ops port.
+    const base = daemon.opsServer!.url;
     const anItem = 'tr_0';
     for (const route of OPS_ROUTES.filter((r) => r.method === 'get')) {
       step = `GET ${route.path}`;

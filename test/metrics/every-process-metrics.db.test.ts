@@ -125,13 +125,16 @@ describe('/metrics, /healthz and /readyz from every process role', () => {
     expect(fixture.logs.join('')).toContain('schedule: metrics and health on port');
   }, 60_000);
 
-  it('start (all roles) answers them on the receiver port and opens no second port', async () => {
+  it('start (all roles) answers them on the ops port, health also on the receiver port, and opens no metrics server', async () => {
     fixture = await createDaemonFixture();
     const daemon = await fixture.startDaemon(['receiver', 'workers', 'scheduler']);
     expect(daemon.metricsServer).toBeUndefined();
-    const base = daemon.receiver!.url;
+    const base = daemon.opsServer!.url;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    expect((await fetch(`${daemon.receiver!.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${daemon.receiver!.url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${daemon.receiver!.url}/metrics`)).status).toBe(404);
     const text = await (await fetch(`${base}/metrics`)).text();
     expect(text).toContain('paysync_queue_jobs{queue="ingest",state="waiting"} 0');
     expect(text).toContain('# TYPE paysync_job_duration_seconds histogram');
@@ -173,7 +176,8 @@ describe('/metrics, /healthz and /readyz from every process role', () => {
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(
-      `port ${taken} on 0.0.0.0 is already in use → stop what holds it, or set PAYSYNC_METRICS_PORT (0 = any free port) to a free port`,
+      // Bound to PAYSYNC_OPS_HOST, loopback by default.
+      `port ${taken} on 127.0.0.1 is already in use → stop what holds it, or set PAYSYNC_METRICS_PORT (0 = any free port) to a free port`,
     );
   }, 60_000);
 });

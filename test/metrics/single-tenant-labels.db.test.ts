@@ -30,7 +30,7 @@ describe(`/metrics of a process of one tenant on ${testDialect()}`, () => {
     });
     expect(refused.status).toBe(401);
     const scrape = async () =>
-      parseScrape(await (await fetch(`${daemon.receiver!.url}/metrics`)).text());
+      parseScrape(await (await fetch(`${daemon.opsServer!.url}/metrics`)).text());
     samples = await until(scrape, {
       message: 'the intent synced, as /metrics counts it',
       timeoutMs: 60_000,

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  AuthThrottle,
   createOpsRouter,
   createOpsServer,
   OPS_ROUTES,
@@ -48,6 +49,9 @@ beforeAll(async () => {
       environment: 'sandbox',
       timeZone: 'UTC',
       relay: { allowHttp: false, allowedHosts: [], timeoutMs: 5_000 },
+      // These tests try wrong tokens on every route from one address; the throttle has tests
+      // of its own (ops-security.db.test.ts).
+      throttle: new AuthThrottle(logger, 10_000),
     }),
     port: 0,
     host: '127.0.0.1',

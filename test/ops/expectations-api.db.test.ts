@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cancelExpectation, listBreaks, showExpectation } from '../../src/expectations/index.ts';
 import {
+  AuthThrottle,
   createOpsRouter,
   createOpsServer,
   OPS_ROUTES,
@@ -36,6 +37,9 @@ beforeAll(async () => {
       tokens: [TOKEN],
       environment: 'sandbox',
       timeZone: 'UTC',
+      // These tests try wrong tokens on every route from one address; the throttle has tests
+      // of its own (ops-security.db.test.ts).
+      throttle: new AuthThrottle(logger, 10_000),
     }),
     port: 0,
     host: '127.0.0.1',

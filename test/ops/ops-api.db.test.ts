@@ -12,7 +12,6 @@ import { insertInboxEvent, markInboxStatus } from '../../src/inbox/index.ts';
 import { metricsRegistry } from '../../src/metrics/index.ts';
 import { OPS_ROUTES } from '../../src/ops/index.ts';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
-import { closedPort } from '../support/run-cli.ts';
 import { validateAnswer } from './support/openapi-validator.ts';
 import { DAY_SIM_OPTIONS, simulateDay, type SimulatedDay } from './support/ops-day.ts';
 
@@ -78,8 +77,10 @@ describe('the ops API', () => {
       PAYSYNC_ADMIN_TOKEN: `${OLD_TOKEN}, ${NEW_TOKEN}`,
       PAYSYNC_BOOKS_TIMEZONE: 'UTC',
       PAYSYNC_LOG_LEVEL: 'info',
+      // These tests try many wrong tokens from one address; the throttle has tests of its own.
+      PAYSYNC_AUTH_FAILURES_PER_MINUTE: '10000',
     });
-    base = daemon.receiver!.url;
+    base = daemon.opsServer!.url;
     day = await simulateDay({ db: fixture.database.db, sim: fixture.sim, queues: daemon.queues });
     // Yesterday's scheduled export, and a month closed (forced, it has no verdicts) that
     // lies before the simulated day, so no later booking of these tests touches it.
@@ -124,7 +125,9 @@ describe('the ops API', () => {
   it('says at start-up, in one line, that it is on', () => {
     const lines = fixture.logs.filter((line) => line.includes('ops API and dashboard'));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain('on at the receiver port');
+    expect(lines[0]).toContain('ops API and dashboard on (2 admin tokens)');
+    expect(lines[0]).toContain(`ops port ${base}`);
+    expect(lines[0]).toContain('loopback only');
     expect(fixture.logs.join('')).not.toContain(OLD_TOKEN);
   });
 
@@ -523,8 +526,10 @@ describe('the ops API with no token configured', () => {
     fixture = await createDaemonFixture();
     const daemon = await fixture.startDaemon(['receiver'], { PAYSYNC_LOG_LEVEL: 'info' });
     for (const path of ['/api/v1/transfers', '/', '/admin/queues', '/balances', '/login']) {
-      const response = await fetch(`${daemon.receiver!.url}${path}`);
-      expect(response.status, path).toBe(404);
+      for (const port of [daemon.receiver!.url, daemon.opsServer!.url]) {
+        const response = await fetch(`${port}${path}`);
+        expect(response.status, `${port}${path}`).toBe(404);
+      }
     }
     const lines = fixture.logs.filter((line) => line.includes('ops API and dashboard'));
     expect(lines).toHaveLength(1);
@@ -532,24 +537,60 @@ describe('the ops API with no token configured', () => {
   }, 30_000);
 });
 
-describe('the ops API on PAYSYNC_OPS_PORT', () => {
+describe('the receiver port with default settings (issue 38)', () => {
   let fixture: DaemonFixture;
   afterAll(async () => fixture?.cleanup());
 
-  it('answers on its own port and not on the receiver port', async () => {
+  it('answers an anonymous caller nothing but webhooks and health; metrics and ops are on the ops port', async () => {
     fixture = await createDaemonFixture();
-    const port = await closedPort();
-    const daemon = await fixture.startDaemon(['receiver'], {
+    const daemon = await fixture.startDaemon(['receiver', 'workers', 'scheduler'], {
       PAYSYNC_ADMIN_TOKEN: OLD_TOKEN,
-      PAYSYNC_OPS_PORT: String(port),
       PAYSYNC_LOG_LEVEL: 'info',
     });
-    const headers = { authorization: `Bearer ${OLD_TOKEN}` };
-    const own = await fetch(`http://127.0.0.1:${port}/api/v1/transfers`, { headers });
+    const receiver = daemon.receiver!.url;
+    for (const path of [
+      '/metrics',
+      '/api/v1/transfers',
+      '/api/v1/balances',
+      '/dashboard',
+      '/',
+      '/login',
+      '/admin/queues',
+      '/balances',
+    ]) {
+      const response = await fetch(`${receiver}${path}`);
+      expect(response.status, path).toBe(404);
+      expect(await response.text(), path).not.toMatch(/paysync_|<form/);
+    }
+    // Not even with the admin token: the receiver's port has no ops surface at all.
+    const withToken = await fetch(`${receiver}/api/v1/transfers`, {
+      headers: { authorization: `Bearer ${OLD_TOKEN}` },
+    });
+    expect(withToken.status).toBe(404);
+    expect((await fetch(`${receiver}/healthz`)).status).toBe(200);
+    expect((await fetch(`${receiver}/readyz`)).status).toBe(200);
+    const moved = await fetch(`${receiver}/metrics`);
+    expect(await moved.json()).toMatchObject({ error: 'not_found' });
+    // Where they went: the ops port, on loopback, says so at start in one line.
+    const ops = daemon.opsServer!;
+    expect(new URL(ops.url).hostname).toBe('127.0.0.1');
+    const metrics = await fetch(`${ops.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('paysync_');
+    const own = await fetch(`${ops.url}/api/v1/transfers`, {
+      headers: { authorization: `Bearer ${OLD_TOKEN}` },
+    });
     expect(own.status).toBe(200);
-    expect(await json(own)).toEqual({ data: [], nextCursor: null });
-    const receiver = await fetch(`${daemon.receiver!.url}/api/v1/transfers`, { headers });
-    expect(receiver.status).toBe(404);
-    expect(fixture.logs.join('')).toContain(`ops API and dashboard on at port ${port}`);
-  }, 30_000);
+    const lines = fixture.logs.filter((line) => line.includes(`ops port ${ops.url}`));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(
+      `the receiver port ${daemon.receiver!.port} serves webhooks and health only (its /metrics moved here)`,
+    );
+    expect(fixture.logs.join('')).not.toContain(OLD_TOKEN);
+    // The receiver's /metrics warns once that a scraper still looks for them there.
+    await fetch(`${receiver}/metrics`);
+    expect(
+      fixture.logs.filter((line) => line.includes('GET /metrics came to the receiver port')),
+    ).toHaveLength(1);
+  }, 60_000);
 });

@@ -3,6 +3,7 @@ import { loadConfig, secretValues } from '../../src/config/index.ts';
 import { CsrfTokens } from '../../src/ops/csrf-token.ts';
 import { html, jsonForScript } from '../../src/ops/html.ts';
 import { AdminTokens } from '../../src/ops/ops-auth.ts';
+import { DashboardSessions, sessionCookieName } from '../../src/ops/dashboard-sessions.ts';
 import { maskNumber } from '../../src/alerts/index.ts';
 import { expressPathOf, OPS_ROUTES } from '../../src/ops/ops-routes.ts';
 import { decodeCursor, encodeCursor, pageOf } from '../../src/ops/page-cursor.ts';
@@ -13,25 +14,85 @@ describe('ops building blocks', () => {
       PAYSYNC_ADMIN_TOKEN: ' first-token , second-token ,',
       PAYSYNC_OPS_PORT: '9100',
     });
-    expect(config.ops).toEqual({ adminTokens: ['first-token', 'second-token'], port: 9100 });
+    expect(config.ops).toMatchObject({
+      adminTokens: ['first-token', 'second-token'],
+      port: 9100,
+      host: '127.0.0.1',
+      public: false,
+    });
     expect(secretValues(config)).toEqual(expect.arrayContaining(['first-token', 'second-token']));
-    expect(loadConfig({}).ops).toEqual({ adminTokens: [], port: undefined });
+    expect(loadConfig({}).ops).toMatchObject({ adminTokens: [], port: 9465, host: '127.0.0.1' });
+    expect(loadConfig({ PAYSYNC_OPS_HOST: '0.0.0.0' }).ops.public).toBe(true);
+    expect(loadConfig({ PAYSYNC_METRICS_TOKEN: 'scrape-token' }).ops.metricsTokens).toEqual([
+      'scrape-token',
+    ]);
+    expect(secretValues(loadConfig({ PAYSYNC_METRICS_TOKEN: 'scrape-token' }))).toContain(
+      'scrape-token',
+    );
+    expect(() => loadConfig({ PAYSYNC_OPS_PORT: '8080' })).toThrow(
+      'PAYSYNC_OPS_PORT="8080" is invalid: must differ from PAYSYNC_PORT',
+    );
     expect(() => loadConfig({ PAYSYNC_OPS_PORT: '70000' })).toThrow(
       'PAYSYNC_OPS_PORT="70000" is invalid: must be at most 65535',
     );
   });
 
-  it('accepts each configured token and its session, nothing else', () => {
+  it('accepts each configured token, nothing else', () => {
     const tokens = new AdminTokens(['alpha-token', 'beta-token']);
     expect(tokens.accepts('alpha-token')).toBe(true);
     expect(tokens.accepts('beta-token')).toBe(true);
     expect(tokens.accepts('alpha-tokenx')).toBe(false);
     expect(tokens.accepts('')).toBe(false);
     expect(tokens.accepts(undefined)).toBe(false);
-    const session = tokens.sessionFor('beta-token');
-    expect(session).not.toContain('beta-token');
-    expect(tokens.acceptsSession(session)).toBe(true);
-    expect(tokens.acceptsSession(new AdminTokens(['other']).sessionFor('other'))).toBe(false);
+  });
+
+  it('refuses, in live, an admin or scrape token shorter than 32 characters, naming it', () => {
+    const live = { PAYSYNC_ENVIRONMENT: 'live' };
+    expect(() => loadConfig({ ...live, PAYSYNC_ADMIN_TOKEN: 'abc' })).toThrow(
+      'PAYSYNC_ADMIN_TOKEN is too short for live: each token needs at least 32 characters → make one with: openssl rand -hex 32',
+    );
+    expect(() => loadConfig({ ...live, PAYSYNC_ADMIN_TOKEN: `${'a'.repeat(32)},short` })).toThrow(
+      'PAYSYNC_ADMIN_TOKEN is too short',
+    );
+    expect(() => loadConfig({ ...live, PAYSYNC_METRICS_TOKEN: 'x'.repeat(31) })).toThrow(
+      'PAYSYNC_METRICS_TOKEN is too short',
+    );
+    expect(
+      loadConfig({ ...live, PAYSYNC_ADMIN_TOKEN: 'a'.repeat(32) }).ops.adminTokens,
+    ).toHaveLength(1);
+    // The sandbox keeps short tokens convenient.
+    expect(loadConfig({ PAYSYNC_ADMIN_TOKEN: 'abc' }).ops.adminTokens).toEqual(['abc']);
+  });
+
+  it('ends a dashboard session when idle, at its absolute limit and at logout', () => {
+    let now = Date.parse('2026-11-28T10:00:00.000Z');
+    const sessions = new DashboardSessions({
+      idleMs: 30 * 60_000,
+      maxMs: 12 * 3_600_000,
+      now: () => new Date(now),
+    });
+    const idle = sessions.open('token-a');
+    expect(idle).not.toContain('token-a');
+    now += 29 * 60_000;
+    expect(sessions.tokenOf(idle)).toBe('token-a');
+    now += 31 * 60_000;
+    expect(sessions.tokenOf(idle)).toBeUndefined();
+
+    const busy = sessions.open('token-a');
+    // Busy all along: a request every 20 minutes for 12 hours, then one minute more.
+    for (let minutes = 20; minutes <= 12 * 60; minutes += 20) {
+      now += 20 * 60_000;
+      expect(sessions.tokenOf(busy)).toBe('token-a');
+    }
+    now += 60_000;
+    expect(sessions.tokenOf(busy)).toBeUndefined();
+
+    const closed = sessions.open('token-a');
+    sessions.close(closed);
+    expect(sessions.tokenOf(closed)).toBeUndefined();
+    expect(sessions.tokenOf('made-up')).toBeUndefined();
+    expect(sessionCookieName(true)).toBe('__Host-paysync_ops');
+    expect(sessionCookieName(false)).toBe('paysync_ops');
   });
 
   it('binds a CSRF token to its session and to this process', () => {

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closedPort, PAYSYNC_BIN } from '../support/run-cli.ts';
+import { closedPort, PAYSYNC_BIN, runCli } from '../support/run-cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
 import { waitForHealth } from '../support/wait-for-health.ts';
@@ -17,14 +17,15 @@ afterEach(async () => {
   prefix = undefined;
 });
 
-/** Runs `paysync serve`, hands its URL to `check`, stops it; returns its output. */
+/** Runs `paysync serve`, hands its receiver's and ops port's URLs to `check`, stops it; returns its output. */
 async function serve(
   env: Record<string, string>,
-  check: (url: string) => Promise<void>,
+  check: (url: string, opsUrl: string) => Promise<void>,
 ): Promise<string> {
   database = await freshDatabase();
   prefix = uniqueRedisPrefix('ops-serve');
   const port = await closedPort();
+  const opsPort = await closedPort();
   const child = spawn(process.execPath, [PAYSYNC_BIN, 'serve'], {
     cwd: mkdtempSync(join(tmpdir(), 'paysync-ops-serve-')),
     env: {
@@ -34,6 +35,7 @@ async function serve(
       PAYSYNC_QUEUE_PREFIX: prefix,
       PAYSYNC_WEBHOOK_SCHEME: 'none',
       PAYSYNC_PORT: String(port),
+      PAYSYNC_OPS_PORT: String(opsPort),
       PAYSYNC_LOG_LEVEL: 'info',
       ...env,
     },
@@ -46,7 +48,7 @@ async function serve(
   try {
     const url = `http://127.0.0.1:${port}`;
     await waitForHealth(url);
-    await check(url);
+    await check(url, `http://127.0.0.1:${opsPort}`);
   } finally {
     child.kill('SIGTERM');
   }
@@ -57,29 +59,59 @@ async function serve(
 describe('paysync serve and the ops surfaces', () => {
   it('serves the ops API with a token, and says so in one line without leaking it', async () => {
     const token = 'serve-admin-token-51c0';
-    const output = await serve({ PAYSYNC_ADMIN_TOKEN: token }, async (url) => {
-      const ok = await fetch(`${url}/api/v1/transfers`, {
+    const output = await serve({ PAYSYNC_ADMIN_TOKEN: token }, async (url, opsUrl) => {
+      const ok = await fetch(`${opsUrl}/api/v1/transfers`, {
         headers: { authorization: `Bearer ${token}` },
       });
       expect(ok.status).toBe(200);
       expect(await ok.json()).toEqual({ data: [], nextCursor: null });
-      expect((await fetch(`${url}/api/v1/transfers`)).status).toBe(401);
-      expect((await fetch(`${url}/`)).status).toBe(401);
-    });
-    const lines = output.split('\n').filter((line) => line.includes('ops API and dashboard'));
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain('ops API and dashboard on at the receiver port');
-    expect(output).not.toContain(token);
-  }, 40_000);
-
-  it('without a token the routes do not exist, and start-up says so in one line', async () => {
-    const output = await serve({}, async (url) => {
-      for (const path of ['/api/v1/transfers', '/', '/admin/queues']) {
+      expect((await fetch(`${opsUrl}/api/v1/transfers`)).status).toBe(401);
+      expect((await fetch(`${opsUrl}/`)).status).toBe(401);
+      expect((await fetch(`${opsUrl}/metrics`)).status).toBe(200);
+      // The receiver's port: webhooks and health only, even with the token.
+      const elsewhere = await fetch(`${url}/api/v1/transfers`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(elsewhere.status).toBe(404);
+      for (const path of ['/', '/metrics', '/admin/queues', '/login']) {
         expect((await fetch(`${url}${path}`)).status, path).toBe(404);
       }
     });
     const lines = output.split('\n').filter((line) => line.includes('ops API and dashboard'));
     expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('ops API and dashboard on (1 admin token)');
+    expect(lines[0]).toContain('its /metrics moved here');
+    expect(output).not.toContain(token);
+  }, 40_000);
+
+  it('without a token the routes do not exist, and start-up says so in one line', async () => {
+    const output = await serve({}, async (url, opsUrl) => {
+      for (const path of ['/api/v1/transfers', '/', '/admin/queues']) {
+        expect((await fetch(`${url}${path}`)).status, path).toBe(404);
+        expect((await fetch(`${opsUrl}${path}`)).status, path).toBe(404);
+      }
+    });
+    const lines = output.split('\n').filter((line) => line.includes('ops API and dashboard'));
+    expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('ops API and dashboard are off: set PAYSYNC_ADMIN_TOKEN');
+  }, 40_000);
+});
+
+describe('tokens in live (issue 38)', () => {
+  it('refuses to start with a 3-character admin token, naming the variable and how to make a good one', async () => {
+    const result = await runCli(['start'], {
+      env: {
+        PAYSYNC_ENVIRONMENT: 'live',
+        PAYSYNC_ADMIN_TOKEN: 'abc',
+        PAYSYNC_UPSTREAM_URL: 'https://api.example.com',
+        PAYSYNC_API_KEY: 'sk_live_0123456789abcdef0123456789abcdef',
+        PAYSYNC_MERCHANT_ID: 'merchant-1',
+        PAYSYNC_WEBHOOK_SECRET: 'whsec_0123456789abcdef0123456789abcdef',
+      },
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('PAYSYNC_ADMIN_TOKEN is too short for live');
+    expect(result.stderr).toContain('openssl rand -hex 32');
+    expect(result.stderr + result.stdout).not.toContain('"abc"');
   }, 40_000);
 });

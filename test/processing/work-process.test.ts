@@ -111,6 +111,8 @@ describe('paysync work as a process', () => {
         ...withoutPaysyncVariables(),
         ...fixture.env,
         PAYSYNC_PORT: String(port),
+        // Its own ops port: other tests' processes may hold the default one.
+        PAYSYNC_OPS_PORT: String(await closedPort()),
         PAYSYNC_LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -78,7 +78,7 @@ describe(`receiver backpressure on ${testDialect()}`, () => {
       body: await answer.json(),
     };
     refusedCount = await metric(
-      receiver.receiver!.url,
+      receiver.opsServer!.url,
       'paysync_webhook_backpressure_total{reason="backlog_full"}',
     );
     alertsWhileFull = await until(

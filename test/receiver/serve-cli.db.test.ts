@@ -34,6 +34,8 @@ describe('paysync serve', () => {
         PAYSYNC_QUEUE_PREFIX: prefix,
         PAYSYNC_WEBHOOK_SECRET: secret,
         PAYSYNC_PORT: String(port),
+        // Its own ops port: other tests' processes may hold the default one.
+        PAYSYNC_OPS_PORT: String(await closedPort()),
         PAYSYNC_LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

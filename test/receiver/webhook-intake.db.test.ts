@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findInboxEvent } from '../../src/inbox/index.ts';
-import { signatureFailures } from '../../src/metrics/index.ts';
+import { metricsRegistry, signatureFailures } from '../../src/metrics/index.ts';
 import { closedPort } from '../support/run-cli.ts';
 import {
   newWebhookSecret,
@@ -124,7 +124,8 @@ describe('receiver: accepted webhooks', () => {
     await fixture.post('{"id":"evt_nosig"}');
     expect(await failuresFor('bad_signature')).toBe(before.bad + 2);
     expect(await failuresFor('missing_signature')).toBe(before.missing + 1);
-    const text = await (await fetch(`${fixture.url}/metrics`)).text();
+    // The process's scrape (served on the ops port; the receiver's port has no /metrics).
+    const text = await metricsRegistry.metrics();
     expect(text).toMatch(/paysync_webhook_signature_failures_total\{reason="bad_signature"\} \d+/);
   });
 });

@@ -87,7 +87,11 @@ describe(`a tenant that cannot start, in a process serving two, on ${testDialect
     const other = await post('/webhooks/shop-a', secretA);
     expect(other.response.status).toBeLessThan(300);
 
-    const readyz = await fetch(`${daemon.front!.url}/readyz`);
+    // The receiver's port says only that the process is not ready; the ops port says who and why.
+    const anonymous = await fetch(`${daemon.front!.url}/readyz`);
+    expect(anonymous.status).toBe(503);
+    expect(await anonymous.json()).toEqual({ ready: false });
+    const readyz = await fetch(`${daemon.opsServer!.url}/readyz`);
     expect(readyz.status).toBe(503);
     const body = (await readyz.json()) as {
       reasons: string[];

@@ -196,7 +196,9 @@ describe(`tenants from PAYSYNC_TENANTS_FILE on ${testDialect()}`, () => {
   it('paysync start without --tenant serves every tenant of the file on one port', async () => {
     const child = await spawnServe(env, { command: 'start', cwd: dir });
     try {
-      const ready = await fetch(`${child.url}/readyz`);
+      // Each tenant's readiness on the ops port; the receiver's port names none.
+      expect(await (await fetch(`${child.url}/readyz`)).json()).toEqual({ ready: true });
+      const ready = await fetch(`${child.opsUrl}/readyz`);
       const body = (await ready.json()) as { ready: boolean; tenants: { tenant: string }[] };
       expect(body.tenants.map((tenant) => tenant.tenant)).toEqual(['shop-live', 'shop-sandbox']);
       expect(ready.status, JSON.stringify(body)).toBe(200);

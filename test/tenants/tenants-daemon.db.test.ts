@@ -94,6 +94,8 @@ describe(`one process serving two tenants on ${testDialect()}`, () => {
         PAYSYNC_UPSTREAM_TIMEOUT_MS: '30000',
         PAYSYNC_WORKER_CONCURRENCY: '8',
         PAYSYNC_LOG_LEVEL: process.env.PAYSYNC_TEST_LOG_LEVEL ?? 'silent',
+        // The isolation test tries wrong tokens on every route from one address.
+        PAYSYNC_AUTH_FAILURES_PER_MINUTE: '10000',
       }),
     }));
     daemon = await startTenantsDaemon({
@@ -179,16 +181,14 @@ describe(`one process serving two tenants on ${testDialect()}`, () => {
       });
     const forged = await post('/webhooks/shop-ci');
     expect(forged.status).toBe(401);
+    // An anonymous caller learns no tenant's name: a plain 404, as for any path.
+    const plain = { error: 'not_found', message: 'no such route' };
     const unknown = await post('/webhooks/acme-ml');
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toEqual({
-      error: 'unknown_tenant',
-      message:
-        'no tenant named "acme-ml" here: post to /webhooks/<tenant>, one of shop-sn, shop-ci',
-    });
+    expect(await unknown.json()).toEqual(plain);
     const bare = await post('/webhooks');
     expect(bare.status).toBe(404);
-    expect(((await bare.json()) as { error: string }).error).toBe('tenant_required');
+    expect(await bare.json()).toEqual(plain);
     for (const side of [sn, ci]) {
       const stored = await side.database.db
         .selectFrom('webhook_inbox')
@@ -207,8 +207,12 @@ describe(`one process serving two tenants on ${testDialect()}`, () => {
     expect(inSn).toHaveLength(1);
   });
 
-  it('/readyz answers for each tenant, and /metrics labels each tenant’s gauges', async () => {
-    const ready = await fetch(`${daemon.front!.url}/readyz`);
+  it('/readyz answers for each tenant, and /metrics labels each tenant’s gauges, on the ops port; the receiver port names no tenant', async () => {
+    const anonymous = await fetch(`${daemon.front!.url}/readyz`);
+    expect(anonymous.status).toBe(200);
+    expect(await anonymous.json()).toEqual({ ready: true });
+    expect((await fetch(`${daemon.front!.url}/metrics`)).status).toBe(404);
+    const ready = await fetch(`${daemon.opsServer!.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({
       ready: true,
@@ -218,7 +222,7 @@ describe(`one process serving two tenants on ${testDialect()}`, () => {
         { tenant: 'shop-ci', ready: true, reasons: [] },
       ],
     });
-    const metrics = await (await fetch(`${daemon.front!.url}/metrics`)).text();
+    const metrics = await (await fetch(`${daemon.opsServer!.url}/metrics`)).text();
     for (const name of ['shop-sn', 'shop-ci']) {
       expect(metrics).toMatch(
         new RegExp(`paysync_queue_jobs\\{queue="sync",state="waiting",tenant="${name}"\\} 0`),
@@ -230,7 +234,7 @@ describe(`one process serving two tenants on ${testDialect()}`, () => {
     const [sn, ci] = sides as [Side, Side];
     const hidden = { error: { code: 'not_found', message: 'no such route' } };
     const call = (tenant: string, method: string, tail: string, token?: string) =>
-      fetch(`${daemon.front!.url}${OPS_API_BASE}/tenants/${tenant}${tail}`, {
+      fetch(`${daemon.opsServer!.url}${OPS_API_BASE}/tenants/${tenant}${tail}`, {
         method: method.toUpperCase(),
         headers: {
           'Content-Type': 'application/json',
@@ -267,10 +271,18 @@ describe(`one process serving two tenants on ${testDialect()}`, () => {
       expect(((await own.json()) as { record: { amount: number } }).record.amount).toBe(amount);
     }
     // The API without a tenant names where each tenant's is.
-    const bare = await fetch(`${daemon.front!.url}${OPS_API_BASE}/runs`, {
+    const bare = await fetch(`${daemon.opsServer!.url}${OPS_API_BASE}/runs`, {
       headers: { Authorization: `Bearer ${sn.token}` },
     });
     expect(bare.status).toBe(404);
     expect(((await bare.json()) as { error: { code: string } }).error.code).toBe('tenant_required');
+    // The receiver's port has no ops API at all, whatever the token.
+    const receiverPort = await fetch(
+      `${daemon.front!.url}${OPS_API_BASE}/tenants/${sn.name}/runs`,
+      {
+        headers: { Authorization: `Bearer ${sn.token}` },
+      },
+    );
+    expect(receiverPort.status).toBe(404);
   });
 });

@@ -65,6 +65,8 @@ describe(`the ops surfaces of a process serving several tenants on ${testDialect
       SN_ADMIN: SN_TOKEN,
       ACME_ADMIN: ACME_TOKEN,
       OPS_FINANCE_TOKEN: FINANCE_TOKEN,
+      // These tests try wrong tokens and sessions on every route from one address.
+      PAYSYNC_AUTH_FAILURES_PER_MINUTE: '10000',
     };
     const entries: string[] = [];
     for (const [index, name] of NAMES.entries()) {
@@ -105,7 +107,8 @@ ${entries.join('')}admin_tokens:
       port: 0,
       host: '127.0.0.1',
     });
-    url = daemon.front!.url;
+    // The dashboards and the ops API are on the ops port, not the receiver's.
+    url = daemon.opsServer!.url;
     for (const s of sides) {
       const queues = daemon.tenants.get(s.name)!.queues;
       s.itemId = await addFailedTransfer(
@@ -345,7 +348,7 @@ ${entries.join('')}admin_tokens:
     const before = await refusedOn('shop-ci', FINANCE_TOKEN);
     // Three webhooks with no valid signature on acme's path: refused, counted for acme.
     for (let index = 0; index < 3; index += 1) {
-      const refused = await fetch(`${url}/webhooks/acme`, {
+      const refused = await fetch(`${daemon.front!.url}/webhooks/acme`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'webhook-signature': 'v1,forged' },
         body: '{}',

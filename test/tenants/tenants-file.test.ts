@@ -107,8 +107,9 @@ ${SHOP}${SHOP.replace('shop-live', 'shop-eu').replace('mch_1', 'mch_2').replace(
   });
 
   it('gives an admin token of admin_tokens to exactly the tenants it names, beside their own', () => {
-    const finance = 'tok_finance_0123456789abcdef';
-    const own = 'tok_shop_live_own_0123456789';
+    // Live tenants: 32 characters or more (issue 38).
+    const finance = 'tok_finance_0123456789abcdef0123456789';
+    const own = 'tok_shop_live_own_0123456789abcdef';
     const { tenants } = load(
       `tenants:
 ${SHOP}    settings:
@@ -123,6 +124,20 @@ ${SHOP.replace('shop-live', 'shop-eu').replace('mch_1', 'mch_2').replace('shop-l
       tenants().tenants.map((tenant) => [tenant.name, tenant.config.ops.adminTokens]),
     );
     expect(tokens).toEqual({ 'shop-live': [own, finance], 'shop-eu': [finance], acme: [] });
+  });
+
+  it('refuses a scoped token shorter than 32 characters for a live tenant, naming the line and the variable', () => {
+    const { tenants } = load(
+      `tenants:
+${SHOP}admin_tokens:
+  - token: { env: OPS_FINANCE_TOKEN }
+    tenants: [shop-live]
+`,
+      { ...baseEnv, OPS_FINANCE_TOKEN: 'tok_short' },
+    );
+    expect(() => tenants()).toThrow(
+      /tenant "shop-live": PAYSYNC_ADMIN_TOKEN is too short for live: each token needs at least 32 characters → make one with: openssl rand -hex 32$/,
+    );
   });
 
   // Each bad file is refused with one line naming the file, the line, the tenant and the field.

@@ -106,7 +106,7 @@ describe(`/metrics of one process serving two tenants on ${testDialect()}`, () =
     expect(sn.intents).not.toBe(ci.intents);
 
     const scrape = async () =>
-      parseScrape(await (await fetch(`${daemon.front!.url}/metrics`)).text());
+      parseScrape(await (await fetch(`${daemon.opsServer!.url}/metrics`)).text());
     samples = await until(scrape, {
       message: "each tenant's intents synced, as /metrics counts them",
       timeoutMs: 60_000,

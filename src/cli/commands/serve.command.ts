@@ -11,7 +11,7 @@ import { runDaemonRoles, TENANTS_HELP } from './daemon-role.action.ts';
 export function serveCommand(): Command {
   return new Command('serve')
     .description(
-      'run the webhook receiver (POST $PAYSYNC_WEBHOOK_PATH, /healthz, /readyz, /metrics)',
+      'run the webhook receiver (POST $PAYSYNC_WEBHOOK_PATH, /healthz, /readyz); metrics and the ops surfaces on $PAYSYNC_OPS_PORT',
     )
     .addHelpText('after', TENANTS_HELP)
     .action(async () => {
@@ -20,7 +20,7 @@ export function serveCommand(): Command {
       if (tenantsServedTogether()) return runDaemonRoles('serve', ['receiver']);
       const { config, logger, now } = await commandContext('serve');
       // Loaded here, not at the top, so `paysync --help` stays fast.
-      const { createSignatureVerifier, createReceiverServer } =
+      const { checkReadiness, createSignatureVerifier, createReceiverServer } =
         await import('../../receiver/index.ts');
       const { setHeapGrowth, openCheckedRedis, openMigratedDatabase, StartupError } =
         await import('../../daemon/index.ts');
@@ -78,6 +78,7 @@ export function serveCommand(): Command {
         now,
         receiverPort: config.port,
         alerts: alertRuntime,
+        readiness: () => checkReadiness({ db: database.db, redis: producerRedis }),
       });
       const receiver = createReceiverServer({
         db: database.db,
@@ -93,7 +94,7 @@ export function serveCommand(): Command {
         verifier,
         alerts: alertRuntime,
         port: config.port,
-        ...(ops.receiverRoutes ? { extraRoutes: ops.receiverRoutes } : {}),
+        host: config.host,
       });
       await runUntilSignal([connections, ...ops.components, receiver], { logger });
     });

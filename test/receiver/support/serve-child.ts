@@ -9,6 +9,8 @@ import { waitForHealth } from '../../support/wait-for-health.ts';
 export interface ServeChild {
   readonly port: number;
   readonly url: string;
+  /** Its ops port (metrics, detailed readiness, ops API, dashboard). */
+  readonly opsUrl: string;
   /** Everything it printed so far, stdout and stderr together. */
   output(): string;
   /** True while the process has neither exited nor been killed by a signal. */
@@ -28,9 +30,11 @@ export async function spawnServe(
 ): Promise<ServeChild> {
   const port = await closedPort();
   const url = `http://127.0.0.1:${port}`;
+  // Its own ops port: children run side by side, and the default one (9465) is shared.
+  const opsPort = env.PAYSYNC_OPS_PORT ?? String(await closedPort());
   const child = spawn(process.execPath, [PAYSYNC_BIN, options.command ?? 'serve'], {
     cwd: options.cwd ?? mkdtempSync(join(tmpdir(), 'paysync-serve-')),
-    env: { PATH: process.env.PATH, ...env, PAYSYNC_PORT: String(port) },
+    env: { PATH: process.env.PATH, ...env, PAYSYNC_PORT: String(port), PAYSYNC_OPS_PORT: opsPort },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -47,6 +51,7 @@ export async function spawnServe(
   return {
     port,
     url,
+    opsUrl: `http://127.0.0.1:${opsPort}`,
     output: () => output,
     alive,
     async stop() {
