@@ -40,12 +40,9 @@ export interface BudgetStackOptions {
   readonly seed: number;
 }
 
-/**
- * The daemon's metrics endpoint. `paysync start` answers /metrics on its receiver port today;
- * if the metrics move, this is the one line to change.
- */
-export function metricsUrlOf(daemonUrl: string): string {
-  return `${daemonUrl}/metrics`;
+/** The daemon's metrics endpoint: `paysync start` answers /metrics on its ops port. */
+export function metricsUrlOf(opsPort: number): string {
+  return `http://127.0.0.1:${opsPort}/metrics`;
 }
 
 const postgresBaseUrl =
@@ -104,6 +101,7 @@ export async function startBudgetStack(options: BudgetStackOptions): Promise<Bud
   const merchantId = generateMerchantId();
   const simPort = await freePort();
   const simUrl = `http://127.0.0.1:${simPort}`;
+  const opsPort = await freePort();
   const env = {
     ...process.env,
     PAYSYNC_DATABASE_URL: databaseUrl,
@@ -114,6 +112,7 @@ export async function startBudgetStack(options: BudgetStackOptions): Promise<Bud
     PAYSYNC_MERCHANT_ID: merchantId,
     PAYSYNC_UPSTREAM_URL: simUrl,
     PAYSYNC_PORT: String(await freePort()),
+    PAYSYNC_OPS_PORT: String(opsPort),
     PAYSYNC_RECEIPTS_DIR: join(dir, 'receipts'),
     PAYSYNC_UPSTREAM_RPS: String(options.budgetRps),
     PAYSYNC_LOG_LEVEL: process.env.PAYSYNC_LOG_LEVEL ?? 'info',
@@ -169,7 +168,7 @@ export async function startBudgetStack(options: BudgetStackOptions): Promise<Bud
     return {
       simUrl,
       daemonUrl,
-      metricsUrl: metricsUrlOf(daemonUrl),
+      metricsUrl: metricsUrlOf(opsPort),
       database,
       snapshotBalances: async () => {
         await takeBalanceSnapshot({
