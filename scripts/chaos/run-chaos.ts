@@ -319,6 +319,8 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     await admin.close();
   }
   const daemonPort = await freePort();
+  // The ops port (metrics, ops API) of its own: two chaos runs side by side must not share 9465.
+  const opsPort = await freePort();
   // Without a tenants file, the books' settings are the PAYSYNC_* variables; with one, each
   // tenant's account, secrets and database are its entry's, and the secrets come from variables
   // the file names. Everything else applies to every tenant alike.
@@ -357,6 +359,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     PAYSYNC_REDIS_URL: redis.url,
     PAYSYNC_QUEUE_PREFIX: `chaos-${config}`,
     PAYSYNC_PORT: String(daemonPort),
+    PAYSYNC_OPS_PORT: String(opsPort),
     PAYSYNC_UPSTREAM_RPS: '200',
     PAYSYNC_LOG_LEVEL: 'warn',
     PAYSYNC_SWEEP_CRON: '*/10 * * * * *',
