@@ -190,6 +190,9 @@ export async function syncBatch(
   }
 }
 
+/** Window reads a batch may start or join before it reads what is left one by one. */
+const WINDOW_ROUNDS = 3;
+
 /**
  * Before the per-item reads: where transfers or payment intents still need a fetch, the window
  * reads of their kinds (`window-reads.ts`) may cover them, and every other waiting item of the
@@ -202,35 +205,34 @@ async function afterWindowReads(
   skips: (SyncResult | undefined)[],
 ): Promise<(SyncResult | undefined)[]> {
   if (deps.windowReads === false) return skips;
-  const kinds = new Set<WindowKind>();
-  for (const [index, ref] of refs.entries()) {
-    if (!skips[index] && (ref.kind === 'transfer' || ref.kind === 'payment_intent'))
-      kinds.add(ref.kind);
-  }
-  if (kinds.size === 0) return skips;
   const settings = deps.windowReads || undefined;
-  const reads = await Promise.all(
-    [...kinds].map(async (kind) => {
-      const read = await coverByWindow(deps, kind, settings);
-      // A read this batch joined began before some of its events arrived: one more (started
-      // now, or joined again) covers them, rather than a read per item.
-      if (!read.joined) return read.applied;
-      return read.applied + (await coverByWindow(deps, kind, settings)).applied;
-    }),
-  );
-  if (reads.every((applied) => applied === 0)) return skips;
-  const open = refs.map((ref, index) => ({ ref, index })).filter(({ index }) => !skips[index]);
-  let again: (SyncResult | undefined)[];
-  try {
-    again = await skipCoveredFetches(
-      deps,
-      open.map(({ ref }) => ref),
-      deps.now().toISOString(),
-    );
-  } catch {
-    return skips;
+  let current = skips;
+  // A read covers the events received before its pages were asked for; in a burst more keep
+  // coming while it runs. While reads still cover something, the events that came meanwhile
+  // get one more (started now, or joined), rather than a read per item.
+  for (let round = 0; round < WINDOW_ROUNDS; round += 1) {
+    const kinds = new Set<WindowKind>();
+    for (const [index, ref] of refs.entries()) {
+      if (!current[index] && (ref.kind === 'transfer' || ref.kind === 'payment_intent'))
+        kinds.add(ref.kind);
+    }
+    if (kinds.size === 0) return current;
+    const reads = await Promise.all([...kinds].map((kind) => coverByWindow(deps, kind, settings)));
+    if (reads.every((read) => read.applied === 0)) return current;
+    const open = refs.map((ref, index) => ({ ref, index })).filter(({ index }) => !current[index]);
+    let again: (SyncResult | undefined)[];
+    try {
+      again = await skipCoveredFetches(
+        deps,
+        open.map(({ ref }) => ref),
+        deps.now().toISOString(),
+      );
+    } catch {
+      return current;
+    }
+    const merged = [...current];
+    for (const [at, { index }] of open.entries()) merged[index] = again[at];
+    current = merged;
   }
-  const merged = [...skips];
-  for (const [at, { index }] of open.entries()) merged[index] = again[at];
-  return merged;
+  return current;
 }

@@ -29,8 +29,6 @@ export interface WindowReadOutcome {
   readonly pages: number;
   readonly found: number;
   readonly applied: number;
-  /** True when the caller joined a read another batch of this process had started. */
-  readonly joined?: boolean;
 }
 
 const keyOf = (
@@ -66,7 +64,7 @@ export function coverByWindow(
   let reads = running.get(deps.db);
   if (!reads) running.set(deps.db, (reads = new Map()));
   const inFlight = reads.get(kind);
-  if (inFlight) return inFlight.then((outcome) => ({ ...outcome, joined: true }));
+  if (inFlight) return inFlight;
   const read = readWindow(deps, kind, settings).finally(() => reads.delete(kind));
   reads.set(kind, read);
   return read;
