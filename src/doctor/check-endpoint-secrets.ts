@@ -1,9 +1,7 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Config } from '../config/index.ts';
-import { createDatabase, dialectOf } from '../db/index.ts';
 import { secretsAtRest } from '../relay/index.ts';
 import { failed, passed, type CheckResult } from './check-result.ts';
+import { readExistingDatabase } from './read-existing-database.ts';
 
 /**
  * How the relay endpoint secrets are stored (docs/relay.md, "Secrets at rest"): plain text in
@@ -11,19 +9,8 @@ import { failed, passed, type CheckResult } from './check-result.ts';
  * endpoints or the database cannot be read (the database check says why).
  */
 export async function checkEndpointSecrets(config: Config): Promise<CheckResult | undefined> {
-  const { databaseUrl } = config;
-  if (dialectOf(databaseUrl) === 'sqlite') {
-    const file = databaseUrl.slice('sqlite:'.length);
-    if (file !== ':memory:' && !existsSync(resolve(file))) return undefined;
-  }
-  let handle;
-  try {
-    handle = createDatabase(databaseUrl, { poolSize: 1 });
-  } catch {
-    return undefined;
-  }
-  try {
-    const state = await secretsAtRest(handle.db, config.relay.secretsKeys);
+  return readExistingDatabase(config.databaseUrl, async (db) => {
+    const state = await secretsAtRest(db, config.relay.secretsKeys);
     if (state.endpoints === 0) return undefined;
     if (state.missingKeys.length > 0) {
       return failed(
@@ -49,9 +36,5 @@ export async function checkEndpointSecrets(config: Config): Promise<CheckResult 
       'secrets',
       `${state.endpoints} endpoint secrets${notes.length > 0 ? `: ${notes.join(', ')}` : ' sealed with the current key'}`,
     );
-  } catch {
-    return undefined;
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
+  });
 }
