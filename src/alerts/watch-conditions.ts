@@ -67,6 +67,7 @@ export async function watchConditions(
     ['ingest', queues.ingest],
     ['sync', queues.sync],
     ['follow-up', queues.followUp],
+    ['receipts', queues.receipts],
     ['scheduled', queues.scheduled],
   ] as const;
   const counts: Record<string, number> = {};

@@ -27,7 +27,7 @@ import { openDiscrepancyCounts, openDriftDetails } from '../ledger/index.ts';
 import { createOutboxDispatcher, outboxBacklog, type OutboxDispatcher } from '../outbox/index.ts';
 import { lastSuccessByTask } from '../runs/index.ts';
 import { mountOps, type OpsProcessState, type OpsServer, type TenantOpsApi } from '../ops/index.ts';
-import { createQueues, type Queues } from '../queues/index.ts';
+import { createQueues, QUEUE_KEYS, type Queues } from '../queues/index.ts';
 import { createRelayDeliverer, type RelayDeliverer } from '../relay/index.ts';
 import {
   checkReadiness,
@@ -241,7 +241,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   ];
   const stopScraping = addScrapeSource({
-    queues: [queues.ingest, queues.sync, queues.followUp, queues.scheduled],
+    queues: QUEUE_KEYS.map((key) => queues[key]),
     db,
     books: {
       openDiscrepancyCounts: () => openDiscrepancyCounts(db),

@@ -82,12 +82,14 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       make(QueueName.ingest, options.processors.ingest, options.concurrency);
       make(QueueName.sync, options.processors.sync, options.concurrency);
       make(QueueName.followUp, options.processors.followUp, 2);
+      // The same processor: receipts are outbox rows too, in a queue of their own.
+      make(QueueName.receipts, options.processors.followUp, 2);
       make(QueueName.scheduled, options.processors.scheduled, 1);
       // Connected before start() returns, so a stop right after never cuts a half-open socket.
       await Promise.all(workers.map((worker) => worker.waitUntilReady()));
       logger.info(
         { prefix: options.prefix, concurrency: options.concurrency },
-        'workers taking jobs (ingest, sync, follow-up, scheduled)',
+        'workers taking jobs (ingest, sync, follow-up, receipts, scheduled)',
       );
     },
     async stop() {

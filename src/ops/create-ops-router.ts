@@ -1,4 +1,5 @@
 import { createBullBoard } from '@bull-board/api';
+import { QUEUE_KEYS } from '../queues/enqueue.ts';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { Router, type Express, type NextFunction, type Request, type Response } from 'express';
@@ -106,9 +107,7 @@ export function createOpsRouters(options: OpsDependencies): OpsRouters {
     createBullBoard({
       // This tenant's queues only: its own connection and prefix. Read-only unless
       // PAYSYNC_QUEUE_BOARD_ACTIONS opens its actions.
-      queues: (['ingest', 'sync', 'followUp', 'scheduled'] as const).map(
-        (name) => new BullMQAdapter(deps.queues![name], { readOnlyMode }),
-      ),
+      queues: QUEUE_KEYS.map((name) => new BullMQAdapter(deps.queues![name], { readOnlyMode })),
       serverAdapter: board,
       ...(tenant === undefined
         ? {}

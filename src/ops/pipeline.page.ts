@@ -1,4 +1,5 @@
 import { inboxCountSince } from '../inbox/index.ts';
+import { QUEUE_KEYS } from '../queues/enqueue.ts';
 import { webhookOutcomes } from '../metrics/index.ts';
 import { outboxBacklog } from '../outbox/index.ts';
 import {
@@ -17,7 +18,7 @@ export async function pipelinePage(view: DashboardView): Promise<PageAnswer> {
   const hourAgo = new Date(deps.now().getTime() - 3_600_000).toISOString();
   const queues = deps.queues
     ? await Promise.all(
-        (['ingest', 'sync', 'followUp', 'scheduled'] as const).map(async (name) => ({
+        QUEUE_KEYS.map(async (name) => ({
           name,
           counts: await deps.queues![name].getJobCounts('waiting', 'active', 'delayed', 'failed'),
         })),

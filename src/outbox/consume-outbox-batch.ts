@@ -128,12 +128,10 @@ export async function consumeOutboxBatch(
       ),
     );
     // A second behind, as the queue's first back-off would be; its own retries follow.
-    await deps.queues.followUp.addBulk(
-      failed.map(({ row }) => {
-        const job = singleRowJob(row);
-        return { ...job, opts: { ...job.opts, delay: RETRY_ALONE_DELAY_MS } };
-      }),
-    );
+    for (const { row } of failed) {
+      const { queue, name, data, opts } = singleRowJob(row);
+      await deps.queues[queue].add(name, data, { ...opts, delay: RETRY_ALONE_DELAY_MS });
+    }
   }
   return {
     done,

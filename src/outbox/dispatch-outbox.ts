@@ -3,6 +3,7 @@ import type { Database } from '../db/index.ts';
 import { createHash } from 'node:crypto';
 // The queues' light entry, not the index, which loads BullMQ (src/queues/enqueue.ts).
 import {
+  followUpQueueOf,
   FOLLOW_UP_BATCH_JOB_NAME,
   type FollowUpBatchJobData,
   type FollowUpQueueData,
@@ -116,6 +117,8 @@ export function outboxJobData(row: Pick<OutboxRow, 'id' | 'kind' | 'payload'>): 
  * the re-add of a row that failed for good a no-op, so it is not run again while it is kept.
  */
 interface FollowUpJob {
+  /** The queue it goes to: receipts to their own (see followUpQueueOf). */
+  readonly queue: 'followUp' | 'receipts';
   readonly name: string;
   readonly data: FollowUpQueueData;
   readonly opts: { readonly jobId: string };
@@ -128,17 +131,19 @@ interface FollowUpJob {
 export function singleRowJob(row: FollowUpRowData): FollowUpJob {
   return {
     // The job name is the kind (`alert`, `receipt`…): the follow-up processor routes by it.
+    queue: followUpQueueOf(row.type),
     name: row.type,
     data: row,
     opts: { jobId: outboxJobId(row.outboxId) },
   };
 }
 
-/** One job for these rows: a batch, or the row alone when it is the only one. */
+/** One job for these rows, all of one queue: a batch, or the row alone when it is the only one. */
 function followUpJob(rows: readonly FollowUpRowData[]): FollowUpJob {
   if (rows.length === 1) return singleRowJob(rows[0]!);
   const data: FollowUpBatchJobData = { type: 'batch', rows };
   return {
+    queue: followUpQueueOf(rows[0]!.type),
     name: FOLLOW_UP_BATCH_JOB_NAME,
     data,
     opts: { jobId: outboxBatchJobId(rows.map((row) => row.outboxId)) },
@@ -146,6 +151,16 @@ function followUpJob(rows: readonly FollowUpRowData[]): FollowUpJob {
 }
 
 type DispatchRow = Pick<OutboxRow, 'id' | 'kind' | 'payload' | 'dispatched_at' | 'last_error'>;
+
+/**
+ * The jobs of rows handed out in one pass: one for the receipts, one for the rest, so that a
+ * batch of receipts, which waits for its share of the service's budget, never holds an alert.
+ */
+function passJobs(rows: readonly FollowUpRowData[]): FollowUpJob[] {
+  const receipts = rows.filter((row) => followUpQueueOf(row.type) === 'receipts');
+  const rest = rows.filter((row) => followUpQueueOf(row.type) === 'followUp');
+  return [rest, receipts].filter((group) => group.length > 0).map(followUpJob);
+}
 
 /**
  * The jobs that hand stale rows out again. Rows stamped by one pass go out together again, so
@@ -169,7 +184,7 @@ function staleJobs(stale: readonly DispatchRow[]): FollowUpJob[] {
     group.push(outboxJobData(row));
     groups.set(key, group);
   }
-  for (const group of groups.values()) jobs.push(followUpJob(group));
+  for (const group of groups.values()) jobs.push(...passJobs(group));
   return jobs;
 }
 
@@ -185,12 +200,13 @@ function staleJobs(stale: readonly DispatchRow[]): FollowUpJob[] {
  * would fail it again at once.
  */
 async function reviveFailedJobs(
-  queue: Queues['followUp'],
+  queues: Queues,
   jobs: readonly FollowUpJob[],
 ): Promise<RevivedJob[]> {
   const revived: RevivedJob[] = [];
   for (const planned of jobs) {
     const { jobId } = planned.opts;
+    const queue = queues[planned.queue];
     if ((await queue.getJobState(jobId)) !== 'failed') continue;
     const job = await queue.getJob(jobId);
     if (!job) continue;
@@ -200,6 +216,15 @@ async function reviveFailedJobs(
     revived.push({ jobId, rows: rows ?? 1, reason: job.failedReason });
   }
   return revived;
+}
+
+/** Adds each job to its queue, one `addBulk` a queue. */
+async function addJobs(queues: Queues, jobs: readonly FollowUpJob[]): Promise<void> {
+  for (const queue of ['followUp', 'receipts'] as const) {
+    const mine = jobs.filter((job) => job.queue === queue);
+    if (mine.length > 0)
+      await queues[queue].addBulk(mine.map(({ name, data, opts }) => ({ name, data, opts })));
+  }
 }
 
 /** Counts a hand-out attempt on these rows and sets the given columns. */
@@ -270,12 +295,12 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
   const rows = [...due, ...stale];
   if (rows.length === 0) return { dispatched: 0, more: false, revived: [] };
   const again = staleJobs(stale);
-  const jobs = [...(due.length > 0 ? [followUpJob(due.map(outboxJobData))] : []), ...again];
+  const jobs = [...passJobs(due.map(outboxJobData)), ...again];
   let revived: RevivedJob[];
   try {
     const handOut = (async () => {
-      const replaced = await reviveFailedJobs(deps.queues.followUp, again);
-      await deps.queues.followUp.addBulk(jobs);
+      const replaced = await reviveFailedJobs(deps.queues, again);
+      await addJobs(deps.queues, jobs);
       return replaced;
     })();
     // A late success after the timeout is harmless: the rows go out again under the same ids.

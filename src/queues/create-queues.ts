@@ -17,7 +17,7 @@ import {
   type QueueSettings,
 } from './queues.ts';
 
-/** The four queues on one connection; the one place the queues load BullMQ itself. */
+/** The five queues on one connection; the one place the queues load BullMQ itself. */
 export function createQueues(settings: QueueSettings): Queues {
   const prefix = settings.prefix ?? DEFAULT_QUEUE_PREFIX;
   const common = {
@@ -33,17 +33,23 @@ export function createQueues(settings: QueueSettings): Queues {
     { ...common, defaultJobOptions: FOLLOW_UP_JOB_OPTIONS },
     ClosableRedisConnection,
   );
+  const receipts = new Queue<FollowUpQueueData>(
+    QueueName.receipts,
+    { ...common, defaultJobOptions: FOLLOW_UP_JOB_OPTIONS },
+    ClosableRedisConnection,
+  );
   const scheduled = new Queue<ScheduledJobData>(
     QueueName.scheduled,
     { ...common, defaultJobOptions: SCHEDULED_JOB_OPTIONS },
     ClosableRedisConnection,
   );
-  const all = [ingest, sync, followUp, scheduled];
+  const all = [ingest, sync, followUp, receipts, scheduled];
   for (const queue of all) queue.on('error', () => undefined);
   return {
     ingest,
     sync,
     followUp,
+    receipts,
     scheduled,
     prefix,
     async waitUntilReady() {

@@ -1,23 +1,6 @@
-export * from './job-types.ts';
+// Everything of the light entry (job names, payloads, enqueue helpers), then what loads BullMQ.
+export * from './enqueue.ts';
 export { createQueues } from './create-queues.ts';
-export {
-  DEFAULT_QUEUE_PREFIX,
-  DEFAULT_SYNC_BATCH_SIZE,
-  enqueueSyncBatch,
-  enqueueIngest,
-  enqueueScheduledTick,
-  enqueueSync,
-  ingestJobId,
-  JOB_ATTEMPTS,
-  KEEP_COMPLETED_JOBS,
-  KEEP_QUEUE_EVENTS,
-  KEEP_FAILED_JOBS,
-  newestPerResource,
-  syncKey,
-  type Queues,
-  type QueueSettings,
-  type SyncBatchOptions,
-} from './queues.ts';
 export {
   assertRedisNoEviction,
   createRedisConnection,

@@ -8,11 +8,22 @@ export const QueueName = {
    * (sweeps, the janitor, ingest's slow path) or a batch of them (`sync-batch`, the receiver).
    */
   sync: 'sync',
-  /** Work that follows a committed change: alerts, receipts (later issues). */
+  /**
+   * Work that follows a committed change: alerts, relay events, expectations, balances. Never
+   * behind receipts, which wait for what the books leave of the service's budget.
+   */
   followUp: 'follow-up',
+  /**
+   * Receipts of settled items: the same outbox rows and processor as the follow-ups, in a
+   * queue of their own so that a backlog of receipts never delays an alert (issue 37).
+   */
+  receipts: 'receipts',
   /** Scheduler ticks (inbox recovery, later sweeps), one job per tick slot. */
   scheduled: 'scheduled',
 } as const;
+/** Every queue of a deployment, by its key in {@link Queues}, in the order pages list them. */
+export const QUEUE_KEYS = ['ingest', 'sync', 'followUp', 'receipts', 'scheduled'] as const;
+
 export type QueueNameValue = (typeof QueueName)[keyof typeof QueueName];
 
 export const JobName = {
@@ -122,6 +133,14 @@ export interface FollowUpBatchJobData {
 
 /** What the follow-up queue carries: a batch of outbox rows, or one row. */
 export type FollowUpQueueData = FollowUpJobData | FollowUpBatchJobData;
+
+/**
+ * The queue an outbox row of this kind goes to: receipts to their own, the rest to the
+ * follow-up queue. Both run the same processor.
+ */
+export function followUpQueueOf(kind: string): 'followUp' | 'receipts' {
+  return kind === 'receipt' ? 'receipts' : 'followUp';
+}
 
 /** The job name of a batch of follow-ups (a one-row job is named after its kind). */
 export const FOLLOW_UP_BATCH_JOB_NAME = 'follow-ups';

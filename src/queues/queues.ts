@@ -24,6 +24,8 @@ export interface Queues {
   readonly ingest: Queue<IngestJobData>;
   readonly sync: Queue<SyncQueueJobData>;
   readonly followUp: Queue<FollowUpQueueData>;
+  /** Receipt follow-ups, apart from the rest (see QueueName.receipts). */
+  readonly receipts: Queue<FollowUpQueueData>;
   readonly scheduled: Queue<ScheduledJobData>;
   readonly prefix: string;
   /** Resolves once every queue's connection is ready (its start-up commands have answered). */

@@ -142,7 +142,7 @@ describe('paysync work alone serves metrics that the example rules evaluate', ()
       );
 
     // Queue series, per queue, read from BullMQ on the scrape.
-    for (const queue of ['ingest', 'sync', 'follow-up', 'scheduled']) {
+    for (const queue of ['ingest', 'sync', 'follow-up', 'receipts', 'scheduled']) {
       expect(find('paysync_queue_jobs', { queue, state: 'waiting' })).toBeDefined();
       expect(find('paysync_queue_oldest_waiting_age_seconds', { queue })).toBeDefined();
     }

@@ -329,7 +329,9 @@ describe('the dashboard in a real browser', () => {
 
   it('Pipeline shows the queues, webhooks and runs; Exports list the closed period and the manifest, and download', async () => {
     await page.goto(`${server.url}/pipeline`);
-    expect(await page.locator('#queues tr').count()).toBe(5);
+    // A header and the five queues, receipts apart from the follow-ups.
+    expect(await page.locator('#queues tr').count()).toBe(6);
+    expect(await page.locator('#queues').textContent()).toContain('receipts');
     expect(await page.locator('#runs').textContent()).not.toContain('Not available');
     await shoot('pipeline');
     await page.goto(`${server.url}/exports`);
@@ -367,7 +369,7 @@ describe('the dashboard in a real browser', () => {
     await page.setViewportSize({ width: 1200, height: 900 });
     const board = await page.goto(`${server.url}/admin/queues`);
     expect(board?.status()).toBe(200);
-    // bull-board's own page, from its package: it lists our four queues.
+    // bull-board's own page, from its package: it lists our five queues.
     await expect.poll(() => page.textContent('body'), { timeout: 15_000 }).toContain('ingest');
     await page.click('text=follow-up');
     await expect.poll(() => page.textContent('body'), { timeout: 15_000 }).not.toContain('Loading');

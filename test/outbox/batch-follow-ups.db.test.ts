@@ -105,6 +105,61 @@ describe(`follow-ups in batches, on ${testDialect()}`, () => {
     );
   }, 120_000);
 
+  it('an alert is raised while the receipts of its pass wait: receipts have a queue of their own', async () => {
+    fixture = await createDaemonFixture();
+    const { db } = fixture.database;
+    const daemon = await fixture.startDaemon(['workers']);
+    // Receipts that cannot run (as when they wait for the budget the books leave them).
+    await daemon.queues.receipts.pause();
+    daemon.outbox!.pause();
+    const createdAt = new Date().toISOString();
+    const receiptIds: number[] = [];
+    for (let n = 0; n < 150; n += 1) {
+      const id = `tr_rcptq${String(n).padStart(6, '0')}`;
+      const added = await addToOutbox(db, {
+        createdAt,
+        kind: 'receipt',
+        dedupeKey: `receipt:transfer:${id}:successful`,
+        payload: { kind: 'transfer', id, status: 'successful' },
+      });
+      receiptIds.push(added.id);
+    }
+    // Written after them, so that it goes out in the receipts' passes.
+    const alert = await addToOutbox(db, {
+      createdAt,
+      kind: 'alert',
+      dedupeKey: 'alert:behind-receipts',
+      payload: alertPayload('tr_rcptqalert1'),
+    });
+    daemon.outbox!.resume();
+    notifyOutbox();
+
+    await expect
+      .poll(() => consumed(fixture!, [alert.id]), { timeout: 30_000, interval: 100 })
+      .toEqual([true]);
+    expect(await alertsAbout(fixture, ['tr_rcptqalert1'])).toEqual([
+      { subject: 'tr_rcptqalert1', occurrences: 1 },
+    ]);
+    // Every receipt still waits, in its own queue: none is consumed, none is in the follow-ups'.
+    expect((await consumed(fixture, receiptIds)).filter(Boolean)).toEqual([]);
+    const waiting = await daemon.queues.receipts.getJobs(['paused', 'waiting']);
+    expect(
+      waiting
+        .flatMap((job) =>
+          job.data.type === 'batch'
+            ? job.data.rows.map((row) => row.outboxId)
+            : [job.data.outboxId],
+        )
+        .sort((a, b) => a! - b!),
+    ).toEqual(receiptIds);
+    const followUps = await daemon.queues.followUp.getJobs(['completed', 'waiting', 'active']);
+    expect(
+      followUps.flatMap((job) =>
+        job.data.type === 'batch' ? job.data.rows.map((row) => row.type) : [job.data.type],
+      ),
+    ).toEqual(['alert']);
+  }, 60_000);
+
   it('a one-row job enqueued before the upgrade (data with one outboxId) is still consumed', async () => {
     fixture = await createDaemonFixture();
     const { db } = fixture.database;

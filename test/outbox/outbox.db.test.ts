@@ -76,13 +76,14 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     expect(JSON.parse(rows[0]!.payload)).toMatchObject({ reason: 'transfer_failed', id });
     // No post-commit enqueue any more: the queue is empty until the dispatcher runs.
     expect(await context.queues.followUp.count()).toBe(0);
+    expect(await context.queues.receipts.count()).toBe(0);
 
     // A replayed sync of the same state adds nothing.
     await syncResource(context.deps, { kind: 'transfer', id, via: 'replay' }, { attempt: 1 });
     expect(await outboxRows()).toHaveLength(2);
   });
 
-  it('the dispatcher hands the rows of a pass to the follow-up queue as one job, once', async () => {
+  it('the dispatcher hands a pass to the queues once: its alert to the follow-up queue, its receipt to the receipts queue', async () => {
     const id = failedTransfer();
     await syncResource(context.deps, { kind: 'transfer', id, via: 'poll' }, { attempt: 1 });
     const first = await dispatchOutbox({
@@ -93,15 +94,25 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     expect(first).toEqual({ dispatched: 2, more: false, revived: [] });
     const rows = await outboxRows();
     expect(rows.every((row) => row.dispatched_at !== null)).toBe(true);
-    const jobs = await context.queues.followUp.getJobs(['waiting', 'prioritized']);
     const ids = rows.map((row) => Number(row.id));
-    expect(jobs.map((job) => [job.id, job.name])).toEqual([[outboxBatchJobId(ids), 'follow-ups']]);
-    expect(jobs[0]!.data).toMatchObject({
-      type: 'batch',
-      rows: [
-        { type: 'alert', reason: 'transfer_failed', id, outboxId: ids[0] },
-        { type: 'receipt', kind: 'transfer', id, status: 'failed', outboxId: ids[1] },
-      ],
+    // Each queue holds its row alone: a receipt, which waits for its share of the service's
+    // budget, never holds an alert.
+    const alerts = await context.queues.followUp.getJobs(['waiting', 'prioritized']);
+    expect(alerts.map((job) => [job.id, job.name])).toEqual([[outboxJobId(ids[0]!), 'alert']]);
+    expect(alerts[0]!.data).toMatchObject({
+      type: 'alert',
+      reason: 'transfer_failed',
+      id,
+      outboxId: ids[0],
+    });
+    const receipts = await context.queues.receipts.getJobs(['waiting', 'prioritized']);
+    expect(receipts.map((job) => [job.id, job.name])).toEqual([[outboxJobId(ids[1]!), 'receipt']]);
+    expect(receipts[0]!.data).toMatchObject({
+      type: 'receipt',
+      kind: 'transfer',
+      id,
+      status: 'failed',
+      outboxId: ids[1],
     });
 
     // Nothing left to hand out; rows handed out twice (their stamp lost) are still one job.
@@ -127,6 +138,7 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
       ).dispatched,
     ).toBe(2);
     expect(await context.queues.followUp.count()).toBe(1);
+    expect(await context.queues.receipts.count()).toBe(1);
   });
 
   it('PAYSYNC_OUTBOX_BATCH_SIZE rows make one job: 250 rows are three jobs, not 250', async () => {
@@ -162,7 +174,8 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
       { dispatched: 100, more: true, revived: [] },
       { dispatched: 50, more: false, revived: [] },
     ]);
-    const jobs = await context.queues.followUp.getJobs(['waiting', 'prioritized']);
+    expect(await context.queues.followUp.count()).toBe(0);
+    const jobs = await context.queues.receipts.getJobs(['waiting', 'prioritized']);
     expect(jobs).toHaveLength(3);
     const carried = jobs.flatMap((job) =>
       job.data.type === 'batch' ? job.data.rows.map((row) => row.outboxId) : [],
@@ -182,8 +195,8 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     // The alert was consumed; the receipt's job is lost with Redis (as in a FLUSHALL).
     const [alertRow] = await openOutboxEntries(db, { kind: 'alert' });
     await markOutboxConsumed(db, alertRow!.id, new Date().toISOString());
-    await context.queues.followUp.obliterate({ force: true });
-    expect(await context.queues.followUp.count()).toBe(0);
+    await context.queues.receipts.obliterate({ force: true });
+    expect(await context.queues.receipts.count()).toBe(0);
     // Not before redispatchAfterMs…
     expect(
       (await dispatchOutbox({ now: () => new Date(), db, queues: context.queues })).dispatched,
@@ -195,7 +208,7 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
       now: () => new Date(Date.now() + 6 * 60_000),
     });
     expect(later.dispatched).toBe(1);
-    const jobs = await context.queues.followUp.getJobs(['waiting', 'prioritized']);
+    const jobs = await context.queues.receipts.getJobs(['waiting', 'prioritized']);
     const [receiptRow] = await openOutboxEntries(db, { kind: 'receipt' });
     expect(jobs.map((job) => job.id)).toEqual([`outbox-${receiptRow!.id}`]);
   });
@@ -210,9 +223,9 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
       .set({ last_error: 'the service answered 500' })
       .where('id', '=', ids[0]!)
       .execute();
-    await context.queues.followUp.obliterate({ force: true });
+    await context.queues.receipts.obliterate({ force: true });
     const jobIds = async () =>
-      (await context.queues.followUp.getJobs(['waiting', 'prioritized']))
+      (await context.queues.receipts.getJobs(['waiting', 'prioritized']))
         .map((job) => job.id)
         .sort();
     expect((await dispatchOutbox({ now: at(6), db, queues: context.queues })).dispatched).toBe(3);
@@ -228,7 +241,7 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
     const ids = await receiptRows(['tr_stall1', 'tr_stall2', 'tr_stall3']);
     expect((await dispatchOutbox({ now: at(0), db, queues: context.queues })).dispatched).toBe(3);
     const batchId = outboxBatchJobId(ids);
-    const { followUp } = context.queues;
+    const { receipts: followUp } = context.queues;
     // A worker takes the batch and dies under it; the next finds it stalled past the limit:
     // BullMQ fails it for good, with every row still unconsumed.
     await failByStalls(followUp, batchId);
@@ -241,7 +254,7 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
       attempts: 1,
     });
     const failing = new Worker(
-      QueueName.followUp,
+      QueueName.receipts,
       async () => {
         throw new Error('the service answered 500');
       },
@@ -284,20 +297,25 @@ describe(`the transactional outbox on ${testDialect()}`, () => {
       redispatchAfterMs: config.processing.outboxRedispatchMs,
     });
     await dispatcher.start();
-    const carried = async () => {
-      const jobs = await context.queues.followUp.getJobs(['waiting', 'prioritized']);
-      return jobs.map((job) => (job.data.type === 'batch' ? job.data.rows.length : 1));
-    };
+    // The rows each queue's jobs carry: the alert in the follow-up queue, the receipt apart.
+    const carried = async () =>
+      Promise.all(
+        [context.queues.followUp, context.queues.receipts].map(async (queue) => {
+          const jobs = await queue.getJobs(['waiting', 'prioritized']);
+          return jobs.map((job) => (job.data.type === 'batch' ? job.data.rows.length : 1));
+        }),
+      );
     try {
-      await expect.poll(carried, { timeout: 5000 }).toEqual([2]);
-      // While the job waits past the re-dispatch time, handing its rows out again adds nothing.
+      await expect.poll(carried, { timeout: 5000 }).toEqual([[1], [1]]);
+      // While the jobs wait past the re-dispatch time, handing their rows out again adds nothing.
       await new Promise((resolve) => setTimeout(resolve, 1500));
-      expect(await carried()).toEqual([2]);
-      // Redis loses the job (a FLUSHALL, a restart without persistence): neither row was consumed.
+      expect(await carried()).toEqual([[1], [1]]);
+      // Redis loses the jobs (a FLUSHALL, a restart without persistence): neither row was consumed.
       await context.queues.followUp.obliterate({ force: true });
-      expect(await context.queues.followUp.count()).toBe(0);
-      // After a second, not five minutes, both go out again, in one job.
-      await expect.poll(carried, { timeout: 5000 }).toEqual([2]);
+      await context.queues.receipts.obliterate({ force: true });
+      expect(await carried()).toEqual([[], []]);
+      // After a second, not five minutes, both go out again, each to its queue.
+      await expect.poll(carried, { timeout: 5000 }).toEqual([[1], [1]]);
     } finally {
       await dispatcher.stop();
     }

@@ -3,6 +3,7 @@ import { Worker, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
   createQueues,
+  QUEUE_KEYS,
   createRedisConnection,
   enqueueScheduledTick,
   KEEP_COMPLETED_JOBS,
@@ -116,7 +117,7 @@ describe('finished jobs in Redis', () => {
   });
 
   it('keeps failed jobs a week, capped by count, on every queue', async () => {
-    for (const queue of [queues.ingest, queues.sync, queues.followUp, queues.scheduled]) {
+    for (const queue of QUEUE_KEYS.map((key) => queues[key])) {
       const job = await (queue as Queue).add('refused', {}, { attempts: 1 });
       expect(job.opts.removeOnFail).toEqual({ age: 7 * 24 * 3600, count: KEEP_FAILED_JOBS.count });
     }

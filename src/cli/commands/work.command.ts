@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { runDaemonRoles, TENANTS_HELP } from './daemon-role.action.ts';
 
 /**
- * `paysync work`: the queue workers (ingest, sync, follow-up, scheduled ticks), with
+ * `paysync work`: the queue workers (ingest, sync, follow-up, receipts, scheduled ticks), with
  * `PAYSYNC_WORKER_CONCURRENCY` jobs at once per queue. Run as many as the service's rate limit
  * allows; they share the queues and the rate limit through Redis.
  */
