@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -141,6 +141,10 @@ export async function startBudgetStack(options: BudgetStackOptions): Promise<Bud
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // The daemon's log lines, kept for a look afterwards (PAYSYNC_LOG_LEVEL=debug shows each
+  // window read's plan and outcome).
+  const daemonLog = process.env.PAYSYNC_BENCH_DAEMON_LOG;
+  if (daemonLog) daemon.stdout?.pipe(createWriteStream(daemonLog, { flags: 'a' }));
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   const database = createDatabase(databaseUrl);
   const stop = async () => {

@@ -4,7 +4,8 @@
  * document 429) and one `paysync start` with `PAYSYNC_UPSTREAM_RPS=R` run as child processes on
  * a fresh database (`--config sqlite`, the default: a new file; `--config postgres`: a new schema
  * in `PAYSYNC_BENCH_POSTGRES_URL`, default the test database) and the local Redis. Every mode
- * starts a stack of its own.
+ * starts a stack of its own. `PAYSYNC_BENCH_DAEMON_LOG=<file>` appends the daemon's log lines
+ * there (with `PAYSYNC_LOG_LEVEL=debug`, each window read's plan and outcome).
  *
  * Modes (all by default; `--only burst|half|steady`, or a comma-separated list):
  * - burst: N transfers and N payment intents (`--items N`, default 1,000; `--short` 200), 10 %

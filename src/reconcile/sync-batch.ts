@@ -218,7 +218,8 @@ async function afterWindowReads(
     }
     if (kinds.size === 0) return current;
     const reads = await Promise.all([...kinds].map((kind) => coverByWindow(deps, kind, settings)));
-    if (reads.every((read) => read.applied === 0)) return current;
+    // A read that found none of the waiting items covered none of this batch's.
+    if (reads.every((read) => read.found === 0)) return current;
     const open = refs.map((ref, index) => ({ ref, index })).filter(({ index }) => !current[index]);
     let again: (SyncResult | undefined)[];
     try {

@@ -85,17 +85,65 @@ async function readWindow(
   }
   if (targets.length < settings.minItems) return count({ ...none, outcome: 'too_few' }, deps);
   const nowMs = deps.now().getTime();
-  const from = new Date(Math.min(...targets.map((target) => target.createdMs)) - FROM_SKEW_MS);
-  const to = new Date(nowMs + TO_SKEW_MS);
-  const maxPages = Math.max(1, Math.floor(targets.length * settings.pagesPerItem));
-  const waiting = new Set(targets.map((target) => target.key));
-  let pages = 0;
-  let applied = 0;
+  let from = Math.min(...targets.map((target) => target.createdMs)) - FROM_SKEW_MS;
+  const to = nowMs + TO_SKEW_MS;
+  const oldest = nowMs - settings.maxAgeMs;
+  const state: WalkState = {
+    waiting: new Set(targets.map((target) => target.key)),
+    maxPages: Math.max(1, Math.floor(targets.length * settings.pagesPerItem)),
+    pages: 0,
+    applied: 0,
+  };
+  let outcome = await walkSpan(deps, kind, settings, state, from, to);
+  // A whole walk that missed some: they were created before `from` (their first event came
+  // later after their creation than the hint's slack: webhooks delivered behind a backlog).
+  // Earlier spans, each twice as long as the one before, until they are found, the pages run
+  // out or the span reaches `maxAgeMs`: a few pages rather than a read per missed item.
+  for (let span = settings.hintSlackMs; outcome === 'walked' && from > oldest; span *= 2) {
+    const earlier = Math.max(oldest, from - span);
+    outcome = await walkSpan(deps, kind, settings, state, earlier, from - 1);
+    from = earlier;
+  }
+  const { waiting, pages, applied } = state;
+  if (outcome === 'walked' && waiting.size === 0) outcome = 'complete';
+  const result = {
+    kind,
+    outcome,
+    targets: targets.length,
+    pages,
+    found: targets.length - waiting.size,
+    applied,
+  };
+  deps.logger.debug(result, 'window read');
+  return count(result, deps);
+}
+
+/** What the walks of one window read share: the targets not found yet and the pages spent. */
+interface WalkState {
+  readonly waiting: Set<string>;
+  readonly maxPages: number;
+  pages: number;
+  applied: number;
+}
+
+/**
+ * Walks one span of creation times, applying each page as it comes: `complete` once every
+ * target is found, `capped` when the pages run out first, `walked` when the span is read whole
+ * with targets still missing, `failed` when a request fails (the rest is read one by one).
+ */
+async function walkSpan(
+  deps: ResolvedSyncDependencies,
+  kind: WindowKind,
+  settings: WindowReadSettings,
+  state: WalkState,
+  fromMs: number,
+  toMs: number,
+): Promise<WindowReadOutcome['outcome']> {
   let outcome: WindowReadOutcome['outcome'] = 'walked';
   const walk = walkWindowPages(
     deps.upstream,
     kind === 'transfer' ? 'listTransfers' : 'listPaymentIntents',
-    { from, to, perPage: settings.perPage },
+    { from: new Date(fromMs), to: new Date(toMs), perPage: settings.perPage },
   );
   // Each page is asked for while the one before it is applied (one page of read-ahead), so the
   // service's time and ours overlap. The inbox id a page covers is read before it is asked for.
@@ -113,42 +161,33 @@ async function readWindow(
       const page = await next;
       asked = undefined;
       if (page.done) break;
-      pages += 1;
+      state.pages += 1;
       windowReadPagesTotal.inc({ kind, ...tenantLabel(deps.tenant) });
       const items = page.value.items as (Transfer | PaymentIntent)[];
       for (const item of items) {
-        waiting.delete(keyOf(kind, { id: item.id }));
-        waiting.delete(keyOf(kind, { reference: referenceOf(kind, item) }));
+        state.waiting.delete(keyOf(kind, { id: item.id }));
+        state.waiting.delete(keyOf(kind, { reference: referenceOf(kind, item) }));
       }
-      if (waiting.size === 0) outcome = 'complete';
-      else if (pages >= maxPages) outcome = 'capped';
+      if (state.waiting.size === 0) outcome = 'complete';
+      else if (state.pages >= state.maxPages) outcome = 'capped';
       else asked = ask();
       if (items.length > 0) {
         const fetched = items.map((item) => listedFetch(kind, item, fetchStartedAt, upToId));
         announceConsequences((await applyFetched(deps, fetched)).consequences);
-        applied += items.length;
+        state.applied += items.length;
       }
     }
   } catch (error) {
     deps.logger.warn(
-      { kind, pages, reason: reasonOf(error) },
+      { kind, pages: state.pages, reason: reasonOf(error) },
       'window read failed; the items it did not cover are read one by one',
     );
     outcome = 'failed';
   } finally {
     await walk.return(undefined).catch(() => undefined);
   }
-  if (outcome === 'walked' && waiting.size === 0) outcome = 'complete';
-  const result = {
-    kind,
-    outcome,
-    targets: targets.length,
-    pages,
-    found: targets.length - waiting.size,
-    applied,
-  };
-  deps.logger.debug(result, 'window read');
-  return count(result, deps);
+  if (outcome === 'walked' && state.waiting.size === 0) outcome = 'complete';
+  return outcome;
 }
 
 /**
