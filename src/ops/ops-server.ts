@@ -7,7 +7,8 @@ import express, {
   type Response,
 } from 'express';
 import { DEFAULT_OPS_HOST } from '../config/index.ts';
-import { createGuardedServer, type Component } from '../lifecycle/index.ts';
+import { createGuardedServer } from '../guarded-server.ts';
+import type { Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
 import { metricsRegistry } from '../metrics/index.ts';
 import { AuthThrottle } from './auth-throttle.ts';
