@@ -97,6 +97,35 @@ describe('paysync serve and the ops surfaces', () => {
   }, 40_000);
 });
 
+describe('the session cookie behind https (issue 38.6)', () => {
+  const token = 'serve-admin-token-https-8d2e';
+  const login = (opsUrl: string) =>
+    fetch(`${opsUrl}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }).toString(),
+    });
+
+  it('PAYSYNC_OPS_HTTPS=true makes it Secure and __Host- prefixed', async () => {
+    await serve({ PAYSYNC_ADMIN_TOKEN: token, PAYSYNC_OPS_HTTPS: 'true' }, async (_url, opsUrl) => {
+      const answer = await login(opsUrl);
+      expect(answer.status).toBe(303);
+      const cookie = answer.headers.get('set-cookie') ?? '';
+      expect(cookie).toMatch(/^__Host-paysync_ops=/);
+      expect(cookie).toContain('; Secure');
+    });
+  }, 40_000);
+
+  it('without it, the cookie stays plain (a plain-http dashboard must still work)', async () => {
+    await serve({ PAYSYNC_ADMIN_TOKEN: token }, async (_url, opsUrl) => {
+      const cookie = (await login(opsUrl)).headers.get('set-cookie') ?? '';
+      expect(cookie).toMatch(/^paysync_ops=/);
+      expect(cookie).not.toContain('Secure');
+    });
+  }, 40_000);
+});
+
 describe('tokens in live (issue 38)', () => {
   it('refuses to start with a 3-character admin token, naming the variable and how to make a good one', async () => {
     const result = await runCli(['start'], {
