@@ -62,7 +62,7 @@ const LAYERS = [
   { name: 'infrastructure: settings', components: ['config'] },
   {
     name: 'infrastructure: logs, reasons',
-    components: ['logger', 'error-reason', 'private-files'],
+    components: ['logger', 'error-reason', 'private-files', 'guarded-server'],
   },
   { name: 'infrastructure: database', components: ['db'] },
   { name: 'infrastructure: process', components: ['lifecycle', 'metrics'] },

@@ -183,6 +183,25 @@ const oneConsequencePath = {
   },
 };
 
+// One way out to the terminal (issue 38.9): the CLI's human output carries text the service, the
+// merchant or the database wrote, so it goes through src/cli/output.ts, which strips escape
+// sequences and control characters (`say`, `sayError`, `progressLine`, `redrawnBlock`) and keeps
+// `--json` (`printJson`) and documents (`printDocument`) exact. A console call or a write to
+// process.stdout/stderr anywhere else in src/cli would be a way around it.
+const CLI_OUTPUT_MESSAGE =
+  'write to the terminal through src/cli/output.ts (say, sayError, printJson, printDocument, progressLine): it strips control characters from human output';
+const oneWayOut = {
+  meta: { type: 'problem', schema: [], messages: { raw: CLI_OUTPUT_MESSAGE } },
+  create(context) {
+    const report = (node) => context.report({ node, messageId: 'raw' });
+    return {
+      "CallExpression > MemberExpression.callee[object.name='console']": report,
+      "CallExpression > MemberExpression.callee[property.name='write'][object.type='MemberExpression'][object.object.name='process'][object.property.name=/^(stdout|stderr)$/]":
+        report,
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'coverage/**', '.test-results/**', 'dist/**'] },
   js.configs.recommended,
@@ -252,5 +271,11 @@ export default tseslint.config(
     ],
     plugins: { consequences: { rules: { 'one-consequence-path': oneConsequencePath } } },
     rules: { 'consequences/one-consequence-path': 'error' },
+  },
+  {
+    files: ['src/cli/**/*.ts'],
+    ignores: ['src/cli/output.ts'],
+    plugins: { 'cli-output': { rules: { 'one-way-out': oneWayOut } } },
+    rules: { 'cli-output/one-way-out': 'error' },
   },
 );

@@ -28,6 +28,7 @@ import { showCommand } from './commands/show.command.ts';
 import { simCommand } from './commands/sim.command.ts';
 import { webhooksCommand } from './commands/webhooks.command.ts';
 import { tenantsCommand } from './commands/tenants.command.ts';
+import { commanderOutput } from './output.ts';
 
 const HELP_FOOTER = `
 Configuration comes from PAYSYNC_* environment variables or a .env file in the working
@@ -90,6 +91,11 @@ export function buildProgram(): Command {
     // Each command's --help shows --tenant too.
     command.configureHelp({ showGlobalOptions: true });
     for (const sub of command.commands) sub.configureHelp({ showGlobalOptions: true });
+  }
+  // Commander's own lines (help, a usage error quoting the argument) go out like every human
+  // line (src/cli/output.ts); addCommand does not pass the setting down, so each gets it.
+  for (const command of [program, ...program.commands.flatMap((c) => [c, ...c.commands])]) {
+    command.configureOutput(commanderOutput);
   }
   return program;
 }

@@ -3,6 +3,7 @@ import { startupErrorFrom } from '../lifecycle/index.ts';
 import { CliError, ExitCode } from './errors.ts';
 import { buildProgram } from './program.ts';
 import { reasonOf } from '../error-reason.ts';
+import { sayError } from './output.ts';
 
 /** The CLI's one error boundary: a one-line reason on stderr and a non-zero exit code. */
 async function exitCodeFor(error: unknown, command: string): Promise<number> {
@@ -14,26 +15,26 @@ async function exitCodeFor(error: unknown, command: string): Promise<number> {
   // that failed before it loaded its config cannot have thrown a ConfigError.
   const { ConfigError } = await import('../config/index.ts');
   if (error instanceof ConfigError) {
-    console.error(`paysync ${command}: ${error.message}`);
+    sayError(`paysync ${command}: ${error.message}`);
     return ExitCode.usage;
   }
   if (error instanceof CliError) {
-    console.error(`paysync ${error.message}`);
+    sayError(`paysync ${error.message}`);
     return error.exitCode;
   }
   const startup = startupErrorFrom(error);
   if (startup) {
     // A role refusing to start (pending migrations, an evicting Redis, a port in use…)
     // already says why and what to do; no stack trace adds to that.
-    console.error(`paysync ${command}: ${startup.message}`);
+    sayError(`paysync ${command}: ${startup.message}`);
     return ExitCode.failure;
   }
   const message = reasonOf(error);
   if (process.env.PAYSYNC_LOG_LEVEL === 'debug' && error instanceof Error) {
-    console.error(`paysync ${command}: ${message}`);
-    console.error(error.stack);
+    sayError(`paysync ${command}: ${message}`);
+    if (error.stack) sayError(error.stack);
   } else {
-    console.error(`paysync ${command}: ${message} (PAYSYNC_LOG_LEVEL=debug shows where it failed)`);
+    sayError(`paysync ${command}: ${message} (PAYSYNC_LOG_LEVEL=debug shows where it failed)`);
   }
   return ExitCode.failure;
 }

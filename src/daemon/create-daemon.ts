@@ -288,6 +288,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         role: roles.has('workers') ? 'work' : 'schedule',
         logger,
         readiness: () => checkReadiness({ db, redis }),
+        connectionsPerClient: config.receiver.connectionsPerClient,
       });
       metricsServer = made.server;
       components.push(made.component);

@@ -256,6 +256,7 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
         : {}),
       role: options.roles.includes('workers') ? 'work' : 'schedule',
       logger: options.logger,
+      connectionsPerClient: first.config.receiver.connectionsPerClient,
       readiness,
     });
     metricsServer = made.server;

@@ -22,6 +22,8 @@ export function metricsServerComponent(options: {
   readonly readiness: () => Promise<ProcessReadiness>;
   /** See MetricsServerOptions.bearerTokens: set when the port is bound beyond loopback. */
   readonly bearerTokens?: readonly string[] | undefined;
+  /** `PAYSYNC_CONNECTIONS_PER_CLIENT`, as on every port. */
+  readonly connectionsPerClient: number;
 }): { server: MetricsServer; component: Component } {
   const { logger } = options;
   const server = createMetricsServer({
@@ -31,6 +33,7 @@ export function metricsServerComponent(options: {
     logger,
     readiness: options.readiness,
     ...(options.bearerTokens ? { bearerTokens: options.bearerTokens } : {}),
+    connectionsPerClient: options.connectionsPerClient,
   });
   const component: Component = {
     name: server.name,

@@ -9,8 +9,3 @@ export {
 export { freePort } from './free-port.ts';
 export { StartupError, startupErrorFrom } from './startup-error.ts';
 export { systemClock, type Clock } from './clock.ts';
-export {
-  createGuardedServer,
-  HEADERS_TIMEOUT_MS,
-  type GuardedServerOptions,
-} from './guarded-server.ts';

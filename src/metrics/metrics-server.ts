@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { createGuardedServer } from '../guarded-server.ts';
 import { metricsRegistry } from './metrics-registry.ts';
 
 /** What `/readyz` reports: 200 when ready, 503 with the reasons otherwise. */
@@ -25,6 +26,11 @@ export interface MetricsServerOptions {
    * answers 401 to everyone. @defaultValue unset: open (the port is on loopback)
    */
   readonly bearerTokens?: readonly string[] | undefined;
+  /**
+   * Open connections one client address may hold (`PAYSYNC_CONNECTIONS_PER_CLIENT`, as on the
+   * receiver's and the ops port); 0: no limit. @defaultValue 128
+   */
+  readonly connectionsPerClient?: number;
 }
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
@@ -50,7 +56,9 @@ export interface MetricsServer {
 /**
  * The small HTTP server of a process without a receiver (`paysync work`, `paysync schedule`):
  * `GET /metrics` (Prometheus text), `/healthz` (the process runs) and `/readyz` (its database
- * and Redis answer). Nothing else: no business data is served here.
+ * and Redis answer). Nothing else: no business data is served here. It listens like every
+ * other port (createGuardedServer): headers within 10 s, and a cap on one address's open
+ * connections, so that a slow client cannot hold the port.
  */
 export function createMetricsServer(options: MetricsServerOptions): MetricsServer {
   let server: Server | undefined;
@@ -67,45 +75,52 @@ export function createMetricsServer(options: MetricsServerOptions): MetricsServe
       return url;
     },
     async start() {
-      server = createServer((request, response) => {
-        const path = (request.url ?? '/').split('?')[0];
-        if (request.method !== 'GET' && request.method !== 'HEAD') {
-          answer(response, 405, 'application/json', '{"error":"method not allowed"}');
-          return;
-        }
-        if (path === '/healthz') {
-          answer(response, 200, 'application/json', JSON.stringify({ ok: true }));
-        } else if (path === '/readyz') {
-          options.readiness().then(
-            (result) =>
-              answer(
-                response,
-                result.ready ? 200 : 503,
-                'application/json',
-                JSON.stringify(result),
-              ),
-            (error: unknown) =>
-              answer(
-                response,
-                503,
-                'application/json',
-                JSON.stringify({ ready: false, reasons: [String(error)] }),
-              ),
-          );
-        } else if (path === '/metrics') {
-          if (guard && !carriesToken(request, guard)) {
-            response.setHeader('WWW-Authenticate', 'Bearer realm="paysync metrics"');
-            answer(response, 401, 'application/json', '{"error":"authentication required"}');
+      server = createGuardedServer(
+        (request, response) => {
+          const path = (request.url ?? '/').split('?')[0];
+          if (request.method !== 'GET' && request.method !== 'HEAD') {
+            answer(response, 405, 'application/json', '{"error":"method not allowed"}');
             return;
           }
-          metricsRegistry.metrics().then(
-            (text) => answer(response, 200, metricsRegistry.contentType, text),
-            () => answer(response, 500, 'text/plain', 'metrics could not be collected\n'),
-          );
-        } else {
-          answer(response, 404, 'application/json', '{"error":"not found"}');
-        }
-      });
+          if (path === '/healthz') {
+            answer(response, 200, 'application/json', JSON.stringify({ ok: true }));
+          } else if (path === '/readyz') {
+            options.readiness().then(
+              (result) =>
+                answer(
+                  response,
+                  result.ready ? 200 : 503,
+                  'application/json',
+                  JSON.stringify(result),
+                ),
+              (error: unknown) =>
+                answer(
+                  response,
+                  503,
+                  'application/json',
+                  JSON.stringify({ ready: false, reasons: [String(error)] }),
+                ),
+            );
+          } else if (path === '/metrics') {
+            if (guard && !carriesToken(request, guard)) {
+              response.setHeader('WWW-Authenticate', 'Bearer realm="paysync metrics"');
+              answer(response, 401, 'application/json', '{"error":"authentication required"}');
+              return;
+            }
+            metricsRegistry.metrics().then(
+              (text) => answer(response, 200, metricsRegistry.contentType, text),
+              () => answer(response, 500, 'text/plain', 'metrics could not be collected\n'),
+            );
+          } else {
+            answer(response, 404, 'application/json', '{"error":"not found"}');
+          }
+        },
+        {
+          connectionsPerClient: options.connectionsPerClient ?? 128,
+          // A scrape has no body: its whole request is its headers.
+          requestTimeoutMs: 30_000,
+        },
+      );
       const listening = server;
       try {
         await new Promise<void>((resolve, reject) => {

@@ -14,7 +14,7 @@ import {
   type OpsDependencies,
   type ResolvedOpsDependencies,
 } from './ops-dependencies.ts';
-import { sendOpsError } from './ops-errors.ts';
+import { sendOpsError, sendTooManyFailures } from './ops-errors.ts';
 import { opsFeatures } from './ops-features.ts';
 import { OPS_API_BASE } from './ops-routes.ts';
 import { BOARD_CSP, sendPage, setPageHeaders } from './send-page.ts';
@@ -71,14 +71,7 @@ export function createOpsRouters(options: OpsDependencies): OpsRouters {
   const api = Router();
   api.use(OPS_API_BASE, async (request: Request, response: Response, next: NextFunction) => {
     try {
-      const tooMany = (answer: Response) =>
-        sendOpsError(
-          answer,
-          429,
-          'too_many_failures',
-          'too many failed authentications; retry later',
-        );
-      if (!(await throttle.admits(request, response, 'api', tooMany))) return;
+      if (!(await throttle.admits(request, response, 'api', sendTooManyFailures))) return;
       const presented = bearerToken(request);
       if (tokens.accepts(presented)) return next();
       opsRefusals.inc({ surface: 'api', reason: presented ? 'wrong' : 'missing' });

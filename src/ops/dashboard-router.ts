@@ -41,7 +41,7 @@ import type { OpsReadContext } from './ops-queries.ts';
 import { exportContentType } from './export-content-type.ts';
 import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES } from './ops-features.ts';
 import { pipelinePage } from './pipeline.page.ts';
-import { sendPage as send } from './send-page.ts';
+import { sendPage as send, sendTooManyLogins } from './send-page.ts';
 import { serveReceiptHtml } from './serve-receipt.ts';
 import { todayPage } from './today.page.ts';
 
@@ -81,12 +81,6 @@ export function createDashboardRouter(
   const cookieFlags = `HttpOnly; SameSite=Strict; Path=/${deps.secureCookie ? '; Secure' : ''}`;
   const cookieName = sessionCookieName(deps.secureCookie === true);
   const { sessions, throttle } = deps;
-  const tooMany = (response: Response) =>
-    send(
-      response,
-      429,
-      loginPage('Too many failed attempts from your address: wait a minute and try again.'),
-    );
   const tenant = deps.tenantDashboard;
   /** Where every link, form and redirect starts: `''`, or `/tenants/<tenant>`. */
   const base = tenant ? tenantDashboardBase(tenant.tenant) : '';
@@ -99,7 +93,7 @@ export function createDashboardRouter(
   const requireSession =
     (surface: string) => async (request: Request, response: Response, next: NextFunction) => {
       try {
-        if (!(await throttle.admits(request, response, surface, tooMany))) return;
+        if (!(await throttle.admits(request, response, surface, sendTooManyLogins))) return;
         const presented = bearerToken(request);
         if (presented !== undefined) {
           if (tokens.accepts(presented)) {
@@ -168,7 +162,7 @@ export function createDashboardRouter(
     '/login',
     form,
     wrap(async (request, response) => {
-      if (!(await throttle.admits(request, response, 'dashboard', tooMany))) return;
+      if (!(await throttle.admits(request, response, 'dashboard', sendTooManyLogins))) return;
       const token = (request.body as Record<string, unknown> | undefined)?.token;
       if (typeof token !== 'string' || !tokens.accepts(token.trim())) {
         const given = typeof token === 'string' && token !== '';

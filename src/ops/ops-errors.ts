@@ -11,6 +11,14 @@ export function sendOpsError(
   response.status(status).json({ error: { code, message } });
 }
 
+/**
+ * The API's and the metrics' answer to a client address past its failed authentications
+ * (AuthThrottle sets `Retry-After`): one wording for every JSON surface.
+ */
+export function sendTooManyFailures(response: Response): void {
+  sendOpsError(response, 429, 'too_many_failures', 'too many failed authentications; retry later');
+}
+
 /** A request part that failed its schema: 400 naming the parameter. */
 export class BadParameterError extends Error {
   constructor(

@@ -7,12 +7,13 @@ import express, {
   type Response,
 } from 'express';
 import { DEFAULT_OPS_HOST } from '../config/index.ts';
-import { createGuardedServer, type Component } from '../lifecycle/index.ts';
+import { createGuardedServer } from '../guarded-server.ts';
+import type { Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
 import { metricsRegistry } from '../metrics/index.ts';
 import { AuthThrottle } from './auth-throttle.ts';
 import { AdminTokens, bearerToken, opsRefusals } from './ops-auth.ts';
-import { sendOpsError } from './ops-errors.ts';
+import { sendOpsError, sendTooManyFailures } from './ops-errors.ts';
 
 export interface OpsServer extends Component {
   readonly url: string;
@@ -134,16 +135,9 @@ function metricsGuard(
 ): RequestHandler {
   if (tokens === undefined) return (_request, _response, next) => next();
   const accepted = tokens.length > 0 ? new AdminTokens(tokens) : undefined;
-  const tooMany = (response: Response) =>
-    sendOpsError(
-      response,
-      429,
-      'too_many_failures',
-      'too many failed authentications; retry later',
-    );
   return (request: Request, response: Response, next: NextFunction) => {
     void (async () => {
-      if (!(await throttle.admits(request, response, 'metrics', tooMany))) return;
+      if (!(await throttle.admits(request, response, 'metrics', sendTooManyFailures))) return;
       const presented = bearerToken(request);
       if (accepted?.accepts(presented)) return next();
       opsRefusals.inc({ surface: 'metrics', reason: presented ? 'wrong' : 'missing' });

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { loginPage } from './dashboard-layout.ts';
 
 /** No inline script may run on a dashboard page: escaping has a second line behind it. */
 const PAGE_CSP =
@@ -22,4 +23,16 @@ export function setPageHeaders(response: Response, csp: string = PAGE_CSP): void
 export function sendPage(response: Response, status: number, body: string): void {
   setPageHeaders(response);
   response.status(status).type('text/html; charset=utf-8').send(body);
+}
+
+/**
+ * The dashboards' answer to a client address past its failed logins (AuthThrottle sets
+ * `Retry-After`): the login page, saying when to try again. One wording for every dashboard.
+ */
+export function sendTooManyLogins(response: Response): void {
+  sendPage(
+    response,
+    429,
+    loginPage('Too many failed attempts from your address: wait a minute and try again.'),
+  );
 }

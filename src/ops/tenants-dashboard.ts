@@ -13,7 +13,7 @@ import type { AuthThrottle } from './auth-throttle.ts';
 import { sessionCookieName, type DashboardSessions } from './dashboard-sessions.ts';
 import { bearerToken, cookieValue, opsRefusals } from './ops-auth.ts';
 import { QUEUE_BOARD_PATH } from './create-ops-router.ts';
-import { sendPage } from './send-page.ts';
+import { sendPage, sendTooManyLogins } from './send-page.ts';
 import type { TenantsAccess } from './tenants-access.ts';
 
 /** One tenant behind the dashboards' front. */
@@ -59,12 +59,6 @@ export function createTenantsDashboard(options: TenantsDashboardOptions): Expres
   const { sessions, throttle } = options;
   const cookieFlags = `HttpOnly; SameSite=Strict; Path=/${options.secureCookie ? '; Secure' : ''}`;
   const cookieName = sessionCookieName(options.secureCookie === true);
-  const tooMany = (response: Response) =>
-    sendPage(
-      response,
-      429,
-      loginPage('Too many failed attempts from your address: wait a minute and try again.'),
-    );
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -100,7 +94,7 @@ export function createTenantsDashboard(options: TenantsDashboardOptions): Expres
       handler(request, response, next).catch(next);
     };
   const home = wrap(async (request, response) => {
-    if (!(await throttle.admits(request, response, 'dashboard', tooMany))) return;
+    if (!(await throttle.admits(request, response, 'dashboard', sendTooManyLogins))) return;
     const { tenants, presented } = credentialsOf(request);
     const [first] = tenants;
     if (first === undefined) return refuse(request, response, 'dashboard', presented);
@@ -113,7 +107,7 @@ export function createTenantsDashboard(options: TenantsDashboardOptions): Expres
     '/login',
     express.urlencoded({ extended: false, limit: '4kb' }),
     wrap(async (request, response) => {
-      if (!(await throttle.admits(request, response, 'dashboard', tooMany))) return;
+      if (!(await throttle.admits(request, response, 'dashboard', sendTooManyLogins))) return;
       const token = (request.body as Record<string, unknown> | undefined)?.token;
       const given = typeof token === 'string' ? token.trim() : '';
       const [first] = access.tenantsOfToken(given);
@@ -130,7 +124,7 @@ export function createTenantsDashboard(options: TenantsDashboardOptions): Expres
     '/tenants/:tenant',
     wrap(async (request, response, next) => {
       const surface = request.path.startsWith(QUEUE_BOARD_PATH) ? 'queues' : 'dashboard';
-      if (!(await throttle.admits(request, response, surface, tooMany))) return;
+      if (!(await throttle.admits(request, response, surface, sendTooManyLogins))) return;
       const { tenants, presented } = credentialsOf(request);
       if (tenants.length === 0) return refuse(request, response, surface, presented);
       const name = String(request.params.tenant);

@@ -6,7 +6,7 @@ import express, {
 } from 'express';
 import type { AuthThrottle } from './auth-throttle.ts';
 import { opsRefusals } from './ops-auth.ts';
-import { sendOpsError } from './ops-errors.ts';
+import { sendOpsError, sendTooManyFailures } from './ops-errors.ts';
 import { OPS_API_BASE } from './ops-routes.ts';
 import type { TenantOpsApi } from './mount-ops.ts';
 
@@ -42,16 +42,9 @@ export function createTenantsOpsRoutes(options: {
   const byName = new Map(options.tenants.map((tenant) => [tenant.name, tenant]));
   const { throttle } = options;
   const router = express.Router();
-  const tooMany = (response: Response) =>
-    sendOpsError(
-      response,
-      429,
-      'too_many_failures',
-      'too many failed authentications; retry later',
-    );
   router.use(OPS_API_BASE, (request: Request, response: Response, next: NextFunction) => {
     void (async () => {
-      if (!(await throttle.admits(request, response, 'api', tooMany))) return;
+      if (!(await throttle.admits(request, response, 'api', sendTooManyFailures))) return;
       const scoped = /^\/tenants\/([^/]+)(\/.*)?$/.exec(request.path);
       if (!scoped) {
         return sendOpsError(

@@ -1,6 +1,6 @@
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createGuardedServer } from '../lifecycle/index.ts';
+import { createGuardedServer } from '../guarded-server.ts';
 
 /** Open connections per in-flight request allowed: senders keep idle keep-alive connections. */
 const CONNECTIONS_PER_IN_FLIGHT = 4;

@@ -6,6 +6,9 @@ import { runCli } from '../support/run-cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**
+ * Issue 38.9 through a real process (bin/paysync.js, its own stdout); test/cli/cli-output.db.test.ts
+ * covers the CLI's one way out (src/cli/output.ts) for more commands, in this process.
+ *
  * A reference and a description that try to rewrite the terminal: clear the screen, a colour,
  * an OSC 8 link, a window title, a carriage return that hides what came before, a C1 CSI.
  */

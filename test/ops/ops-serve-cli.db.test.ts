@@ -97,6 +97,63 @@ describe('paysync serve and the ops surfaces', () => {
   }, 40_000);
 });
 
+describe('the session cookie behind https (issue 38.6)', () => {
+  const token = 'serve-admin-token-https-8d2e';
+  const login = (opsUrl: string) =>
+    fetch(`${opsUrl}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }).toString(),
+    });
+
+  it('PAYSYNC_OPS_HTTPS=true makes it Secure and __Host- prefixed', async () => {
+    await serve({ PAYSYNC_ADMIN_TOKEN: token, PAYSYNC_OPS_HTTPS: 'true' }, async (_url, opsUrl) => {
+      const answer = await login(opsUrl);
+      expect(answer.status).toBe(303);
+      const cookie = answer.headers.get('set-cookie') ?? '';
+      expect(cookie).toMatch(/^__Host-paysync_ops=/);
+      expect(cookie).toContain('; Secure');
+    });
+  }, 40_000);
+
+  it('without it, the cookie stays plain (a plain-http dashboard must still work)', async () => {
+    await serve({ PAYSYNC_ADMIN_TOKEN: token }, async (_url, opsUrl) => {
+      const cookie = (await login(opsUrl)).headers.get('set-cookie') ?? '';
+      expect(cookie).toMatch(/^paysync_ops=/);
+      expect(cookie).not.toContain('Secure');
+    });
+  }, 40_000);
+});
+
+describe('bind addresses (issue 38.9)', () => {
+  /** The status of GET `url`, or `refused` when nothing listens on that address. */
+  const reach = (url: string) =>
+    fetch(url).then(
+      (answer) => answer.status,
+      (error: Error & { cause?: { code?: string } }) =>
+        error.cause?.code === 'ECONNREFUSED' ? 'refused' : error.message,
+    );
+  /** The same port on another loopback address: reachable only from a socket bound to all. */
+  const elsewhere = (url: string) => url.replace('//127.0.0.1:', '//127.0.0.2:');
+
+  it('PAYSYNC_HOST=127.0.0.1 keeps the receiver on loopback; the ops port is there by default', async () => {
+    await serve({ PAYSYNC_HOST: '127.0.0.1' }, async (url, opsUrl) => {
+      expect(await reach(`${url}/healthz`)).toBe(200);
+      expect(await reach(`${opsUrl}/healthz`)).toBe(200);
+      expect(await reach(`${elsewhere(url)}/healthz`)).toBe('refused');
+      expect(await reach(`${elsewhere(opsUrl)}/healthz`)).toBe('refused');
+    });
+  }, 40_000);
+
+  it('by default the receiver listens on every address; PAYSYNC_OPS_HOST=0.0.0.0 opens the ops port too', async () => {
+    await serve({ PAYSYNC_OPS_HOST: '0.0.0.0' }, async (url, opsUrl) => {
+      expect(await reach(`${elsewhere(url)}/healthz`)).toBe(200);
+      expect(await reach(`${elsewhere(opsUrl)}/healthz`)).toBe(200);
+    });
+  }, 40_000);
+});
+
 describe('tokens in live (issue 38)', () => {
   it('refuses to start with a 3-character admin token, naming the variable and how to make a good one', async () => {
     const result = await runCli(['start'], {

@@ -5,6 +5,7 @@ import { CliError } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 import { operatorName } from './balances.command.ts';
+import { say, printJson } from '../output.ts';
 
 const SERVICE_ACCOUNTS = [
   'service:collection',
@@ -131,10 +132,10 @@ counts it; \`paysync show adj_…\` shows it. Exit codes: 0 booked, 1 database e
         await handle.close().catch(() => undefined);
       }
       if (flags.json) {
-        console.log(JSON.stringify(booked, null, 2));
+        printJson(booked);
         return;
       }
-      console.log(
+      say(
         `Booked ${booked.resourceId}: ${booked.account} ${booked.amount > 0 ? '+' : ''}${formatAmount(booked.amount, booked.currency)} against ${booked.counterAccount}, effective ${booked.effectiveAt}, by ${booked.bookedBy}: ${booked.reason}`,
       );
     });

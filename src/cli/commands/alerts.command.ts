@@ -5,6 +5,7 @@ import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { renderTable } from '../format/render-table.ts';
 import { integerOption } from '../input/parse-integer.ts';
+import { say, sayError, printJson } from '../output.ts';
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -111,18 +112,18 @@ export function alertsCommand(): Command {
             );
             withDeliveries.push({ ...alert, deliveries });
           }
-          console.log(JSON.stringify(withDeliveries, null, 2));
+          printJson(withDeliveries);
           return;
         }
         if (found.length === 0) {
-          console.log(flags.open ? 'No open alerts.' : 'No alerts.');
+          say(flags.open ? 'No open alerts.' : 'No alerts.');
           return;
         }
         const sent = new Map<number, string>();
         for (const alert of found) {
           sent.set(alert.id, deliverySummary(await deliveriesOf(db, alert.id)));
         }
-        console.log(
+        say(
           renderTable<Alert>(
             [
               { header: 'ID', value: (a) => String(a.id), align: 'right' },
@@ -157,7 +158,7 @@ export function alertsCommand(): Command {
           ...(flags.note !== undefined ? { note: flags.note } : {}),
           ...(flags.for !== undefined ? { forMs: flags.for } : {}),
         });
-        console.log(
+        say(
           alert.snoozedUntil
             ? `Alert ${id} snoozed until ${alert.snoozedUntil}: it notifies again then if still open.`
             : `Alert ${id} acknowledged: no more reminders.`,
@@ -174,7 +175,7 @@ export function alertsCommand(): Command {
       await withAlerts('alerts resolve', async (deps) => {
         const { resolveAlert } = await import('../../alerts/index.ts');
         await resolveAlert(deps, id, flags.note);
-        console.log(`Alert ${id} resolved.`);
+        say(`Alert ${id} resolved.`);
       });
     });
 
@@ -216,11 +217,10 @@ export function alertsCommand(): Command {
         }
         const results = await sendTestAlert(runtime, flags.sink);
         for (const result of results.filter((r) => r.delivered)) {
-          console.log(`${result.sink}: delivered`);
+          say(`${result.sink}: delivered`);
         }
         const failed = results.filter((r) => !r.delivered);
-        for (const result of failed)
-          console.error(`${result.sink}: not delivered: ${result.error}`);
+        for (const result of failed) sayError(`${result.sink}: not delivered: ${result.error}`);
         if (failed.length > 0) process.exitCode = ExitCode.failure;
       } finally {
         await runtime.close();

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { parseTime, TIME_FORMS } from '../input/parse-time.ts';
+import { say, printJson } from '../output.ts';
 
 type Since = 'last-clean' | Date;
 
@@ -98,7 +99,8 @@ Examples:
       } finally {
         await handle.close().catch(() => undefined);
       }
-      console.log(flags.json ? JSON.stringify(report, null, 2) : audit.formatAudit(report));
+      if (flags.json) printJson(report);
+      else say(audit.formatAudit(report));
       process.exitCode = report.clean ? ExitCode.ok : ExitCode.failure;
     });
 }

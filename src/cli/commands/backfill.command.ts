@@ -10,6 +10,7 @@ import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { integerOption } from '../input/parse-integer.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
+import { say } from '../output.ts';
 
 interface BackfillFlags {
   from: Date;
@@ -92,7 +93,7 @@ async function progressReporter(): Promise<{
   return {
     onProgress(event) {
       if (event.type !== 'window-done') return;
-      console.log(
+      say(
         `backfill: window ${event.window}/${event.windows} ${event.kind} ${event.windowFrom} → ${event.windowTo}: ${event.windowItems} items; ${event.items} items so far, ${rate(event.items)} items/s`,
       );
     },
@@ -210,7 +211,7 @@ Examples:
             `backfill: failed: ${failure ?? 'unknown reason'} → fix the cause and run the same command again; it resumes from the last committed page`,
           );
         }
-        for (const line of summary(report, flags.dryRun === true)) console.log(line);
+        for (const line of summary(report, flags.dryRun === true)) say(line);
         if (report.cutShort) {
           throw new CliError(
             `backfill: cut short: ${report.cutShort} → run the same command again; it resumes from the last committed page`,

@@ -13,6 +13,7 @@ import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { renderTable } from '../format/render-table.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
+import { say, printJson } from '../output.ts';
 
 /** Who runs the command, for the record of what they booked. */
 export function operatorName(): string {
@@ -233,7 +234,8 @@ Exit codes: 0 shown, 1 the service's balance could not be read (or the database)
             ...(flags.since ? { since: flags.since.toISOString() } : {}),
           }),
         );
-        console.log(flags.json ? JSON.stringify(rows, null, 2) : renderHistory(rows));
+        if (flags.json) printJson(rows);
+        else say(renderHistory(rows));
         return;
       }
       if (flags.cached) {
@@ -257,14 +259,15 @@ Exit codes: 0 shown, 1 the service's balance could not be read (or the database)
             'balances: no snapshot stored yet → run `paysync balances` without --cached',
           );
         }
-        console.log(
-          flags.json
-            ? JSON.stringify(result, null, 2)
-            : [
-                renderComparisons(result.asOf, result.comparisons),
-                ...result.unanswered.map(notInAnswerLine),
-              ].join('\n'),
-        );
+        if (flags.json) printJson(result);
+        else {
+          say(
+            [
+              renderComparisons(result.asOf, result.comparisons),
+              ...result.unanswered.map(notInAnswerLine),
+            ].join('\n'),
+          );
+        }
         return;
       }
       if (flags.openAt) {
@@ -274,12 +277,12 @@ Exit codes: 0 shown, 1 the service's balance could not be read (or the database)
           (deps) => balances.openBalancesAgain(deps, openAt, operatorName()),
           'service',
         );
-        if (flags.json) console.log(JSON.stringify(booked, null, 2));
+        if (flags.json) printJson(booked);
         else if (booked.length === 0)
-          console.log(`No opening balance booked: every account held 0 at ${openAt}.`);
+          say(`No opening balance booked: every account held 0 at ${openAt}.`);
         else {
           for (const o of booked) {
-            console.log(
+            say(
               `Opening balance booked: ${o.account} ${formatAmount(o.amount, o.currency)} as of ${o.effectiveAt} (${o.resourceId}, opening ${o.journalId})`,
             );
           }
@@ -293,11 +296,12 @@ Exit codes: 0 shown, 1 the service's balance could not be read (or the database)
         'service',
       );
       if (!outcome.ok) {
-        if (flags.json) console.log(JSON.stringify(outcome, null, 2));
+        if (flags.json) printJson(outcome);
         throw new CliError(
           `balances: the service's balance could not be read: ${outcome.problem} (recorded as discrepancy ${outcome.discrepancyId ?? '?'}; nothing was booked)`,
         );
       }
-      console.log(flags.json ? JSON.stringify(outcome, null, 2) : renderSnapshot(outcome));
+      if (flags.json) printJson(outcome);
+      else say(renderSnapshot(outcome));
     });
 }

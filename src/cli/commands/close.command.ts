@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { periodOption } from '../input/parse-period.ts';
+import { say } from '../output.ts';
 
 /** `paysync close --period YYYY-MM`: freezes a month's books and its export. */
 export function closeCommand(): Command {
@@ -59,11 +60,11 @@ Examples:
             ...(flags.reason ? { reason: flags.reason } : {}),
             by: userInfo().username,
           });
-          console.log(
+          say(
             `closed ${closed.period} (${closed.environment}), [${closed.window.from}, ${closed.window.to})${closed.forced ? ', forced' : ''}`,
           );
           for (const e of closed.exports)
-            console.log(`  ${e.format}: ${e.file} (${e.rows} lines, sha256 ${e.sha256})`);
+            say(`  ${e.format}: ${e.file} (${e.rows} lines, sha256 ${e.sha256})`);
         } catch (error) {
           if (error instanceof exportsModule.PeriodError) {
             throw new CliError(

@@ -6,26 +6,13 @@ import { CliError } from '../errors.ts';
 import { integerOption } from '../input/parse-integer.ts';
 import { reasonOf } from '../../error-reason.ts';
 import type { DemoSummary } from '../../demo/index.ts';
+import { redrawnBlock, say } from '../output.ts';
 
 interface DemoFlags {
   duration?: number;
   port: number;
   db: string;
   interval: number;
-}
-
-/** Redraws a block in place on a terminal; elsewhere (a pipe, a log) prints each block anew. */
-function blockWriter(stream: NodeJS.WriteStream): (text: string) => void {
-  let previousLines = 0;
-  return (text) => {
-    if (stream.isTTY) {
-      if (previousLines > 0) stream.write(`\x1b[${previousLines}F\x1b[0J`);
-      stream.write(`${text}\n`);
-      previousLines = text.split('\n').length;
-    } else {
-      stream.write(`${text}\n\n`);
-    }
-  };
 }
 
 /** The demo's ops lines: balance drift, open alerts and today's verdict. */
@@ -112,8 +99,8 @@ or the database could not be used, 2 bad options.`,
         pretty: false,
         base: { role: 'demo' },
       });
-      const draw = blockWriter(process.stdout);
-      console.log(
+      const draw = redrawnBlock();
+      say(
         `paysync demo: starting (simulator, ${relative(process.cwd(), databaseFile) || databaseFile}, Redis, daemon); logs in ${relative(process.cwd(), logFile)}`,
       );
       let demo;
@@ -124,7 +111,7 @@ or the database could not be used, 2 bad options.`,
           ...(env.PAYSYNC_ALERT_SLACK_URL ? { alertSlackUrl: env.PAYSYNC_ALERT_SLACK_URL } : {}),
           port: flags.port,
           logger,
-          say: (line) => console.log(line),
+          say,
         });
       } catch (error) {
         logStream.end();
@@ -134,7 +121,7 @@ or the database could not be used, 2 bad options.`,
         throw new CliError(`demo: cannot start: ${message}`);
       }
       const running = demo;
-      console.log(
+      say(
         `paysync demo: dashboard ${running.dashboardUrl} · token ${running.adminToken} (this run only; also the ops API's bearer token; metrics at ${running.dashboardUrl}metrics)`,
       );
       const where = {
@@ -179,7 +166,7 @@ or the database could not be used, 2 bad options.`,
         process.once('SIGTERM', onTerm);
       });
 
-      console.log(`\npaysync demo: ${stopReason}; letting the workers finish what arrived…`);
+      say(`\npaysync demo: ${stopReason}; letting the workers finish what arrived…`);
       let summary;
       let failedTransfer;
       try {
@@ -190,10 +177,10 @@ or the database could not be used, 2 bad options.`,
         await running.stop();
         await new Promise<void>((done) => logStream.end(done));
       }
-      console.log(renderDemoSummary(summary, { ...where, state: `stopped (${stopReason})` }));
-      console.log(renderOps(summary));
+      say(renderDemoSummary(summary, { ...where, state: `stopped (${stopReason})` }));
+      say(renderOps(summary));
       const dbEnv = `PAYSYNC_DATABASE_URL=${running.databaseUrl}`;
-      console.log(
+      say(
         `\nTry next: ${dbEnv} npx paysync show ${failedTransfer ?? '<a transfer id>'}${failedTransfer ? '   (a failed transfer, explained)' : ''}\n      or: ${dbEnv} npx paysync list transfers --status failed`,
       );
     });

@@ -3,6 +3,7 @@ import type { CheckResult } from '../../doctor/index.ts';
 import { cliClock, cliConfig } from '../context.ts';
 import { ExitCode } from '../errors.ts';
 import { checkEveryTenant } from './tenants.command.ts';
+import { say } from '../output.ts';
 
 function line(result: CheckResult): string {
   const mark = result.ok ? '✔' : '✖';
@@ -27,11 +28,11 @@ Exit codes: 0 every check passed, 1 at least one failed, 2 bad configuration.`,
       if (together) return checkEveryTenant(together, {});
       // A bad config is reported by the CLI's error boundary as one line naming the variable.
       const config = await cliConfig();
-      console.log(line({ name: 'config', ok: true, detail: `environment ${config.environment}` }));
+      say(line({ name: 'config', ok: true, detail: `environment ${config.environment}` }));
       // Loaded here, not at the top, so `paysync --help` and `paysync sim` start fast.
       const { runDoctorChecks } = await import('../../doctor/index.ts');
       const results = await runDoctorChecks(config, cliClock());
-      for (const result of results) console.log(line(result));
+      for (const result of results) say(line(result));
       if (results.some((r) => !r.ok)) process.exitCode = ExitCode.failure;
     });
 }

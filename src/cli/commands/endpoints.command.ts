@@ -14,9 +14,9 @@ import { CliError, ExitCode } from '../errors.ts';
 import { formatTime } from '../format/format-time.ts';
 import { renderFields } from '../format/render-fields.ts';
 import { renderTable } from '../format/render-table.ts';
-import { terminalText } from '../format/terminal-text.ts';
 import { integerOption } from '../input/parse-integer.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
+import { printJson, progressLine, say } from '../output.ts';
 
 const ENDPOINT_ID = /^ep_[0-9a-f]{20}$/;
 
@@ -101,10 +101,6 @@ const SECRET_NOTE = [
   '`standardwebhooks` package: new Webhook(secret).verify(body, headers)); see docs/relay.md.',
 ];
 
-function json(value: unknown): void {
-  console.log(JSON.stringify(value, null, 2));
-}
-
 function addCommand(): Command {
   return new Command('add')
     .description('add an endpoint: paysync will POST signed events to this URL')
@@ -141,8 +137,8 @@ Exit codes: 0 added, 1 the database cannot be reached, 2 bad --url, --events or 
               ...(flags.description !== undefined ? { description: flags.description } : {}),
             },
           );
-          if (flags.json) return json(added);
-          console.log(
+          if (flags.json) return printJson(added);
+          say(
             [
               `Added endpoint ${added.endpoint.id} → ${added.endpoint.url} (events: ${eventsText(added.endpoint.events)})`,
               '',
@@ -175,12 +171,12 @@ Exit codes: 0 listed (also when there are none), 1 the database cannot be reache
       await withEndpoints('endpoints list', async (db) => {
         const { listEndpoints } = await import('../../relay/index.ts');
         const endpoints = await listEndpoints(db, cliClock());
-        if (flags.json) return json(endpoints);
+        if (flags.json) return printJson(endpoints);
         if (endpoints.length === 0) {
-          console.log('No endpoints. Add one: paysync endpoints add --url <https://…>');
+          say('No endpoints. Add one: paysync endpoints add --url <https://…>');
           return;
         }
-        console.log(
+        say(
           renderTable<EndpointWithHealth>(
             [
               { header: 'ID', value: (e) => e.endpoint.id },
@@ -241,7 +237,7 @@ Exit codes: 0 shown, 1 no such endpoint or the database cannot be reached, 2 bad
       await withEndpoints('endpoints show', async (db) => {
         const { showEndpoint } = await import('../../relay/index.ts');
         const detail = await showEndpoint(db, id, cliClock());
-        if (flags.json) return json(detail);
+        if (flags.json) return printJson(detail);
         const { endpoint, health } = detail;
         const rows: [string, string][] = [
           ['Endpoint', endpoint.id],
@@ -263,9 +259,9 @@ Exit codes: 0 shown, 1 no such endpoint or the database cannot be reached, 2 bad
           ],
           ['Created', endpoint.createdAt],
         ];
-        console.log(renderFields(rows));
-        console.log(`\nLast ${detail.attempts.length} attempts, newest first:`);
-        console.log(terminalText(attemptLines(detail.attempts)));
+        say(renderFields(rows));
+        say(`\nLast ${detail.attempts.length} attempts, newest first:`);
+        say(attemptLines(detail.attempts));
       });
     });
 }
@@ -286,8 +282,8 @@ Exit codes: 0 disabled (also when it already was), 1 no such endpoint, 2 bad id.
       await withEndpoints('endpoints disable', async (db) => {
         const { disableEndpoint } = await import('../../relay/index.ts');
         const endpoint = await disableEndpoint(db, id, cliClock());
-        if (flags.json) return json(endpoint);
-        console.log(
+        if (flags.json) return printJson(endpoint);
+        say(
           `Disabled endpoint ${id} (${endpoint.disabledReason}). Enable it again: paysync endpoints enable ${id}`,
         );
       });
@@ -311,8 +307,8 @@ Exit codes: 0 enabled, 1 no such endpoint, 2 bad id.`,
       await withEndpoints('endpoints enable', async (db) => {
         const { enableEndpoint } = await import('../../relay/index.ts');
         const enabled = await enableEndpoint(db, id, cliClock());
-        if (flags.json) return json(enabled);
-        console.log(
+        if (flags.json) return printJson(enabled);
+        say(
           `Enabled endpoint ${id}: ${enabled.pending} pending deliver${enabled.pending === 1 ? 'y goes' : 'ies go'} out now.`,
         );
       });
@@ -343,8 +339,8 @@ Exit codes: 0 deleted, 1 no such endpoint, 2 bad id or no --yes.`,
           );
         }
         const endpoint = await deleteEndpoint(db, id);
-        if (flags.json) return json({ deleted: endpoint });
-        console.log(`Deleted endpoint ${id} (${endpoint.url}) and its deliveries.`);
+        if (flags.json) return printJson({ deleted: endpoint });
+        say(`Deleted endpoint ${id} (${endpoint.url}) and its deliveries.`);
       });
     });
 }
@@ -368,8 +364,8 @@ Rotating again ends the older secret at once. Exit codes: 0 rotated, 1 no such e
           environment: config.environment,
           secretsKeys: config.relay.secretsKeys,
         });
-        if (flags.json) return json(rotated);
-        console.log(
+        if (flags.json) return printJson(rotated);
+        say(
           [
             `New signing secret for ${id}:`,
             '',
@@ -409,8 +405,8 @@ rest"). Exit codes: 0 done (also when nothing needed it), 1 no key set, or a sec
           }
           throw error;
         }
-        if (flags.json) return json(done);
-        console.log(
+        if (flags.json) return printJson(done);
+        say(
           `endpoints reseal-secrets: ${done.resealed} endpoint(s) re-sealed with key "${done.keyId}", ${done.current} already were`,
         );
       });
@@ -435,14 +431,14 @@ endpoint, 2 bad id.`,
         const { pingEndpoint, requireEndpoint } = await import('../../relay/index.ts');
         const row = await requireEndpoint(db, id);
         const result = await pingEndpoint(row, config.relay, config.environment, cliClock());
-        if (flags.json) json(result);
+        if (flags.json) printJson(result);
         else {
           const status = result.statusCode === undefined ? '' : ` ${result.statusCode}`;
-          console.log(
+          say(
             `ping ${result.eventId} → ${row.url}: ${result.outcome}${status} in ${result.durationMs} ms`,
           );
-          if (result.error) console.log(`error: ${terminalText(result.error)}`);
-          if (result.excerpt) console.log(`answer: ${terminalText(oneLine(result.excerpt, 200))}`);
+          if (result.error) say(`error: ${result.error}`);
+          if (result.excerpt) say(`answer: ${oneLine(result.excerpt, 200)}`);
         }
         if (result.outcome !== 'delivered') process.exitCode = ExitCode.failure;
       });
@@ -456,14 +452,16 @@ function progressReporter(): (p: { done: number; total: number }) => void {
     if (total < 1_000) return;
     const percent = Math.floor((done / total) * 100);
     if (process.stderr.isTTY) {
-      process.stderr.write(`\rendpoints replay: ${done}/${total} events (${percent}%)`);
-      if (done >= total) process.stderr.write('\n');
+      progressLine(`endpoints replay: ${done}/${total} events (${percent}%)`, {
+        inPlace: true,
+        last: done >= total,
+      });
       return;
     }
     const tenth = Math.floor(percent / 10);
     if (tenth !== lastTenth) {
       lastTenth = tenth;
-      process.stderr.write(`endpoints replay: ${done}/${total} events (${percent}%)\n`);
+      progressLine(`endpoints replay: ${done}/${total} events (${percent}%)`, { inPlace: false });
     }
   };
 }
@@ -528,13 +526,13 @@ Exit codes: 0 queued (also when nothing matched), 1 no such endpoint or event, 2
               : { since: flags.since!, ...(flags.type ? { types: flags.type } : {}) },
             { onProgress: progressReporter() },
           );
-          if (flags.json) return json(result);
+          if (flags.json) return printJson(result);
           const what =
             flags.event !== undefined
               ? `event ${flags.event}`
               : `${result.matched} event${result.matched === 1 ? '' : 's'} emitted since ${flags.since!.toISOString()}${flags.type ? ` of type ${flags.type.join(',')}` : ''}`;
           const queued = result.created + result.reset;
-          console.log(
+          say(
             `endpoints replay: ${what}: ${queued} queued for ${id} (${result.created} new, ${result.reset} sent again), ${result.alreadyPending} already pending.${
               result.endpointEnabled
                 ? ''
@@ -567,14 +565,14 @@ Exit codes: 0 listed (also when nothing is pending), 1 no such endpoint, 2 bad f
           ...(flags.endpoint ? { endpointId: flags.endpoint } : {}),
           limit: flags.limit,
         });
-        if (flags.json) return json(rows);
+        if (flags.json) return printJson(rows);
         if (rows.length === 0) {
-          console.log(
+          say(
             `Nothing pending${flags.endpoint ? ` for ${flags.endpoint}` : ''}: every event was delivered.`,
           );
           return;
         }
-        console.log(
+        say(
           renderTable<UndeliveredView>(
             [
               { header: 'ENDPOINT', value: (r) => r.endpoint },

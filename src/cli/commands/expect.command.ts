@@ -24,6 +24,7 @@ import { renderTable } from '../format/render-table.ts';
 import { integerOption } from '../input/parse-integer.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 import { operatorName } from './balances.command.ts';
+import { printDocument, printJson, say, sayError } from '../output.ts';
 
 const FORMAT_POINTER = 'The file format, the states and the breaks: docs/expectations.md.';
 
@@ -68,10 +69,6 @@ function metadataPair(value: string, previous: Record<string, string> = {}) {
 /** Who makes a manual change: `--by`, or the user running the command. */
 function actor(by: string | undefined): string {
   return by !== undefined && by.trim() !== '' ? by.trim() : operatorName();
-}
-
-function json(value: unknown): void {
-  console.log(JSON.stringify(value, null, 2));
 }
 
 function amountText(e: Pick<ExpectationView, 'amount_min' | 'amount_max' | 'currency'>): string {
@@ -198,11 +195,11 @@ bad file, header or row (nothing loaded; with --partial the good rows load and i
           const refused = !result.loaded && !result.dryRun;
           // A dry run of a file that would be refused fails too, so a script can check files.
           if (result.badCount > 0 && !flags.partial) process.exitCode = ExitCode.usage;
-          if (flags.json) return json(result);
+          if (flags.json) return printJson(result);
           const counts = `${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged; ${matchedText(result)}`;
           const bad = `${result.badCount} bad row${result.badCount === 1 ? '' : 's'}`;
           if (refused) {
-            console.error(
+            sayError(
               [
                 `paysync expect import: ${file}: ${bad}, nothing loaded (fix them, or load the good rows with --partial):`,
                 ...badLines(result),
@@ -211,15 +208,15 @@ bad file, header or row (nothing loaded; with --partial the good rows load and i
             return;
           }
           if (result.dryRun) {
-            console.log(
+            say(
               `expect import ${file} (dry run, nothing changed): would be ${counts}${result.badCount > 0 ? `; ${bad}${flags.partial ? ' would be left out' : ': the file would be refused without --partial'}` : ''}`,
             );
           } else {
-            console.log(
+            say(
               `expect import ${file}: ${counts}${result.badCount > 0 ? `; ${bad} not loaded` : ''}`,
             );
           }
-          if (result.badCount > 0) console.error(badLines(result).join('\n'));
+          if (result.badCount > 0) sayError(badLines(result).join('\n'));
         });
       },
     );
@@ -337,8 +334,8 @@ Exit codes: 0 added, updated or unchanged, 1 the database cannot be reached, 2 a
           parsed.value.content.expectation_id,
         );
         const expectation = expectationView(row!);
-        if (flags.json) return json({ outcome, matched, partiallyMatched, expectation });
-        console.log(
+        if (flags.json) return printJson({ outcome, matched, partiallyMatched, expectation });
+        say(
           `expect add: ${outcome} ${expectation.expectation_id} (${expectation.direction} ${amountText(expectation)}, version ${expectation.version}, ${expectation.state}); ${matchedText({ matched, partiallyMatched })}`,
         );
       });
@@ -373,8 +370,8 @@ Exit codes: 0 cancelled (or already), 1 no such expectation or the database cann
             reason: flags.reason,
           }),
         );
-        if (flags.json) return json(result);
-        console.log(
+        if (flags.json) return printJson(result);
+        say(
           result.outcome === 'cancelled'
             ? `expect cancel: ${id} cancelled.`
             : `expect cancel: ${id} was already cancelled; nothing changed.`,
@@ -413,14 +410,14 @@ Exit codes: 0 listed (also when there are none), 1 the database cannot be reache
           ...(flags.state ? { state: flags.state } : {}),
           limit: flags.limit,
         });
-        if (flags.json) return json(rows);
+        if (flags.json) return printJson(rows);
         if (rows.length === 0) {
-          console.log(
+          say(
             `No expectations${flags.state ? ` in state ${flags.state}` : ''}. Load some: paysync expect import <file>`,
           );
           return;
         }
-        console.log(
+        say(
           renderTable<ExpectationView>(
             [
               { header: 'ID', value: (e) => e.expectation_id },
@@ -481,7 +478,7 @@ Exit codes: 0 shown, 1 no such expectation or the database cannot be reached.`,
       await withExpectations('expect show', async (db, ctx) => {
         const { showExpectation, maskCounterparty } = await import('../../expectations/index.ts');
         const detail = await showExpectation(db, ctx.environment, id);
-        if (flags.json) return json(detail);
+        if (flags.json) return printJson(detail);
         const e = detail.expectation;
         const rows: [string, string][] = [
           ['Expectation', e.expectation_id],
@@ -508,9 +505,9 @@ Exit codes: 0 shown, 1 no such expectation or the database cannot be reached.`,
             `by hand by ${e.resolved_by ?? '?'} at ${e.resolved_at ?? '?'}: ${e.resolution_reason ?? ''}`,
           ]);
         }
-        console.log(renderFields(rows));
-        console.log('\nHistory:');
-        console.log(
+        say(renderFields(rows));
+        say('\nHistory:');
+        say(
           renderTable<ExpectationHistoryView>(
             [
               { header: 'AT (UTC)', value: (h) => h.at },
@@ -522,8 +519,8 @@ Exit codes: 0 shown, 1 no such expectation or the database cannot be reached.`,
             detail.history,
           ),
         );
-        console.log('\nMatches:');
-        console.log(
+        say('\nMatches:');
+        say(
           detail.matches.length === 0
             ? 'None yet.'
             : renderTable<ExpectationMatchView>(
@@ -540,12 +537,11 @@ Exit codes: 0 shown, 1 no such expectation or the database cannot be reached.`,
                 detail.matches,
               ),
         );
-        console.log('\nBreaks:');
-        if (detail.breaks.length === 0) console.log('None.');
+        say('\nBreaks:');
+        if (detail.breaks.length === 0) say('None.');
         else {
-          console.log(breakTable(detail.breaks));
-          for (const b of detail.breaks)
-            console.log(`  ${b.id}: ${b.explanation} → ${b.suggested_action}`);
+          say(breakTable(detail.breaks));
+          for (const b of detail.breaks) say(`  ${b.id}: ${b.explanation} → ${b.suggested_action}`);
         }
       });
     });
@@ -638,8 +634,8 @@ database cannot be reached, 2 bad flags (no --reason, two targets, a cancelled e
             .execute((trx) =>
               resolveExpectation(trx, ctx, id, { reason: flags.reason, by, source: 'cli' }),
             );
-          if (flags.json) return json(result);
-          console.log(
+          if (flags.json) return printJson(result);
+          say(
             result.outcome === 'resolved'
               ? `expect resolve: ${id} resolved by hand by ${by}${result.breaksResolved > 0 ? `, with its ${result.breaksResolved} open break${result.breaksResolved === 1 ? '' : 's'}` : ''}.`
               : `expect resolve: ${id} was already resolved by hand (by ${result.expectation.resolved_by ?? '?'}); nothing changed.`,
@@ -651,8 +647,8 @@ database cannot be reached, 2 bad flags (no --reason, two targets, a cancelled e
           const result = await db
             .transaction()
             .execute((trx) => resolveBreak(trx, ctx, breakId, { reason: flags.reason, by }));
-          if (flags.json) return json(result);
-          console.log(
+          if (flags.json) return printJson(result);
+          say(
             result.outcome === 'resolved'
               ? `expect resolve: break ${breakId} (${result.break.kind}) resolved by hand by ${by}.`
               : `expect resolve: break ${breakId} was already resolved (by ${result.break.resolved_by ?? '?'}); nothing changed.`,
@@ -673,14 +669,14 @@ database cannot be reached, 2 bad flags (no --reason, two targets, a cancelled e
             { reason: flags.reason, by, dryRun: flags.dryRun ?? false },
           ),
         );
-        if (flags.json) return json(result);
+        if (flags.json) return printJson(result);
         const what = `${result.count} open ${flags.break} break${result.count === 1 ? '' : 's'}`;
-        console.log(
+        say(
           result.dryRun
             ? `expect resolve (dry run, nothing changed): would resolve ${what}${result.count > 0 ? ':' : '.'}`
             : `expect resolve: resolved ${what} by hand by ${by}${result.count > 0 ? ':' : '.'}`,
         );
-        if (result.count > 0) console.log(breakTable(result.breaks));
+        if (result.count > 0) say(breakTable(result.breaks));
       });
     });
 }
@@ -755,14 +751,12 @@ Exit codes: 0 reported (also when there is nothing), 1 the database cannot be re
             const report = await expectationPeriodReport(db, ctx.environment, window);
             reports.push({ ...report, firstDay: first, lastDay: last });
           }
-          if (flags.json) return json(flags.byDay ? reports : reports[0]);
+          if (flags.json) return printJson(flags.byDay ? reports : reports[0]);
           if (flags.format === 'csv') {
-            process.stdout.write(render.renderExpectationReportCsv(reports));
+            printDocument(render.renderExpectationReportCsv(reports));
             return;
           }
-          console.log(
-            reports.map((r) => render.renderExpectationReportTable(r, zone)).join('\n\n'),
-          );
+          say(reports.map((r) => render.renderExpectationReportTable(r, zone)).join('\n\n'));
         });
       },
     );

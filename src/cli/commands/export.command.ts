@@ -8,6 +8,7 @@ import type { ExportFormat, ExportProgress } from '../../exports/index.ts';
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { parseTime, TIME_FORMS } from '../input/parse-time.ts';
+import { sayError } from '../output.ts';
 
 const FORMATS = ['csv', 'jsonl', 'hledger', 'beancount'] as const;
 const KINDS = [
@@ -185,7 +186,7 @@ Examples:
         if (frozen) {
           await pipeline(Readable.from([frozen.content]), output);
           if (temporary && target) await rename(temporary, target);
-          console.error(
+          sayError(
             `export: closed period, frozen file ${frozen.frozen.file} (${frozen.frozen.rows} lines, sha256 ${frozen.frozen.sha256})${target ? ` copied to ${target}` : ''}`,
           );
           return;
@@ -212,7 +213,7 @@ Examples:
         }
         if (temporary && target) await rename(temporary, target);
         if (target) {
-          console.error(
+          sayError(
             `export: ${result.rows} lines of ${result.journals} journals written to ${target} (sha256 ${result.sha256})`,
           );
         }

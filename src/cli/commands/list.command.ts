@@ -5,6 +5,7 @@ import { integerOption } from '../input/parse-integer.ts';
 import { LIST_KINDS, listKind, type ListKind } from '../input/list-kind.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 import { cliConfig } from '../context.ts';
+import { say, printJson } from '../output.ts';
 
 const SINGULAR: Record<ListKind, string> = {
   intents: 'payment intent',
@@ -113,7 +114,7 @@ beside them. Reads PAYSYNC_DATABASE_URL. Exit codes: 0 listed (also when nothing
         )
         .slice(0, flags.limit);
       if (flags.json) {
-        console.log(JSON.stringify(records.map(listedRecord), null, 2));
+        printJson(records.map(listedRecord));
         return;
       }
       const filters = [
@@ -122,14 +123,14 @@ beside them. Reads PAYSYNC_DATABASE_URL. Exit codes: 0 listed (also when nothing
       ].filter(Boolean);
       const matching = filters.length > 0 ? ` with ${filters.join(', ')}` : '';
       if (records.length === 0) {
-        console.log(`No ${SINGULAR[kind]}s${matching} in ${handle.displayUrl}.`);
+        say(`No ${SINGULAR[kind]}s${matching} in ${handle.displayUrl}.`);
         return;
       }
-      console.log(renderResourceList(kind, records));
+      say(renderResourceList(kind, records));
       const more =
         records.length === flags.limit
           ? ` (the --limit of ${flags.limit}; there may be more: raise --limit or narrow with --since)`
           : '';
-      console.log(`\n${counted(records.length, kind)}${matching}, newest change first${more}.`);
+      say(`\n${counted(records.length, kind)}${matching}, newest change first${more}.`);
     });
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { commandContext } from '../context.ts';
 import { CliError } from '../errors.ts';
+import { say } from '../output.ts';
 
 /** `paysync migrate`: applies pending migrations, forward only, and says what it did. */
 export function migrateCommand(): Command {
@@ -13,12 +14,12 @@ export function migrateCommand(): Command {
       try {
         const { displayUrl, applied, all } = await migrateDatabaseAt(config.databaseUrl);
         if (applied.length === 0) {
-          console.log(
+          say(
             `nothing to apply: ${displayUrl} is up to date (${all.length} migration${all.length === 1 ? '' : 's'} applied, latest ${all.at(-1) ?? 'none'})`,
           );
         } else {
-          for (const name of applied) console.log(`applied ${name}`);
-          console.log(`${displayUrl} is up to date (${all.length} applied)`);
+          for (const name of applied) say(`applied ${name}`);
+          say(`${displayUrl} is up to date (${all.length} applied)`);
         }
       } catch (error) {
         if (!(error instanceof MigrateDatabaseError)) throw error;

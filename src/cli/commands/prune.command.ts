@@ -3,6 +3,7 @@ import type { renderTable as RenderTableFn } from '../format/render-table.ts';
 import type { TablePruned, TablePruning } from '../../retention/index.ts';
 import { cliClock } from '../context.ts';
 import { CliError } from '../errors.ts';
+import { printJson, progressLine, say } from '../output.ts';
 
 interface PruneFlags {
   dryRun?: boolean;
@@ -42,7 +43,7 @@ async function progressReporter(): Promise<{
         const tenth = Math.floor((done / total) * 10);
         if (table === lastTable && tenth === lastTenth) return;
         [lastTable, lastTenth] = [table, tenth];
-        process.stderr.write(`prune: ${table} ${done}/${total} (${tenth * 10}%)\n`);
+        progressLine(`prune: ${table} ${done}/${total} (${tenth * 10}%)`, { inPlace: false });
       },
       stop: () => undefined,
     };
@@ -145,14 +146,12 @@ Examples:
         if (flags.dryRun) {
           const plans = await planPruning(handle.db, config.retention, now);
           if (flags.json) {
-            console.log(
-              JSON.stringify({ dryRun: true, at: now.toISOString(), tables: plans }, null, 2),
-            );
+            printJson({ dryRun: true, at: now.toISOString(), tables: plans });
             return;
           }
-          console.log(planLines(plans, renderTable));
+          say(planLines(plans, renderTable));
           const total = plans.reduce((sum, p) => sum + p.count, 0);
-          console.log(
+          say(
             `prune: dry run, nothing changed: ${plans
               .filter((p) => p.before !== null)
               .map((p) => `${p.table} ${what(p, p.count)}`)
@@ -187,23 +186,22 @@ Examples:
         }
         const results: TablePruned[] = recorded.value;
         if (flags.json) {
-          console.log(
-            JSON.stringify(
-              { dryRun: false, at: now.toISOString(), runId: recorded.runId, tables: results },
-              null,
-              2,
-            ),
-          );
+          printJson({
+            dryRun: false,
+            at: now.toISOString(),
+            runId: recorded.runId,
+            tables: results,
+          });
           return;
         }
-        console.log(
+        say(
           planLines(
             results.map((r) => ({ ...r, count: r.pruned })),
             renderTable,
           ),
         );
         const longest = Math.max(0, ...results.map((r) => r.longestBatchMs));
-        console.log(
+        say(
           `prune: pruned ${results
             .filter((r) => r.before !== null)
             .map((r) => `${r.table} ${what(r, r.pruned)}`)

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { CliError } from '../errors.ts';
 import { reasonOf } from '../../error-reason.ts';
 import { cliConfig } from '../context.ts';
+import { printDocument, printJson, say } from '../output.ts';
 
 function receiptBearingId(value: string): string {
   const id = value.trim();
@@ -53,9 +54,7 @@ Exit codes: 0 written or printed, 1 no receipt (the line says why), 2 not a pi_/
       }
       if (missing) {
         if (flags.json) {
-          console.log(
-            JSON.stringify({ kind, id, newest: null, versions: [], ...missing }, null, 2),
-          );
+          printJson({ kind, id, newest: null, versions: [], ...missing });
         }
         throw new CliError(`receipt: ${missing.message}`);
       }
@@ -82,16 +81,16 @@ Exit codes: 0 written or printed, 1 no receipt (the line says why), 2 not a pi_/
           throw new CliError(`receipt: cannot write --out ${target}: ${reasonOf(error)}`);
         }
         if (!flags.json) {
-          console.log(
+          say(
             `wrote the receipt of ${id} (sha256 ${newest.sha256}, ${newest.size} bytes, fetched ${newest.fetchedAt}) to ${target}` +
               (listed.length > 1 ? `; ${listed.length} versions archived, see --json` : ''),
           );
         }
       }
       if (flags.json) {
-        console.log(JSON.stringify({ kind, id, newest, versions: listed }, null, 2));
+        printJson({ kind, id, newest, versions: listed });
       } else if (!flags.out) {
-        process.stdout.write(html);
+        printDocument(html);
       }
     });
 }

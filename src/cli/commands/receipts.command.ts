@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
+import { say, printJson } from '../output.ts';
 
 /** `paysync receipts backfill`: fetch the receipts missing for settled items. */
 export function receiptsCommand(): Command {
@@ -49,9 +50,9 @@ recorded as a discrepancy. Exit codes: 0 every fetch answered, 1 some failed (co
       } finally {
         await handle.close().catch(() => undefined);
       }
-      if (flags.json) console.log(JSON.stringify(result, null, 2));
+      if (flags.json) printJson(result);
       else {
-        console.log(
+        say(
           `receipts backfill: ${result.candidates} settled item(s) without a receipt: ${result.archived} archived, ${result.retryLater} not ready yet (left for the workers to retry), ${result.discrepancies} recorded as discrepancies, ${result.errors} failed`,
         );
       }
@@ -93,11 +94,11 @@ Examples:
         (kind) => rows.find((row) => row.kind === kind) ?? { kind, waiting: 0, oldestAt: null },
       );
       if (flags.json) {
-        console.log(JSON.stringify(shown, null, 2));
+        printJson(shown);
         return;
       }
       for (const row of shown) {
-        console.log(
+        say(
           `${row.kind}s waiting: ${row.waiting}${row.oldestAt ? ` (oldest since ${row.oldestAt})` : ''}`,
         );
       }

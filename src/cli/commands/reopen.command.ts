@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { periodOption } from '../input/parse-period.ts';
+import { say } from '../output.ts';
 
 /** `paysync reopen --period YYYY-MM --reason …`: undoes a close, with a logged reason. */
 export function reopenCommand(): Command {
@@ -41,7 +42,7 @@ export function reopenCommand(): Command {
           by: userInfo().username,
           now: cliClock(),
         });
-        console.log(`reopened ${flags.period} (${environment}): ${flags.reason.trim()}`);
+        say(`reopened ${flags.period} (${environment}): ${flags.reason.trim()}`);
       } catch (error) {
         if (error instanceof exportsModule.PeriodError)
           throw new CliError(`reopen: ${error.message}`);

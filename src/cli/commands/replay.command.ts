@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliError, ExitCode } from '../errors.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 import { cliConfig } from '../context.ts';
+import { progressLine, say } from '../output.ts';
 
 interface ReplayFlags {
   since?: Date;
@@ -25,14 +26,16 @@ function progressReporter(): (p: { done: number; total: number }) => void {
     if (total < 1_000) return;
     const percent = Math.floor((done / total) * 100);
     if (process.stderr.isTTY) {
-      process.stderr.write(`\rreplay: ${done}/${total} events (${percent}%)`);
-      if (done >= total) process.stderr.write('\n');
+      progressLine(`replay: ${done}/${total} events (${percent}%)`, {
+        inPlace: true,
+        last: done >= total,
+      });
       return;
     }
     const tenth = Math.floor(percent / 10);
     if (tenth !== lastTenth) {
       lastTenth = tenth;
-      process.stderr.write(`replay: ${done}/${total} events (${percent}%)\n`);
+      progressLine(`replay: ${done}/${total} events (${percent}%)`, { inPlace: false });
     }
   };
 }
@@ -88,11 +91,11 @@ inbox id, or the database or Redis cannot be reached, 2 bad arguments.`,
               `replay: no inbox event with id ${id} in ${handle.displayUrl}; \`paysync show <resource id>\` lists a resource's inbox ids`,
             );
           }
-          console.log(`replay: no ${what} in ${handle.displayUrl}; nothing queued.`);
+          say(`replay: no ${what} in ${handle.displayUrl}; nothing queued.`);
           return;
         }
         if (flags.dryRun) {
-          console.log(
+          say(
             `replay: ${matched} ${what.replace(/^events /, 'event(s) ')} would be queued (dry run; nothing changed).`,
           );
           return;
@@ -109,7 +112,7 @@ inbox id, or the database or Redis cannot be reached, 2 bad arguments.`,
             result.alreadyQueued > 0
               ? `, ${result.alreadyQueued} already waiting in the queue`
               : '';
-          console.log(
+          say(
             `replay: queued ${result.queued} of ${result.matched} ${id !== undefined ? `(inbox event ${id})` : `event${result.matched === 1 ? '' : 's'} received since ${flags.since!.toISOString()}`}${already}; the workers will fetch each resource's state again.`,
           );
         } finally {

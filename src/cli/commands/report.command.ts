@@ -4,6 +4,7 @@ import type { DailyReport } from '../../reports/index.ts';
 import { cliClock, cliConfig } from '../context.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { renderTable } from '../format/render-table.ts';
+import { say, printJson } from '../output.ts';
 
 function dayArgument(value: string): string {
   const text = value.trim();
@@ -175,7 +176,8 @@ Examples:
       } finally {
         await handle.close().catch(() => undefined);
       }
-      console.log(flags.json ? JSON.stringify(report, null, 2) : renderReport(report));
+      if (flags.json) printJson(report);
+      else say(renderReport(report));
       process.exitCode = reports.verdictExitCode(report.verdict);
     });
 }

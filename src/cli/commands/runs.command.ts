@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { ScheduledRun } from '../../runs/index.ts';
 import { integerOption } from '../input/parse-integer.ts';
 import { cliConfig } from '../context.ts';
+import { say, printJson } from '../output.ts';
 
 interface RunsFlags {
   task?: string;
@@ -55,18 +56,18 @@ Examples:
         await handle.close().catch(() => undefined);
       }
       if (flags.json) {
-        console.log(JSON.stringify(runs, null, 2));
+        printJson(runs);
         return;
       }
       if (runs.length === 0) {
         const which = flags.task !== undefined ? ` of task "${flags.task}"` : '';
-        console.log(
+        say(
           `No runs${which} in ${handle.displayUrl} yet: the scheduler (paysync start or paysync schedule) records one per tick.`,
         );
         return;
       }
       const right = 'right' as const;
-      console.log(
+      say(
         renderTable<ScheduledRun>(
           [
             { header: 'STARTED', value: (r) => r.startedAt },
@@ -88,7 +89,7 @@ Examples:
       );
       const missed = runs.reduce((sum, run) => sum + run.itemsMissed, 0);
       const problems = runs.filter((r) => r.outcome === 'partial' || r.outcome === 'failed');
-      console.log(
+      say(
         `\n${runs.length} run${runs.length === 1 ? '' : 's'}, newest first; ${problems.length} partial or failed; ${missed} item${missed === 1 ? '' : 's'} found only by sweeps (webhooks missed).`,
       );
     });

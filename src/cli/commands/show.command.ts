@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { DatabaseHandle } from '../../db/index.ts';
 import { CliError } from '../errors.ts';
 import { cliConfig } from '../context.ts';
+import { say, printJson } from '../output.ts';
 
 const RESOURCE_ID =
   /^(pi_[0-9A-Za-z]+|tr_[0-9A-Za-z]+|adj_[0-9a-f]+|\d+|(refund|payment_refund):\d+)$/;
@@ -55,11 +56,11 @@ are UTC. Reads PAYSYNC_DATABASE_URL. Exit codes: 0 shown, 1 no such resource in 
         );
       }
       if (flags.json) {
-        console.log(JSON.stringify(view, null, 2));
+        printJson(view);
         return;
       }
       const { renderResourceView } = await import('../format/render-resource-view.ts');
-      console.log(renderResourceView(view));
+      say(renderResourceView(view));
     });
 }
 
@@ -75,25 +76,22 @@ async function showAdjustment(handle: DatabaseHandle, id: string, json: boolean)
     }
     const journals = await journalsFor(handle.db, 'adjustment', id);
     if (json) {
-      console.log(JSON.stringify({ adjustment, journals }, null, 2));
+      printJson({ adjustment, journals });
       return;
     }
     const { formatAmount } = await import('../format/format-amount.ts');
-    const { terminalText } = await import('../format/terminal-text.ts');
-    console.log(
-      terminalText(
-        [
-          `Adjustment ${id}: ${adjustment.account} ${formatAmount(adjustment.amount, adjustment.currency)} against ${adjustment.counterAccount}`,
-          `Reason: ${adjustment.reason}`,
-          `Booked by ${adjustment.bookedBy} at ${adjustment.createdAt}, effective ${adjustment.effectiveAt}`,
-          ...journals.flatMap((journal) => [
-            `Journal ${journal.id} (${journal.entryType}):`,
-            ...journal.lines.map(
-              (line) => `  ${line.account.padEnd(28)} ${formatAmount(line.amount, line.currency)}`,
-            ),
-          ]),
-        ].join('\n'),
-      ),
+    say(
+      [
+        `Adjustment ${id}: ${adjustment.account} ${formatAmount(adjustment.amount, adjustment.currency)} against ${adjustment.counterAccount}`,
+        `Reason: ${adjustment.reason}`,
+        `Booked by ${adjustment.bookedBy} at ${adjustment.createdAt}, effective ${adjustment.effectiveAt}`,
+        ...journals.flatMap((journal) => [
+          `Journal ${journal.id} (${journal.entryType}):`,
+          ...journal.lines.map(
+            (line) => `  ${line.account.padEnd(28)} ${formatAmount(line.amount, line.currency)}`,
+          ),
+        ]),
+      ].join('\n'),
     );
   } finally {
     await handle.close().catch(() => undefined);

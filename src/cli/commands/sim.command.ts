@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { CliError } from '../errors.ts';
+import { say } from '../output.ts';
 
 interface SimFlags {
   port: number;
@@ -148,12 +149,12 @@ export function simCommand(): Command {
         '',
         'Ctrl-C stops it.',
       ];
-      console.log(lines.join('\n'));
+      say(lines.join('\n'));
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
       await sim.stop();
-      console.log(`paysync sim: stopped (${signal})`);
+      say(`paysync sim: stopped (${signal})`);
     });
 }

@@ -3,6 +3,7 @@ import type { StreamSweepReport, SweepPart, SweepTaskReport } from '../../pollin
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
+import { say } from '../output.ts';
 
 interface SweepFlags {
   kind?: SweepPart;
@@ -113,7 +114,7 @@ Examples:
             ),
         );
         if (recorded.value) {
-          for (const line of reportLines(recorded.value)) console.log(`sweep: ${line}`);
+          for (const line of reportLines(recorded.value)) say(`sweep: ${line}`);
         }
         if (recorded.outcome === 'failed') {
           throw new CliError(`sweep: failed: ${recorded.error ?? 'unknown reason'}`);
@@ -125,7 +126,7 @@ Examples:
           );
         }
         const missed = recorded.counts.itemsMissed;
-        console.log(
+        say(
           `sweep: succeeded; ${recorded.counts.itemsChanged} item(s) changed, ${missed} of them never named by a webhook.`,
         );
       } finally {

@@ -3,6 +3,7 @@ import type { CheckResult } from '../../doctor/index.ts';
 import type { Tenant, Tenants } from '../../tenants/index.ts';
 import { cliClock } from '../context.ts';
 import { ExitCode } from '../errors.ts';
+import { say, printJson } from '../output.ts';
 
 interface JsonFlag {
   json?: boolean;
@@ -88,23 +89,19 @@ Examples:
         }),
       );
       if (flags.json) {
-        console.log(
-          JSON.stringify(
-            rows.map(({ databaseState, ...row }) => ({
-              ...row,
-              databaseState: databaseState.ok
-                ? databaseState.detail
-                : `${databaseState.detail} → ${databaseState.hint}`,
-            })),
-            null,
-            2,
-          ),
+        printJson(
+          rows.map(({ databaseState, ...row }) => ({
+            ...row,
+            databaseState: databaseState.ok
+              ? databaseState.detail
+              : `${databaseState.detail} → ${databaseState.hint}`,
+          })),
         );
         return;
       }
       const { renderTable } = await import('../format/render-table.ts');
-      console.log(`tenants from ${source(tenants)}:`);
-      console.log(
+      say(`tenants from ${source(tenants)}:`);
+      say(
         renderTable(
           [
             { header: 'TENANT', value: (row) => row.tenant },
@@ -169,18 +166,18 @@ export async function checkEveryTenant(tenants: Tenants, flags: JsonFlag): Promi
   const failing = results.filter((result) => !result.ok).map((result) => result.tenant);
   if (failing.length > 0) process.exitCode = ExitCode.failure;
   if (flags.json) {
-    console.log(JSON.stringify(results, null, 2));
+    printJson(results);
     return;
   }
-  console.log(`tenants from ${source(tenants)}:`);
+  say(`tenants from ${source(tenants)}:`);
   for (const result of results) {
-    console.log(`${mark(result.ok)} ${result.tenant}`);
+    say(`${mark(result.ok)} ${result.tenant}`);
     for (const check of result.checks) {
       const hint = check.hint ? ` → ${check.hint}` : '';
-      console.log(`  ${mark(check.ok)} ${check.name.padEnd(8)} ${check.detail}${hint}`);
+      say(`  ${mark(check.ok)} ${check.name.padEnd(8)} ${check.detail}${hint}`);
     }
   }
-  console.log(
+  say(
     failing.length === 0
       ? `${results.length} tenant(s) checked: all ready`
       : `${results.length} tenant(s) checked: ${failing.length} with problems (${failing.join(', ')})`,
@@ -217,7 +214,7 @@ Examples:
             latest: outcome.all.at(-1) ?? null,
           });
           if (!flags.json) {
-            console.log(
+            say(
               `✔ ${tenant.name}: ${outcome.applied.length === 0 ? 'nothing to apply' : `applied ${outcome.applied.length}`}, ${outcome.displayUrl} is up to date (${outcome.all.length} applied)`,
             );
           }
@@ -230,7 +227,7 @@ Examples:
             error: error.reason,
           });
           if (!flags.json) {
-            console.log(
+            say(
               `✖ ${tenant.name}: cannot migrate ${error.displayUrl}: ${error.reason} → check the tenant's database in ${source(tenants)} and that it is running`,
             );
           }
@@ -239,10 +236,10 @@ Examples:
       const failing = results.filter((result) => !result.ok).map((result) => result.tenant);
       if (failing.length > 0) process.exitCode = ExitCode.failure;
       if (flags.json) {
-        console.log(JSON.stringify(results, null, 2));
+        printJson(results);
         return;
       }
-      console.log(
+      say(
         failing.length === 0
           ? `${results.length} tenant(s) up to date`
           : `${results.length - failing.length} of ${results.length} tenant(s) up to date; not migrated: ${failing.join(', ')}`,

@@ -6,6 +6,7 @@ import { formatTime } from '../format/format-time.ts';
 import { renderTable } from '../format/render-table.ts';
 import { serviceClientFor } from '../service-client.ts';
 import { cliConfig } from '../context.ts';
+import { say, printJson } from '../output.ts';
 
 const WEBHOOK_ID = /^wh_[0-9A-Za-z]+$/;
 
@@ -158,7 +159,7 @@ PAYSYNC_MERCHANT_ID. Exit codes: 0 registered, 1 the service refused or is unrea
           'The service returned no signing secret: configure the secret it gave you out of band in PAYSYNC_WEBHOOK_SECRET.',
         );
       }
-      console.log(lines.join('\n'));
+      say(lines.join('\n'));
     });
 }
 
@@ -179,17 +180,17 @@ Exit codes: 0 listed (also when there are none), 1 the service refused or is unr
     .action(async (flags: { json?: boolean }) => {
       const hooks = await callService('webhooks list', (client) => client.listWebhooks());
       if (flags.json) {
-        console.log(JSON.stringify(hooks.map(withoutSecret), null, 2));
+        printJson(hooks.map(withoutSecret));
         return;
       }
       if (hooks.length === 0) {
-        console.log(
+        say(
           'No webhooks registered. Add one: paysync webhooks register --url <public URL of the receiver>',
         );
         return;
       }
       const rows = hooks as (Webhook & Record<string, unknown>)[];
-      console.log(
+      say(
         renderTable(
           [
             { header: 'ID', value: (hook) => hook.id },
@@ -228,7 +229,7 @@ missing configuration.`,
         (client) => client.deleteWebhook(id),
         `the service has no webhook ${id} (404); \`paysync webhooks list\` shows the registered ones`,
       );
-      console.log(
+      say(
         `Deleted webhook ${id}. If its secret is in PAYSYNC_WEBHOOK_SECRET, remove it from the list.`,
       );
     });

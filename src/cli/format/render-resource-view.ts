@@ -3,7 +3,6 @@ import type { ResourceView } from '../../resource-view/index.ts';
 import { formatAmount, formatMinorAndHuman } from './format-amount.ts';
 import { formatTime } from './format-time.ts';
 import { renderTable } from './render-table.ts';
-import { terminalText } from './terminal-text.ts';
 
 const KIND_NAMES: Record<MirrorRecord['kind'], string> = {
   payment_intent: 'Payment intent',
@@ -237,7 +236,7 @@ export function renderResourceView(view: ResourceView): string {
           ) + prunedBodiesNote(view.inboxEvents),
     ),
   );
-  return terminalText(blocks.join('\n\n'));
+  return blocks.join('\n\n');
 }
 
 /** Under the inbox table: how many bodies retention pruned (their rows and outcomes stay). */

@@ -28,8 +28,10 @@ export interface GuardedServerOptions {
  * An HTTP server that a slow or greedy client cannot take over: headers within
  * {@link HEADERS_TIMEOUT_MS}, and at most `connectionsPerClient` open connections per client
  * address (the socket's: behind a proxy every connection is the proxy's; a proxy on this host,
- * at 127.0.0.1 or ::1, is not limited per address, only by the server's total). Used by the
- * receiver's and the ops port.
+ * at 127.0.0.1 or ::1, is not limited per address, only by the server's total). Every port
+ * paysync listens on is one: the receiver's, the tenants' front, the ops port, and the metrics
+ * port of `work` and `schedule`. A shared leaf (src/, not a component) so that src/metrics,
+ * in the same layer as src/lifecycle, may use it too.
  */
 export function createGuardedServer(
   handler: RequestListener,
