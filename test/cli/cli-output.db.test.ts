@@ -1,9 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyTransfer } from '../../src/ledger/index.ts';
-import { transferFixture } from '../support/resource-fixtures.ts';
 import { runCliInProcess } from '../support/run-cli-in-process.ts';
+import {
+  bookHostileTransfer,
+  CONTROL,
+  HOSTILE_REFERENCE as REFERENCE,
+} from './support/hostile-text.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 
 /**
@@ -14,10 +17,7 @@ import { freshDatabase, testDialect, type TestDatabase } from '../support/test-d
  * the exact text. The CLI runs in this process (runCliInProcess), so its stdout and stderr are
  * what the console and the process streams were given.
  */
-const REFERENCE = 'pay\u001b[2J\u001b[31mout\u001b]8;;http://x.invalid\u0007-42\u001b]8;;\u0007';
 const DESCRIPTION = 'fine\u001b[31m red\u001b]0;title\u0007 \u009b31mtext\u0001\u007f';
-// eslint-disable-next-line no-control-regex -- finding control characters (but newline) is the point
-const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
 let database: TestDatabase;
 let env: Record<string, string>;
@@ -28,18 +28,7 @@ let hostileSinkUrl: string;
 beforeAll(async () => {
   database = await freshDatabase();
   env = { PAYSYNC_DATABASE_URL: database.url, PAYSYNC_LOG_LEVEL: 'silent' };
-  await applyTransfer(
-    database.db,
-    transferFixture({
-      id: 'tr_clioutput',
-      reference: REFERENCE,
-      description: DESCRIPTION,
-      status: 'successful',
-      createdAt: '2026-03-04T09:00:00.000Z',
-      updatedAt: '2026-03-04T09:01:00.000Z',
-    }),
-    { via: 'webhook', observedAt: '2026-03-04T09:02:00.000Z' },
-  );
+  await bookHostileTransfer(database.db, 'tr_clioutput', DESCRIPTION);
   hostileSink = createServer((request, response) => {
     request.resume();
     response.writeHead(500, { 'content-type': 'text/plain' });

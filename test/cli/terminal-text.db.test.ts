@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { terminalText } from '../../src/cli/format/terminal-text.ts';
-import { applyTransfer } from '../../src/ledger/index.ts';
-import { transferFixture } from '../support/resource-fixtures.ts';
 import { runCli } from '../support/run-cli.ts';
+import {
+  bookHostileTransfer,
+  CONTROL,
+  HOSTILE_REFERENCE as REFERENCE,
+} from './support/hostile-text.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**
@@ -12,10 +15,7 @@ import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
  * A reference and a description that try to rewrite the terminal: clear the screen, a colour,
  * an OSC 8 link, a window title, a carriage return that hides what came before, a C1 CSI.
  */
-const REFERENCE = 'pay\u001b[2J\u001b[31mout\u001b]8;;http://x.invalid\u0007-42\u001b]8;;\u0007';
 const DESCRIPTION = 'fine\rEVIL\u001b]0;title\u0007 \u009b31mtext\u0001\u007f';
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 let database: TestDatabase;
 let env: Record<string, string>;
@@ -23,18 +23,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   database = await freshDatabase();
   env = { PAYSYNC_DATABASE_URL: database.url, PAYSYNC_LOG_LEVEL: 'silent' };
-  await applyTransfer(
-    database.db,
-    transferFixture({
-      id: 'tr_escapes',
-      reference: REFERENCE,
-      description: DESCRIPTION,
-      status: 'successful',
-      createdAt: '2026-03-04T09:00:00.000Z',
-      updatedAt: '2026-03-04T09:01:00.000Z',
-    }),
-    { via: 'webhook', observedAt: '2026-03-04T09:02:00.000Z' },
-  );
+  await bookHostileTransfer(database.db, 'tr_escapes', DESCRIPTION);
 });
 afterAll(async () => database?.cleanup());
 

@@ -90,6 +90,23 @@ async function openRows(ctx: SyncContext): Promise<number> {
   return (counts.get('received') ?? 0) + (counts.get('processing') ?? 0);
 }
 
+/**
+ * A burst synced in batches with the simulator's clock `behindMs` behind ours, so each item was
+ * created that long before its event arrived; checks every item booked final and the inbox closed.
+ */
+async function bookedWithClockBehind(seed: number, behindMs: number): Promise<SyncContext> {
+  const ctx = await createSyncContext({
+    sim: { seed, startAt: new Date(Date.now() - behindMs), freezeClock: true },
+  });
+  contexts.push(ctx);
+  await syncInBatches(ctx, await burst(ctx));
+  const books = await booksByReference(ctx.database.db);
+  expect(books).toHaveLength(TRANSFERS + INTENTS);
+  expect(books.every((item) => ['successful', 'failed'].includes(item.status))).toBe(true);
+  expect(await openRows(ctx)).toBe(0);
+  return ctx;
+}
+
 describe(`window reads on ${testDialect()}`, () => {
   it('a burst waiting to be synced is read by creation window: a few list pages instead of a read per item, and the same books', async () => {
     const byWindow = await createSyncContext({
@@ -126,15 +143,7 @@ describe(`window reads on ${testDialect()}`, () => {
   it('items whose events came a minute after their creation (webhooks behind a backlog) are found in earlier spans of the window, not read one by one', async () => {
     // The simulator's clock runs a minute behind: each event arrives a minute after its item
     // was created, far past the hint's 10 s of slack, well inside the 15 minutes a window reaches.
-    const ctx = await createSyncContext({
-      sim: { seed: 39, startAt: new Date(Date.now() - 60_000), freezeClock: true },
-    });
-    contexts.push(ctx);
-    await syncInBatches(ctx, await burst(ctx));
-    const books = await booksByReference(ctx.database.db);
-    expect(books).toHaveLength(TRANSFERS + INTENTS);
-    expect(books.every((item) => ['successful', 'failed'].includes(item.status))).toBe(true);
-    expect(await openRows(ctx)).toBe(0);
+    const ctx = await bookedWithClockBehind(39, 60_000);
     // A kind: the window's own span and three earlier ones (10, 20 and 40 s back), and the
     // walker's probe of a second page behind the first short page that held items: 10 requests
     // in all, not the 24 reads of one item each (before: every item read by itself, after a
@@ -145,15 +154,7 @@ describe(`window reads on ${testDialect()}`, () => {
   it('an item the window misses (its creation long before its event) is read by itself: it costs a request, never the item', async () => {
     // The simulator's clock runs an hour behind: every item was created an hour before its
     // event arrived, far before the window the events suggest.
-    const ctx = await createSyncContext({
-      sim: { seed: 38, startAt: new Date(Date.now() - 3_600_000), freezeClock: true },
-    });
-    contexts.push(ctx);
-    await syncInBatches(ctx, await burst(ctx));
-    const books = await booksByReference(ctx.database.db);
-    expect(books).toHaveLength(TRANSFERS + INTENTS);
-    expect(books.every((item) => ['successful', 'failed'].includes(item.status))).toBe(true);
-    expect(await openRows(ctx)).toBe(0);
+    const ctx = await bookedWithClockBehind(38, 3_600_000);
     // Each item read by itself, plus the window pages that found nothing.
     expect(ctx.deps.upstream.stats().requests).toBeGreaterThanOrEqual(TRANSFERS + INTENTS);
   });

@@ -1,4 +1,6 @@
 import { connect, type Socket } from 'node:net';
+import { afterAll, expect, it } from 'vitest';
+import { until } from './until.ts';
 
 /**
  * Slow and plain clients of a port on this host, each from an address of its own: every 127.x
@@ -77,4 +79,48 @@ export function closedWithin(slow: SlowSocket, withinMs: number): Promise<string
     slow.closed.then(() => 'closed'),
     new Promise<string>((resolve) => setTimeout(() => resolve('still open'), withinMs)),
   ]);
+}
+
+/**
+ * The two checks of a port against slow clients, as `it`s of the caller's `describe`: one
+ * address (127.0.0.2) held to `perClient` connections that trickle their headers, those past it
+ * closed at once, while another (127.0.0.3) is answered on `path`; then a slow one closed after
+ * the 10 s header timeout. `port` is read when the tests run (the caller's `beforeAll` sets it).
+ */
+export function slowClientChecks(options: {
+  readonly port: () => number;
+  readonly path: string;
+  readonly perClient: number;
+}): void {
+  const { path, perClient } = options;
+  const held: SlowSocket[] = [];
+  const holdSlow = async () => {
+    const slow = await holdSlowSocket(options.port(), '127.0.0.2', `GET ${path} HTTP/1.1`);
+    held.push(slow);
+    return slow;
+  };
+  afterAll(() => {
+    for (const { socket } of held) socket.destroy();
+  });
+
+  it(`holds one address to its connection limit, closing the rest at once; another address is answered on ${path} within a second`, async () => {
+    const slow: SlowSocket[] = [];
+    for (let i = 0; i < perClient * 3; i += 1) slow.push(await holdSlow());
+    await until(async () => stillOpen(slow) <= perClient || undefined, {
+      message: `at most ${perClient} slow connections left open (${stillOpen(slow)} are)`,
+      timeoutMs: 2000,
+    });
+    expect(stillOpen(slow)).toBe(perClient);
+    expect(await getFrom(options.port(), '127.0.0.3', path)).toBe(200);
+    for (const { socket } of slow) socket.destroy();
+  });
+
+  it('closes a connection whose headers do not come within the header timeout (10 s)', async () => {
+    // The server counts the first test's connections gone once it sees them close.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const slow = await holdSlow();
+    const started = Date.now();
+    expect(await closedWithin(slow, 15_000)).toBe('closed');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(9_000);
+  }, 20_000);
 }
