@@ -82,8 +82,10 @@ export async function runCliInProcess(
   process.stderr.write = writer((text) => (stderr += text)) as typeof process.stderr.write;
   const ownStdout = capture((text) => (stdout += text));
   const ownStderr = capture((text) => (stderr += text));
-  Object.defineProperty(process, 'stdout', { ...streams.stdout, get: () => ownStdout });
-  Object.defineProperty(process, 'stderr', { ...streams.stderr, get: () => ownStderr });
+  // An accessor whatever the original was (a getter in a forked worker, a value elsewhere).
+  const own = (stream: Writable) => ({ configurable: true, enumerable: true, get: () => stream });
+  Object.defineProperty(process, 'stdout', own(ownStdout));
+  Object.defineProperty(process, 'stderr', own(ownStderr));
   let code: number;
   try {
     const failed = await runPaysync([process.execPath, PAYSYNC_BIN, ...args]);
