@@ -65,12 +65,16 @@ describe(`Slack alerts, on ${testDialect()}`, () => {
   it('40 failures in one burst produce at most 6 messages: 5 on their own, then a digest of all 40', async () => {
     slack = await startHttpCollector();
     fixture = await createDaemonFixture();
+    // The alerts' clock: the machine's, moved forward by the test once the burst is in, so the
+    // digest window closes on that step instead of a minute of waiting.
+    let ahead = 0;
+    const alertClock = () => new Date(Date.now() + ahead);
     await startAlertDaemon(
       fixture,
       { PAYSYNC_ALERT_SLACK_URL: slack.url },
       // A minute: the 40 syncs must all land inside the window, and on a loaded CI machine they
       // took 25 s (the digest then held 25 and a second one the rest).
-      { pollMs: 200, pacing: { digestWindowMs: 60_000 } },
+      { pollMs: 200, pacing: { digestWindowMs: 60_000 }, now: alertClock },
     );
     await fixture.registerWebhook();
     const codes = ['9901', '9901', '9901', '9902', '9903'];
@@ -93,6 +97,15 @@ describe(`Slack alerts, on ${testDialect()}`, () => {
         })
       ).length,
     ).toBe(40);
+    // The five sent on their own, before the window ends (the rest wait for the digest).
+    await until(() => slack!.received, {
+      accept: (list) => list.length >= 5,
+      message: 'five Slack messages on their own',
+      timeoutMs: 55_000,
+    });
+    expect(slack.received.some((r) => r.body.includes('transfers failed in the last'))).toBe(false);
+    // The window's minute passes on the alerts' clock.
+    ahead += 60_000;
     const withDigest = await until(() => slack!.received, {
       accept: (list) => list.some((r) => r.body.includes('transfers failed in the last')),
       message: 'the digest message',

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { createDatabase } from '../../src/db/index.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closedPort, runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { TEST_REDIS_URL } from '../support/test-redis.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'paysync-demo-test-'));
@@ -57,7 +58,8 @@ describe('paysync demo (child process)', () => {
       result.stdout,
     );
     expect(hint).not.toBeNull();
-    const shown = await runCli(['show', hint![2]!], {
+    // In this process (issue 39): the demo itself was the real one.
+    const shown = await runCliInProcess(['show', hint![2]!], {
       cwd: dir,
       env: { PAYSYNC_DATABASE_URL: hint![1]! },
     });
@@ -106,7 +108,7 @@ describe('paysync demo (child process)', () => {
   });
 
   it('a bad --duration exits 2 naming the flag', async () => {
-    const result = await runCli(['demo', '--duration', 'soon'], { cwd: dir });
+    const result = await runCliInProcess(['demo', '--duration', 'soon'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--duration must be a whole number');
   });

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 import {
   deliveriesOf,
@@ -55,8 +56,21 @@ describe('paysync endpoints', () => {
   let firstEvent: SeededEvent;
   const secrets: string[] = [];
   const everything: string[] = [];
-  const run = async (args: string[], extra: Record<string, string> = {}) => {
-    const result = await runCli(['endpoints', ...args], { env: { ...env, ...extra } });
+  /**
+   * Runs `paysync endpoints <args>` in this process (issue 39); `process` runs it as a real
+   * child, which a few calls keep to prove the boundary: the secret on stdout with exit 0, a
+   * failed ping's exit 1, a refusal's exit 2 on stderr.
+   */
+  const run = async (
+    args: string[],
+    extra: Record<string, string> = {},
+    how: 'in-process' | 'process' = 'in-process',
+  ) => {
+    const options = { env: { ...env, ...extra } };
+    const result =
+      how === 'process'
+        ? await runCli(['endpoints', ...args], options)
+        : await runCliInProcess(['endpoints', ...args], options);
     everything.push(result.stdout, result.stderr);
     return result;
   };
@@ -86,15 +100,19 @@ describe('paysync endpoints', () => {
   });
 
   it('add prints the id and the secret once; --json gives both', async () => {
-    const added = await run([
-      'add',
-      '--url',
-      consumer.url,
-      '--events',
-      'transfer.*,day.verdict',
-      '--description',
-      'the shop',
-    ]);
+    const added = await run(
+      [
+        'add',
+        '--url',
+        consumer.url,
+        '--events',
+        'transfer.*,day.verdict',
+        '--description',
+        'the shop',
+      ],
+      {},
+      'process',
+    );
     expect(added.stderr).toBe('');
     expect(added.code).toBe(0);
     const match =
@@ -229,7 +247,7 @@ describe('paysync endpoints', () => {
 
     consumerAnswer = { status: 503, body: 'maintenance' };
     try {
-      const failed = await run(['test', id, '--json']);
+      const failed = await run(['test', id, '--json'], {}, 'process');
       expect(failed.code).toBe(1);
       expect(JSON.parse(failed.stdout)).toMatchObject({
         outcome: 'failed',
@@ -407,7 +425,7 @@ describe('paysync endpoints', () => {
   });
 
   it('delete asks for --yes, then deletes; the secret was never printed after add and rotate', async () => {
-    const asked = await run(['delete', id]);
+    const asked = await run(['delete', id], {}, 'process');
     expect(asked.code).toBe(2);
     expect(oneLine(asked.stderr)).toContain('add --yes to do it');
     expect((await run(['list', '--json'])).stdout).toContain(id);

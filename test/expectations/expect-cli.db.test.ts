@@ -3,6 +3,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 import { insertBreak } from './support/expectation-rows.ts';
 
@@ -13,8 +14,16 @@ const dir = mkdtempSync(join(tmpdir(), 'paysync-expect-cli-'));
 
 /** Every output of every command, to check that no counterparty number is ever printed whole. */
 const textOutputs: string[] = [];
-const run = async (args: string[]) => {
-  const result = await runCli(['expect', ...args], { env });
+/**
+ * Runs `paysync expect <args>` in this process (issue 39); `process` runs it as a real child,
+ * which a few calls keep to prove the boundary: an import's exit 0 and stdout, a refused file's
+ * exit 2 and its lines on stderr, an unknown id's exit 1.
+ */
+const run = async (args: string[], how: 'in-process' | 'process' = 'in-process') => {
+  const result =
+    how === 'process'
+      ? await runCli(['expect', ...args], { env })
+      : await runCliInProcess(['expect', ...args], { env });
   if (!args.includes('--json')) textOutputs.push(result.stdout, result.stderr);
   return result;
 };
@@ -52,7 +61,7 @@ describe('paysync expect', () => {
 
   it('imports the sample CSV; again says 0 created, 0 updated, 8 unchanged', async () => {
     const path = join(DOCS, 'expectations-sample.csv');
-    const first = await run(['import', path]);
+    const first = await run(['import', path], 'process');
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout.trim()).toBe(
@@ -80,7 +89,7 @@ describe('paysync expect', () => {
         'cli-3,in,XYZ,100,2030-01-10,2030-01-10',
       ].join('\n'),
     );
-    const refused = await run(['import', path]);
+    const refused = await run(['import', path], 'process');
     expect(refused.code).toBe(2);
     expect(refused.stdout).toBe('');
     expect(refused.stderr.trim().split('\n')).toEqual([
@@ -207,7 +216,7 @@ describe('paysync expect', () => {
     const noReason = await run(['resolve', 'order-4712']);
     expect(noReason.code).toBe(2);
     expect(noReason.stderr).toContain("required option '--reason <text>' not specified");
-    const unknown = await run(['resolve', 'nope', '--reason', 'x']);
+    const unknown = await run(['resolve', 'nope', '--reason', 'x'], 'process');
     expect(unknown.code).toBe(1);
     expect(oneLine(unknown.stderr)).toContain('no expectation "nope"');
   });

@@ -7,7 +7,7 @@ import {
   openExpectationFile,
   type ExpectationContext,
 } from '../../src/expectations/index.ts';
-import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 import { item, NOW } from './match-fixtures.ts';
 import { ENVIRONMENT, matchingSnapshot, settle } from './support/matching-rows.ts';
@@ -154,8 +154,9 @@ describe(`paysync expect add matches what already settled, on ${testDialect()}`,
     await settle(database.db, item({ id: 'tr_6', reference: 'pay-6' }));
     await settle(database.db, item({ id: 'tr_7', reference: 'pay-7' }));
     const env = { PAYSYNC_DATABASE_URL: database.url, PAYSYNC_ENVIRONMENT: ENVIRONMENT };
+    // In this process (issue 39); expect-cli keeps real processes of `paysync expect`.
     const add = (id: string, ...extra: string[]) =>
-      runCli(
+      runCliInProcess(
         [
           'expect',
           'add',

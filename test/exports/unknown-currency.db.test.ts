@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_FORMATS, writeExport } from '../../src/exports/index.ts';
 import { applyPaymentIntent } from '../../src/ledger/index.ts';
 import { paymentIntentFixture } from '../support/resource-fixtures.ts';
-import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**
@@ -53,7 +53,8 @@ describe('an export of a currency with no known minor unit', () => {
 
   it('paysync export exits 1 with one line naming the currency, and leaves no file', async () => {
     const out = join(dir, 'books.csv');
-    const result = await runCli(
+    // In this process (issue 39); the export tests keep real processes of `paysync export`.
+    const result = await runCliInProcess(
       ['export', '--from', '2026-11-16', '--to', '2026-11-17', '--format', 'csv', '--out', out],
       { env: { PAYSYNC_DATABASE_URL: database.url, PAYSYNC_LOG_LEVEL: 'silent' } },
     );

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../src/db/index.ts';
 import { runDailyExport, writeExportFile } from '../../src/exports/index.ts';
 import { archiveReceipt } from '../../src/receipts/index.ts';
-import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 
 const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
 const WINDOW = { from: '2026-11-20T00:00:00.000Z', to: '2026-11-21T00:00:00.000Z' };
@@ -17,7 +17,7 @@ let databaseFile: string;
 let umask: number;
 
 // A umask of 0 would leave every file paysync creates 0666 and every folder 0777 unless paysync
-// sets the modes itself; the children runCli starts inherit it.
+// sets the modes itself; the commands run in this process (runCliInProcess) under it.
 beforeAll(async () => {
   umask = process.umask(0);
   root = mkdtempSync(join(tmpdir(), 'paysync-modes-'));
@@ -72,7 +72,8 @@ describe('issue 38.8: the books at rest are readable by their owner alone, whate
 
   it('paysync export --out writes a 0600 file', async () => {
     const out = join(root, 'cli-export.csv');
-    const result = await runCli(
+    // In this process (issue 39), under the same umask; other tests spawn export and migrate.
+    const result = await runCliInProcess(
       ['export', '--from', '2026-11-20', '--to', '2026-11-21', '--format', 'csv', '--out', out],
       { env: { PAYSYNC_DATABASE_URL: `sqlite:${databaseFile}`, PAYSYNC_LOG_LEVEL: 'silent' } },
     );
@@ -82,7 +83,7 @@ describe('issue 38.8: the books at rest are readable by their owner alone, whate
 
   it('paysync migrate creates a new database 0600 in a 0700 folder', async () => {
     const file = join(root, 'fresh', 'books.db');
-    const result = await runCli(['migrate'], {
+    const result = await runCliInProcess(['migrate'], {
       env: { PAYSYNC_DATABASE_URL: `sqlite:${file}`, PAYSYNC_LOG_LEVEL: 'silent' },
     });
     expect(result.code, result.stderr).toBe(0);

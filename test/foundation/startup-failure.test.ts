@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { deleteRedisPrefix, uniqueRedisPrefix } from '../support/test-redis.ts';
 
 let holder: Server | undefined;
@@ -31,7 +32,7 @@ describe('7.D16: a start-up failure prints one line, no stack, nothing else', ()
       PAYSYNC_PORT: String(port),
       PAYSYNC_QUEUE_PREFIX: prefix,
     };
-    expect((await runCli(['migrate'], { env, cwd })).code).toBe(0);
+    expect((await runCliInProcess(['migrate'], { env, cwd })).code).toBe(0);
 
     const result = await runCli(['serve'], { env, cwd, timeoutMs: 15_000 });
 

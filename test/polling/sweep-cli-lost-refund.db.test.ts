@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { testDialect } from '../support/test-database.ts';
 
 const MINUTE = 60_000;
@@ -73,7 +74,10 @@ describe(`paysync sweep finds a payment refund no webhook announced, on ${testDi
       return row?.status === 'successful' ? row : undefined;
     });
     expect(booked.amount).toBe(2_500);
-    const runs = await runCli(['runs', '--json', '--task', 'sweep'], { env: fixture.env });
+    // The sweep is a real process; reading its run back runs in this process (issue 39).
+    const runs = await runCliInProcess(['runs', '--json', '--task', 'sweep'], {
+      env: fixture.env,
+    });
     expect(JSON.parse(runs.stdout)).toMatchObject([
       { task: 'sweep', trigger: 'manual', outcome: 'succeeded' },
     ]);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts';
 import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
 
@@ -44,7 +45,8 @@ describe(`paysync sweep on ${testDialect()}`, () => {
     expect(result.stdout).toMatch(/^sweep: transfers .*: 3 seen, 3 new, 0 changed, 0 unchanged/m);
     expect(result.stdout).toMatch(/^sweep: intents .*: 0 seen/m);
     expect(result.stdout).toContain('sweep: succeeded; 3 item(s) changed');
-    const runs = await runCli(['runs', '--json'], { env });
+    // The sweeps are real processes; reading the run back runs in this process (issue 39).
+    const runs = await runCliInProcess(['runs', '--json'], { env });
     expect(JSON.parse(runs.stdout)).toMatchObject([
       { task: 'sweep', trigger: 'manual', outcome: 'succeeded', itemsSeen: 3 },
     ]);

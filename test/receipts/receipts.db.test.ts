@@ -20,6 +20,7 @@ import {
 import { syncResource } from '../../src/reconcile/index.ts';
 import { upstreamRequestsTotal } from '../../src/upstream/index.ts';
 import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { testDialect } from '../support/test-database.ts';
 import { createSyncContext, type SyncContext } from '../processing/support/sync-context.ts';
 
@@ -286,24 +287,25 @@ describe(`receipts on ${testDialect()}`, () => {
       PAYSYNC_API_KEY: context.sim.credentials.apiKey,
       PAYSYNC_MERCHANT_ID: context.sim.credentials.merchantId,
     };
+    // Real processes for the refusals (exit 1 and 2); the rest runs in this process (issue 39).
     const missing = await runCli(['receipt', id], { env });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`no receipt for transfer ${id} (successful)`);
     expect(missing.stderr).toContain('paysync receipts backfill');
 
-    const backfill = await runCli(['receipts', 'backfill', '--since', '30d'], { env });
+    const backfill = await runCliInProcess(['receipts', 'backfill', '--since', '30d'], { env });
     expect(backfill.stdout).toContain('1 settled item(s) without a receipt: 1 archived');
     expect(backfill.code).toBe(0);
 
     const out = join(dir, '..', `receipt-${id}.html`);
-    const written = await runCli(['receipt', id, '--out', out], { env });
+    const written = await runCliInProcess(['receipt', id, '--out', out], { env });
     expect(written.code).toBe(0);
     const [stored] = await receiptsFor(context.database.db, 'transfer', id);
     expect(written.stdout).toContain(`wrote the receipt of ${id} (sha256 ${stored!.sha256}`);
     expect(sha256(readFileSync(out))).toBe(stored!.sha256);
     rmSync(out, { force: true });
 
-    const json = await runCli(['receipt', id, '--json'], { env });
+    const json = await runCliInProcess(['receipt', id, '--json'], { env });
     expect(JSON.parse(json.stdout)).toMatchObject({
       kind: 'transfer',
       id,

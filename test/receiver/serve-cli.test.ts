@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 
 describe('paysync serve refuses to start, in one line', () => {
   it('with the none scheme in live, before touching anything', async () => {
@@ -17,7 +18,8 @@ describe('paysync serve refuses to start, in one line', () => {
   });
 
   it('without a signing secret for the standard scheme', async () => {
-    const result = await runCli(['serve']);
+    // Refused at the config, before anything starts: in this process (issue 39).
+    const result = await runCliInProcess(['serve']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/PAYSYNC_WEBHOOK_SECRET is not set/);
   });

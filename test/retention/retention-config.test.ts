@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cronTable } from '../../jobs/cron-table.ts';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
-import { runCli } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 
 const DAY = 86_400_000;
 
@@ -46,7 +46,8 @@ describe('retention configuration', () => {
   });
 
   it('paysync prune refuses a bad variable in one line, exit 2, before touching anything', async () => {
-    const result = await runCli(['prune', '--dry-run'], {
+    // In this process (issue 39); sqlite-paths keeps a real `paysync prune`.
+    const result = await runCliInProcess(['prune', '--dry-run'], {
       env: { PAYSYNC_RETENTION_OUTBOX_AFTER: '30 days', PAYSYNC_DATABASE_URL: 'sqlite:./none.db' },
     });
     expect(result.code).toBe(2);

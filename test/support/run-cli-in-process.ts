@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { format } from 'node:util';
 import { runPaysync } from '../../src/cli/index.ts';
 import { PAYSYNC_BIN, type CliResult } from './run-cli.ts';
@@ -13,6 +14,11 @@ import { PAYSYNC_BIN, type CliResult } from './run-cli.ts';
  * costs no process start and no module loading after the first run. What needs the process
  * boundary (signals, a server that keeps running, pino's own stdout, a tenants file, which picks
  * a process-wide environment) stays with runCli.
+ *
+ * While it runs, `process.stdout` and `process.stderr` are streams of its own, not a pipe like
+ * a child's: a command that pipes its output to `process.stdout` and ends it (`export`) ends
+ * that stream, never the test process's real one (whose write is captured as well, for code that
+ * kept a reference to it).
  *
  * Runs one at a time (a run owns process.env, the working folder and the console while it
  * lasts), so the tests using it must not run concurrently within a file.
@@ -41,6 +47,17 @@ export async function runCliInProcess(
   let stderr = '';
   const toStdout = (...parts: unknown[]) => void (stdout += `${format(...parts)}\n`);
   const toStderr = (...parts: unknown[]) => void (stderr += `${format(...parts)}\n`);
+  const capture = (append: (text: string) => void) =>
+    new Writable({
+      write(chunk: Buffer | string, _encoding, callback) {
+        append(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+        callback();
+      },
+    });
+  const streams = {
+    stdout: Object.getOwnPropertyDescriptor(process, 'stdout')!,
+    stderr: Object.getOwnPropertyDescriptor(process, 'stderr')!,
+  };
   const writer =
     (append: (text: string) => void) =>
     (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
@@ -63,11 +80,19 @@ export async function runCliInProcess(
   console.error = toStderr;
   process.stdout.write = writer((text) => (stdout += text)) as typeof process.stdout.write;
   process.stderr.write = writer((text) => (stderr += text)) as typeof process.stderr.write;
+  const ownStdout = capture((text) => (stdout += text));
+  const ownStderr = capture((text) => (stderr += text));
+  // An accessor whatever the original was (a getter in a forked worker, a value elsewhere).
+  const own = (stream: Writable) => ({ configurable: true, enumerable: true, get: () => stream });
+  Object.defineProperty(process, 'stdout', own(ownStdout));
+  Object.defineProperty(process, 'stderr', own(ownStderr));
   let code: number;
   try {
     const failed = await runPaysync([process.execPath, PAYSYNC_BIN, ...args]);
     code = failed ?? Number(process.exitCode ?? 0);
   } finally {
+    Object.defineProperty(process, 'stdout', streams.stdout);
+    Object.defineProperty(process, 'stderr', streams.stderr);
     Object.assign(console, {
       log: saved.log,
       info: saved.info,

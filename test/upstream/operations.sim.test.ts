@@ -281,9 +281,13 @@ describe('documented error statuses, injected', () => {
         count: 1,
         codes: ['not_granted'],
       });
-      const error = (await unchecked
+      // A client of its own: an injected 429 holds its client back for the Retry-After second,
+      // which the next case would otherwise sit out.
+      const client = clientFor(sim, { validateRequests: false, maxRetries: 0 });
+      const error = (await client
         .call(operationId, { path: pathFor(operationId), body: {} })
-        .catch((e: unknown) => e)) as UpstreamError;
+        .catch((e: unknown) => e)
+        .finally(() => client.close())) as UpstreamError;
       expect(error).toBeInstanceOf(ERROR_CLASSES[kind]);
       expect(error.status).toBe(status);
       expect(error.bodyMatchesContract).toBe(true);
