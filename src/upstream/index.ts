@@ -26,6 +26,7 @@ export {
 } from './paging.ts';
 export { serializeQuery, toIsoUtc, withListDefaults } from './query-string.ts';
 export {
+  BUDGET_POINTS_PER_REQUEST,
   createRequestRateLimiter,
   DEFAULT_RECEIPTS_SHARE,
   type AdaptiveRateLimiter,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
@@ -51,6 +52,8 @@ export interface RateLimiterSettings {
   labels?: TenantLabel;
   /** Monotonic milliseconds (tests). @defaultValue `performance.now()` */
   nowMs?: () => number;
+  /** Wall-clock milliseconds, shared by the processes (tests). @defaultValue `Date.now()` */
+  wallMs?: () => number;
 }
 
 /**
@@ -84,7 +87,23 @@ const ADAPT = {
   forgetAfterMs: 60_000,
   /** Never slower than this many requests per second. */
   floor: 0.5,
+  /** How often a process looks for another's 429 in Redis, while it has requests waiting. */
+  listenEveryMs: 250,
 } as const;
+
+/**
+ * Points of the shared window per request at the ceiling: a grant at a lower rate costs more
+ * (`ceiling / rate` requests' worth), so the processes together hand out the lower rate.
+ */
+export const BUDGET_POINTS_PER_REQUEST = 100;
+
+/** A 429 one process met, told to the others through Redis. */
+interface ThrottleSignal {
+  /** Tells one 429 apart from the next, and a process's own from another's. */
+  readonly id: string;
+  /** Wall-clock milliseconds until which every lane holds (its Retry-After). */
+  readonly holdUntil: number;
+}
 
 interface Waiter {
   readonly resolve: () => void;
@@ -108,6 +127,10 @@ interface Waiter {
  * - **Adaptive.** `PAYSYNC_UPSTREAM_RPS` is a ceiling: a 429 cuts the rate to 70 % (once a
  *   second) and holds every lane until its `Retry-After`; each calm second climbs back, fast
  *   while well below the rate that met the 429, slowly near it.
+ * - **Together.** With Redis, a 429 is told to the deployment's other processes (a key beside
+ *   the window, read four times a second while requests wait), which slow down and hold as if
+ *   they had met it; and a grant costs the shared window `ceiling / rate` requests' worth, so
+ *   the processes together hand out the lowered rate, not each of them.
  */
 export function createRequestRateLimiter(settings: RateLimiterSettings): AdaptiveRateLimiter {
   return new BudgetLimiter(settings);
@@ -132,18 +155,27 @@ class BudgetLimiter implements AdaptiveRateLimiter {
   private receiptCredit = 0;
   private pumping = false;
   private timer: NodeJS.Timeout | undefined;
+  private readonly wallMs: () => number;
+  private readonly signalKey: string;
+  /** The last 429 told or heard, so that each is applied once. */
+  private lastSignalId: string | undefined;
+  private lastListenMs = -Infinity;
+  private listening = false;
 
   constructor(private readonly settings: RateLimiterSettings) {
     this.ceiling = Math.max(1, Math.floor(settings.rps));
     this.rate = this.ceiling;
     this.nowMs = settings.nowMs ?? (() => performance.now());
     this.receiptsShare = settings.receiptsShare ?? DEFAULT_RECEIPTS_SHARE;
+    this.wallMs = settings.wallMs ?? (() => Date.now());
     const keyPrefix = rateLimitKeyOf(settings);
-    const memory = new RateLimiterMemory({ points: this.ceiling, duration: 1, keyPrefix });
+    this.signalKey = `${keyPrefix}:throttled`;
+    const points = this.ceiling * BUDGET_POINTS_PER_REQUEST;
+    const memory = new RateLimiterMemory({ points, duration: 1, keyPrefix });
     this.shared = settings.redis
       ? new RateLimiterRedis({
           storeClient: settings.redis,
-          points: this.ceiling,
+          points,
           duration: 1,
           keyPrefix,
           insuranceLimiter: memory,
@@ -176,6 +208,22 @@ class BudgetLimiter implements AdaptiveRateLimiter {
 
   throttled(retryAfterMs: number | undefined): void {
     const now = this.nowMs();
+    if (this.settings.redis) {
+      const signal: ThrottleSignal = {
+        id: randomUUID(),
+        holdUntil: this.wallMs() + Math.max(0, retryAfterMs ?? 0),
+      };
+      this.lastSignalId = signal.id;
+      // Told to the others, best effort: a process that misses it meets its own 429s.
+      this.settings.redis
+        .set(this.signalKey, JSON.stringify(signal), 'PX', ADAPT.forgetAfterMs)
+        .catch(() => undefined);
+    }
+    this.slowDown(now, retryAfterMs);
+  }
+
+  /** A 429, met here or told by another process: slow down, hold, and say so once a run. */
+  private slowDown(now: number, retryAfterMs: number | undefined): void {
     this.lastThrottleMs = now;
     this.throttleRun += 1;
     if (retryAfterMs !== undefined && retryAfterMs > 0) {
@@ -232,6 +280,31 @@ class BudgetLimiter implements AdaptiveRateLimiter {
     }
   }
 
+  /**
+   * Looks, at most every `listenEveryMs`, for a 429 another process of the deployment met, and
+   * slows down as if it had met it. Never blocks a grant: the answer is applied when it comes.
+   */
+  private listen(now: number): void {
+    const redis = this.settings.redis;
+    if (!redis || this.listening || now - this.lastListenMs < ADAPT.listenEveryMs) return;
+    this.lastListenMs = now;
+    this.listening = true;
+    redis
+      .get(this.signalKey)
+      .then((value) => {
+        const signal = value === null ? undefined : parseSignal(value);
+        if (!signal || signal.id === this.lastSignalId) return;
+        this.lastSignalId = signal.id;
+        const at = this.nowMs();
+        this.slowDown(at, Math.max(0, signal.holdUntil - this.wallMs()));
+        void this.pump();
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        this.listening = false;
+      });
+  }
+
   /** The lane of the next grant: the books, but receipts their share while both wait. */
   private nextLane(): BudgetLane | undefined {
     const books = this.queues.books.length > 0;
@@ -254,6 +327,7 @@ class BudgetLimiter implements AdaptiveRateLimiter {
       for (;;) {
         if (this.queues.books.length === 0 && this.queues.receipts.length === 0) return;
         const now = this.nowMs();
+        this.listen(now);
         this.climb(now);
         const due = Math.max(this.nextGrantMs, this.holdUntilMs);
         if (now < due) {
@@ -281,8 +355,12 @@ class BudgetLimiter implements AdaptiveRateLimiter {
 
   /** Milliseconds until the deployment's shared window has a point (0: taken). */
   private async sharedWait(): Promise<number> {
+    const cost = Math.min(
+      this.ceiling * BUDGET_POINTS_PER_REQUEST,
+      Math.round((BUDGET_POINTS_PER_REQUEST * this.ceiling) / this.rate),
+    );
     try {
-      await this.shared.consume(this.sharedKey, 1);
+      await this.shared.consume(this.sharedKey, cost);
       return 0;
     } catch (error) {
       if (error instanceof RateLimiterRes) return Math.max(1, error.msBeforeNext);
@@ -310,6 +388,17 @@ class BudgetLimiter implements AdaptiveRateLimiter {
     const labels = this.settings.labels ?? {};
     upstreamLaneWaiting.set({ ...labels, lane: 'books' }, this.queues.books.length);
     upstreamLaneWaiting.set({ ...labels, lane: 'receipts' }, this.queues.receipts.length);
+  }
+}
+
+function parseSignal(value: string): ThrottleSignal | undefined {
+  try {
+    const parsed = JSON.parse(value) as Partial<ThrottleSignal>;
+    return typeof parsed.id === 'string' && typeof parsed.holdUntil === 'number'
+      ? { id: parsed.id, holdUntil: parsed.holdUntil }
+      : undefined;
+  } catch {
+    return undefined;
   }
 }
 

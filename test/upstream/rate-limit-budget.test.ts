@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import {
+  BUDGET_POINTS_PER_REQUEST,
   clientOptionsFromConfig,
   createRequestRateLimiter,
   createUpstreamClient,
@@ -52,8 +53,9 @@ async function waitAfterOtherSpentItsBudget(first: Deployment, second: Deploymen
   // second, execEvenly, but count at once): wait until Redis counts them, not for a fixed time.
   const spending = Array.from({ length: RPS }, () => a.acquire());
   await until(() => pointsCounted(redisA, first.queuePrefix), {
-    accept: (points) => points >= RPS,
-    message: `${RPS} points counted in Redis`,
+    // A request at the ceiling costs BUDGET_POINTS_PER_REQUEST points of the shared window.
+    accept: (points) => points >= RPS * BUDGET_POINTS_PER_REQUEST,
+    message: `${RPS} requests counted in Redis`,
     intervalMs: 5,
   });
   const started = Date.now();
@@ -150,5 +152,56 @@ describe('issue 37: the shared budget is used whole', () => {
     // for a late timer, never for the old loss.
     expect(granted / seconds).toBeGreaterThanOrEqual(17);
     expect(granted / seconds).toBeLessThanOrEqual(21);
+  });
+});
+
+describe('issue 37: a 429 slows the deployment down together', () => {
+  it("one process's 429 holds the other for its Retry-After and lowers both: together they hand out the lowered rate", async () => {
+    const queuePrefix = prefix();
+    const limiterOf = (redis: Redis) =>
+      createRequestRateLimiter({
+        rps: 10,
+        redis,
+        key: `${queuePrefix}:upstream:rps`,
+        merchantId: 'merchant-a',
+        environment: 'live',
+      });
+    // Two processes of one deployment, each with its own connection and limiter, both busy.
+    const a = limiterOf(redisA);
+    const b = limiterOf(redisB);
+    const grants: { process: 'a' | 'b'; at: number }[] = [];
+    let running = true;
+    const busy = (limiter: typeof a, process: 'a' | 'b') =>
+      Array.from({ length: 4 }, async () => {
+        while (running) {
+          await limiter.acquire();
+          if (running) grants.push({ process, at: Date.now() });
+        }
+      });
+    const loops = [...busy(a, 'a'), ...busy(b, 'b')];
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    // Process a meets a 429 with Retry-After: 1 s.
+    a.throttled(1_000);
+    const throttledAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // b heard it (it looks four times a second): its rate is down to 70 % of the ceiling.
+    expect(b.currentRate()).toBeLessThanOrEqual(7.01);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    running = false;
+    await Promise.all(loops);
+    const after = (from: number, to: number, process?: 'a' | 'b') =>
+      grants.filter(
+        (grant) =>
+          grant.at >= throttledAt + from &&
+          grant.at < throttledAt + to &&
+          (process === undefined || grant.process === process),
+      ).length;
+    // Held: b too hands out nothing while the Retry-After lasts (before, b went on at 10 a second).
+    expect(after(400, 900, 'b')).toBe(0);
+    expect(after(400, 900, 'a')).toBe(0);
+    // Then both together at the lowered rate, climbing a step a second: about 7 + 8 in the two
+    // seconds after the hold, where the shared window alone would have handed out 20.
+    expect(after(1_000, 3_000)).toBeLessThanOrEqual(17);
+    expect(after(1_000, 3_000)).toBeGreaterThanOrEqual(10);
   });
 });
