@@ -45,6 +45,28 @@ interface Target {
 const running = new WeakMap<Kysely<Database>, Map<WindowKind, Promise<WindowReadOutcome>>>();
 
 /**
+ * Items a page listed without all a read by id books (see listedInFull), per database: the
+ * planner leaves them out of the next windows for {@link LEFT_TO_READS_MS}, so that their open
+ * events do not set off window after window that lists them again without covering them.
+ */
+const leftToReads = new WeakMap<Kysely<Database>, Map<string, number>>();
+const LEFT_TO_READS_MS = 5 * 60_000;
+const LEFT_TO_READS_MAX = 10_000;
+
+function leaveToReads(deps: ResolvedSyncDependencies, keys: readonly string[]): void {
+  let left = leftToReads.get(deps.db);
+  if (!left) leftToReads.set(deps.db, (left = new Map()));
+  if (left.size + keys.length > LEFT_TO_READS_MAX) left.clear();
+  const until = deps.now().getTime() + LEFT_TO_READS_MS;
+  for (const key of keys) left.set(key, until);
+}
+
+function isLeftToReads(deps: ResolvedSyncDependencies, key: string, nowMs: number): boolean {
+  const until = leftToReads.get(deps.db)?.get(key);
+  return until !== undefined && until > nowMs;
+}
+
+/**
  * Covers the resources of `kind` that wait to be synced with the pages of one creation window,
  * when that is cheaper than reading them one by one (docs/processing.md, "Window reads").
  *
@@ -173,6 +195,17 @@ async function walkSpan(
       else asked = ask();
       // What a list leaves out, a read of the item itself books: such items are left to it.
       const whole = items.filter((item) => listedInFull(kind, item));
+      if (whole.length < items.length) {
+        leaveToReads(
+          deps,
+          items
+            .filter((item) => !listedInFull(kind, item))
+            .flatMap((item) => [
+              keyOf(kind, { id: item.id }),
+              keyOf(kind, { reference: referenceOf(kind, item) }),
+            ]),
+        );
+      }
       if (whole.length > 0) {
         const fetched = whole.map((item) => listedFetch(kind, item, fetchStartedAt, upToId));
         announceConsequences((await applyFetched(deps, fetched)).consequences);
@@ -196,7 +229,7 @@ async function walkSpan(
  * The waiting resources of `kind` a window could cover, each with its creation time: the
  * mirror's when it knows the item, else the arrival of its first event less the slack. Items
  * created before `maxAgeMs` ago are left to per-item reads, so one old item never stretches the
- * window over months of others.
+ * window over months of others; so are the items a page listed in part.
  */
 async function plannedTargets(
   deps: ResolvedSyncDependencies,
@@ -206,10 +239,12 @@ async function plannedTargets(
   const waiting: WaitingResource[] = await waitingResourcesOf(deps.db, kind, MAX_WAITING);
   if (waiting.length < settings.minItems) return [];
   const known = await mirrorCreationTimes(deps.db, kind, waiting);
-  const oldest = deps.now().getTime() - settings.maxAgeMs;
+  const nowMs = deps.now().getTime();
+  const oldest = nowMs - settings.maxAgeMs;
   const targets: Target[] = [];
   for (const resource of waiting) {
     const key = keyOf(kind, resource);
+    if (isLeftToReads(deps, key, nowMs)) continue;
     const createdAt = known.get(key);
     const createdMs =
       createdAt !== undefined
