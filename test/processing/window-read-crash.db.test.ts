@@ -29,7 +29,10 @@ import { startWorkerProcess, type WorkerProcess } from './support/worker-process
  * (`settlementProblems`), a reversal journal, a status behind the simulator's, or a second
  * `transfer_failed` alert; a page whose inbox rows were closed without their items booked would
  * show as a status mismatch with every inbox row closed. The last test checks that the check
- * itself sees a second settlement journal.
+ * itself sees a second settlement journal. Seen to fail (2026-11-29, not committed): with the
+ * ledger changed to post a settlement again when a listed item (`via: poll`) repeats a version
+ * it already holds, the run failed with 91 transfers holding two settlement journals, the
+ * successful ones of the page the dead worker had committed, read again by the new worker.
  */
 
 const TRANSFERS = 300;
