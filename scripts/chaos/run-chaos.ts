@@ -13,7 +13,10 @@
  * live-like and a sandbox account, each fed by a simulator of its own; the faults are the same,
  * and each tenant's books are judged against its own simulator's truth (scripts/chaos/chaos-tenants.ts).
  *
- * Usage: npm run test:chaos -- [--config sqlite|postgres|both] [--items N | --short] [--tenants 1|2] [--no-write]
+ * With `--throttle-rps N` (issue 37) the simulators throttle at N requests a second, as the service
+ * does, and the daemon's budget is the same N (`PAYSYNC_UPSTREAM_RPS`).
+ *
+ * Usage: npm run test:chaos -- [--config sqlite|postgres|both] [--items N | --short] [--tenants 1|2] [--throttle-rps N] [--no-write]
  * Prints a table of what was injected and what was found, writes it to docs/reliability.md,
  * and exits 0 when every configuration is clean, 1 otherwise.
  */
@@ -65,6 +68,9 @@ const HELP = `Usage: npm run test:chaos -- [options]
                  set of processes")
   --retention <d>  prune under fire: every PAYSYNC_RETENTION_*_AFTER set to <d> (e.g. 1m), the
                  retention task every 15 s (docs/retention.md); default: the daemon's defaults
+  --throttle-rps <n>  the simulators throttled at <n> requests a second (429 with Retry-After
+                 past it, as the service does) and PAYSYNC_UPSTREAM_RPS=<n> for the daemon
+                 (default: unthrottled, a budget of 200); also PAYSYNC_CHAOS_THROTTLE_RPS
   --no-write     leave docs/reliability.md alone
   -h, --help     this text
 
@@ -78,6 +84,7 @@ const { values } = parseArgs({
     short: { type: 'boolean', default: false },
     retention: { type: 'string' },
     tenants: { type: 'string', default: '1' },
+    'throttle-rps': { type: 'string' },
     'no-write': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -110,7 +117,15 @@ if (items < 10 * tenantCount) {
   console.error(`--items must be at least 10 a tenant (${10 * tenantCount})`);
   process.exit(2);
 }
-const form = values.short ? 'short' : items >= 10_000 ? 'long' : `${items} items`;
+const throttleValue = values['throttle-rps'] ?? process.env.PAYSYNC_CHAOS_THROTTLE_RPS;
+const throttleRps = throttleValue === undefined || throttleValue === '' ? 0 : Number(throttleValue);
+if (!Number.isInteger(throttleRps) || throttleRps < 0) {
+  console.error(`--throttle-rps must be a whole number of requests a second, not ${throttleValue}`);
+  process.exit(2);
+}
+const form = `${values.short ? 'short' : items >= 10_000 ? 'long' : `${items} items`}${
+  throttleRps > 0 ? `, throttled at ${throttleRps} req/s` : ''
+}`;
 const postgresUrl =
   process.env.PAYSYNC_CHAOS_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -279,6 +294,9 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
       seed: 14 + index,
       webhookAttemptsKept: itemsEach * 30,
       webhookRetryDelaysMs: CHAOS_WEBHOOK_RETRIES_MS,
+      // The service's throttle (issue 37): 429 and Retry-After past it, shared by the daemon and
+      // this script's own requests (refunds of the traffic), which retry them.
+      ...(throttleRps > 0 ? { rps: throttleRps } : {}),
       ...(plan.environment === 'live'
         ? { apiKey: `sk_live_${randomBytes(18).toString('base64url')}` }
         : {}),
@@ -360,7 +378,7 @@ async function runConfiguration(config: 'sqlite' | 'postgres'): Promise<Outcome>
     PAYSYNC_QUEUE_PREFIX: `chaos-${config}`,
     PAYSYNC_PORT: String(daemonPort),
     PAYSYNC_OPS_PORT: String(opsPort),
-    PAYSYNC_UPSTREAM_RPS: '200',
+    PAYSYNC_UPSTREAM_RPS: throttleRps > 0 ? String(throttleRps) : '200',
     PAYSYNC_LOG_LEVEL: 'warn',
     PAYSYNC_SWEEP_CRON: '*/10 * * * * *',
     PAYSYNC_JANITOR_CRON: '*/5 * * * * *',
