@@ -163,12 +163,8 @@ async function play(ctx: SyncContext, s: Scenario, baseMs: number) {
   }
 }
 
-/**
- * Everything the items have in the books, by reference, without ids or our own clock's times.
- * `intentFailureCodes: false` leaves out the failure code of payment intents: see the known
- * defect below.
- */
-async function booksByReference(db: Executor, options: { intentFailureCodes: boolean }) {
+/** Everything the items have in the books, by reference, without ids or our own clock's times. */
+async function booksByReference(db: Executor) {
   const transfers = await db
     .selectFrom('transfers')
     .select([
@@ -219,12 +215,10 @@ async function booksByReference(db: Executor, options: { intentFailureCodes: boo
   const sorted = <T>(rows: T[]) =>
     rows.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
   return {
-    mirror: [
-      ...transfers,
-      ...intents.map((row) =>
-        options.intentFailureCodes ? row : { ...row, failure_code: 'not compared' },
-      ),
-    ].map(({ id: _id, ...row }) => ({ ...row, amount: Number(row.amount) })),
+    mirror: [...transfers, ...intents].map(({ id: _id, ...row }) => ({
+      ...row,
+      amount: Number(row.amount),
+    })),
     // Per item in order of change; the items' relative order depends on the batches.
     statusHistory: sorted(
       history.map(({ resource_id, ...row }) => ({ ...row, resource: ref(resource_id) })),
@@ -297,12 +291,11 @@ describe(`window reads book what per-item reads book, on ${testDialect()}`, () =
         runs += 1;
         try {
           const { byWindow, perItem } = await playBoth(s, seed);
-          const options = { intentFailureCodes: false };
-          const books = await booksByReference(byWindow.database.db, options);
+          const books = await booksByReference(byWindow.database.db);
           // Every item is in the books at its final status.
           expect(books.mirror).toHaveLength(s.items.length);
           for (const row of books.mirror) expect(['successful', 'failed']).toContain(row.status);
-          expect(books).toEqual(await booksByReference(perItem.database.db, options));
+          expect(books).toEqual(await booksByReference(perItem.database.db));
         } finally {
           await Promise.all(contexts.splice(0).map((context) => context.cleanup()));
         }
@@ -315,16 +308,13 @@ describe(`window reads book what per-item reads book, on ${testDialect()}`, () =
     expect(await windowPages()).toBeGreaterThan(pagesBefore);
   }, 120_000);
 
-  // KNOWN DEFECT (found by the property above; src/ is not this branch's to change): the
-  // service's list responses leave out the failure `code` of a payment intent's
-  // `lastPaymentFailure` (the interface document's notes on lists; the simulator's
-  // `presentItem(item, 'list')`). A window read applies a listed intent as its covering fetch,
-  // so a failed intent booked by a window has `failure_code` null in the mirror where a read by
-  // id books `insufficient_funds`, and no later read rewrites it (the same version). Transfers
-  // are read by list either way, so theirs agree. This test pins the difference as it is today
-  // and turns red once the window path books the code: then delete it and drop
-  // `intentFailureCodes: false` from the property, which then compares the codes too.
-  test('KNOWN DEFECT: a failed payment intent booked by a window read loses its failure code', async () => {
+  // Found by the property above: the service's list answers leave out the failure `code` of a
+  // payment intent's `lastPaymentFailure` ("present in retrieval responses"; the simulator's
+  // `presentItem(item, 'list')`). A window read applied the listed intent as its covering
+  // fetch, so a failed intent booked by a window had `failure_code` null where a read by id
+  // books `insufficient_funds`, and no later read rewrote it (the same version). Now such an
+  // intent is left to a read by id.
+  test('a failed payment intent listed without its failure code is read by id: the window books the code too', async () => {
     const intent = (n: number): Item => ({
       kind: 'payment_intent',
       failing: n % 2 === 0,
@@ -337,10 +327,8 @@ describe(`window reads book what per-item reads book, on ${testDialect()}`, () =
     const s: Scenario = { items: [0, 1, 2, 3, 4, 5].map(intent), sizes: [6], rounds: 1 };
     try {
       const { byWindow, perItem } = await playBoth(s, 7);
-      // Everything else agrees.
-      const without = { intentFailureCodes: false };
-      expect(await booksByReference(byWindow.database.db, without)).toEqual(
-        await booksByReference(perItem.database.db, without),
+      expect(await booksByReference(byWindow.database.db)).toEqual(
+        await booksByReference(perItem.database.db),
       );
       const codes = async (db: Executor) =>
         (
@@ -356,11 +344,11 @@ describe(`window reads book what per-item reads book, on ${testDialect()}`, () =
         'sale-2 insufficient_funds',
         'sale-4 insufficient_funds',
       ]);
-      // The defect: the window read booked them from a list page, without the code.
+      // Before, the window read booked them from a list page, without the code: `sale-0 null`…
       expect(await codes(byWindow.database.db)).toEqual([
-        'sale-0 null',
-        'sale-2 null',
-        'sale-4 null',
+        'sale-0 insufficient_funds',
+        'sale-2 insufficient_funds',
+        'sale-4 insufficient_funds',
       ]);
     } finally {
       await Promise.all(contexts.splice(0).map((context) => context.cleanup()));
