@@ -7,7 +7,8 @@ import { checkRuns } from './check-runs.ts';
 import { checkService } from './check-service.ts';
 import type { CheckResult } from './check-result.ts';
 
-export type { CheckResult } from './check-result.ts';
+export type { CheckResult, CheckStatus } from './check-result.ts';
+export { checkStatus } from './check-result.ts';
 export {
   checkCredentialRecord,
   checkDatabase,

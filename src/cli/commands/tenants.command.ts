@@ -174,7 +174,8 @@ export async function checkEveryTenant(tenants: Tenants, flags: JsonFlag): Promi
     say(`${mark(result.ok)} ${result.tenant}`);
     for (const check of result.checks) {
       const hint = check.hint ? ` → ${check.hint}` : '';
-      say(`  ${mark(check.ok)} ${check.name.padEnd(8)} ${check.detail}${hint}`);
+      const checkMark = check.ok && check.warning ? '⚠' : mark(check.ok);
+      say(`  ${checkMark} ${check.name.padEnd(8)} ${check.detail}${hint}`);
     }
   }
   say(
