@@ -73,6 +73,33 @@ describe(`paysync doctor on a fresh database on ${testDialect()}`, () => {
     expect(result.stdout).not.toContain('no runs yet');
   });
 
+  it('warns while the service has no webhook for this receiver, then names the one registered', async () => {
+    const before = await runCliInProcess(['doctor'], { env });
+    expect(before.stdout).toMatch(
+      /^⚠ webhooks +none of the 0 webhook\(s\) registered at the service delivers to a URL ending in \/webhooks.* → register this receiver: paysync webhooks register --url /m,
+    );
+    expect(before.code).toBe(0);
+
+    const url = 'http://127.0.0.1:8080/webhooks';
+    const registered = await runCliInProcess(['webhooks', 'register', '--url', url], { env });
+    expect(registered.code).toBe(0);
+    const after = await runCliInProcess(['doctor'], { env });
+    expect(after.stdout).toMatch(
+      /^✔ webhooks +registered at the service for http:\/\/127\.0\.0\.1:8080\/webhooks$/m,
+    );
+
+    await runCliInProcess(['webhooks', 'register', '--url', url], { env });
+    const twice = await runCliInProcess(['doctor', '--json'], { env });
+    const webhooks = (JSON.parse(twice.stdout) as DoctorJson).checks.find(
+      (check) => check.name === 'webhooks',
+    );
+    expect(webhooks).toMatchObject({ status: 'warn' });
+    expect(webhooks!.message).toContain('is registered 2 times');
+    expect(webhooks!.hint).toMatch(
+      /^delete the extra registration\(s\): paysync webhooks delete wh_/,
+    );
+  });
+
   it('--json keeps exit code 1 when a check fails, the document still on stdout', async () => {
     const result = await runCliInProcess(['doctor', '--json'], {
       env: { ...env, PAYSYNC_UPSTREAM_URL: 'http://127.0.0.1:9' },
