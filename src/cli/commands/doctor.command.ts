@@ -15,7 +15,9 @@ function line(result: CheckResult, status: CheckStatus): string {
 /** `paysync doctor [--json]`: one line per check, ✔, ⚠ or ✖ with a fix; exit 1 if any failed. */
 export function doctorCommand(): Command {
   return new Command('doctor')
-    .description('check config, database, Redis and the service credentials; one line each')
+    .description(
+      'check config, database, Redis, the service, its webhook registration and the scheduled runs; one line each',
+    )
     .option('--json', 'print one JSON document: ok, and each check with name, status, message')
     .addHelpText(
       'after',
