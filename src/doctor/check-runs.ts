@@ -4,7 +4,7 @@ import { cronTable } from '../../jobs/cron-table.ts';
 import type { Config } from '../config/index.ts';
 import { createDatabase, dialectOf } from '../db/index.ts';
 import { missedWebhooksSince, taskHealth } from '../runs/index.ts';
-import { failed, passed, type CheckResult } from './check-result.ts';
+import { failed, passed, warned, type CheckResult } from './check-result.ts';
 
 /**
  * Whether every scheduled task succeeded within three of its intervals, and how many items
@@ -31,10 +31,20 @@ export async function checkRuns(config: Config, now: Date): Promise<CheckResult 
     const missedText = `${missed} item${missed === 1 ? '' : 's'} found only by sweeps in the last 24 h`;
     const late = health.filter((task) => !task.ok);
     if (late.length === 0) {
-      const running = health.length;
+      const ran = health.filter((task) => task.hasRun).length;
+      const notYet = health.filter((task) => !task.hasRun).map((task) => task.task);
+      if (ran === 0) {
+        return warned(
+          'runs',
+          `no runs yet (${health.length} scheduled task${health.length === 1 ? '' : 's'} enabled); ${missedText}`,
+          'start `paysync start` (or `paysync schedule` and `paysync work`), then look again',
+        );
+      }
+      const pending =
+        notYet.length > 0 ? `, ${notYet.length} with no run yet (${notYet.join(', ')})` : '';
       return passed(
         'runs',
-        `${running} scheduled task${running === 1 ? '' : 's'} on time; ${missedText}`,
+        `${ran} scheduled task${ran === 1 ? '' : 's'} on time${pending}; ${missedText}`,
       );
     }
     return failed(

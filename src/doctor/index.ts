@@ -5,9 +5,11 @@ import { checkEndpointSecrets } from './check-endpoint-secrets.ts';
 import { checkRedis } from './check-redis.ts';
 import { checkRuns } from './check-runs.ts';
 import { checkService } from './check-service.ts';
+import { checkWebhooks } from './check-webhooks.ts';
 import type { CheckResult } from './check-result.ts';
 
-export type { CheckResult } from './check-result.ts';
+export type { CheckResult, CheckStatus } from './check-result.ts';
+export { checkStatus } from './check-result.ts';
 export {
   checkCredentialRecord,
   checkDatabase,
@@ -15,6 +17,7 @@ export {
   checkRedis,
   checkRuns,
   checkService,
+  checkWebhooks,
 };
 
 /** Every check, run side by side; one failing never stops the others. */
@@ -24,6 +27,7 @@ export async function runDoctorChecks(config: Config, now: Date): Promise<CheckR
     checkDatabase(config.databaseUrl),
     checkRedis(config.redisUrl),
     checkService(config, Math.min(config.upstream.timeoutMs, 5000)),
+    checkWebhooks(config, now, Math.min(config.upstream.timeoutMs, 5000)),
     checkCredentialRecord(config.databaseUrl),
     checkRuns(config, now),
     checkEndpointSecrets(config),

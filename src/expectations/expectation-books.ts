@@ -119,7 +119,7 @@ export interface ExpectationPeriodReport {
   readonly environment: string;
   readonly from: string;
   readonly to: string;
-  /** Expectations whose window ends in `[from, to)`, by state (every state, 0 included). */
+  /** Expectations whose window ends in `(from, to]`, by state (every state, 0 included). */
   readonly states: readonly { state: ExpectationState; count: number }[];
   readonly money: readonly ExpectedMoney[];
   /** Breaks detected in `[from, to)` by kind: open, and resolved (by hand). */
@@ -129,7 +129,7 @@ export interface ExpectationPeriodReport {
 }
 
 /**
- * The report of a period: the expectations due in it (their window ends in `[from, to)`) by
+ * The report of a period: the expectations due in it (their window ends in `(from, to]`) by
  * state, their expected against matched money per currency, and the breaks detected in it.
  */
 export async function expectationPeriodReport(
@@ -140,8 +140,10 @@ export async function expectationPeriodReport(
   const due = db
     .selectFrom('expectations')
     .where('environment', '=', environment)
-    .where('window_to', '>=', window.from)
-    .where('window_to', '<', window.to);
+    // A window's end is exclusive, like a day's: a window ending at the period's last
+    // midnight (`window_to` a calendar day, say) is due in it, one ending at its first is not.
+    .where('window_to', '>', window.from)
+    .where('window_to', '<=', window.to);
   const stateRows = await due
     .select(['state', (eb) => eb.fn.countAll<number | string>().as('count')])
     .groupBy('state')

@@ -103,8 +103,12 @@ export async function runBackfill(
   const options = resolvePollingOptions(request);
   const now = deps.now;
   const kinds = request.kinds ?? SWEEP_KINDS;
-  const span = request.to.getTime() - request.from.getTime() + 1;
-  const windowsPerKind = Math.ceil(span / options.backfillWindowMs);
+  // `to` is inclusive: a range of whole windows plus its closing instant (`--to` a midnight)
+  // is that many windows, the last one ending on `to`, never one more window of 1 ms.
+  const windowsPerKind = Math.max(
+    1,
+    Math.ceil((request.to.getTime() - request.from.getTime()) / options.backfillWindowMs),
+  );
   const windows = windowsPerKind * kinds.length;
   const thisRun = emptyTally();
   const total = emptyTally();
@@ -123,10 +127,10 @@ export async function runBackfill(
       let position = checkpoint ? Date.parse(checkpoint.position) : request.from.getTime();
       for (let index = 0; index < windowsPerKind; index += 1) {
         const windowStart = request.from.getTime() + index * options.backfillWindowMs;
-        const windowEnd = Math.min(
-          windowStart + options.backfillWindowMs - 1,
-          request.to.getTime(),
-        );
+        const windowEnd =
+          index === windowsPerKind - 1
+            ? request.to.getTime()
+            : windowStart + options.backfillWindowMs - 1;
         const progress = {
           kind,
           window: kindIndex * windowsPerKind + index + 1,

@@ -67,6 +67,6 @@ export function sweepCoverage(db: Kysely<Database>, environment: string) {
     }
     return gaps.length === 0
       ? undefined
-      : `no sweep or backfill covered ${gaps.join(' and ')} created in ${window.from} – ${window.to} (see paysync runs; paysync backfill fills a gap)`;
+      : `no sweep or backfill covered ${gaps.join(' and ')} created in ${window.from} – ${window.to} (see paysync runs); paysync backfill --from ${window.from} --to ${window.to} fills the gap`;
   };
 }

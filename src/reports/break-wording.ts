@@ -23,15 +23,15 @@ type Wording = (d: DiscrepancySummary, detail: Record<string, unknown>) => [stri
 export const BREAK_WORDING: Readonly<Record<string, Wording>> = {
   status_regression: (d, x) => [
     `${subjectOf(d)} went back from ${String(x.held ?? '?')} to ${String(x.upstream ?? '?')} at the service; the ledger kept ${String(x.held ?? 'its status')}`,
-    'ask the service which status is true; nothing was booked twice',
+    `ask the service which status is true (paysync show ${subjectOf(d)} has both); nothing was booked twice`,
   ],
   settlement_reversed: (d) => [
     `${subjectOf(d)} failed after it was booked as successful: a reversal was booked`,
-    'confirm with the service and notify the recipient or customer',
+    `confirm with the service and notify the recipient or customer (paysync show ${subjectOf(d)} has the reversal)`,
   ],
   terminal_status_changed: (d, x) => [
     `${subjectOf(d)} changed from one final status to another (${String(x.from ?? '?')} → ${String(x.to ?? '?')})`,
-    'confirm the final status with the service; check whether money moved back',
+    `confirm the final status with the service; check whether money moved back with paysync show ${subjectOf(d)}, and book it with paysync adjust if it did`,
   ],
   amount_changed: (d) => [
     `${subjectOf(d)} changed amount or fees at the service after it was booked; the booked lines were kept`,
@@ -39,15 +39,15 @@ export const BREAK_WORDING: Readonly<Record<string, Wording>> = {
   ],
   same_version_conflict: (d) => [
     `${subjectOf(d)} was sent twice with the same version but different content`,
-    'report it to the service; the first version is kept',
+    `report it to the service (paysync show ${subjectOf(d)} has both versions); the first version is kept`,
   ],
   unknown_upstream_resource: (d) => [
     `${subjectOf(d)} was named in a webhook but the service does not know it`,
-    'check the webhook sender and the environment (live or sandbox); replay the event once resolved',
+    `check the webhook sender and the environment (live or sandbox); once resolved, replay the event with paysync replay ${d.inboxId ?? '<inbox id>'}`,
   ],
   contract_error: (d, x) => [
     `the service answered ${String(x.operation ?? 'a request')} for ${subjectOf(d)} in a form paysync cannot read${typeof (x.problem ?? x.message) === 'string' ? `: ${String(x.problem ?? x.message)}` : ''}`,
-    'the raw answer is kept (paysync show); report it to the service or upgrade paysync',
+    `the raw answer is kept (paysync show ${subjectOf(d)}); report it to the service or upgrade paysync`,
   ],
   balance_drift: (d, x) => [
     `${String(x.account ?? subjectOf(d))} differs from the service by ${money(x.amount, x.currency)} that no item explains (as of ${String(x.asOf ?? '?')})`,
@@ -55,7 +55,7 @@ export const BREAK_WORDING: Readonly<Record<string, Wording>> = {
   ],
   stuck: (d, x) => [
     `${subjectOf(d)} has been ${String(x.status ?? x.lastStatus ?? 'pending')} for ${String(x.ageHours ?? x.age ?? '?')}${typeof x.ageHours === 'number' ? ' h' : ''}, past its SLA`,
-    'ask the service about it; paysync keeps polling it daily',
+    `ask the service about it (paysync show ${subjectOf(d)}); paysync keeps polling it daily`,
   ],
   receipt_unavailable: (d) => [
     `the receipt of ${subjectOf(d)} could not be fetched`,

@@ -107,7 +107,9 @@ export interface MoneySummary {
   readonly payouts: number;
   /** Change of the service accounts from items: gross − refunds − payouts − fees. */
   readonly net: number;
-  /** Change of the service accounts from opening balances and adjustments. */
+  /** Change of the service accounts from opening balances (booked by the first snapshot). */
+  readonly openingBalances: number;
+  /** Change of the service accounts from adjustments (`paysync adjust`). */
   readonly adjustments: number;
 }
 
@@ -170,12 +172,13 @@ async function moneyIn(
       refunds: 0,
       payouts: 0,
       net: 0,
+      openingBalances: 0,
       adjustments: 0,
     };
     byCurrency.set(row.currency, money);
-    const manual = row.entryType === 'opening' || row.entryType === 'adjustment';
     if (row.account.startsWith('service:')) {
-      if (manual) money.adjustments += total;
+      if (row.entryType === 'opening') money.openingBalances += total;
+      else if (row.entryType === 'adjustment') money.adjustments += total;
       else money.net += total;
     } else if (row.account === 'income:payments') money.gross -= total;
     else if (row.account === 'expenses:transfer-fees') money.fees += total;
@@ -243,7 +246,11 @@ async function dayDiscrepancies(
     .sort((a, b) => a.id - b.id);
 }
 
-function ageing(items: readonly OpenItem[], now: number) {
+/**
+ * The items still open, by their age at `asOf`; an item created after `asOf` is left out, so a
+ * past day's report counts only what existed by its end.
+ */
+function ageing(items: readonly OpenItem[], asOf: number) {
   const buckets = [
     { bucket: '<1h', max: HOUR, count: 0 },
     { bucket: '1-24h', max: 24 * HOUR, count: 0 },
@@ -251,7 +258,8 @@ function ageing(items: readonly OpenItem[], now: number) {
     { bucket: '>3d', max: Number.POSITIVE_INFINITY, count: 0 },
   ];
   for (const item of items) {
-    const age = now - Date.parse(item.createdAt ?? item.updatedAt);
+    const age = asOf - Date.parse(item.createdAt ?? item.updatedAt);
+    if (age < 0) continue;
     buckets.find((b) => age < b.max)!.count += 1;
   }
   return buckets.map(({ bucket, count }) => ({ bucket, count }));
@@ -302,7 +310,7 @@ export async function buildDailyReport(request: DailyReportRequest): Promise<Dai
       kind: 'stuck',
       subject: item.id,
       line: `${item.id} has been ${item.status} for ${item.ageHours} h, past its ${item.slaHours} h SLA`,
-      action: 'ask the service about it; paysync keeps polling it',
+      action: `ask the service about it (paysync show ${item.id}); paysync keeps polling it`,
     });
   }
   const breakingKinds = new Set(
@@ -319,14 +327,18 @@ export async function buildDailyReport(request: DailyReportRequest): Promise<Dai
   const balances =
     window.to <= now.toISOString() ? await endOfDayBalances(db, environment, window.to) : null;
   if (window.to > now.toISOString())
-    incomplete.push(`the day is not over yet (it ends ${window.to})`);
+    incomplete.push(
+      `the day is not over yet (it ends ${window.to}): run paysync report --date ${day} after it ends`,
+    );
   else if (balances === null) {
-    incomplete.push(`no end-of-day balance snapshot as of ${window.to}`);
+    incomplete.push(
+      `no end-of-day balance snapshot as of ${window.to}: take it with paysync balances --at ${window.to}`,
+    );
   }
   for (const balance of balances ?? []) {
     if (balance.difference === null) {
       incomplete.push(
-        `the end-of-day answer does not list ${balance.accountType} ${balance.currency} (ledger ${balance.ledger} ${balance.currency}, in minor units): not compared, never read as 0`,
+        `the end-of-day answer does not list ${balance.accountType} ${balance.currency} (ledger ${balance.ledger} ${balance.currency}, in minor units): not compared, never read as 0; ask the service why, then take the snapshot again with paysync balances --at ${window.to}`,
       );
       continue;
     }
@@ -350,8 +362,11 @@ export async function buildDailyReport(request: DailyReportRequest): Promise<Dai
         ' to see the explanation, then book what is missing with paysync adjust',
     });
   }
-  if (!request.coverage) incomplete.push('sweep coverage is unknown (no sweep records)');
-  else {
+  if (!request.coverage) {
+    incomplete.push(
+      `sweep coverage is unknown (no sweep records): paysync backfill --from ${window.from} --to ${window.to} covers the day`,
+    );
+  } else {
     const gap = await request.coverage(window);
     if (gap) incomplete.push(gap);
   }
@@ -376,7 +391,7 @@ export async function buildDailyReport(request: DailyReportRequest): Promise<Dai
     breaks,
     endOfDayBalances: balances,
     incomplete,
-    ageing: ageing(open, now.getTime()),
+    ageing: ageing(open, Math.min(now.getTime(), Date.parse(window.to))),
     expectationBreaks: [...expectationBreaks.values()].sort((a, b) => a.kind.localeCompare(b.kind)),
   };
 }

@@ -12,6 +12,8 @@ export interface ScheduledTaskSpec {
 export interface TaskHealth {
   readonly task: string;
   readonly ok: boolean;
+  /** False while the task has no run on file: nothing has run, so nothing is late either. */
+  readonly hasRun: boolean;
   /** One line for `doctor`. */
   readonly detail: string;
 }
@@ -48,7 +50,12 @@ export async function taskHealth(
     if (spec.cron === 'off') continue;
     const summary = summaries.get(spec.task);
     if (!summary) {
-      results.push({ task: spec.task, ok: true, detail: `${spec.task}: no run on file yet` });
+      results.push({
+        task: spec.task,
+        ok: true,
+        hasRun: false,
+        detail: `${spec.task}: no run on file yet`,
+      });
       continue;
     }
     const interval = cronIntervalMs(spec.cron, now);
@@ -59,6 +66,7 @@ export async function taskHealth(
       results.push({
         task: spec.task,
         ok: true,
+        hasRun: true,
         detail: `${spec.task}: last succeeded ${summary.lastSucceededAt}`,
       });
       continue;
@@ -66,6 +74,7 @@ export async function taskHealth(
     results.push({
       task: spec.task,
       ok: false,
+      hasRun: true,
       detail: `${spec.task}: ${summary.lastSucceededAt ? `no success since ${summary.lastSucceededAt}` : 'never succeeded'} (${Math.round(age / 60_000)} min, more than ${MISSED_INTERVALS_ALLOWED} intervals of ${Math.round(interval / 1000)} s); last run ${summary.lastOutcome} at ${summary.lastStartedAt}`,
     });
   }

@@ -38,7 +38,7 @@ describe('paysync balances, adjust and report', () => {
     const result = await runCli(['balances'], { env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Balances as of \d{4}-\d{2}-\d{2}T/);
+    expect(result.stdout).toMatch(/^Balances as of \d{4}-\d{2}-\d{2}T/m);
     expect(result.stdout).toMatch(
       /transfer\s+XOF\s+2,500,000 XOF\s+2,500,000 XOF\s+0 \(0 XOF\)\s+agrees/,
     );

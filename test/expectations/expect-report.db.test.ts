@@ -109,7 +109,7 @@ describe('paysync expect report', () => {
     const result = await report(['--from', '2026-03-04', '--to', '2026-03-05']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      'Expectations due 2026-03-04 – 2026-03-05 (UTC, sandbox): window ending in [2026-03-04T00:00:00.000Z, 2026-03-06T00:00:00.000Z)',
+      'Expectations due 2026-03-04 – 2026-03-05 (UTC, sandbox): window ending in (2026-03-04T00:00:00.000Z, 2026-03-06T00:00:00.000Z]',
     );
     expect(result.stdout).toMatch(/^EUR\s+1\s+10\.00 EUR – 12\.00 EUR\s+0\.00 EUR$/m);
     expect(result.stdout).toMatch(/^XOF\s+3\s+95,000 XOF\s+54,000 XOF$/m);

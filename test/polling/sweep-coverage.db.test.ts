@@ -33,7 +33,7 @@ describe('what the sweeps and backfills vouch for', () => {
       await checkpoint(`sweep:${kind}:sandbox`, '2026-11-22T00:00:00.000Z');
     }
     expect(await sweepCoverage(database.db, 'sandbox')(day)).toBe(
-      `no sweep or backfill covered intents and transfers created in ${day.from} – ${day.to} (see paysync runs; paysync backfill fills a gap)`,
+      `no sweep or backfill covered intents and transfers created in ${day.from} – ${day.to} (see paysync runs); paysync backfill --from ${day.from} --to ${day.to} fills the gap`,
     );
     await checkpoint(
       'backfill:payment_intent:sandbox:2026-11-18T00:00:00.000Z..2026-11-20T23:59:59.999Z',

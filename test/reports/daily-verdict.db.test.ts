@@ -92,7 +92,7 @@ describe('the daily verdict', () => {
     expect(day.breaks).toEqual([]);
     expect(day.verdict).toBe('INCOMPLETE');
     expect(day.incomplete).toEqual([
-      'the end-of-day answer does not list transfer XOF (ledger 989900 XOF, in minor units): not compared, never read as 0',
+      `the end-of-day answer does not list transfer XOF (ledger 989900 XOF, in minor units): not compared, never read as 0; ask the service why, then take the snapshot again with paysync balances --at ${MIDNIGHT}`,
     ]);
   });
 
@@ -137,7 +137,9 @@ describe('the daily verdict', () => {
     await syncTransfer(context, id);
     const noSnapshot = await report('2026-11-21T01:00:00.000Z');
     expect(noSnapshot.verdict).toBe('INCOMPLETE');
-    expect(noSnapshot.incomplete).toEqual([`no end-of-day balance snapshot as of ${MIDNIGHT}`]);
+    expect(noSnapshot.incomplete).toEqual([
+      `no end-of-day balance snapshot as of ${MIDNIGHT}: take it with paysync balances --at ${MIDNIGHT}`,
+    ]);
 
     context.sim.control.advance(15 * 3_600_000);
     await endOfDaySnapshot(context);

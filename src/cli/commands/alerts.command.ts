@@ -66,6 +66,10 @@ async function withAlerts<T>(
   }
 }
 
+/** Under `alerts list`'s table: what its SENT column says. */
+const SENT_LEGEND =
+  'SENT: the latest delivery to each sink (ok, pending, failed×attempts); - means none: only the log has it (no sink configured, or none takes this alert).';
+
 /** `slack ok, email failed×2` from the latest delivery per sink; the log is left out. */
 function deliverySummary(deliveries: readonly AlertDelivery[]): string {
   const latest = new Map<string, AlertDelivery>();
@@ -137,6 +141,7 @@ export function alertsCommand(): Command {
             found,
           ),
         );
+        say(SENT_LEGEND);
       });
     });
 

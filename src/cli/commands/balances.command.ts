@@ -107,8 +107,21 @@ function notInAnswerLine(missing: UnansweredAccount): string {
   return `Not in the service's answer, so not compared (never read as 0): ${missing.accountType} ${missing.currency} (ledger ${formatAmount(missing.ledger, missing.currency)})`;
 }
 
+/** What `balances` wrote, said first: the name reads like a query, and it is not one. */
+function writtenLines(outcome: Extract<SnapshotOutcome, { ok: true }>): string[] {
+  const lines = [
+    `Took and stored a balance snapshot as of ${outcome.asOf} (for a read-only view of the last one: paysync balances --cached).`,
+  ];
+  if (outcome.openings.length > 0) {
+    lines.push(
+      `First snapshot: booked ${outcome.openings.length} opening balance${outcome.openings.length === 1 ? '' : 's'} in the ledger, listed below.`,
+    );
+  }
+  return lines;
+}
+
 function renderSnapshot(outcome: Extract<SnapshotOutcome, { ok: true }>): string {
-  const lines = [renderComparisons(outcome.asOf, outcome.comparisons)];
+  const lines = [...writtenLines(outcome), renderComparisons(outcome.asOf, outcome.comparisons)];
   for (const opening of outcome.openings) {
     lines.push(
       `Opening balance booked: ${opening.account} ${formatAmount(opening.amount, opening.currency)} as of ${opening.effectiveAt} (${opening.resourceId})`,
@@ -181,13 +194,18 @@ async function withBalances<T>(
 /** `paysync balances`: the service's balances against the ledger's, explained. */
 export function balancesCommand(): Command {
   return new Command('balances')
-    .description("take a balance snapshot now and compare the service's accounts with the ledger")
+    .description(
+      "take and store a balance snapshot (the first one books the opening balances) and compare the service's accounts with the ledger; --cached only reads",
+    )
     .addOption(
       new Option('--at <time>', `the instant to ask the balance for: ${TIME_FORMS}`).argParser(
         timeOption('--at'),
       ),
     )
-    .option('--cached', 'use the newest stored snapshot instead of asking the service')
+    .option(
+      '--cached',
+      'read only: the newest stored snapshot, no call to the service, nothing written',
+    )
     .option('--history', 'list stored snapshots instead (with --account and --since)')
     .addOption(
       new Option('--account <type>', 'with --history: one account type').argParser(accountType),
@@ -207,6 +225,11 @@ export function balancesCommand(): Command {
     .addHelpText(
       'after',
       `
+This writes: it asks the service for its balances and stores the snapshot; the first time, it
+also books the opening balances in the ledger (one per account and currency), as the service
+held them just before the earliest item. For a read-only view of the last snapshot, with no call to the
+service and nothing written: paysync balances --cached.
+
 Examples:
   $ paysync balances                          snapshot now; service vs ledger per account and currency
   $ paysync balances --cached --json          the last snapshot, no call to the service

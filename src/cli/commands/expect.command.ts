@@ -428,7 +428,7 @@ Exit codes: 0 listed (also when there are none), 1 the database cannot be reache
               { header: 'STATE', value: (e) => e.state },
               { header: 'REFERENCE', value: (e) => e.reference ?? '-' },
               { header: 'COUNTERPARTY', value: (e) => maskCounterparty(e.counterparty) },
-              { header: 'V', value: (e) => String(e.version), align: 'right' },
+              { header: 'VERSION', value: (e) => String(e.version), align: 'right' },
             ],
             rows,
           ),
@@ -511,7 +511,7 @@ Exit codes: 0 shown, 1 no such expectation or the database cannot be reached.`,
           renderTable<ExpectationHistoryView>(
             [
               { header: 'AT (UTC)', value: (h) => h.at },
-              { header: 'V', value: (h) => String(h.version), align: 'right' },
+              { header: 'VERSION', value: (h) => String(h.version), align: 'right' },
               { header: 'CHANGE', value: (h) => h.change },
               { header: 'SOURCE', value: (h) => h.source },
               { header: 'BY', value: (h) => h.actor ?? '-' },

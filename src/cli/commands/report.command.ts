@@ -22,6 +22,13 @@ function dayArgument(value: string): string {
   return text;
 }
 
+/** For a past day: the ages are as of its end, and items created after it are left out. */
+function ageAsOf(report: DailyReport): string {
+  return report.generatedAt >= report.window.to
+    ? ` at the end of the day (still open now, created by ${report.window.to})`
+    : '';
+}
+
 function renderReport(report: DailyReport): string {
   const lines = [
     `${report.day} (${report.timeZone}, ${report.environment}): ${report.verdict}`,
@@ -84,6 +91,11 @@ function renderReport(report: DailyReport): string {
             },
             { header: 'NET', value: (m) => formatAmount(m.net, m.currency), align: 'right' },
             {
+              header: 'OPENING BALANCES',
+              value: (m) => formatAmount(m.openingBalances, m.currency),
+              align: 'right',
+            },
+            {
               header: 'ADJUSTMENTS',
               value: (m) => formatAmount(m.adjustments, m.currency),
               align: 'right',
@@ -122,7 +134,7 @@ function renderReport(report: DailyReport): string {
   }
   lines.push(
     '',
-    `Open items by age: ${report.ageing.map((a) => `${a.bucket} ${a.count}`).join(', ')}`,
+    `Open items by age${ageAsOf(report)}: ${report.ageing.map((a) => `${a.bucket} ${a.count}`).join(', ')}`,
   );
   return lines.join('\n');
 }

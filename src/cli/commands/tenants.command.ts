@@ -148,7 +148,7 @@ Examples:
  * and `paysync doctor` without --tenant on a file listing several.
  */
 export async function checkEveryTenant(tenants: Tenants, flags: JsonFlag): Promise<void> {
-  const { runDoctorChecks } = await import('../../doctor/index.ts');
+  const { runDoctorChecks, checkStatus } = await import('../../doctor/index.ts');
   const now = cliClock();
   const results = await Promise.all(
     tenants.tenants.map(async (tenant) => {
@@ -166,7 +166,17 @@ export async function checkEveryTenant(tenants: Tenants, flags: JsonFlag): Promi
   const failing = results.filter((result) => !result.ok).map((result) => result.tenant);
   if (failing.length > 0) process.exitCode = ExitCode.failure;
   if (flags.json) {
-    printJson(results);
+    // Each check also in `doctor --json`'s words: status ok/warn/fail and message.
+    printJson(
+      results.map((result) => ({
+        ...result,
+        checks: result.checks.map((check) => ({
+          ...check,
+          status: checkStatus(check),
+          message: check.detail,
+        })),
+      })),
+    );
     return;
   }
   say(`tenants from ${source(tenants)}:`);
@@ -174,7 +184,8 @@ export async function checkEveryTenant(tenants: Tenants, flags: JsonFlag): Promi
     say(`${mark(result.ok)} ${result.tenant}`);
     for (const check of result.checks) {
       const hint = check.hint ? ` → ${check.hint}` : '';
-      say(`  ${mark(check.ok)} ${check.name.padEnd(8)} ${check.detail}${hint}`);
+      const checkMark = check.ok && check.warning ? '⚠' : mark(check.ok);
+      say(`  ${checkMark} ${check.name.padEnd(8)} ${check.detail}${hint}`);
     }
   }
   say(

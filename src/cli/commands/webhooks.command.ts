@@ -68,7 +68,7 @@ function withoutSecret(hook: Webhook): Omit<Webhook, 'secret'> {
 function secretInstructions(secret: string, config: Config): string[] {
   if (config.webhookSecrets.includes(secret)) {
     return [
-      'The service signs its webhooks with a secret PAYSYNC_WEBHOOK_SECRET already holds: nothing to change.',
+      'The service signs its webhooks with a secret PAYSYNC_WEBHOOK_SECRET already holds: the secret needs no change.',
     ];
   }
   const lines = [
@@ -149,8 +149,11 @@ PAYSYNC_MERCHANT_ID. Exit codes: 0 registered, 1 the service refused or is unrea
       }
       const sameUrl = existing.filter((hook) => hook.url === flags.url && hook.id !== created.id);
       if (sameUrl.length > 0) {
+        // With the secret already held there is nothing to wait for: the duplicate goes now.
+        const secretHeld = !!created.secret && config.webhookSecrets.includes(created.secret);
+        const older = sameUrl.map((hook) => hook.id);
         lines.push(
-          `Note: ${sameUrl.map((hook) => hook.id).join(', ')} already point${sameUrl.length === 1 ? 's' : ''} at this URL; each sends every event, so delete the old one once the new secret is in place: paysync webhooks delete ${sameUrl[0]!.id}`,
+          `Note: ${older.join(', ')} already point${older.length === 1 ? 's' : ''} at this URL, so every event now arrives ${older.length === 1 ? 'twice' : `${older.length + 1} times`}; ${secretHeld ? 'delete the old registration now' : 'delete the old registration once the new secret is in place'}: ${older.map((id) => `paysync webhooks delete ${id}`).join('; ')}`,
         );
       }
       if (created.secret) lines.push(...secretInstructions(created.secret, config));

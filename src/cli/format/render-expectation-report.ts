@@ -30,7 +30,7 @@ export function renderExpectationReportTable(
   timeZone: string,
 ): string {
   const lines = [
-    `Expectations due ${days(r)} (${timeZone}, ${r.environment}): window ending in [${r.from}, ${r.to})`,
+    `Expectations due ${days(r)} (${timeZone}, ${r.environment}): window ending in (${r.from}, ${r.to}]`,
     '',
     renderTable(
       [

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateToLatest } from '../../src/db/index.ts';
+import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
+import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
+
+/** Issue 40.9: `balances` says what it writes, and where the read-only view is. */
+let database: TestDatabase;
+let sim: RunningSimulator;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  await migrateToLatest(database.db);
+  sim = await startSimulator({
+    freezeClock: true,
+    startAt: new Date(Date.now() - 3_600_000),
+    initialBalances: [{ accountType: 'transfer', currency: 'XOF', amount: 2_500_000 }],
+  });
+  env = {
+    PAYSYNC_DATABASE_URL: database.url,
+    PAYSYNC_UPSTREAM_URL: sim.url,
+    PAYSYNC_API_KEY: sim.credentials.apiKey,
+    PAYSYNC_MERCHANT_ID: sim.credentials.merchantId,
+    PAYSYNC_LOG_LEVEL: 'silent',
+  };
+});
+afterAll(async () => {
+  await sim?.stop();
+  await database?.cleanup();
+});
+
+describe(`paysync balances says what it writes on ${testDialect()}`, () => {
+  it('--help says it takes a snapshot, books the opening balances the first time, and names --cached', async () => {
+    const help = await runCliInProcess(['balances', '--help']);
+    expect(help.code).toBe(0);
+    const text = help.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('take and store a balance snapshot');
+    expect(text).toContain('the first one books the opening balances');
+    expect(text).toContain('For a read-only view of the last snapshot');
+    expect(text).toContain('paysync balances --cached');
+  });
+
+  it('its first lines say the snapshot was stored, the openings booked, and where to only read', async () => {
+    const first = await runCliInProcess(['balances'], { env });
+    expect(first.code).toBe(0);
+    const [line1, line2] = first.stdout.split('\n');
+    expect(line1).toMatch(
+      /^Took and stored a balance snapshot as of \S+ \(for a read-only view of the last one: paysync balances --cached\)\.$/,
+    );
+    expect(line2).toBe('First snapshot: booked 1 opening balance in the ledger, listed below.');
+
+    sim.control.advance(1_000);
+    const second = await runCliInProcess(['balances'], { env });
+    expect(second.code).toBe(0);
+    expect(second.stdout.split('\n')[0]).toMatch(/^Took and stored a balance snapshot/);
+    expect(second.stdout).not.toContain('opening balance');
+
+    const cached = await runCliInProcess(['balances', '--cached'], { env });
+    expect(cached.code).toBe(0);
+    expect(cached.stdout).not.toContain('Took and stored');
+  });
+});

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateToLatest } from '../../src/db/index.ts';
+import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
+import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
+
+/** Issue 40.10: a backfill to a midnight prints no empty window of one instant. */
+let database: TestDatabase;
+let sim: RunningSimulator;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  await migrateToLatest(database.db);
+  sim = await startSimulator({ freezeClock: true, startAt: new Date('2026-11-25T12:00:00.000Z') });
+  env = {
+    PAYSYNC_DATABASE_URL: database.url,
+    PAYSYNC_UPSTREAM_URL: sim.url,
+    PAYSYNC_API_KEY: sim.credentials.apiKey,
+    PAYSYNC_MERCHANT_ID: sim.credentials.merchantId,
+    PAYSYNC_QUEUE_PREFIX: `paysync-test:first-hour:${Math.random().toString(16).slice(2)}`,
+    PAYSYNC_UPSTREAM_RPS: '500',
+    PAYSYNC_LOG_LEVEL: 'warn',
+  };
+});
+afterAll(async () => {
+  await sim?.stop();
+  await database?.cleanup();
+});
+
+describe(`paysync backfill windows on ${testDialect()}`, () => {
+  it('--from one midnight --to another: one window per day, the last ending on --to', async () => {
+    const result = await runCliInProcess(
+      [
+        'backfill',
+        '--from',
+        '2026-11-20T00:00:00Z',
+        '--to',
+        '2026-11-22T00:00:00Z',
+        '--kind',
+        'transfers',
+      ],
+      { env },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const windows = result.stdout.match(/^backfill: window .*$/gm) ?? [];
+    expect(windows).toEqual([
+      expect.stringMatching(
+        /^backfill: window 1\/2 transfers 2026-11-20T00:00:00\.000Z → 2026-11-20T23:59:59\.999Z: 0 items/,
+      ),
+      expect.stringMatching(
+        /^backfill: window 2\/2 transfers 2026-11-21T00:00:00\.000Z → 2026-11-22T00:00:00\.000Z: 0 items/,
+      ),
+    ]);
+    // Never a window from an instant to the same instant.
+    expect(result.stdout).not.toMatch(/(\S+Z) → \1:/);
+  });
+});
