@@ -21,6 +21,10 @@ const HEAVY = {
   'src/sim': new RegExp(`^file://${ROOT}/(src|dist/src)/sim/`),
 };
 
+/** A migration module (migrations/0001_….ts), and the list of their names (migrations/names.ts). */
+const MIGRATION_MODULE = new RegExp(`^file://${ROOT}/(dist/)?migrations/(\\d{4}_|index\\.)`);
+const MIGRATION_NAMES_MODULE = new RegExp(`^file://${ROOT}/(dist/)?migrations/names\\.(ts|js)$`);
+
 let database: TestDatabase;
 const folder = mkdtempSync(join(tmpdir(), 'paysync-loading-'));
 beforeAll(async () => {
@@ -81,6 +85,20 @@ describe('issue 39: the CLI loads what its command needs', () => {
       // The recorder saw the CLI itself, so an empty list cannot pass.
       expect(result.modules.some((url) => /\/cli\/program\.(ts|js)$/.test(url))).toBe(true);
       expect(heavyIn(result.modules)).toEqual([]);
+    },
+  );
+
+  it.each([
+    [['show', 'tr_8Kq2Xw7LmN3pR5tV9yB1cD4f'], 1],
+    [['list', 'transfers'], 0],
+  ] as const)(
+    '`paysync %s` checks for pending migrations by name, loading no migration module',
+    async (args, code) => {
+      const result = await loadedBy(args, { PAYSYNC_DATABASE_URL: database.url });
+      expect(result.code).toBe(code);
+      // It did check the schema: the module that lists the migrations' names was loaded.
+      expect(result.modules.some((url) => MIGRATION_NAMES_MODULE.test(url))).toBe(true);
+      expect(result.modules.filter((url) => MIGRATION_MODULE.test(url))).toEqual([]);
     },
   );
 
