@@ -92,13 +92,16 @@ describe('issue 39: the CLI loads what its command needs', () => {
     [['show', 'tr_8Kq2Xw7LmN3pR5tV9yB1cD4f'], 1],
     [['list', 'transfers'], 0],
   ] as const)(
-    '`paysync %s` checks for pending migrations by name, loading no migration module',
+    '`paysync %s` checks for pending migrations by name, loading no migration module, nor the settings-file and .env parsers (there are none to read)',
     async (args, code) => {
       const result = await loadedBy(args, { PAYSYNC_DATABASE_URL: database.url });
       expect(result.code).toBe(code);
       // It did check the schema: the module that lists the migrations' names was loaded.
       expect(result.modules.some((url) => MIGRATION_NAMES_MODULE.test(url))).toBe(true);
       expect(result.modules.filter((url) => MIGRATION_MODULE.test(url))).toEqual([]);
+      expect(result.modules.filter((url) => /\/node_modules\/(yaml|dotenv)\//.test(url))).toEqual(
+        [],
+      );
     },
   );
 
