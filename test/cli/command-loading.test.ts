@@ -105,6 +105,22 @@ describe('issue 39: the CLI loads what its command needs', () => {
     },
   );
 
+  it('`paysync show` reads the ledger and the inbox through their light entries, not their index.ts', async () => {
+    const result = await loadedBy(['show', 'tr_8Kq2Xw7LmN3pR5tV9yB1cD4f'], {
+      PAYSYNC_DATABASE_URL: database.url,
+    });
+    expect(result.code).toBe(1);
+    const component = (url: string) =>
+      /\/(?:dist\/)?src\/(ledger|inbox)\/([^/]+)\.(?:ts|js)$/.exec(url)?.slice(1).join('/');
+    const loaded = new Set(result.modules.map(component).filter(Boolean));
+    expect(loaded).toContain('ledger/resource-reads');
+    expect(loaded).toContain('inbox/resource-reads');
+    // index.ts loads the syncs' apply code and the intake; show needs neither.
+    expect([...loaded].filter((name) => /\/(index|apply-.*|inbox-intake)$/.test(name!))).toEqual(
+      [],
+    );
+  });
+
   it('`paysync --help` loads neither the config (zod) nor the database (kysely)', async () => {
     const result = await loadedBy(['--help'], {});
     expect(result.code).toBe(0);
