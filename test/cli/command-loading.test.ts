@@ -25,6 +25,9 @@ const HEAVY = {
 const MIGRATION_MODULE = new RegExp(`^file://${ROOT}/(dist/)?migrations/(\\d{4}_|index\\.)`);
 const MIGRATION_NAMES_MODULE = new RegExp(`^file://${ROOT}/(dist/)?migrations/names\\.(ts|js)$`);
 
+/** The payment service's client: src/upstream/ but its contract (the schemas). */
+const UPSTREAM_CLIENT = new RegExp(`^file://${ROOT}/(dist/)?src/upstream/(?!contract/)`);
+
 let database: TestDatabase;
 const folder = mkdtempSync(join(tmpdir(), 'paysync-loading-'));
 beforeAll(async () => {
@@ -105,21 +108,26 @@ describe('issue 39: the CLI loads what its command needs', () => {
     },
   );
 
-  it('`paysync show` reads the ledger and the inbox through their light entries, not their index.ts', async () => {
-    const result = await loadedBy(['show', 'tr_8Kq2Xw7LmN3pR5tV9yB1cD4f'], {
-      PAYSYNC_DATABASE_URL: database.url,
-    });
-    expect(result.code).toBe(1);
-    const component = (url: string) =>
-      /\/(?:dist\/)?src\/(ledger|inbox)\/([^/]+)\.(?:ts|js)$/.exec(url)?.slice(1).join('/');
-    const loaded = new Set(result.modules.map(component).filter(Boolean));
-    expect(loaded).toContain('ledger/resource-reads');
-    expect(loaded).toContain('inbox/resource-reads');
-    // index.ts loads the syncs' apply code and the intake; show needs neither.
-    expect([...loaded].filter((name) => /\/(index|apply-.*|inbox-intake)$/.test(name!))).toEqual(
-      [],
-    );
-  });
+  it.each([
+    [['show', 'tr_8Kq2Xw7LmN3pR5tV9yB1cD4f'], 1, ['ledger/resource-reads', 'inbox/resource-reads']],
+    [['list', 'transfers', '--status', 'successful'], 0, ['ledger/resource-reads']],
+  ] as const)(
+    '`paysync %s` reads the ledger (and the inbox) through light entries, not their index.ts, and loads no upstream client',
+    async (args, code, entries) => {
+      const result = await loadedBy(args, { PAYSYNC_DATABASE_URL: database.url });
+      expect(result.code).toBe(code);
+      const component = (url: string) =>
+        /\/(?:dist\/)?src\/(ledger|inbox)\/([^/]+)\.(?:ts|js)$/.exec(url)?.slice(1).join('/');
+      const loaded = new Set(result.modules.map(component).filter(Boolean));
+      for (const entry of entries) expect(loaded).toContain(entry);
+      // index.ts loads the syncs' apply code and the intake; neither command needs them.
+      expect([...loaded].filter((name) => /\/(index|apply-.*|inbox-intake)$/.test(name!))).toEqual(
+        [],
+      );
+      // The statuses `list --status` accepts come from the service's contract, not its client.
+      expect(result.modules.filter((url) => UPSTREAM_CLIENT.test(url))).toEqual([]);
+    },
+  );
 
   it('`paysync --help` loads neither the config (zod) nor the database (kysely)', async () => {
     const result = await loadedBy(['--help'], {});
