@@ -129,6 +129,18 @@ describe('issue 39: the CLI loads what its command needs', () => {
     },
   );
 
+  it.each([
+    [['show', 'tr_8Kq2Xw7LmN3pR5tV9yB1cD4f'], 1, 'show'],
+    [['list', 'transfers'], 0, 'list'],
+  ] as const)('`paysync %s` loads its own command module, no other', async (args, code, own) => {
+    const result = await loadedBy(args, { PAYSYNC_DATABASE_URL: database.url });
+    expect(result.code).toBe(code);
+    const commands = result.modules
+      .map((url) => /\/cli\/commands\/([^/]+)\.command\.(?:ts|js)$/.exec(url)?.[1])
+      .filter(Boolean);
+    expect([...new Set(commands)]).toEqual([own]);
+  });
+
   it('`paysync --help` loads neither the config (zod) nor the database (kysely)', async () => {
     const result = await loadedBy(['--help'], {});
     expect(result.code).toBe(0);
