@@ -46,6 +46,9 @@
  *   payloads and the enqueue helpers without BullMQ and ioredis, which the index loads, so that
  *   code on the CLI's read paths (the outbox, the janitor, the syncs' helpers) does not load
  *   them (issue 39);
+ * - src/ledger/resource-reads.ts and src/inbox/resource-reads.ts are public entries of their
+ *   own: what `paysync show` reads about one resource (src/resource-view), without the rest of
+ *   the ledger and the inbox, which their index.ts loads (issue 39);
  * - src/upstream/contract/index.ts is a public entry of its own: the ledger and the simulator
  *   need the service's schemas without the client;
  * - the simulator is production code's no-go, except for the two commands whose whole purpose
@@ -207,6 +210,8 @@ const configuration = {
           '^src/upstream/contract/index\\.ts$',
           '^src/queues/enqueue\\.ts$',
           '^src/expectations/expectation-words\\.ts$',
+          '^src/ledger/resource-reads\\.ts$',
+          '^src/inbox/resource-reads\\.ts$',
         ],
       },
     },

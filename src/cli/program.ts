@@ -1,33 +1,4 @@
 import { Command } from 'commander';
-import { adjustCommand } from './commands/adjust.command.ts';
-import { auditCommand } from './commands/audit.command.ts';
-import { balancesCommand } from './commands/balances.command.ts';
-import { reportCommand } from './commands/report.command.ts';
-import { backfillCommand } from './commands/backfill.command.ts';
-import { alertsCommand } from './commands/alerts.command.ts';
-import { demoCommand } from './commands/demo.command.ts';
-import { doctorCommand } from './commands/doctor.command.ts';
-import { endpointsCommand } from './commands/endpoints.command.ts';
-import { expectCommand } from './commands/expect.command.ts';
-import { exportCommand } from './commands/export.command.ts';
-import { closeCommand } from './commands/close.command.ts';
-import { reopenCommand } from './commands/reopen.command.ts';
-import { listCommand } from './commands/list.command.ts';
-import { migrateCommand } from './commands/migrate.command.ts';
-import { receiptCommand } from './commands/receipt.command.ts';
-import { receiptsCommand } from './commands/receipts.command.ts';
-import { scheduleCommand } from './commands/schedule.command.ts';
-import { startCommand } from './commands/start.command.ts';
-import { workCommand } from './commands/work.command.ts';
-import { serveCommand } from './commands/serve.command.ts';
-import { pruneCommand } from './commands/prune.command.ts';
-import { replayCommand } from './commands/replay.command.ts';
-import { runsCommand } from './commands/runs.command.ts';
-import { sweepCommand } from './commands/sweep.command.ts';
-import { showCommand } from './commands/show.command.ts';
-import { simCommand } from './commands/sim.command.ts';
-import { webhooksCommand } from './commands/webhooks.command.ts';
-import { tenantsCommand } from './commands/tenants.command.ts';
 import { commanderOutput } from './output.ts';
 
 const HELP_FOOTER = `
@@ -37,8 +8,50 @@ Several sets of books: PAYSYNC_TENANTS_FILE lists them, --tenant picks one (docs
 
 Exit codes: 0 success, 1 the command failed, 2 bad usage or configuration.`;
 
-/** The whole CLI: every command of the design, registered in one place. */
-export function buildProgram(): Command {
+/**
+ * Every command, in the order `paysync --help` lists them, each module loaded only when the
+ * program needs it: `paysync show …` builds the show command alone (issue 39).
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  migrate: async () => (await import('./commands/migrate.command.ts')).migrateCommand(),
+  doctor: async () => (await import('./commands/doctor.command.ts')).doctorCommand(),
+  sim: async () => (await import('./commands/sim.command.ts')).simCommand(),
+  start: async () => (await import('./commands/start.command.ts')).startCommand(),
+  serve: async () => (await import('./commands/serve.command.ts')).serveCommand(),
+  work: async () => (await import('./commands/work.command.ts')).workCommand(),
+  schedule: async () => (await import('./commands/schedule.command.ts')).scheduleCommand(),
+  demo: async () => (await import('./commands/demo.command.ts')).demoCommand(),
+  sweep: async () => (await import('./commands/sweep.command.ts')).sweepCommand(),
+  backfill: async () => (await import('./commands/backfill.command.ts')).backfillCommand(),
+  runs: async () => (await import('./commands/runs.command.ts')).runsCommand(),
+  receipt: async () => (await import('./commands/receipt.command.ts')).receiptCommand(),
+  receipts: async () => (await import('./commands/receipts.command.ts')).receiptsCommand(),
+  list: async () => (await import('./commands/list.command.ts')).listCommand(),
+  show: async () => (await import('./commands/show.command.ts')).showCommand(),
+  webhooks: async () => (await import('./commands/webhooks.command.ts')).webhooksCommand(),
+  endpoints: async () => (await import('./commands/endpoints.command.ts')).endpointsCommand(),
+  expect: async () => (await import('./commands/expect.command.ts')).expectCommand(),
+  replay: async () => (await import('./commands/replay.command.ts')).replayCommand(),
+  balances: async () => (await import('./commands/balances.command.ts')).balancesCommand(),
+  adjust: async () => (await import('./commands/adjust.command.ts')).adjustCommand(),
+  report: async () => (await import('./commands/report.command.ts')).reportCommand(),
+  audit: async () => (await import('./commands/audit.command.ts')).auditCommand(),
+  alerts: async () => (await import('./commands/alerts.command.ts')).alertsCommand(),
+  export: async () => (await import('./commands/export.command.ts')).exportCommand(),
+  close: async () => (await import('./commands/close.command.ts')).closeCommand(),
+  reopen: async () => (await import('./commands/reopen.command.ts')).reopenCommand(),
+  prune: async () => (await import('./commands/prune.command.ts')).pruneCommand(),
+  tenants: async () => (await import('./commands/tenants.command.ts')).tenantsCommand(),
+};
+
+/**
+ * The whole CLI: every command of the design, registered in one place. With `only`, the first
+ * argument of a run (`show` in `paysync show tr_…`), and when it names a command, the program
+ * holds that command alone, so the other commands' modules are not loaded; otherwise (no
+ * command, `--help`, `help`, an option first, a typo) it holds them all, for the help and
+ * commander's suggestions.
+ */
+export async function buildProgram(only?: string): Promise<Command> {
   const program = new Command('paysync')
     .description(
       "keeps a merchant's books in step with the payment and payout service: webhooks in, state fetched, double-entry ledger",
@@ -55,37 +68,9 @@ export function buildProgram(): Command {
       const { selectTenant } = await import('./tenant-selection.ts');
       selectTenant(program, action);
     });
-  const commands = [
-    migrateCommand(),
-    doctorCommand(),
-    simCommand(),
-    startCommand(),
-    serveCommand(),
-    workCommand(),
-    scheduleCommand(),
-    demoCommand(),
-    sweepCommand(),
-    backfillCommand(),
-    runsCommand(),
-    receiptCommand(),
-    receiptsCommand(),
-    listCommand(),
-    showCommand(),
-    webhooksCommand(),
-    endpointsCommand(),
-    expectCommand(),
-    replayCommand(),
-    balancesCommand(),
-    adjustCommand(),
-    reportCommand(),
-    auditCommand(),
-    alertsCommand(),
-    exportCommand(),
-    closeCommand(),
-    reopenCommand(),
-    pruneCommand(),
-    tenantsCommand(),
-  ];
+  const names =
+    only !== undefined && Object.hasOwn(COMMANDS, only) ? [only] : Object.keys(COMMANDS);
+  const commands = await Promise.all(names.map((name) => COMMANDS[name]!()));
   for (const command of commands) {
     program.addCommand(command);
     // Each command's --help shows --tenant too.

@@ -46,7 +46,7 @@ async function exitCodeFor(error: unknown, command: string): Promise<number> {
  * runs it through main.ts; tests run it in their own process (test/support/run-cli-in-process.ts).
  */
 export async function runPaysync(argv: readonly string[]): Promise<number | undefined> {
-  const program = buildProgram();
+  const program = await buildProgram(argv[2]);
   program.exitOverride();
   for (const command of program.commands) command.exitOverride();
   for (const group of program.commands) for (const sub of group.commands) sub.exitOverride();

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { parse as parseDotenv } from 'dotenv';
+import type * as Dotenv from 'dotenv';
 import { z } from 'zod';
 import { ALERT_VARIABLES, alertSettings, type AlertSettings } from './alerts.ts';
 import { BALANCE_VARIABLES, balanceSettings, type BalanceSettings } from './balances.ts';
@@ -165,6 +166,12 @@ export function readEnvironment(
   const file = resolve(cwd, '.env');
   const fromFile = existsSync(file) ? parseDotenv(readFileSync(file)) : {};
   return { ...fromFile, ...processEnv };
+}
+
+/** dotenv's parser, loaded only when there is a `.env` file to parse (issue 39). */
+function parseDotenv(content: Buffer): Record<string, string> {
+  const dotenv = createRequire(import.meta.url)('dotenv') as typeof Dotenv;
+  return dotenv.parse(content);
 }
 
 function describeValue(variable: string, value: unknown): string {

@@ -1,6 +1,17 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { LineCounter, parseDocument, type Node } from 'yaml';
+import type * as Yaml from 'yaml';
+
+let yamlModule: typeof Yaml | undefined;
+
+/**
+ * The YAML parser, loaded on the first settings file read: every command loads the config, and
+ * few read a settings file, so the others never pay for loading it (issue 39).
+ */
+function yaml(): typeof Yaml {
+  return (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
+}
 
 /**
  * A settings file a variable names (`PAYSYNC_ALERTS_FILE`, `PAYSYNC_TENANTS_FILE`), read as YAML
@@ -35,6 +46,7 @@ export function readSettingsFile(
     const code = (error as { code?: string }).code ?? (error as Error).message;
     return { problem: `${variable} ${path}: cannot be read (${code}) → ${fixForUnreadable}` };
   }
+  const { LineCounter, parseDocument } = yaml();
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const syntax = doc.errors[0];
@@ -47,7 +59,7 @@ export function readSettingsFile(
     for (let length = nodePath.length; length >= 0; length -= 1) {
       const node = doc.getIn(nodePath.slice(0, length) as (string | number)[], true);
       if (node && typeof node === 'object' && 'range' in node) {
-        const offset = (node as Node).range?.[0];
+        const offset = (node as Yaml.Node).range?.[0];
         return offset === undefined ? 1 : lines.linePos(offset).line;
       }
     }

@@ -1,5 +1,13 @@
-import { Migrator, sql, type DatabaseIntrospector, type Kysely, type TableMetadata } from 'kysely';
-import { migrations } from '../../migrations/index.ts';
+import {
+  Migrator,
+  sql,
+  type DatabaseIntrospector,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  type TableMetadata,
+} from 'kysely';
+import { MIGRATION_NAMES } from '../../migrations/names.ts';
 import type { Database } from './database.ts';
 import { dialectOfDb } from './dialect-of-db.ts';
 import { reasonOf } from '../error-reason.ts';
@@ -24,11 +32,11 @@ export class MigrationError extends Error {
  * On PostgreSQL kysely looks for its bookkeeping tables in every schema unless told which;
  * pin them to the connection's current schema so two schemas in one database never mix.
  */
-async function migratorFor(db: Kysely<Database>): Promise<Migrator> {
+async function migratorFor(db: Kysely<Database>, provider: MigrationProvider): Promise<Migrator> {
   const schema = dialectOfDb(db) === 'postgres' ? await currentSchema(db) : undefined;
   return new Migrator({
     db: schema ? withOwnSchemaIntrospection(db) : db,
-    provider: { getMigrations: async () => migrations },
+    provider,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
 }
@@ -75,8 +83,28 @@ async function currentSchema(db: Kysely<Database>): Promise<string | undefined> 
   return result.rows[0]?.schema ?? undefined;
 }
 
+/** The migration modules, loaded only to apply them: they import kysely's schema builders. */
+const migrationModules: MigrationProvider = {
+  getMigrations: async () => (await import('../../migrations/index.ts')).migrations,
+};
+
+/**
+ * The migrations by name only (migrations/names.ts), for {@link migrationStatus}: every read
+ * command checks for pending ones, and needs no migration module for that (issue 39).
+ */
+const migrationNames: MigrationProvider = {
+  getMigrations: async () =>
+    Object.fromEntries(MIGRATION_NAMES.map((name): [string, Migration] => [name, notLoaded(name)])),
+};
+
+function notLoaded(name: string): Migration {
+  return {
+    up: () => Promise.reject(new Error(`migration ${name} was listed by name only, not loaded`)),
+  };
+}
+
 export async function migrationStatus(db: Kysely<Database>): Promise<MigrationStatus> {
-  const all = await (await migratorFor(db)).getMigrations();
+  const all = await (await migratorFor(db, migrationNames)).getMigrations();
   return {
     applied: all.filter((m) => m.executedAt !== undefined).map((m) => m.name),
     pending: all.filter((m) => m.executedAt === undefined).map((m) => m.name),
@@ -88,7 +116,7 @@ export async function migrationStatus(db: Kysely<Database>): Promise<MigrationSt
  * production database is never rolled back by a command. Returns the names applied.
  */
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
-  const { error, results } = await (await migratorFor(db)).migrateToLatest();
+  const { error, results } = await (await migratorFor(db, migrationModules)).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new MigrationError(failed?.migrationName, error);

@@ -1,4 +1,4 @@
-import { inboxEventsAbout, type InboxEventSummary } from '../inbox/index.ts';
+import { inboxEventsAbout, type InboxEventSummary } from '../inbox/resource-reads.ts';
 import {
   discrepanciesFor,
   findMirrorRecord,
@@ -10,7 +10,7 @@ import {
   type LedgerResourceKind,
   type MirrorRecord,
   type StatusChange,
-} from '../ledger/index.ts';
+} from '../ledger/resource-reads.ts';
 
 /** Everything `paysync show <id>` prints about one resource. */
 export interface ResourceView {

@@ -21,6 +21,13 @@ const HEAVY = {
   'src/sim': new RegExp(`^file://${ROOT}/(src|dist/src)/sim/`),
 };
 
+/** A migration module (migrations/0001_….ts), and the list of their names (migrations/names.ts). */
+const MIGRATION_MODULE = new RegExp(`^file://${ROOT}/(dist/)?migrations/(\\d{4}_|index\\.)`);
+const MIGRATION_NAMES_MODULE = new RegExp(`^file://${ROOT}/(dist/)?migrations/names\\.(ts|js)$`);
+
+/** The payment service's client: src/upstream/ but its contract (the schemas). */
+const UPSTREAM_CLIENT = new RegExp(`^file://${ROOT}/(dist/)?src/upstream/(?!contract/)`);
+
 let database: TestDatabase;
 const folder = mkdtempSync(join(tmpdir(), 'paysync-loading-'));
 beforeAll(async () => {
@@ -83,6 +90,56 @@ describe('issue 39: the CLI loads what its command needs', () => {
       expect(heavyIn(result.modules)).toEqual([]);
     },
   );
+
+  it.each([
+    [['show', 'tr_8Kq2Xw7LmN3pR5tV9yB1cD4f'], 1],
+    [['list', 'transfers'], 0],
+  ] as const)(
+    '`paysync %s` checks for pending migrations by name, loading no migration module, nor the settings-file and .env parsers (there are none to read)',
+    async (args, code) => {
+      const result = await loadedBy(args, { PAYSYNC_DATABASE_URL: database.url });
+      expect(result.code).toBe(code);
+      // It did check the schema: the module that lists the migrations' names was loaded.
+      expect(result.modules.some((url) => MIGRATION_NAMES_MODULE.test(url))).toBe(true);
+      expect(result.modules.filter((url) => MIGRATION_MODULE.test(url))).toEqual([]);
+      expect(result.modules.filter((url) => /\/node_modules\/(yaml|dotenv)\//.test(url))).toEqual(
+        [],
+      );
+    },
+  );
+
+  it.each([
+    [['show', 'tr_8Kq2Xw7LmN3pR5tV9yB1cD4f'], 1, ['ledger/resource-reads', 'inbox/resource-reads']],
+    [['list', 'transfers', '--status', 'successful'], 0, ['ledger/resource-reads']],
+  ] as const)(
+    '`paysync %s` reads the ledger (and the inbox) through light entries, not their index.ts, and loads no upstream client',
+    async (args, code, entries) => {
+      const result = await loadedBy(args, { PAYSYNC_DATABASE_URL: database.url });
+      expect(result.code).toBe(code);
+      const component = (url: string) =>
+        /\/(?:dist\/)?src\/(ledger|inbox)\/([^/]+)\.(?:ts|js)$/.exec(url)?.slice(1).join('/');
+      const loaded = new Set(result.modules.map(component).filter(Boolean));
+      for (const entry of entries) expect(loaded).toContain(entry);
+      // index.ts loads the syncs' apply code and the intake; neither command needs them.
+      expect([...loaded].filter((name) => /\/(index|apply-.*|inbox-intake)$/.test(name!))).toEqual(
+        [],
+      );
+      // The statuses `list --status` accepts come from the service's contract, not its client.
+      expect(result.modules.filter((url) => UPSTREAM_CLIENT.test(url))).toEqual([]);
+    },
+  );
+
+  it.each([
+    [['show', 'tr_8Kq2Xw7LmN3pR5tV9yB1cD4f'], 1, 'show'],
+    [['list', 'transfers'], 0, 'list'],
+  ] as const)('`paysync %s` loads its own command module, no other', async (args, code, own) => {
+    const result = await loadedBy(args, { PAYSYNC_DATABASE_URL: database.url });
+    expect(result.code).toBe(code);
+    const commands = result.modules
+      .map((url) => /\/cli\/commands\/([^/]+)\.command\.(?:ts|js)$/.exec(url)?.[1])
+      .filter(Boolean);
+    expect([...new Set(commands)]).toEqual([own]);
+  });
 
   it('`paysync --help` loads neither the config (zod) nor the database (kysely)', async () => {
     const result = await loadedBy(['--help'], {});

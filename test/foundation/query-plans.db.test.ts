@@ -98,9 +98,7 @@ describe('query plans on a database that holds books', () => {
     const saved = { ...process.env };
     Object.assign(process.env, fixture.env, { PAYSYNC_EXPORT_DIR: exportsDir });
     try {
-      await buildProgram()
-        .exitOverride()
-        .parseAsync(['node', 'paysync', ...args]);
+      await (await buildProgram()).exitOverride().parseAsync(['node', 'paysync', ...args]);
     } finally {
       console.log = log;
       process.env = saved;

@@ -27,7 +27,7 @@ interface ListFlags {
 /** The statuses each kind can be in: the service's own enums. */
 async function statusesOf(kind: ListKind): Promise<readonly string[]> {
   const { paymentIntentStatus, transferStatus, refundStatus } =
-    await import('../../upstream/index.ts');
+    await import('../../upstream/contract/index.ts');
   if (kind === 'intents') return paymentIntentStatus.options;
   if (kind === 'transfers') return transferStatus.options;
   return refundStatus.options;
@@ -87,7 +87,7 @@ beside them. Reads PAYSYNC_DATABASE_URL. Exit codes: 0 listed (also when nothing
       const statuses = await wantedStatuses(kind, flags.status);
       const config = await cliConfig();
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
-      const { listResources } = await import('../../ledger/index.ts');
+      const { listResources } = await import('../../ledger/resource-reads.ts');
       const { renderResourceList, listedRecord } =
         await import('../format/render-resource-list.ts');
       const handle = await openLedgerDatabase(config, 'list');
