@@ -1,37 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest } from '../../src/db/index.ts';
-import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts';
+import type { RunningSimulator } from '../../src/sim/index.ts';
 import { runCli } from '../support/run-cli.ts';
 import { runCliInProcess } from '../support/run-cli-in-process.ts';
 
 // The first `balances` runs as a real process, to prove the boundary; the other checks of
 // output and exit codes run the same program in this process (issue 39).
-import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
+import { closeCliBooks, openCliBooks } from '../support/cli-books.ts';
+import type { TestDatabase } from '../support/test-database.ts';
 
 let database: TestDatabase;
 let sim: RunningSimulator;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  await migrateToLatest(database.db);
-  sim = await startSimulator({
+  ({ database, sim, env } = await openCliBooks({
     freezeClock: true,
     startAt: new Date(Date.now() - 3_600_000),
     initialBalances: [{ accountType: 'transfer', currency: 'XOF', amount: 2_500_000 }],
-  });
-  env = {
-    PAYSYNC_DATABASE_URL: database.url,
-    PAYSYNC_UPSTREAM_URL: sim.url,
-    PAYSYNC_API_KEY: sim.credentials.apiKey,
-    PAYSYNC_MERCHANT_ID: sim.credentials.merchantId,
-    PAYSYNC_LOG_LEVEL: 'silent',
-  };
+  }));
 });
-afterAll(async () => {
-  await sim?.stop();
-  await database?.cleanup();
-});
+afterAll(async () => closeCliBooks({ database, sim }));
 
 describe('paysync balances, adjust and report', () => {
   it('takes a snapshot, books the opening balance and shows service against ledger', async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest } from '../../src/db/index.ts';
-import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts';
+import type { RunningSimulator } from '../../src/sim/index.ts';
 import { runCliInProcess } from '../support/run-cli-in-process.ts';
-import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
+import { closeCliBooks, openCliBooks } from '../support/cli-books.ts';
+import { testDialect, type TestDatabase } from '../support/test-database.ts';
 
 /** Issue 40.9: `balances` says what it writes, and where the read-only view is. */
 let database: TestDatabase;
@@ -10,25 +10,13 @@ let sim: RunningSimulator;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  await migrateToLatest(database.db);
-  sim = await startSimulator({
+  ({ database, sim, env } = await openCliBooks({
     freezeClock: true,
     startAt: new Date(Date.now() - 3_600_000),
     initialBalances: [{ accountType: 'transfer', currency: 'XOF', amount: 2_500_000 }],
-  });
-  env = {
-    PAYSYNC_DATABASE_URL: database.url,
-    PAYSYNC_UPSTREAM_URL: sim.url,
-    PAYSYNC_API_KEY: sim.credentials.apiKey,
-    PAYSYNC_MERCHANT_ID: sim.credentials.merchantId,
-    PAYSYNC_LOG_LEVEL: 'silent',
-  };
+  }));
 });
-afterAll(async () => {
-  await sim?.stop();
-  await database?.cleanup();
-});
+afterAll(async () => closeCliBooks({ database, sim }));
 
 describe(`paysync balances says what it writes on ${testDialect()}`, () => {
   it('--help says it takes a snapshot, books the opening balances the first time, and names --cached', async () => {

@@ -1,10 +1,10 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest } from '../../src/db/index.ts';
 import { recordScheduledRun } from '../../src/runs/index.ts';
-import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts';
+import type { RunningSimulator } from '../../src/sim/index.ts';
 import { runCliInProcess } from '../support/run-cli-in-process.ts';
-import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
+import { closeCliBooks, openCliBooks } from '../support/cli-books.ts';
+import { testDialect, type TestDatabase } from '../support/test-database.ts';
 
 /** Issue 40.5: doctor on a fresh database says no runs yet, and speaks JSON. */
 let database: TestDatabase;
@@ -17,21 +17,9 @@ interface DoctorJson {
 }
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  await migrateToLatest(database.db);
-  sim = await startSimulator({ freezeClock: true });
-  env = {
-    PAYSYNC_DATABASE_URL: database.url,
-    PAYSYNC_UPSTREAM_URL: sim.url,
-    PAYSYNC_API_KEY: sim.credentials.apiKey,
-    PAYSYNC_MERCHANT_ID: sim.credentials.merchantId,
-    PAYSYNC_LOG_LEVEL: 'silent',
-  };
+  ({ database, sim, env } = await openCliBooks({ freezeClock: true }));
 });
-afterAll(async () => {
-  await sim?.stop();
-  await database?.cleanup();
-});
+afterAll(async () => closeCliBooks({ database, sim }));
 
 describe(`paysync doctor on a fresh database on ${testDialect()}`, () => {
   it('says "no runs yet" instead of claiming the scheduled tasks ran on time', async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest } from '../../src/db/index.ts';
-import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts';
+import type { RunningSimulator } from '../../src/sim/index.ts';
 import { runCliInProcess } from '../support/run-cli-in-process.ts';
-import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
+import { closeCliBooks, openCliBooks } from '../support/cli-books.ts';
+import { testDialect, type TestDatabase } from '../support/test-database.ts';
 
 /** Issue 40.10: a backfill to a midnight prints no empty window of one instant. */
 let database: TestDatabase;
@@ -10,23 +10,16 @@ let sim: RunningSimulator;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  await migrateToLatest(database.db);
-  sim = await startSimulator({ freezeClock: true, startAt: new Date('2026-11-25T12:00:00.000Z') });
-  env = {
-    PAYSYNC_DATABASE_URL: database.url,
-    PAYSYNC_UPSTREAM_URL: sim.url,
-    PAYSYNC_API_KEY: sim.credentials.apiKey,
-    PAYSYNC_MERCHANT_ID: sim.credentials.merchantId,
-    PAYSYNC_QUEUE_PREFIX: `paysync-test:first-hour:${Math.random().toString(16).slice(2)}`,
-    PAYSYNC_UPSTREAM_RPS: '500',
-    PAYSYNC_LOG_LEVEL: 'warn',
-  };
+  ({ database, sim, env } = await openCliBooks(
+    { freezeClock: true, startAt: new Date('2026-11-25T12:00:00.000Z') },
+    {
+      PAYSYNC_QUEUE_PREFIX: `paysync-test:first-hour:${Math.random().toString(16).slice(2)}`,
+      PAYSYNC_UPSTREAM_RPS: '500',
+      PAYSYNC_LOG_LEVEL: 'warn',
+    },
+  ));
 });
-afterAll(async () => {
-  await sim?.stop();
-  await database?.cleanup();
-});
+afterAll(async () => closeCliBooks({ database, sim }));
 
 describe(`paysync backfill windows on ${testDialect()}`, () => {
   it('--from one midnight --to another: one window per day, the last ending on --to', async () => {
