@@ -132,7 +132,8 @@ async function readBalances(
 /**
  * The ledger starts empty but the merchant's accounts do not. The first snapshot books the
  * service's balances as of just before the first item paysync knows of (the service answers for
- * any past `date`), so no booked item is counted twice. Done once per environment; only
+ * any past `date`), so no booked item is counted twice, less what the ledger already holds by
+ * then (an adjustment dated before the first item). Done once per environment; only
  * `paysync balances --open-at` books again.
  */
 async function openIfFirst(
@@ -156,7 +157,36 @@ async function openIfFirst(
     );
     return [];
   }
-  return bookOpenings(deps, reading.balances, openAt, 1, 'first balance snapshot');
+  return bookOpenings(
+    deps,
+    await beyondLedger(deps, reading.balances, openAt),
+    openAt,
+    1,
+    'first balance snapshot',
+  );
+}
+
+/**
+ * What the service holds beyond what the ledger already holds as of `openAt`, per account and
+ * currency. An opening books that, so money the ledger already has by then (an adjustment a
+ * person dated before the first item: last month's top-up) is not counted twice (issue 40.12).
+ */
+async function beyondLedger(
+  deps: ResolvedBalanceDependencies,
+  balances: readonly SnapshotBalance[],
+  openAt: string,
+): Promise<SnapshotBalance[]> {
+  const ledger = await serviceBalancesAsOf(deps.db, openAt);
+  return balances.map((balance) => ({
+    ...balance,
+    amount:
+      balance.amount -
+      (ledger.find(
+        (l) =>
+          l.account === SERVICE_ACCOUNTS[balance.accountType as ServiceAccountType] &&
+          l.currency === balance.currency,
+      )?.balance ?? 0),
+  }));
 }
 
 /** Books one opening journal per account and currency as of `openAt`, and marks the opening. */
@@ -211,17 +241,7 @@ export async function openBalancesAgain(
   if (!reading.ok) {
     throw new Error(`the service's balance as of ${openAt} could not be read: ${reading.problem}`);
   }
-  const ledger = await serviceBalancesAsOf(deps.db, openAt);
-  const differences = reading.balances.map((balance) => ({
-    ...balance,
-    amount:
-      balance.amount -
-      (ledger.find(
-        (l) =>
-          l.account === SERVICE_ACCOUNTS[balance.accountType as ServiceAccountType] &&
-          l.currency === balance.currency,
-      )?.balance ?? 0),
-  }));
+  const differences = await beyondLedger(deps, reading.balances, openAt);
   const sequence = (await lastOpeningSequence(deps.db, deps.environment)) + 1;
   return bookOpenings(
     deps,
