@@ -5,7 +5,7 @@ import { runCliInProcess } from '../support/run-cli-in-process.ts';
 
 // The first `balances` runs as a real process, to prove the boundary; the other checks of
 // output and exit codes run the same program in this process (issue 39).
-import { closeCliBooks, openCliBooks } from '../support/cli-books.ts';
+import { closeCliBooks, fundedSimulator, openCliBooks } from '../support/cli-books.ts';
 import type { TestDatabase } from '../support/test-database.ts';
 
 let database: TestDatabase;
@@ -13,11 +13,7 @@ let sim: RunningSimulator;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  ({ database, sim, env } = await openCliBooks({
-    freezeClock: true,
-    startAt: new Date(Date.now() - 3_600_000),
-    initialBalances: [{ accountType: 'transfer', currency: 'XOF', amount: 2_500_000 }],
-  }));
+  ({ database, sim, env } = await openCliBooks(fundedSimulator()));
 });
 afterAll(async () => closeCliBooks({ database, sim }));
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/sim/index.ts';
 import { runCliInProcess } from '../support/run-cli-in-process.ts';
-import { closeCliBooks, openCliBooks } from '../support/cli-books.ts';
+import { closeCliBooks, fundedSimulator, openCliBooks } from '../support/cli-books.ts';
 import { testDialect, type TestDatabase } from '../support/test-database.ts';
 
 /** Issue 40.9: `balances` says what it writes, and where the read-only view is. */
@@ -10,11 +10,7 @@ let sim: RunningSimulator;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  ({ database, sim, env } = await openCliBooks({
-    freezeClock: true,
-    startAt: new Date(Date.now() - 3_600_000),
-    initialBalances: [{ accountType: 'transfer', currency: 'XOF', amount: 2_500_000 }],
-  }));
+  ({ database, sim, env } = await openCliBooks(fundedSimulator()));
 });
 afterAll(async () => closeCliBooks({ database, sim }));
 

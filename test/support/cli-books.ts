@@ -36,3 +36,15 @@ export async function closeCliBooks(books: Partial<CliBooks>): Promise<void> {
   await books.sim?.stop();
   await books.database?.cleanup();
 }
+
+/**
+ * A simulator an hour in the past, its clock still, with 2,500,000 XOF on the transfer account:
+ * the books of the balance tests.
+ */
+export function fundedSimulator(): SimulatorOptions {
+  return {
+    freezeClock: true,
+    startAt: new Date(Date.now() - 3_600_000),
+    initialBalances: [{ accountType: 'transfer', currency: 'XOF', amount: 2_500_000 }],
+  };
+}
