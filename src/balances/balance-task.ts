@@ -22,12 +22,24 @@ export async function runBalanceTask(
   deps: BalanceDependencies,
   options: { timeZone: string },
 ): Promise<BalanceTaskResult> {
-  const now = deps.now();
   const current = await takeBalanceSnapshot(deps, { kind: 'scheduled' });
+  if (!current.ok) return { current, endOfDay: [] };
+  return { current, endOfDay: await fillEndOfDaySnapshots(deps, options) };
+}
+
+/**
+ * The end-of-day snapshot of every closed day (in `timeZone`) since the first item paysync
+ * knows that lacks one, oldest first, at most 31; stops at the first the service does not
+ * answer. `paysync balances` runs it after its own snapshot, as the hourly task does.
+ */
+export async function fillEndOfDaySnapshots(
+  deps: BalanceDependencies,
+  options: { timeZone: string },
+): Promise<{ day: string; outcome: SnapshotOutcome }[]> {
   const endOfDay: { day: string; outcome: SnapshotOutcome }[] = [];
   const earliest = await earliestKnownInstant(deps.db);
-  if (!current.ok || earliest === undefined) return { current, endOfDay };
-  const lastClosed = previousDay(dayOf(now, options.timeZone));
+  if (earliest === undefined) return endOfDay;
+  const lastClosed = previousDay(dayOf(deps.now(), options.timeZone));
   for (
     let day = dayOf(new Date(earliest), options.timeZone);
     day <= lastClosed && endOfDay.length < MAX_END_OF_DAY_FILLS;
@@ -39,5 +51,5 @@ export async function runBalanceTask(
     endOfDay.push({ day, outcome });
     if (!outcome.ok) break;
   }
-  return { current, endOfDay };
+  return endOfDay;
 }

@@ -37,4 +37,9 @@ export {
   SERVICE_ACCOUNT_TYPES,
   type BalanceReading,
 } from './read-balance-response.ts';
-export { MAX_END_OF_DAY_FILLS, runBalanceTask, type BalanceTaskResult } from './balance-task.ts';
+export {
+  fillEndOfDaySnapshots,
+  MAX_END_OF_DAY_FILLS,
+  runBalanceTask,
+  type BalanceTaskResult,
+} from './balance-task.ts';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningSimulator } from '../../src/sim/index.ts';
 import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { closeCliBooks, fundedSimulator, openCliBooks } from '../support/cli-books.ts';
@@ -43,5 +43,32 @@ describe(`paysync balances says what it writes on ${testDialect()}`, () => {
     const cached = await runCliInProcess(['balances', '--cached'], { env });
     expect(cached.code).toBe(0);
     expect(cached.stdout).not.toContain('Took and stored');
+  });
+
+  it('takes the end-of-day snapshot of a closed day that lacks one, so report can judge it at once', async () => {
+    // The books so far are today's; a day and a few hours later (service and CLI clocks alike),
+    // today is a closed day without its end-of-day snapshot.
+    const day = sim.control.now().slice(0, 10);
+    const midnight = new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString();
+    sim.control.createTransfer({ amount: 10_000, destination: { number: '+221770001237' } });
+    sim.control.advance(Date.parse(midnight) + 2 * 3_600_000 - Date.parse(sim.control.now()));
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse(sim.control.now()) });
+    try {
+      const loaded = await runCliInProcess(['backfill', '--from', day, '--to', 'now'], { env });
+      expect(loaded.code, loaded.stderr).toBe(0);
+      const run = await runCliInProcess(['balances', '--json'], { env });
+      expect(run.code, run.stderr).toBe(0);
+      const json = JSON.parse(run.stdout) as {
+        endOfDay: { day: string; outcome: { ok: boolean; asOf: string } }[];
+      };
+      expect(json.endOfDay).toEqual([
+        { day, outcome: expect.objectContaining({ ok: true, asOf: midnight }) },
+      ]);
+      const again = await runCliInProcess(['balances'], { env });
+      expect(again.code).toBe(0);
+      expect(again.stdout).not.toContain('End-of-day snapshot of');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -141,6 +141,25 @@ function renderSnapshot(outcome: Extract<SnapshotOutcome, { ok: true }>): string
   return lines.join('\n');
 }
 
+/** One line per end-of-day snapshot a `balances` run filled in for a closed day. */
+function endOfDayLine(filled: { day: string; outcome: SnapshotOutcome }): string {
+  const { day, outcome } = filled;
+  if (!outcome.ok) {
+    return `End-of-day snapshot of ${day} not taken: ${outcome.problem} (paysync balances --at ${outcome.asOf} tries again)`;
+  }
+  const off = outcome.comparisons.filter((c) => c.verdict !== 'agrees');
+  const summary =
+    off.length === 0
+      ? 'the ledger agrees on every account'
+      : off
+          .map(
+            (c) =>
+              `${c.accountType} ${c.currency} ${c.verdict} ${formatAmount(c.difference, c.currency)}`,
+          )
+          .join('; ');
+  return `End-of-day snapshot of ${day} (as of ${outcome.asOf}) taken: ${summary}; paysync report --date ${day} gives its verdict.`;
+}
+
 type LedgerOnly = Omit<BalanceDependencies, 'upstream'>;
 
 /** Runs `run` with the database open; with a client and a poller when it needs the service. */
@@ -227,8 +246,10 @@ export function balancesCommand(): Command {
       `
 This writes: it asks the service for its balances and stores the snapshot; the first time, it
 also books the opening balances in the ledger (one per account and currency), as the service
-held them just before the earliest item. For a read-only view of the last snapshot, with no call to the
-service and nothing written: paysync balances --cached.
+held them just before the earliest item. Without --at, it then takes the end-of-day snapshot
+of every closed day (in PAYSYNC_BOOKS_TIMEZONE) that lacks one, as the hourly balance task
+does, so \`paysync report\` can judge yesterday at once. For a read-only view of the last
+snapshot, with no call to the service and nothing written: paysync balances --cached.
 
 Examples:
   $ paysync balances                          snapshot now; service vs ledger per account and currency
@@ -312,10 +333,21 @@ Exit codes: 0 shown, 1 the service's balance could not be read (or the database)
         }
         return;
       }
-      const outcome = await withBalances(
+      const { outcome, endOfDay } = await withBalances(
         config,
-        (deps) =>
-          balances.takeBalanceSnapshot(deps, flags.at ? { at: flags.at.toISOString() } : {}),
+        async (deps) => {
+          const taken = await balances.takeBalanceSnapshot(
+            deps,
+            flags.at ? { at: flags.at.toISOString() } : {},
+          );
+          // Without --at, closed days that lack their end-of-day snapshot get it now, as the
+          // hourly task would: a newcomer's `report` for yesterday need not wait for the hour.
+          const filled =
+            taken.ok && !flags.at
+              ? await balances.fillEndOfDaySnapshots(deps, { timeZone: config.books.timeZone })
+              : [];
+          return { outcome: taken, endOfDay: filled };
+        },
         'service',
       );
       if (!outcome.ok) {
@@ -324,7 +356,7 @@ Exit codes: 0 shown, 1 the service's balance could not be read (or the database)
           `balances: the service's balance could not be read: ${outcome.problem} (recorded as discrepancy ${outcome.discrepancyId ?? '?'}; nothing was booked)`,
         );
       }
-      if (flags.json) printJson(outcome);
-      else say(renderSnapshot(outcome));
+      if (flags.json) printJson({ ...outcome, endOfDay });
+      else say([renderSnapshot(outcome), ...endOfDay.map(endOfDayLine)].join('\n'));
     });
 }
