@@ -5,7 +5,7 @@ const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** Every form a time flag accepts, for error messages and `--help`. */
 export const TIME_FORMS =
-  'a UTC ISO 8601 time (2030-01-10T10:00:00Z), a date (2030-01-10, midnight UTC) or a duration back from now (90s, 30m, 6h, 7d)';
+  'a UTC ISO 8601 time (2030-01-10T10:00:00Z), a date (2030-01-10, midnight UTC), a duration back from now (90s, 30m, 6h, 7d) or now';
 
 const MONTHS = [
   'January',
@@ -70,6 +70,7 @@ export function parseTime(value: string, flag: string, now: Date): Date {
   const refuse = (why: string): never => {
     throw new InvalidArgumentError(`${flag} "${value}" is not a time: ${why}use ${TIME_FORMS}`);
   };
+  if (/^now$/i.test(text)) return new Date(now.getTime());
   const duration = /^(\d+)\s*([smhd])$/i.exec(text);
   if (duration) {
     const unit = duration[2]!.toLowerCase() as keyof typeof UNIT_MS;
