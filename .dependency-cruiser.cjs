@@ -316,19 +316,21 @@ const configuration = {
       name: 'demo-only-from-its-command',
       severity: 'error',
       comment:
-        'src/demo starts the simulator; only `paysync demo` may load it, and only when run ' +
+        'src/demo starts the simulator; only `paysync demo` (and `paysync sim --traffic`, which ' +
+        "runs the demo's business against its simulator) may load it, and only when run " +
         '(`await import(…)`). Its types (erased at run time) may be named anywhere in the CLI.',
       from: {
         path: '^(src|jobs|bin)/',
-        pathNot: ['^src/demo/', '^src/cli/commands/demo\\.command\\.ts$'],
+        pathNot: ['^src/demo/', '^src/cli/commands/(demo|sim)\\.command\\.ts$'],
       },
       to: { path: '^src/demo/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'demo-command-loads-demo-lazily',
       severity: 'error',
-      comment: '`paysync demo` loads src/demo (and so the simulator) only when run.',
-      from: { path: '^src/cli/commands/demo\\.command\\.ts$' },
+      comment:
+        '`paysync demo` and `paysync sim` load src/demo (and so the simulator) only when run.',
+      from: { path: '^src/cli/commands/(demo|sim)\\.command\\.ts$' },
       to: { path: '^src/demo/', dependencyTypesNot: ['dynamic-import', 'type-only'] },
     },
     {

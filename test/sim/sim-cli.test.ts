@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closedPort } from '../support/run-cli.ts';
+import { until } from '../support/until.ts';
 
 const MAIN = new URL('../../src/cli/main.ts', import.meta.url);
 const BIN = new URL('../../bin/paysync.js', import.meta.url);
@@ -51,7 +52,9 @@ describe.skipIf(!existsSync(MAIN))('paysync sim (child process)', () => {
     });
     child = cli.child;
     const output = await cli.ready;
-    expect(output).not.toMatch(/redis|database/i);
+    // Only the .env block names them (echoing the environment); nothing tried to open them.
+    const said = output.split('\n').filter((line) => !line.startsWith('PAYSYNC_'));
+    expect(said.join('\n')).not.toMatch(/redis|database/i);
 
     const url = valueOf(output, 'PAYSYNC_UPSTREAM_URL');
     const apiKey = valueOf(output, 'PAYSYNC_API_KEY');
@@ -99,6 +102,73 @@ describe.skipIf(!existsSync(MAIN))('paysync sim (child process)', () => {
     expect(statuses).toContain(429);
     expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);
     expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('prints a complete .env block, the register line and the dashboard; --history seeds, --traffic trades', async () => {
+    const cli = startCli(['--port', '0', '--history', '1', '--traffic', '120'], {});
+    child = cli.child;
+    const output = await cli.ready;
+    // Issue 40.1: everything the daemon needs, not five lines and a 78-row table.
+    const block = output.slice(output.indexOf('# paysync .env'), output.indexOf('\n\nThen'));
+    const names = block
+      .split('\n')
+      .filter((line) => line.startsWith('PAYSYNC_'))
+      .map((line) => line.slice(0, line.indexOf('=')));
+    expect(names).toEqual([
+      'PAYSYNC_UPSTREAM_URL',
+      'PAYSYNC_API_KEY',
+      'PAYSYNC_MERCHANT_ID',
+      'PAYSYNC_ENVIRONMENT',
+      'PAYSYNC_WEBHOOK_SECRET',
+      'PAYSYNC_DATABASE_URL',
+      'PAYSYNC_REDIS_URL',
+      'PAYSYNC_PORT',
+      'PAYSYNC_OPS_PORT',
+      'PAYSYNC_ADMIN_TOKEN',
+      'PAYSYNC_BOOKS_TIMEZONE',
+      'PAYSYNC_EXPORT_FORMATS',
+    ]);
+    expect(valueOf(output, 'PAYSYNC_DATABASE_URL')).toBe('sqlite:./data/paysync.db');
+    expect(valueOf(output, 'PAYSYNC_PORT')).toBe('8080');
+    expect(valueOf(output, 'PAYSYNC_ADMIN_TOKEN')).toMatch(/^[0-9a-f]{64}$/);
+    expect(output).toContain(
+      '  npx paysync webhooks register --url http://127.0.0.1:8080/webhooks',
+    );
+    expect(output).toContain('The dashboard: http://127.0.0.1:9465/');
+
+    const url = valueOf(output, 'PAYSYNC_UPSTREAM_URL');
+    const truth = async () =>
+      (await (await fetch(`${url}/__sim/ground-truth`)).json()) as {
+        items: { kind: string; status: string; resource: { createdAt: string } }[];
+      };
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const seeded = (await truth()).items.filter((i) => i.resource.createdAt.startsWith(yesterday));
+    expect(seeded.filter((i) => i.kind === 'transfer')).toHaveLength(24);
+    expect(seeded.filter((i) => i.kind === 'payment_intent')).toHaveLength(24);
+    expect(seeded.every((i) => ['successful', 'failed'].includes(i.status))).toBe(true);
+    expect(output).toContain('history: 48 transfers and 48 payments from ');
+    // 120 a minute: one of each every half second, created now.
+    await until(
+      async () =>
+        (await truth()).items.filter((i) => Date.parse(i.resource.createdAt) > Date.now() - 60_000)
+          .length >= 2,
+      { message: '--traffic created items', timeoutMs: 20_000 },
+    );
+  });
+
+  it('.env.example holds the ten settings that matter first, each a real variable', async () => {
+    const { readFileSync } = await import('node:fs');
+    const example = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8');
+    const names = example
+      .split('\n')
+      .filter((line) => /^PAYSYNC_/.test(line))
+      .map((line) => line.slice(0, line.indexOf('=')));
+    expect(names).toHaveLength(10);
+    const configuration = readFileSync(
+      new URL('../../docs/configuration.md', import.meta.url),
+      'utf8',
+    );
+    for (const name of names) expect(configuration).toContain(`| \`${name}\``);
   });
 
   it('refuses a bad --port with a one-line reason and exit code 2', async () => {

@@ -1,6 +1,9 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { RunningSimulator } from '../../demo/index.ts';
 import { CliError } from '../errors.ts';
 import { say } from '../output.ts';
 
@@ -14,6 +17,8 @@ interface SimFlags {
   seed?: number;
   settledInMemory?: number;
   coldStore?: string;
+  history: number;
+  traffic?: number;
 }
 
 function integer(name: string, min: number, max: number) {
@@ -54,6 +59,126 @@ function masked(secret: string): string {
   return secret.length <= 10 ? '****' : `${secret.slice(0, 6)}…${secret.slice(-4)} (as you set it)`;
 }
 
+const DAY_MS = 86_400_000;
+/** Seeded items of each kind per day of history. */
+const HISTORY_PER_DAY = 24;
+
+/**
+ * Settled history for a newcomer's first backfill: for each of the last `days` whole UTC days
+ * and today so far (up to a minute ago), transfers and payments, one in ten failing. Seeded
+ * items send no webhooks (none is registered yet): `paysync backfill` loads them, as it loads a
+ * real merchant's history.
+ */
+function seedHistory(
+  sim: RunningSimulator,
+  days: number,
+): { from: string; transfers: number; intents: number } {
+  const now = Date.now();
+  const today = now - (now % DAY_MS);
+  const from = today - days * DAY_MS;
+  const counts = { transfers: 0, intents: 0 };
+  for (let start = from; start < now - 60_000; start += DAY_MS) {
+    const window = {
+      from: new Date(start).toISOString(),
+      to: new Date(Math.min(start + DAY_MS - 1, now - 60_000)).toISOString(),
+      settle: true,
+      failureRate: 0.1,
+    };
+    counts.transfers += sim.control.seed({
+      kind: 'transfer',
+      count: HISTORY_PER_DAY,
+      ...window,
+    }).count;
+    counts.intents += sim.control.seed({
+      kind: 'payment_intent',
+      count: HISTORY_PER_DAY,
+      ...window,
+    }).count;
+  }
+  return { from: new Date(from).toISOString(), ...counts };
+}
+
+/** The demo's business, against this simulator: refunds go through its API, as a merchant's. */
+async function startTraffic(
+  sim: RunningSimulator,
+  perMinute: number,
+  apiKey: string,
+  merchantId: string,
+  logger: Logger,
+): Promise<{ stop(): Promise<void> }> {
+  const [{ createDemoTraffic }, { createUpstreamClient }, { systemClock }] = await Promise.all([
+    import('../../demo/index.ts'),
+    import('../../upstream/index.ts'),
+    import('../../lifecycle/index.ts'),
+  ]);
+  const client = createUpstreamClient({
+    baseUrl: sim.url,
+    apiKey,
+    merchantId,
+    environment: 'sandbox',
+    rps: 1000,
+    maxRetries: 2,
+    now: systemClock,
+  });
+  const traffic = createDemoTraffic({
+    sim,
+    client,
+    logger,
+    tickMs: Math.round(60_000 / perMinute),
+  });
+  traffic.start();
+  return traffic;
+}
+
+/** What the environment already says, or the daemon's default, for one line of the block. */
+function setting(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+interface EnvBlockInput {
+  readonly env: NodeJS.ProcessEnv;
+  readonly url: string;
+  readonly apiKey: string;
+  readonly merchantId: string;
+  readonly webhookSecret: string;
+  readonly adminToken: string;
+  /** Which secrets the user supplied (shown masked, never whole). */
+  readonly given: { apiKey: boolean; webhookSecret: boolean; adminToken: boolean };
+}
+
+/**
+ * The daemon's `.env` for this simulator, ready to paste: the service, the database, Redis,
+ * both ports, an admin token for the dashboard, the books' day and the export formats, then
+ * the one `webhooks register` line for this receiver's local URL. What the environment already
+ * sets is kept; a secret the user set is shown masked.
+ */
+export function simEnvBlock(input: EnvBlockInput): string[] {
+  const { env, given } = input;
+  const port = setting(env, 'PAYSYNC_PORT', '8080');
+  const path = setting(env, 'PAYSYNC_WEBHOOK_PATH', '/webhooks');
+  const opsPort = setting(env, 'PAYSYNC_OPS_PORT', '9465');
+  return [
+    '# paysync .env for this simulator (paste into ./.env; real environment variables win)',
+    `PAYSYNC_UPSTREAM_URL=${input.url}`,
+    `PAYSYNC_API_KEY=${given.apiKey ? masked(input.apiKey) : input.apiKey}`,
+    `PAYSYNC_MERCHANT_ID=${input.merchantId}`,
+    'PAYSYNC_ENVIRONMENT=sandbox',
+    `PAYSYNC_WEBHOOK_SECRET=${given.webhookSecret ? masked(input.webhookSecret) : input.webhookSecret}`,
+    `PAYSYNC_DATABASE_URL=${setting(env, 'PAYSYNC_DATABASE_URL', 'sqlite:./data/paysync.db')}`,
+    `PAYSYNC_REDIS_URL=${setting(env, 'PAYSYNC_REDIS_URL', 'redis://127.0.0.1:6379')}`,
+    `PAYSYNC_PORT=${port}`,
+    `PAYSYNC_OPS_PORT=${opsPort}`,
+    `PAYSYNC_ADMIN_TOKEN=${given.adminToken ? masked(input.adminToken) : input.adminToken}`,
+    `PAYSYNC_BOOKS_TIMEZONE=${setting(env, 'PAYSYNC_BOOKS_TIMEZONE', 'UTC')}`,
+    `PAYSYNC_EXPORT_FORMATS=${setting(env, 'PAYSYNC_EXPORT_FORMATS', 'csv,hledger')}`,
+    '',
+    'Then register this receiver with the service (once):',
+    `  npx paysync webhooks register --url http://127.0.0.1:${port}${path}`,
+    `The dashboard: http://127.0.0.1:${opsPort}/ (log in with PAYSYNC_ADMIN_TOKEN)`,
+  ];
+}
+
 /** `paysync sim`: the sandbox simulator of the payment service, until SIGINT or SIGTERM. */
 export function simCommand(): Command {
   return new Command('sim')
@@ -88,6 +213,17 @@ export function simCommand(): Command {
       '--settled-in-memory <seconds>',
       'settled items unchanged this long (simulator clock) move to the cold store; never = keep all in memory (default: 10)',
       settledInMemoryMs,
+    )
+    .option(
+      '--history <days>',
+      'seed settled history: that many whole past days (UTC) and today so far, for backfill to load; 0 = none',
+      integer('--history', 0, 31),
+      0,
+    )
+    .option(
+      '--traffic <n>',
+      'live business: n payments and n transfers a minute (one in five failing), and refunds, with webhooks (default: none)',
+      integer('--traffic', 1, 600),
     )
     .option(
       '--cold-store <file>',
@@ -136,24 +272,47 @@ export function simCommand(): Command {
           `sim: cannot start on ${flags.host}:${flags.port}: ${(error as Error).message}`,
         );
       }
+      const adminToken = env.PAYSYNC_ADMIN_TOKEN || randomBytes(32).toString('hex');
+      const history = flags.history > 0 ? seedHistory(sim, flags.history) : undefined;
       const lines = [
         `paysync sim: payment service simulator listening on ${sim.url}`,
         `  merchant ${merchantId} · seed ${sim.seed} · throttle ${flags.rps ? `${flags.rps} req/s` : 'off'} · control ${sim.url}/__sim`,
+        ...(history
+          ? [
+              `  history: ${history.transfers} transfers and ${history.intents} payments from ${history.from} (settled, no webhooks: load them with paysync backfill --from ${history.from.slice(0, 10)} --to now)`,
+            ]
+          : []),
+        ...(flags.traffic
+          ? [
+              `  traffic: ${flags.traffic} payments and ${flags.traffic} transfers a minute, one in five failing, and refunds`,
+            ]
+          : []),
         '',
-        'Paste into the daemon environment (.env):',
-        `PAYSYNC_UPSTREAM_URL=${sim.url}`,
-        `PAYSYNC_API_KEY=${given.apiKey ? masked(apiKey) : apiKey}`,
-        `PAYSYNC_MERCHANT_ID=${merchantId}`,
-        'PAYSYNC_ENVIRONMENT=sandbox',
-        `PAYSYNC_WEBHOOK_SECRET=${given.webhookSecret ? masked(webhookSecret) : webhookSecret}`,
+        ...simEnvBlock({
+          env: process.env,
+          url: sim.url,
+          apiKey,
+          merchantId,
+          webhookSecret,
+          adminToken,
+          given: {
+            apiKey: Boolean(given.apiKey),
+            webhookSecret: Boolean(given.webhookSecret),
+            adminToken: Boolean(env.PAYSYNC_ADMIN_TOKEN),
+          },
+        }),
         '',
         'Ctrl-C stops it.',
       ];
       say(lines.join('\n'));
+      const traffic = flags.traffic
+        ? await startTraffic(sim, flags.traffic, apiKey, merchantId, logger)
+        : undefined;
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
+      await traffic?.stop();
       await sim.stop();
       say(`paysync sim: stopped (${signal})`);
     });
