@@ -3,7 +3,7 @@ import { commanderOutput } from './output.ts';
 
 const HELP_FOOTER = `
 Configuration comes from PAYSYNC_* environment variables or a .env file in the working
-directory (real variables win). See README.md for every variable and its default.
+directory (real variables win). docs/configuration.md lists every variable and its default.
 Several sets of books: PAYSYNC_TENANTS_FILE lists them, --tenant picks one (docs/tenants.md).
 
 Exit codes: 0 success, 1 the command failed, 2 bad usage or configuration.`;

@@ -185,7 +185,7 @@ function tenantEnvironment(
     const where = `${at(['settings', variable])}: settings.${variable}`;
     if (!CONFIG_VARIABLES.includes(variable)) {
       throw new TenantsError(
-        `${where}: not a paysync variable → see README.md for the PAYSYNC_* variables`,
+        `${where}: not a paysync variable → see docs/configuration.md for the PAYSYNC_* variables`,
       );
     }
     if (PROCESS_WIDE.has(variable)) {
