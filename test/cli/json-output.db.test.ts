@@ -66,6 +66,25 @@ async function json<T = Record<string, unknown>>(
   return JSON.parse(result.stdout) as T;
 }
 
+/**
+ * A run cut short by a 429 storm on the transfer list: with --json the document still comes out
+ * on stdout (the report of what ran), and the one line on stderr and exit 1 are as without it.
+ */
+async function throttled(args: readonly string[]) {
+  books.sim.control.setFaults({ throttleRate: 1, operations: ['listTransfers'] });
+  try {
+    const human = await run(args);
+    const asJson = await run([...args, '--json']);
+    for (const result of [human, asJson]) {
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    return { human, asJson };
+  } finally {
+    books.sim.control.setFaults({ throttleRate: 0, operations: [] });
+  }
+}
+
 /** The same failure with and without --json: one line on stderr, the same code, stdout empty. */
 async function expectSameFailure(
   args: readonly string[],
@@ -169,6 +188,20 @@ describe(`issue 40.11: --json for scripts, on ${testDialect()}`, () => {
     }
 
     await expectSameFailure(['sweep', '--kind', 'nope'], 2);
+
+    const { human, asJson } = await throttled(['sweep', '--kind', 'transfers']);
+    expect(human.stderr).toMatch(/^paysync sweep: partial: transfers: .*429/);
+    expect(asJson.stderr).toMatch(/^paysync sweep: partial: transfers: .*429/);
+    const partial = JSON.parse(asJson.stdout) as {
+      outcome: string;
+      error: string;
+      lists: { kind: string; cutShort?: string }[];
+    };
+    expect(partial.outcome).toBe('partial');
+    expect(partial.error).toMatch(/429/);
+    expect(partial.lists).toEqual([
+      expect.objectContaining({ kind: 'transfers', cutShort: expect.stringMatching(/429/) }),
+    ]);
   });
 
   it('backfill --json: this run and the whole backfill, no progress lines on stdout', async () => {
@@ -201,6 +234,23 @@ describe(`issue 40.11: --json for scripts, on ${testDialect()}`, () => {
     expect(dry).toMatchObject({ dryRun: true, runId: null });
 
     await expectSameFailure(['backfill', '--from', to, '--to', from], 2);
+
+    const { human, asJson } = await throttled([
+      'backfill',
+      '--from',
+      from,
+      '--to',
+      to,
+      '--kind',
+      'transfers',
+      '--restart',
+    ]);
+    expect(human.stderr).toMatch(/^paysync backfill: cut short: .*429/);
+    expect(asJson.stderr).toMatch(/^paysync backfill: cut short: .*429/);
+    expect(JSON.parse(asJson.stdout)).toMatchObject({
+      dryRun: false,
+      cutShort: expect.stringMatching(/429/),
+    });
   });
 
   it('replay --json: what matched and what was queued; a missing inbox id fails the same way', async () => {
