@@ -74,11 +74,12 @@ refund no webhook announced: the daemon's workers book it. The run is recorded (
 daemon through Redis. Exit codes: 0 swept, 1 the sweep was cut short (429s, timeouts) or
 failed, or the database, Redis or the service cannot be reached, 2 bad arguments or config.
 
---json prints {"outcome": "succeeded"|"partial"|"failed"|"skipped", "runId", "counts": {"itemsSeen",
-"itemsChanged", "itemsMissed", "pagesRead", "upstreamCalls"}, "lists": [{"kind", "from", "to",
-"tally": {"seen", "new", "changed", "unchanged", "missed", "booked": {<currency>: <minor
-units>}}, "pages", "upstreamCalls", "checkpoint", "cutShort"?}], "refunds"?, "paymentRefunds"?,
-"error"?} on stdout; a partial or failed sweep still exits 1 with its one line on stderr.
+--json prints {"outcome": "succeeded"|"partial"|"failed"|"skipped", "runId", "counts":
+{"itemsSeen", "itemsChanged", "itemsMissed", "pagesRead", "upstreamCalls"}, "lists": [{"kind",
+"from", "to", "tally": {"seen", "new", "changed", "unchanged", "missed", "booked": {<currency>:
+<minor units>}}, "pages", "upstreamCalls", "checkpoint", "cutShort"?}], "refunds"?,
+"paymentRefunds"?, "error"?} on stdout; a partial or failed sweep still exits 1 with its one
+line on stderr.
 
 Examples:
   $ paysync sweep
