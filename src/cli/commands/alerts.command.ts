@@ -156,13 +156,32 @@ export function alertsCommand(): Command {
         'snooze: when it ends and the condition still holds, notify again (e.g. 4h, 30m)',
       ).argParser(snoozeDuration),
     )
-    .action(async (id: number, flags: { note?: string; for?: number }) => {
+    .option(
+      '--json',
+      'print the alert as it now stands, one JSON object (as in `alerts list --json`)',
+    )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ paysync alerts ack 12 --note "on it"
+  $ paysync alerts ack 12 --for 4h --json | jq .snoozedUntil
+
+--json prints the alert {"id", "kind", "severity", "status", "ackedAt", "snoozedUntil", …} on
+stdout; a failure is still one line on stderr. Exit codes: 0 acknowledged, 1 no such alert
+or the database failed, 2 bad arguments or config.`,
+    )
+    .action(async (id: number, flags: { note?: string; for?: number; json?: boolean }) => {
       await withAlerts('alerts ack', async (deps) => {
         const { ackAlert } = await import('../../alerts/index.ts');
         const alert = await ackAlert(deps, id, {
           ...(flags.note !== undefined ? { note: flags.note } : {}),
           ...(flags.for !== undefined ? { forMs: flags.for } : {}),
         });
+        if (flags.json) {
+          printJson(alert);
+          return;
+        }
         say(
           alert.snoozedUntil
             ? `Alert ${id} snoozed until ${alert.snoozedUntil}: it notifies again then if still open.`
@@ -176,10 +195,29 @@ export function alertsCommand(): Command {
     .description('mark an alert resolved by hand (sinks that were told get a resolved message)')
     .argument('<id>', 'alert id (see `paysync alerts list`)', alertId)
     .option('--note <text>', 'why')
-    .action(async (id: number, flags: { note?: string }) => {
+    .option(
+      '--json',
+      'print the alert as it now stands, one JSON object (as in `alerts list --json`)',
+    )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ paysync alerts resolve 12 --note "bank confirmed"
+  $ paysync alerts resolve 12 --json | jq .resolvedAt
+
+--json prints the alert {"id", "kind", "severity", "status", "resolvedAt", "resolvedBy", …} on
+stdout; a failure is still one line on stderr. Exit codes: 0 resolved, 1 no such alert or the
+database failed, 2 bad arguments or config.`,
+    )
+    .action(async (id: number, flags: { note?: string; json?: boolean }) => {
       await withAlerts('alerts resolve', async (deps) => {
         const { resolveAlert } = await import('../../alerts/index.ts');
-        await resolveAlert(deps, id, flags.note);
+        const alert = await resolveAlert(deps, id, flags.note);
+        if (flags.json) {
+          printJson(alert);
+          return;
+        }
         say(`Alert ${id} resolved.`);
       });
     });
@@ -188,11 +226,19 @@ export function alertsCommand(): Command {
     .command('test')
     .description('send a test alert through each configured sink and say whether it arrived')
     .addOption(new Option('--sink <name>', 'only this sink').choices([...SINK_CHOICES] as string[]))
+    .option('--json', 'print one JSON document: ok, and each sink with whether it delivered')
     .addHelpText(
       'after',
-      '\nExit codes: 0 every sink delivered, 1 a sink failed (one line each), 2 bad usage or configuration.',
+      `
+Examples:
+  $ paysync alerts test
+  $ paysync alerts test --sink slack --json | jq '.sinks[] | select(.delivered | not)'
+
+--json prints {"ok", "sinks": [{"sink", "delivered", "error"?}]} on stdout; a sink that failed
+is still one line on stderr too.
+Exit codes: 0 every sink delivered, 1 a sink failed (one line each), 2 bad usage or configuration.`,
     )
-    .action(async (flags: { sink?: SinkName }) => {
+    .action(async (flags: { sink?: SinkName; json?: boolean }) => {
       const config = await cliConfig();
       const { createAlertRuntime, sendTestAlert, AlertRulesError } =
         await import('../../alerts/index.ts');
@@ -202,6 +248,8 @@ export function alertsCommand(): Command {
         level: config.logLevel,
         secrets: secretValues(config),
         base: { role: 'alerts-test' },
+        // The log sink's line must not land in the JSON document on stdout.
+        ...(flags.json ? { pretty: false, destination: process.stderr } : {}),
       });
       let runtime;
       try {
@@ -221,10 +269,21 @@ export function alertsCommand(): Command {
           );
         }
         const results = await sendTestAlert(runtime, flags.sink);
-        for (const result of results.filter((r) => r.delivered)) {
-          say(`${result.sink}: delivered`);
-        }
         const failed = results.filter((r) => !r.delivered);
+        if (flags.json) {
+          printJson({
+            ok: failed.length === 0,
+            sinks: results.map((r) => ({
+              sink: r.sink,
+              delivered: r.delivered,
+              ...(r.delivered ? {} : { error: r.error }),
+            })),
+          });
+        } else {
+          for (const result of results.filter((r) => r.delivered)) {
+            say(`${result.sink}: delivered`);
+          }
+        }
         for (const result of failed) sayError(`${result.sink}: not delivered: ${result.error}`);
         if (failed.length > 0) process.exitCode = ExitCode.failure;
       } finally {

@@ -10,7 +10,7 @@ import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
 import { integerOption } from '../input/parse-integer.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
-import { say } from '../output.ts';
+import { printJson, say } from '../output.ts';
 
 interface BackfillFlags {
   from: Date;
@@ -20,6 +20,7 @@ interface BackfillFlags {
   dryRun?: boolean;
   windowHours?: number;
   rps?: number;
+  json?: boolean;
 }
 
 function backfillKind(value: string): SweepKind {
@@ -48,8 +49,11 @@ function summary(report: BackfillReport, dryRun: boolean): string[] {
   ];
 }
 
-/** Progress on a terminal: one bar (window, items, items/s, ETA). Otherwise a line per window. */
-async function progressReporter(): Promise<{
+/**
+ * Progress on a terminal: one bar on stderr (window, items, items/s, ETA). Otherwise a line per
+ * window on stdout, unless stdout holds the --json document.
+ */
+async function progressReporter(json: boolean): Promise<{
   onProgress: (event: BackfillProgress) => void;
   stop: () => void;
 }> {
@@ -90,6 +94,7 @@ async function progressReporter(): Promise<{
       stop: () => bar.stop(),
     };
   }
+  if (json) return { onProgress: () => undefined, stop: () => undefined };
   return {
     onProgress(event) {
       if (event.type !== 'window-done') return;
@@ -122,6 +127,10 @@ export function backfillCommand(): Command {
       'requests per second this backfill may use (default PAYSYNC_BACKFILL_RPS, half of PAYSYNC_UPSTREAM_RPS)',
       integerOption('--rps', 1, 10_000),
     )
+    .option(
+      '--json',
+      'print one JSON document: what this run and the whole backfill read and booked',
+    )
     .addHelpText(
       'after',
       `
@@ -137,14 +146,20 @@ PAYSYNC_BACKFILL_RPS, or half of PAYSYNC_UPSTREAM_RPS), leaving the rest to the 
 Give it more with a higher --rps (up to PAYSYNC_UPSTREAM_RPS), less with a lower one; to raise
 the total, raise PAYSYNC_UPSTREAM_RPS for the whole deployment.
 
-On a terminal a progress bar shows the window, items, items/s and ETA; otherwise one line per
-window. Exit codes: 0 done, 1 cut short (429s, timeouts: run it again to resume) or failed,
-2 bad arguments or config.
+On a terminal a progress bar on stderr shows the window, items, items/s and ETA; otherwise one
+line per window (none with --json). Exit codes: 0 done, 1 cut short (429s, timeouts: run it
+again to resume) or failed, 2 bad arguments or config.
+
+--json prints {"dryRun", "runId" (null on a dry run), "total" and "thisRun": {"seen", "new",
+"changed", "unchanged", "missed", "booked": {<currency>: <minor units>}}, "pages",
+"upstreamCalls", "skippedWindows", "cutShort"?} on stdout; a backfill cut short prints it and
+still exits 1 with its one line on stderr; a failed one prints no document.
 
 Examples:
   $ paysync backfill --from 2030-01-01 --to 2030-03-31
   $ paysync backfill --from 90d --to 1d --kind transfers --rps 2
-  $ paysync backfill --from 2030-01-01 --to 2030-01-31 --dry-run`,
+  $ paysync backfill --from 2030-01-01 --to 2030-01-31 --dry-run
+  $ paysync backfill --from 90d --to 1d --json | jq '.total.booked'`,
     )
     .action(async (flags: BackfillFlags) => {
       if (flags.from.getTime() > flags.to.getTime()) {
@@ -159,7 +174,7 @@ Examples:
       const { recordScheduledRun } = await import('../../runs/index.ts');
       const { createRequestRateLimiter } = await import('../../upstream/index.ts');
       const session = await openPollingSession(config, 'backfill');
-      const progress = await progressReporter();
+      const progress = await progressReporter(flags.json === true);
       try {
         const rps = Math.min(flags.rps ?? config.polling.backfillRps, config.upstream.rps);
         const deps = {
@@ -188,6 +203,7 @@ Examples:
             (flags.windowHours ?? config.polling.backfillWindowMs / 3_600_000) * 3_600_000,
         };
         let report: BackfillReport | undefined;
+        let runId: number | undefined;
         let failure: string | undefined;
         if (flags.dryRun) {
           report = await runBackfill(deps, request);
@@ -203,6 +219,7 @@ Examples:
             (run) => runBackfill(deps, request, run),
           );
           report = recorded.value;
+          runId = recorded.runId;
           if (recorded.outcome === 'failed') failure = recorded.error ?? 'unknown reason';
         }
         progress.stop();
@@ -211,7 +228,11 @@ Examples:
             `backfill: failed: ${failure ?? 'unknown reason'} → fix the cause and run the same command again; it resumes from the last committed page`,
           );
         }
-        for (const line of summary(report, flags.dryRun === true)) say(line);
+        if (flags.json) {
+          printJson({ dryRun: flags.dryRun === true, runId: runId ?? null, ...report });
+        } else {
+          for (const line of summary(report, flags.dryRun === true)) say(line);
+        }
         if (report.cutShort) {
           throw new CliError(
             `backfill: cut short: ${report.cutShort} → run the same command again; it resumes from the last committed page`,

@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { periodOption } from '../input/parse-period.ts';
-import { say } from '../output.ts';
+import { printJson, say } from '../output.ts';
 
 /** `paysync close --period YYYY-MM`: freezes a month's books and its export. */
 export function closeCommand(): Command {
@@ -24,6 +24,7 @@ export function closeCommand(): Command {
     )
     .option('--force', 'close although some day is not RECONCILED (needs --reason)')
     .option('--reason <text>', 'why: recorded with the close')
+    .option('--json', 'print one JSON document: the closed month and its frozen files')
     .addHelpText(
       'after',
       `
@@ -33,10 +34,22 @@ paysync-YYYY-MM.<ext>; its sha256 is kept, and re-exporting the month gives thos
 
 Examples:
   $ paysync close --period 2026-11
-  $ paysync close --period 2026-11 --force --reason "bank fee dispute settled out of band"`,
+  $ paysync close --period 2026-11 --force --reason "bank fee dispute settled out of band"
+  $ paysync close --period 2026-11 --json | jq -r '.exports[].file'
+
+--json prints {"period", "environment", "window": {"from", "to"}, "closedAt", "forced",
+"exports": [{"format", "file", "sha256", "rows"}]} on stdout; a refusal is still one line on
+stderr. Exit codes: 0 closed, 1 refused (a day not RECONCILED, already closed) or failed,
+2 bad arguments or config.`,
     )
     .action(
-      async (flags: { period: string; environment?: string; force?: boolean; reason?: string }) => {
+      async (flags: {
+        period: string;
+        environment?: string;
+        force?: boolean;
+        reason?: string;
+        json?: boolean;
+      }) => {
         if (flags.force && !flags.reason?.trim()) {
           throw new CliError(
             'close: --force needs --reason "…" saying why the month closes with days not RECONCILED',
@@ -60,6 +73,10 @@ Examples:
             ...(flags.reason ? { reason: flags.reason } : {}),
             by: userInfo().username,
           });
+          if (flags.json) {
+            printJson(closed);
+            return;
+          }
           say(
             `closed ${closed.period} (${closed.environment}), [${closed.window.from}, ${closed.window.to})${closed.forced ? ', forced' : ''}`,
           );

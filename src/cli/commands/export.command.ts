@@ -8,7 +8,7 @@ import type { ExportFormat, ExportProgress } from '../../exports/index.ts';
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { parseTime, TIME_FORMS } from '../input/parse-time.ts';
-import { sayError } from '../output.ts';
+import { printJson, sayError } from '../output.ts';
 
 const FORMATS = ['csv', 'jsonl', 'hledger', 'beancount'] as const;
 const KINDS = [
@@ -87,6 +87,7 @@ interface ExportFlags {
   out?: string;
   environment?: 'live' | 'sandbox';
   kind?: string[];
+  json?: boolean;
 }
 
 /** `paysync export`: the books of a window in an accounting format, streamed. */
@@ -128,6 +129,7 @@ export function exportCommand(): Command {
         choice('--kind', KINDS)(value),
       ]),
     )
+    .option('--json', 'with --out: print one JSON document about the file written')
     .addHelpText(
       'after',
       `
@@ -136,9 +138,22 @@ The window is [from, to) on each journal's effective time. Columns and mappings:
 Examples:
   $ paysync export --from 2026-11-01 --to 2026-12-01 > november.csv
   $ paysync export --from 2026-11-01 --to 2026-12-01 --format hledger --out nov.journal
-  $ paysync export --from 2026-11-20 --to 2026-11-21 --format jsonl --kind transfer | jq .`,
+  $ paysync export --from 2026-11-20 --to 2026-11-21 --format jsonl --kind transfer | jq .
+  $ paysync export --from 2026-11-01 --to 2026-12-01 --out nov.csv --json | jq -r .sha256
+
+--json needs --out <file> (the export itself would fill stdout) and prints {"file", "format",
+"environment", "window": {"from", "to"}, "rows", "journals" (null for a frozen file), "sha256",
+"frozenFile": <the closed month's frozen file>|null} on stdout instead of the note on stderr;
+a failure is still one line on stderr. Exit codes: 0 written, 1 the database or the file
+failed, 2 bad arguments (--json without --out) or config.`,
     )
     .action(async (flags: ExportFlags) => {
+      if (flags.json && (flags.out === undefined || flags.out === '-')) {
+        throw new CliError(
+          'export: --json prints a summary on stdout, so the export itself needs --out <file>',
+          ExitCode.usage,
+        );
+      }
       const config = await cliConfig();
       const { startOfDay } = await import('../../books-calendar/index.ts');
       const timeZone = config.books.timeZone;
@@ -186,6 +201,19 @@ Examples:
         if (frozen) {
           await pipeline(Readable.from([frozen.content]), output);
           if (temporary && target) await rename(temporary, target);
+          if (flags.json && target) {
+            printJson({
+              file: target,
+              format: flags.format,
+              environment,
+              window,
+              rows: frozen.frozen.rows,
+              journals: null,
+              sha256: frozen.frozen.sha256,
+              frozenFile: frozen.frozen.file,
+            });
+            return;
+          }
           sayError(
             `export: closed period, frozen file ${frozen.frozen.file} (${frozen.frozen.rows} lines, sha256 ${frozen.frozen.sha256})${target ? ` copied to ${target}` : ''}`,
           );
@@ -212,7 +240,18 @@ Examples:
           progress.stop(done);
         }
         if (temporary && target) await rename(temporary, target);
-        if (target) {
+        if (flags.json && target) {
+          printJson({
+            file: target,
+            format: flags.format,
+            environment,
+            window,
+            rows: result.rows,
+            journals: result.journals,
+            sha256: result.sha256,
+            frozenFile: null,
+          });
+        } else if (target) {
           sayError(
             `export: ${result.rows} lines of ${result.journals} journals written to ${target} (sha256 ${result.sha256})`,
           );

@@ -1,19 +1,39 @@
 import { Command } from 'commander';
 import { commandContext } from '../context.ts';
 import { CliError } from '../errors.ts';
-import { say } from '../output.ts';
+import { printJson, say } from '../output.ts';
 
-/** `paysync migrate`: applies pending migrations, forward only, and says what it did. */
+/** `paysync migrate [--json]`: applies pending migrations, forward only, and says what it did. */
 export function migrateCommand(): Command {
   return new Command('migrate')
     .description('apply pending database migrations (forward only; safe to run twice)')
-    .action(async () => {
+    .option('--json', 'print one JSON document: the database, what was applied, the latest')
+    .addHelpText(
+      'after',
+      `
+--json prints {"database", "applied": [names applied now], "migrations": <count applied in
+all>, "latest": <name>|null} on stdout; a failure is still one line on stderr.
+
+Examples:
+  $ paysync migrate
+  $ paysync migrate --json | jq '.applied | length'
+
+Exit codes: 0 up to date, 1 the database refused or cannot be reached, 2 bad configuration.`,
+    )
+    .action(async (flags: { json?: boolean }) => {
       const { config } = await commandContext('migrate');
       // Loaded here, not at the top, so `paysync --help` and `paysync sim` start fast.
       const { migrateDatabaseAt, MigrateDatabaseError } = await import('../../db/index.ts');
       try {
         const { displayUrl, applied, all } = await migrateDatabaseAt(config.databaseUrl);
-        if (applied.length === 0) {
+        if (flags.json) {
+          printJson({
+            database: displayUrl,
+            applied,
+            migrations: all.length,
+            latest: all.at(-1) ?? null,
+          });
+        } else if (applied.length === 0) {
           say(
             `nothing to apply: ${displayUrl} is up to date (${all.length} migration${all.length === 1 ? '' : 's'} applied, latest ${all.at(-1) ?? 'none'})`,
           );

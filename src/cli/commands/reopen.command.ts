@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { periodOption } from '../input/parse-period.ts';
-import { say } from '../output.ts';
+import { printJson, say } from '../output.ts';
 
 /** `paysync reopen --period YYYY-MM --reason …`: undoes a close, with a logged reason. */
 export function reopenCommand(): Command {
@@ -21,34 +21,58 @@ export function reopenCommand(): Command {
         'sandbox',
       ]),
     )
-    .action(async (flags: { period: string; reason: string; environment?: string }) => {
-      if (!flags.reason.trim()) {
-        throw new CliError(
-          'reopen: --reason is empty: say why the closed month must change',
-          ExitCode.usage,
-        );
-      }
-      const config = await cliConfig();
-      const exportsModule = await import('../../exports/index.ts');
-      const { openLedgerDatabase } = await import('../open-ledger-database.ts');
-      const handle = await openLedgerDatabase(config, 'reopen');
-      const environment = flags.environment ?? config.environment;
-      try {
-        await exportsModule.reopenPeriod({
-          db: handle.db,
-          environment,
-          period: flags.period,
-          reason: flags.reason,
-          by: userInfo().username,
-          now: cliClock(),
-        });
-        say(`reopened ${flags.period} (${environment}): ${flags.reason.trim()}`);
-      } catch (error) {
-        if (error instanceof exportsModule.PeriodError)
-          throw new CliError(`reopen: ${error.message}`);
-        throw error;
-      } finally {
-        await handle.close().catch(() => undefined);
-      }
-    });
+    .option('--json', 'print one JSON document: the month reopened, when, and why')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ paysync reopen --period 2026-11 --reason "late bank statement"
+  $ paysync reopen --period 2026-11 --reason "late bank statement" --json | jq .reopenedAt
+
+--json prints {"period", "environment", "reopenedAt", "reason"} on stdout; a refusal is still
+one line on stderr. Exit codes: 0 reopened, 1 the month is not closed or the database failed,
+2 bad arguments or config.`,
+    )
+    .action(
+      async (flags: { period: string; reason: string; environment?: string; json?: boolean }) => {
+        if (!flags.reason.trim()) {
+          throw new CliError(
+            'reopen: --reason is empty: say why the closed month must change',
+            ExitCode.usage,
+          );
+        }
+        const config = await cliConfig();
+        const exportsModule = await import('../../exports/index.ts');
+        const { openLedgerDatabase } = await import('../open-ledger-database.ts');
+        const handle = await openLedgerDatabase(config, 'reopen');
+        const environment = flags.environment ?? config.environment;
+        const now = cliClock();
+        try {
+          await exportsModule.reopenPeriod({
+            db: handle.db,
+            environment,
+            period: flags.period,
+            reason: flags.reason,
+            by: userInfo().username,
+            now,
+          });
+          if (flags.json) {
+            printJson({
+              period: flags.period,
+              environment,
+              reopenedAt: now.toISOString(),
+              reason: flags.reason.trim(),
+            });
+            return;
+          }
+          say(`reopened ${flags.period} (${environment}): ${flags.reason.trim()}`);
+        } catch (error) {
+          if (error instanceof exportsModule.PeriodError)
+            throw new CliError(`reopen: ${error.message}`);
+          throw error;
+        } finally {
+          await handle.close().catch(() => undefined);
+        }
+      },
+    );
 }

@@ -2,11 +2,12 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliError, ExitCode } from '../errors.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
 import { cliConfig } from '../context.ts';
-import { progressLine, say } from '../output.ts';
+import { printJson, progressLine, say } from '../output.ts';
 
 interface ReplayFlags {
   since?: Date;
   dryRun?: boolean;
+  json?: boolean;
 }
 
 function inboxId(value: string): number {
@@ -51,6 +52,7 @@ export function replayCommand(): Command {
       ),
     )
     .option('--dry-run', 'only count the events that would be queued')
+    .option('--json', 'print one JSON document: what matched and what was queued')
     .addHelpText(
       'after',
       `
@@ -58,6 +60,11 @@ Examples:
   $ paysync replay 4211                  one event (ids are in the INBOX column of \`paysync show\`)
   $ paysync replay --since 2h            everything received in the last two hours
   $ paysync replay --since 2030-01-10T09:00:00Z --dry-run
+  $ paysync replay --since 2h --json | jq .queued
+
+--json prints {"inboxId"|"since", "dryRun", "matched", "queued", "alreadyQueued"} on stdout
+(a dry run queues nothing: queued 0); progress on large replays stays on stderr, and a failure
+is one line on stderr.
 
 Each event goes back to the ingest queue; a worker fetches the resource's real state again and
 applies it. The ledger's unique keys make this a no-op when nothing changed, so replaying twice
@@ -81,6 +88,14 @@ inbox id, or the database or Redis cannot be reached, 2 bad arguments.`,
       const handle = await openLedgerDatabase(config, 'replay');
       try {
         const matched = await countReplaySelection(handle.db, selection);
+        const document = (queued: number, alreadyQueued: number, matchedNow = matched) =>
+          printJson({
+            ...(id !== undefined ? { inboxId: id } : { since: flags.since!.toISOString() }),
+            dryRun: flags.dryRun === true,
+            matched: matchedNow,
+            queued,
+            alreadyQueued,
+          });
         const what =
           id !== undefined
             ? `inbox event ${id}`
@@ -91,10 +106,15 @@ inbox id, or the database or Redis cannot be reached, 2 bad arguments.`,
               `replay: no inbox event with id ${id} in ${handle.displayUrl}; \`paysync show <resource id>\` lists a resource's inbox ids`,
             );
           }
-          say(`replay: no ${what} in ${handle.displayUrl}; nothing queued.`);
+          if (flags.json) document(0, 0);
+          else say(`replay: no ${what} in ${handle.displayUrl}; nothing queued.`);
           return;
         }
         if (flags.dryRun) {
+          if (flags.json) {
+            document(0, 0);
+            return;
+          }
           say(
             `replay: ${matched} ${what.replace(/^events /, 'event(s) ')} would be queued (dry run; nothing changed).`,
           );
@@ -108,6 +128,10 @@ inbox id, or the database or Redis cannot be reached, 2 bad arguments.`,
           const result = await replayInboxEvents({ db: handle.db, queues }, selection, {
             onProgress: progressReporter(),
           });
+          if (flags.json) {
+            document(result.queued, result.alreadyQueued, result.matched);
+            return;
+          }
           const already =
             result.alreadyQueued > 0
               ? `, ${result.alreadyQueued} already waiting in the queue`

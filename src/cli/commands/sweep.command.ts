@@ -3,11 +3,12 @@ import type { StreamSweepReport, SweepPart, SweepTaskReport } from '../../pollin
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { timeOption, TIME_FORMS } from '../input/parse-time.ts';
-import { say } from '../output.ts';
+import { printJson, say } from '../output.ts';
 
 interface SweepFlags {
   kind?: SweepPart;
   since?: Date;
+  json?: boolean;
 }
 
 const PARTS: readonly SweepPart[] = ['intents', 'transfers', 'refunds', 'payment-refunds'];
@@ -60,6 +61,7 @@ export function sweepCommand(): Command {
         `start here instead of at the checkpoint minus PAYSYNC_SWEEP_OVERLAP_MINUTES: ${TIME_FORMS}`,
       ).argParser(timeOption('--since')),
     )
+    .option('--json', 'print one JSON document: the outcome, the counts and each part of the sweep')
     .addHelpText(
       'after',
       `
@@ -72,9 +74,17 @@ refund no webhook announced: the daemon's workers book it. The run is recorded (
 daemon through Redis. Exit codes: 0 swept, 1 the sweep was cut short (429s, timeouts) or
 failed, or the database, Redis or the service cannot be reached, 2 bad arguments or config.
 
+--json prints {"outcome": "succeeded"|"partial"|"failed"|"skipped", "runId", "counts":
+{"itemsSeen", "itemsChanged", "itemsMissed", "pagesRead", "upstreamCalls"}, "lists": [{"kind",
+"from", "to", "tally": {"seen", "new", "changed", "unchanged", "missed", "booked": {<currency>:
+<minor units>}}, "pages", "upstreamCalls", "checkpoint", "cutShort"?}], "refunds"?,
+"paymentRefunds"?, "error"?} on stdout; a partial or failed sweep still exits 1 with its one
+line on stderr.
+
 Examples:
   $ paysync sweep
-  $ paysync sweep --kind transfers --since 6h`,
+  $ paysync sweep --kind transfers --since 6h
+  $ paysync sweep --json | jq '.counts.itemsMissed'`,
     )
     .action(async (flags: SweepFlags) => {
       const config = await cliConfig();
@@ -113,7 +123,19 @@ Examples:
               run,
             ),
         );
-        if (recorded.value) {
+        if (flags.json) {
+          printJson({
+            outcome: recorded.outcome,
+            runId: recorded.runId ?? null,
+            counts: recorded.counts,
+            lists: recorded.value?.lists ?? [],
+            ...(recorded.value?.refunds ? { refunds: recorded.value.refunds } : {}),
+            ...(recorded.value?.paymentRefunds
+              ? { paymentRefunds: recorded.value.paymentRefunds }
+              : {}),
+            ...(recorded.error !== undefined ? { error: recorded.error } : {}),
+          });
+        } else if (recorded.value) {
           for (const line of reportLines(recorded.value)) say(`sweep: ${line}`);
         }
         if (recorded.outcome === 'failed') {
@@ -125,6 +147,7 @@ Examples:
             ExitCode.failure,
           );
         }
+        if (flags.json) return;
         const missed = recorded.counts.itemsMissed;
         say(
           `sweep: succeeded; ${recorded.counts.itemsChanged} item(s) changed, ${missed} of them never named by a webhook.`,

@@ -117,53 +117,71 @@ function registerCommand(): Command {
       '*',
     ])
     .option('--description <text>', 'a note to tell registrations apart')
+    .option('--json', 'print one JSON document: the registration, its secret, duplicates, warnings')
     .addHelpText(
       'after',
       `
-Example:
+Examples:
   $ paysync webhooks register --url https://paysync.example.com/webhooks
+  $ paysync webhooks register --url https://paysync.example.com/webhooks --json | jq -r .secret
+
+--json prints {"webhook": {"id", "url", "events", …}, "secret": <signing secret>|null,
+"secretConfigured": <PAYSYNC_WEBHOOK_SECRET holds it>, "duplicates": [older ids with this URL],
+"warnings": [text]} on stdout; a failure is still one line on stderr.
 
 If the service hands back a signing secret, the PAYSYNC_WEBHOOK_SECRET=… line to configure is
 printed on this terminal only (never logged). Needs PAYSYNC_UPSTREAM_URL, PAYSYNC_API_KEY and
 PAYSYNC_MERCHANT_ID. Exit codes: 0 registered, 1 the service refused or is unreachable,
 2 bad --url or missing configuration.`,
     )
-    .action(async (flags: { url: string; events: string[]; description?: string }) => {
-      const config = await cliConfig();
-      const existing = await callService('webhooks register', (client) => client.listWebhooks());
-      const created = await callService('webhooks register', (client) =>
-        client.createWebhook({
-          url: flags.url,
-          events: flags.events,
-          ...(flags.description ? { description: flags.description } : {}),
-        }),
-      );
-      const lines = [
-        `Registered webhook ${created.id} → ${text(created.url ?? flags.url)} (events: ${text(created.events ?? flags.events)})`,
-      ];
-      const path = new URL(flags.url).pathname;
-      if (path !== config.webhook.path) {
-        lines.push(
-          `Warning: the receiver takes webhooks on ${config.webhook.path} (PAYSYNC_WEBHOOK_PATH), but this URL's path is ${path}.`,
+    .action(
+      async (flags: { url: string; events: string[]; description?: string; json?: boolean }) => {
+        const config = await cliConfig();
+        const existing = await callService('webhooks register', (client) => client.listWebhooks());
+        const created = await callService('webhooks register', (client) =>
+          client.createWebhook({
+            url: flags.url,
+            events: flags.events,
+            ...(flags.description ? { description: flags.description } : {}),
+          }),
         );
-      }
-      const sameUrl = existing.filter((hook) => hook.url === flags.url && hook.id !== created.id);
-      if (sameUrl.length > 0) {
+        const path = new URL(flags.url).pathname;
+        const pathWarning =
+          path === config.webhook.path
+            ? undefined
+            : `the receiver takes webhooks on ${config.webhook.path} (PAYSYNC_WEBHOOK_PATH), but this URL's path is ${path}.`;
+        const sameUrl = existing.filter((hook) => hook.url === flags.url && hook.id !== created.id);
         // With the secret already held there is nothing to wait for: the duplicate goes now.
         const secretHeld = !!created.secret && config.webhookSecrets.includes(created.secret);
-        const older = sameUrl.map((hook) => hook.id);
-        lines.push(
-          `Note: ${older.join(', ')} already point${older.length === 1 ? 's' : ''} at this URL, so every event now arrives ${older.length === 1 ? 'twice' : `${older.length + 1} times`}; ${secretHeld ? 'delete the old registration now' : 'delete the old registration once the new secret is in place'}: ${older.map((id) => `paysync webhooks delete ${id}`).join('; ')}`,
-        );
-      }
-      if (created.secret) lines.push(...secretInstructions(created.secret, config));
-      else {
-        lines.push(
-          'The service returned no signing secret: configure the secret it gave you out of band in PAYSYNC_WEBHOOK_SECRET.',
-        );
-      }
-      say(lines.join('\n'));
-    });
+        if (flags.json) {
+          printJson({
+            webhook: withoutSecret(created),
+            secret: created.secret ?? null,
+            secretConfigured: secretHeld,
+            duplicates: sameUrl.map((hook) => hook.id),
+            warnings: pathWarning ? [pathWarning] : [],
+          });
+          return;
+        }
+        const lines = [
+          `Registered webhook ${created.id} → ${text(created.url ?? flags.url)} (events: ${text(created.events ?? flags.events)})`,
+        ];
+        if (pathWarning) lines.push(`Warning: ${pathWarning}`);
+        if (sameUrl.length > 0) {
+          const older = sameUrl.map((hook) => hook.id);
+          lines.push(
+            `Note: ${older.join(', ')} already point${older.length === 1 ? 's' : ''} at this URL, so every event now arrives ${older.length === 1 ? 'twice' : `${older.length + 1} times`}; ${secretHeld ? 'delete the old registration now' : 'delete the old registration once the new secret is in place'}: ${older.map((id) => `paysync webhooks delete ${id}`).join('; ')}`,
+          );
+        }
+        if (created.secret) lines.push(...secretInstructions(created.secret, config));
+        else {
+          lines.push(
+            'The service returned no signing secret: configure the secret it gave you out of band in PAYSYNC_WEBHOOK_SECRET.',
+          );
+        }
+        say(lines.join('\n'));
+      },
+    );
 }
 
 function listCommand(): Command {
@@ -216,22 +234,28 @@ function deleteCommand(): Command {
   return new Command('delete')
     .description('delete a webhook registration; the service stops sending to it')
     .argument('<id>', 'wh_… (see `paysync webhooks list`)', webhookId)
+    .option('--json', 'print one JSON document: {"id", "deleted": true}')
     .addHelpText(
       'after',
       `
-Example:
+Examples:
   $ paysync webhooks delete wh_4Jx9Qm2LrT8vYb3NcK5sWd1F
+  $ paysync webhooks delete wh_4Jx9Qm2LrT8vYb3NcK5sWd1F --json | jq .deleted
 
 If its secret is in PAYSYNC_WEBHOOK_SECRET, remove it from the list afterwards.
 Exit codes: 0 deleted, 1 no such webhook or the service is unreachable, 2 bad id or
 missing configuration.`,
     )
-    .action(async (id: string) => {
+    .action(async (id: string, flags: { json?: boolean }) => {
       await callService(
         'webhooks delete',
         (client) => client.deleteWebhook(id),
         `the service has no webhook ${id} (404); \`paysync webhooks list\` shows the registered ones`,
       );
+      if (flags.json) {
+        printJson({ id, deleted: true });
+        return;
+      }
       say(
         `Deleted webhook ${id}. If its secret is in PAYSYNC_WEBHOOK_SECRET, remove it from the list.`,
       );
