@@ -257,7 +257,9 @@ export const verdictStorage = z
     at: z.string().optional(),
     snapshotAt: z.string().optional(),
     replaces: storedVerdictMark.optional(),
-    because: z.enum(['verdict_task_off', 'balance_task_off', 'older_than_lookback']).optional(),
+    because: z
+      .enum(['verdict_task_off', 'balance_task_off', 'older_than_lookback', 'before_first_item'])
+      .optional(),
   })
   .meta({ id: 'VerdictStorage' });
 

@@ -43,6 +43,8 @@ function storageLine(storage: VerdictStorage): string {
         balance_task_off:
           'the balances task, which takes the end-of-day snapshot the verdicts task waits for, is off (PAYSYNC_BALANCE_CRON)',
         older_than_lookback: `the verdicts task judges only the last ${VERDICT_LOOKBACK_DAYS} days`,
+        before_first_item:
+          'the balances task takes no end-of-day snapshot of a day before the first item paysync knows, and the verdicts task waits for one (paysync balances --at <end of day> takes it)',
       }[storage.because];
       return `${storage.replaces ? before(storage.replaces) : 'not stored: '}${why}`;
     }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { BalanceSettings, ExpectationSettings, JanitorSettings } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { dayOf, dayWindow, previousDay } from '../books-calendar/index.ts';
+import { earliestKnownInstant } from '../ledger/index.ts';
 import { nextTick } from '../runs/index.ts';
 import {
   buildDailyReport,
@@ -112,7 +113,8 @@ export interface StoredVerdictMark {
  *   otherwise;
  * - `due`: the task stores it at `at` (after the balances task takes the end-of-day snapshot at
  *   `snapshotAt`, when it is missing), replacing `replaces` if one is stored;
- * - `not_scheduled`: no task will, because of `because`.
+ * - `not_scheduled`: no task will, because of `because` (`before_first_item`: the balances task
+ *   takes no end-of-day snapshot of a day before the first item paysync knows).
  */
 export type VerdictStorage =
   | { readonly state: 'stored'; readonly computedAt: string }
@@ -125,7 +127,8 @@ export type VerdictStorage =
     }
   | {
       readonly state: 'not_scheduled';
-      readonly because: 'verdict_task_off' | 'balance_task_off' | 'older_than_lookback';
+      readonly because:
+        'verdict_task_off' | 'balance_task_off' | 'older_than_lookback' | 'before_first_item';
       readonly replaces?: StoredVerdictMark;
     };
 
@@ -159,6 +162,15 @@ export async function verdictStorage(
   let after = new Date(Math.max(now.getTime(), end - 1));
   let snapshotAt: Date | undefined;
   if (!(await hasEndOfDaySnapshot(books, day))) {
+    // The balances task fills in end-of-day snapshots from the day of the first item it knows.
+    const earliest = await earliestKnownInstant(books.db);
+    const today = dayOf(now, books.timeZone);
+    if (
+      day < today &&
+      (earliest === undefined || day < dayOf(new Date(earliest), books.timeZone))
+    ) {
+      return { state: 'not_scheduled', because: 'before_first_item', ...replaces };
+    }
     snapshotAt = nextTick(schedule.cron, after);
     if (!snapshotAt) return { state: 'not_scheduled', because: 'balance_task_off', ...replaces };
     after = snapshotAt;
