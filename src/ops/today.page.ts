@@ -44,7 +44,7 @@ function storageLine(storage: VerdictStorage): string {
           'the balances task, which takes the end-of-day snapshot the verdicts task waits for, is off (PAYSYNC_BALANCE_CRON)',
         older_than_lookback: `the verdicts task judges only the last ${VERDICT_LOOKBACK_DAYS} days`,
         before_first_item:
-          'the balances task takes no end-of-day snapshot of a day before the first item paysync knows, and the verdicts task waits for one (paysync balances --at <end of day> takes it)',
+          'the balances task takes no end-of-day snapshot before the day of the first item, and the verdicts task waits for one',
       }[storage.because];
       return `${storage.replaces ? before(storage.replaces) : 'not stored: '}${why}`;
     }
