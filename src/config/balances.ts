@@ -3,11 +3,16 @@ import { cronOrOff, type Parsed } from './fields.ts';
 
 // Balance snapshots, low-balance thresholds and the daily verdict (docs/balances.md).
 
+/** Hourly. */
+export const DEFAULT_BALANCE_CRON = '0 * * * *';
+/** 20 past every hour: after the hourly snapshot has taken the end-of-day balances. */
+export const DEFAULT_VERDICT_CRON = '20 * * * *';
+
 export const BALANCE_VARIABLES = {
   /** When balances are snapshotted (and missed end-of-day snapshots filled in). @defaultValue hourly */
-  PAYSYNC_BALANCE_CRON: cronOrOff('0 * * * *'),
+  PAYSYNC_BALANCE_CRON: cronOrOff(DEFAULT_BALANCE_CRON),
   /** When closed days get their verdict. @defaultValue 20 past every hour */
-  PAYSYNC_VERDICT_CRON: cronOrOff('20 * * * *'),
+  PAYSYNC_VERDICT_CRON: cronOrOff(DEFAULT_VERDICT_CRON),
   /** Low-balance thresholds: `transfer:XOF:1000000,transfer-irt:EUR:50000`. @defaultValue none */
   PAYSYNC_LOW_BALANCE: z
     .string()

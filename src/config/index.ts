@@ -36,6 +36,8 @@ export type { AlertSettings } from './alerts.ts';
 export type { JanitorSettings } from './janitor.ts';
 export { isTimeZone, type BooksSettings } from './books.ts';
 export {
+  DEFAULT_BALANCE_CRON,
+  DEFAULT_VERDICT_CRON,
   parseLowBalanceThresholds,
   type BalanceSettings,
   type LowBalanceThreshold,

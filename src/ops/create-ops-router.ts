@@ -1,4 +1,7 @@
 import { createBullBoard } from '@bull-board/api';
+import { DEFAULT_BALANCE_CRON, DEFAULT_VERDICT_CRON } from '../config/index.ts';
+import { sweepCoverage } from '../polling/index.ts';
+import { pendingSlaOf } from '../reports/index.ts';
 import { QUEUE_KEYS } from '../queues/enqueue.ts';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
@@ -17,6 +20,7 @@ import {
 import { sendOpsError, sendTooManyFailures } from './ops-errors.ts';
 import { opsFeatures } from './ops-features.ts';
 import { OPS_API_BASE } from './ops-routes.ts';
+import type { OpsReadContext } from './ops-queries.ts';
 import { BOARD_CSP, sendPage, setPageHeaders } from './send-page.ts';
 import { html } from './html.ts';
 
@@ -60,13 +64,22 @@ export function createOpsRouters(options: OpsDependencies): OpsRouters {
   };
   const { throttle } = deps;
   const tokens = new AdminTokens(deps.tokens);
-  const ctx = {
+  const ctx: OpsReadContext = {
     db: deps.db,
     environment: deps.environment,
     timeZone: deps.timeZone,
     logger: deps.logger,
     now: deps.now,
-    ...(deps.expectations ? { expectationBreakVerdict: deps.expectations.breakVerdict } : {}),
+    // A day is judged here as `paysync report` and the verdicts task judge it.
+    verdictRules: {
+      ...(deps.janitor ? { sla: pendingSlaOf(deps.janitor.stuckAfterMs) } : {}),
+      coverage: sweepCoverage(deps.db, deps.environment),
+      ...(deps.expectations ? { expectationBreakVerdict: deps.expectations.breakVerdict } : {}),
+    },
+    verdictSchedule: deps.balances ?? {
+      cron: DEFAULT_BALANCE_CRON,
+      verdictCron: DEFAULT_VERDICT_CRON,
+    },
   };
   const api = Router();
   api.use(OPS_API_BASE, async (request: Request, response: Response, next: NextFunction) => {

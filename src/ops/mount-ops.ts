@@ -113,6 +113,8 @@ export function mountOps(options: {
           exportsDir: config.exports.dir,
           relay: config.relay,
           expectations: config.expectations,
+          janitor: config.janitor,
+          balances: config.balances,
           secureCookie: config.ops.https,
           queueBoardActions: config.ops.queueBoardActions,
           sessions: state.sessions,

@@ -244,10 +244,32 @@ export const dailyReport = z
   })
   .meta({ id: 'DailyReport' });
 
+const storedVerdictMark = z.object({ verdict: z.string(), computedAt: z.string() });
+
+export const verdictStorage = z
+  .object({
+    state: z.enum(['stored', 'kept', 'due', 'not_scheduled']).meta({
+      description:
+        'stored: the verdict computed now is the stored one (computedAt); kept: a stored RECONCILED (stored) that the verdicts task does not judge again; due: the verdicts task stores it at `at` (after the end-of-day snapshot at `snapshotAt`, when missing); not_scheduled: no task will (`because`)',
+    }),
+    computedAt: z.string().optional(),
+    stored: storedVerdictMark.optional(),
+    at: z.string().optional(),
+    snapshotAt: z.string().optional(),
+    replaces: storedVerdictMark.optional(),
+    because: z
+      .enum(['verdict_task_off', 'balance_task_off', 'older_than_lookback', 'before_first_item'])
+      .optional(),
+  })
+  .meta({ id: 'VerdictStorage' });
+
 export const reportBody = z
   .object({
     data: dailyReport,
-    stored: z.boolean().meta({ description: 'True when this is the stored verdict of the day' }),
+    stored: z.boolean().meta({
+      description: 'True when the verdict computed now is the stored verdict of the day',
+    }),
+    storage: verdictStorage,
   })
   .meta({ id: 'ReportAnswer' });
 

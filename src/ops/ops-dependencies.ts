@@ -1,6 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { AlertRuntime } from '../alerts/index.ts';
-import type { ExpectationSettings, RelaySettings } from '../config/index.ts';
+import type {
+  BalanceSettings,
+  ExpectationSettings,
+  JanitorSettings,
+  RelaySettings,
+} from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import type { ExpectationContext } from '../expectations/index.ts';
 import type { Clock } from '../lifecycle/index.ts';
@@ -44,6 +49,16 @@ export interface OpsDependencies {
    * so both agree with the CLI and the daemon. @defaultValue `off` and `['missing']`
    */
   readonly expectations?: Pick<ExpectationSettings, 'allExpected' | 'breakVerdict'>;
+  /**
+   * PAYSYNC_STUCK_*_AFTER: the SLAs a day's verdict is judged by, as `paysync report` and the
+   * verdicts task judge it. @defaultValue the report's default SLAs
+   */
+  readonly janitor?: Pick<JanitorSettings, 'stuckAfterMs'>;
+  /**
+   * PAYSYNC_BALANCE_CRON and PAYSYNC_VERDICT_CRON: when a day's verdict will be stored, for the
+   * Today page. @defaultValue their defaults, hourly and 20 past every hour
+   */
+  readonly balances?: Pick<BalanceSettings, 'cron' | 'verdictCron'>;
   /**
    * Behind https (`PAYSYNC_OPS_HTTPS`): the session cookie is `Secure` and named
    * `__Host-paysync_ops`. @defaultValue false

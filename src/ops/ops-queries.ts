@@ -19,7 +19,14 @@ import {
 } from '../ledger/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Clock } from '../lifecycle/index.ts';
-import { buildDailyReport, describeBreak, storedVerdicts } from '../reports/index.ts';
+import {
+  dayVerdict,
+  describeBreak,
+  storedVerdicts,
+  type VerdictBooks,
+  type VerdictRules,
+  type VerdictSchedule,
+} from '../reports/index.ts';
 
 /**
  * The reads behind the API and the dashboard, all through the domain components' index.ts.
@@ -32,8 +39,20 @@ export interface OpsReadContext {
   readonly logger: Logger;
   /** The process's clock: a report computed on the spot is as of now. */
   readonly now: Clock;
-  /** PAYSYNC_EXPECTATIONS_BREAK_VERDICT, for a report computed on the spot. */
-  readonly expectationBreakVerdict?: readonly string[];
+  /** How a day's verdict is judged: as `paysync report` and the verdicts task judge it. */
+  readonly verdictRules: VerdictRules;
+  /** When the verdicts task stores a day's verdict. */
+  readonly verdictSchedule: VerdictSchedule;
+}
+
+/** The books a day's verdict is judged on, with the rules of the process. */
+export function verdictBooksOf(ctx: OpsReadContext): VerdictBooks {
+  return {
+    db: ctx.db,
+    environment: ctx.environment,
+    timeZone: ctx.timeZone,
+    rules: ctx.verdictRules,
+  };
 }
 
 export interface ResourceFilter {
@@ -179,21 +198,16 @@ export async function readVerdicts(ctx: OpsReadContext, rows: number) {
   }));
 }
 
-/** The stored report of a day, else one computed now (not stored: reading changes nothing). */
+/**
+ * A day's report as `paysync report --date <day>` computes it now (reading stores nothing), and
+ * whether the verdicts task has stored that verdict, or when it will.
+ */
 export async function readReport(ctx: OpsReadContext, day: string) {
-  const stored = (await storedVerdicts(ctx.db, ctx.environment, { since: day, limit: 400 })).find(
-    (v) => v.day === day,
-  );
-  if (stored) return { data: stored.report, stored: true };
-  const report = await buildDailyReport({
-    db: ctx.db,
-    environment: ctx.environment,
+  const { report, storage } = await dayVerdict(
+    verdictBooksOf(ctx),
+    ctx.verdictSchedule,
     day,
-    timeZone: ctx.timeZone,
-    now: ctx.now(),
-    ...(ctx.expectationBreakVerdict
-      ? { expectationBreakVerdict: ctx.expectationBreakVerdict }
-      : {}),
-  });
-  return { data: report, stored: false };
+    ctx.now(),
+  );
+  return { data: report, stored: storage.state === 'stored', storage };
 }

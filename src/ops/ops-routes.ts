@@ -211,7 +211,8 @@ const routes = [
     path: '/api/v1/reports/{date}',
     operationId: 'getReport',
     tag: 'reports',
-    summary: 'The report of a day: the stored one, else computed now (not stored)',
+    summary:
+      "A day's report as `paysync report` computes it now, and whether it is stored or when it will be",
     params: dateParam,
     response: reportBody,
   },

@@ -1,6 +1,14 @@
 import { formatAmount } from '../money/index.ts';
-import { dayOf, previousDay, startOfDay } from '../books-calendar/index.ts';
-import { storedVerdicts } from '../reports/index.ts';
+import { dayOf, dayWindow, previousDay, startOfDay } from '../books-calendar/index.ts';
+import {
+  dayVerdict,
+  verdictStorage,
+  VERDICT_LOOKBACK_DAYS,
+  type DailyReport,
+  type DayVerdict,
+  type StoredVerdictMark,
+  type VerdictStorage,
+} from '../reports/index.ts';
 import {
   clipped,
   notAvailable,
@@ -12,19 +20,64 @@ import {
 } from './dashboard-layout.ts';
 import { html } from './html.ts';
 import { NOT_AVAILABLE, NOT_AVAILABLE_MESSAGES } from './ops-features.ts';
-import { publicRecord, readOpenDiscrepancies, readResources } from './ops-queries.ts';
+import {
+  publicRecord,
+  readOpenDiscrepancies,
+  readResources,
+  verdictBooksOf,
+} from './ops-queries.ts';
 
-/** Today (`/`): the last two verdicts, today's failed transfers, open breaks and open alerts. */
+/** Whether a day's verdict is stored, or when it will be, in one line. */
+function storageLine(storage: VerdictStorage): string {
+  const before = (mark: StoredVerdictMark) => `stored ${mark.verdict} at ${mark.computedAt}; `;
+  switch (storage.state) {
+    case 'stored':
+      return `stored at ${storage.computedAt}`;
+    case 'kept':
+      return `${before(storage.stored)}the verdicts task does not judge a RECONCILED day again`;
+    case 'due':
+      return `${storage.replaces ? before(storage.replaces) : 'not stored yet: '}the verdicts task stores it at ${storage.at}${storage.snapshotAt ? `, once the balances task has taken the end-of-day snapshot at ${storage.snapshotAt}` : ''}`;
+    case 'not_scheduled': {
+      const why = {
+        verdict_task_off: 'the verdicts task is off (PAYSYNC_VERDICT_CRON)',
+        balance_task_off:
+          'the balances task, which takes the end-of-day snapshot the verdicts task waits for, is off (PAYSYNC_BALANCE_CRON)',
+        older_than_lookback: `the verdicts task judges only the last ${VERDICT_LOOKBACK_DAYS} days`,
+        before_first_item:
+          'the balances task takes no end-of-day snapshot before the day of the first item, and the verdicts task waits for one',
+      }[storage.because];
+      return `${storage.replaces ? before(storage.replaces) : 'not stored: '}${why}`;
+    }
+  }
+}
+
+/** Why a day's verdict is what it is, from its report. */
+function reasonsOf(report: DailyReport): string {
+  const why = [
+    ...report.breaks.map((b) => b.line),
+    ...report.incomplete,
+    ...(report.pending.length > 0 ? [`${report.pending.length} item(s) still pending`] : []),
+  ];
+  return why.length === 0 ? 'all items final and booked; balances agree' : why.join('; ');
+}
+
+/**
+ * Today (`/`): the verdicts of yesterday and the day before as `paysync report` computes them now
+ * (the same function), whether each is stored or when the verdicts task will store it, when
+ * today's will be; today's failed transfers, open breaks and open alerts.
+ */
 export async function todayPage(view: DashboardView): Promise<PageAnswer> {
   const { deps, ctx, csrf: token, base } = view;
-  const today = dayOf(deps.now(), ctx.timeZone);
+  const now = deps.now();
+  const today = dayOf(now, ctx.timeZone);
   const yesterday = previousDay(today);
   const dayBefore = previousDay(yesterday);
-  const verdicts = await storedVerdicts(deps.db, ctx.environment, {
-    since: dayBefore,
-    limit: 5,
-  });
-  const verdictOf = (day: string) => verdicts.find((v) => v.day === day);
+  const books = verdictBooksOf(ctx);
+  const todayStorage = await verdictStorage(books, ctx.verdictSchedule, today, now);
+  const closedDays: { day: string; verdict: DayVerdict }[] = [];
+  for (const day of [yesterday, dayBefore]) {
+    closedDays.push({ day, verdict: await dayVerdict(books, ctx.verdictSchedule, day, now) });
+  }
   const since = startOfDay(today, ctx.timeZone).toISOString();
   const failed = await readResources(ctx, 'transfer', { status: 'failed', since }, 200);
   const breaks = await readOpenDiscrepancies(ctx, 100);
@@ -38,24 +91,22 @@ export async function todayPage(view: DashboardView): Promise<PageAnswer> {
           <th>Day</th>
           <th>Verdict</th>
           <th>Why</th>
+          <th>Stored</th>
         </tr>
-        ${[yesterday, dayBefore].map((day) => {
-          const stored = verdictOf(day);
-          const why = stored
-            ? [
-                ...stored.report.breaks.map((b) => b.line),
-                ...stored.report.incomplete,
-                ...(stored.report.pending.length > 0
-                  ? [`${stored.report.pending.length} item(s) still pending`]
-                  : []),
-              ]
-            : ['the verdict is computed after the day ends (paysync report)'];
-          return html`<tr data-day="${day}">
-            <td>${day}</td>
-            <td>${verdictBadge(stored?.verdict)}</td>
-            ${textCell(why.length === 0 ? 'all items final and booked; balances agree' : why.join('; '))}
-          </tr>`;
-        })}
+        <tr data-day="${today}">
+          <td>${today}</td>
+          <td><span class="na">not over</span></td>
+          ${textCell(`today: the day ends at ${dayWindow(today, ctx.timeZone).to}`)}
+          ${textCell(storageLine(todayStorage))}
+        </tr>
+        ${closedDays.map(
+          ({ day, verdict }) =>
+            html`<tr data-day="${day}">
+              <td>${day}</td>
+              <td>${verdictBadge(verdict.report.verdict)}</td>
+              ${textCell(reasonsOf(verdict.report))} ${textCell(storageLine(verdict.storage))}
+            </tr>`,
+        )}
       </table>
     </section>
     <section id="failed-transfers">

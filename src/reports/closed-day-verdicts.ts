@@ -1,26 +1,25 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { addToOutbox, notifyOutbox } from '../outbox/index.ts';
-import { dayOf, dayWindow, nextDay, previousDay } from '../books-calendar/index.ts';
+import { dayOf, nextDay, previousDay } from '../books-calendar/index.ts';
 import { dayVerdictEvent, emitRelayEvents, notifyRelay } from '../relay/index.ts';
-import { buildDailyReport, type CoverageCheck, type PendingSla } from './daily-report.ts';
 import { storeVerdict } from './daily-verdict.repository.ts';
 import type { Verdict } from './daily-verdict.table.ts';
+import {
+  firstJudgedDay,
+  hasEndOfDaySnapshot,
+  judgeDay,
+  type VerdictBooks,
+  type VerdictRules,
+} from './day-verdict.ts';
 
-export interface ClosedDayDependencies {
+export interface ClosedDayDependencies extends VerdictRules {
   readonly db: Kysely<Database>;
   readonly environment: string;
   readonly timeZone: string;
-  readonly sla?: PendingSla;
-  readonly coverage?: CoverageCheck;
-  /** Kinds of open expectation break that make a day `BREAKS`. @defaultValue `['missing']` */
-  readonly expectationBreakVerdict?: readonly string[];
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
 }
-
-/** How far back the task looks for days to (re)judge. */
-export const VERDICT_LOOKBACK_DAYS = 31;
 
 /**
  * The scheduled verdict task: each closed day whose end-of-day snapshot is in gets its verdict
@@ -34,12 +33,10 @@ export async function judgeClosedDays(
 ): Promise<{ day: string; verdict: Verdict; previous: Verdict | undefined }[]> {
   const now = deps.now();
   const lastClosed = previousDay(dayOf(now, deps.timeZone));
-  let day = lastClosed;
-  for (let i = 1; i < VERDICT_LOOKBACK_DAYS; i += 1) day = previousDay(day);
+  const books: VerdictBooks = { ...deps, rules: deps };
   const judged: { day: string; verdict: Verdict; previous: Verdict | undefined }[] = [];
   let deliveries = 0;
-  for (; day <= lastClosed; day = nextDay(day)) {
-    const end = dayWindow(day, deps.timeZone).to;
+  for (let day = firstJudgedDay(now, deps.timeZone); day <= lastClosed; day = nextDay(day)) {
     const stored = await deps.db
       .selectFrom('daily_verdicts')
       .select('verdict')
@@ -47,26 +44,8 @@ export async function judgeClosedDays(
       .where('day', '=', day)
       .executeTakeFirst();
     if (stored?.verdict === 'RECONCILED') continue;
-    const snapshot = await deps.db
-      .selectFrom('balance_snapshots')
-      .select('id')
-      .where('environment', '=', deps.environment)
-      .where('as_of', '=', end)
-      .limit(1)
-      .executeTakeFirst();
-    if (!snapshot) continue;
-    const report = await buildDailyReport({
-      db: deps.db,
-      environment: deps.environment,
-      day,
-      timeZone: deps.timeZone,
-      now,
-      ...(deps.sla ? { sla: deps.sla } : {}),
-      ...(deps.coverage ? { coverage: deps.coverage } : {}),
-      ...(deps.expectationBreakVerdict
-        ? { expectationBreakVerdict: deps.expectationBreakVerdict }
-        : {}),
-    });
+    if (!(await hasEndOfDaySnapshot(books, day))) continue;
+    const report = await judgeDay(books, day, now);
     const previous = await deps.db.transaction().execute(async (trx) => {
       const before = await storeVerdict(trx, report);
       const bad = report.verdict === 'BREAKS' || report.verdict === 'INCOMPLETE';

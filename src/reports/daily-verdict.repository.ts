@@ -60,3 +60,26 @@ export async function storedVerdicts(
     report: JSON.parse(row.report) as DailyReport,
   }));
 }
+
+/** The stored verdict of one day, if any. */
+export async function storedVerdictOf(
+  db: Executor,
+  environment: string,
+  day: string,
+): Promise<StoredVerdict | undefined> {
+  const row = await db
+    .selectFrom('daily_verdicts')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('day', '=', day)
+    .executeTakeFirst();
+  return row
+    ? {
+        environment: row.environment,
+        day: row.day,
+        verdict: row.verdict,
+        computedAt: row.computed_at,
+        report: JSON.parse(row.report) as DailyReport,
+      }
+    : undefined;
+}

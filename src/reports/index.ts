@@ -22,9 +22,24 @@ export {
   type ExpectationBreakCount,
   type PendingSla,
 } from './daily-report.ts';
-export { storedVerdicts, storeVerdict, type StoredVerdict } from './daily-verdict.repository.ts';
 export {
-  judgeClosedDays,
+  storedVerdictOf,
+  storedVerdicts,
+  storeVerdict,
+  type StoredVerdict,
+} from './daily-verdict.repository.ts';
+export { judgeClosedDays, type ClosedDayDependencies } from './closed-day-verdicts.ts';
+export {
+  dayVerdict,
+  judgeDay,
   VERDICT_LOOKBACK_DAYS,
-  type ClosedDayDependencies,
-} from './closed-day-verdicts.ts';
+  verdictRulesOf,
+  verdictStorage,
+  type DayVerdict,
+  type StoredVerdictMark,
+  type VerdictBooks,
+  type VerdictRules,
+  type VerdictSchedule,
+  type VerdictSettings,
+  type VerdictStorage,
+} from './day-verdict.ts';

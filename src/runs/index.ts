@@ -27,6 +27,7 @@ export {
   scheduledRunsPrunable,
 } from './run-retention.ts';
 export type { RunOutcome, RunTrigger, ScheduledRunTable } from './scheduled-run.table.ts';
+export { nextTick } from './next-tick.ts';
 export {
   cronIntervalMs,
   MISSED_INTERVALS_ALLOWED,

@@ -175,16 +175,18 @@ Examples:
       let report: DailyReport;
       try {
         const { sweepCoverage } = await import('../../polling/index.ts');
-        report = await reports.buildDailyReport({
-          db: handle.db,
-          environment: config.environment,
+        // The same judgement as the verdicts task, the dashboard and the ops API (judgeDay).
+        const rules = reports.verdictRulesOf(config, sweepCoverage(handle.db, config.environment));
+        report = await reports.judgeDay(
+          {
+            db: handle.db,
+            environment: config.environment,
+            timeZone: config.books.timeZone,
+            rules,
+          },
           day,
-          timeZone: config.books.timeZone,
           now,
-          sla: reports.pendingSlaOf(config.janitor.stuckAfterMs),
-          coverage: sweepCoverage(handle.db, config.environment),
-          expectationBreakVerdict: config.expectations.breakVerdict,
-        });
+        );
       } finally {
         await handle.close().catch(() => undefined);
       }
