@@ -73,6 +73,26 @@ export async function findRefund(
   return row && toRefundRecord(row);
 }
 
+/**
+ * Every mirrored refund of `originalId` (a `tr_…` for `refund`, a `pi_…` for `payment_refund`),
+ * oldest first: what `paysync show` lists under the item it refunds.
+ */
+export async function refundsOf(
+  db: Executor,
+  kind: RefundKind,
+  originalId: string,
+): Promise<RefundRecord[]> {
+  const rows = await db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('kind', '=', kind)
+    .where('original_id', '=', originalId)
+    .orderBy('updated_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toRefundRecord);
+}
+
 /** Of `ids`, those the mirror holds as refunds of `kind`. Keep `ids` to a few hundred. */
 export async function knownRefundIds(
   db: Executor,

@@ -1,5 +1,10 @@
 import type { JournalLine, MirrorRecord } from '../../ledger/index.ts';
-import type { ResourceView } from '../../resource-view/index.ts';
+import type {
+  ItemRefund,
+  ItemReversal,
+  RefundedItem,
+  ResourceView,
+} from '../../resource-view/index.ts';
 import { formatAmount, formatMinorAndHuman } from './format-amount.ts';
 import { formatTime } from './format-time.ts';
 import { renderTable } from './render-table.ts';
@@ -40,7 +45,21 @@ function destinationOf(destination: Readonly<Record<string, unknown>>): string {
     .join(', ');
 }
 
-function recordFields(record: MirrorRecord): string {
+const REFUNDED_KIND_NAMES: Record<RefundedItem['kind'], string> = {
+  transfer: 'transfer',
+  payment_intent: 'payment intent',
+};
+
+/** `tr_… (transfer, successful, 250,000 XOF)`: the item a refund refunds. */
+function refundedItemText(item: RefundedItem): string {
+  const kind = REFUNDED_KIND_NAMES[item.kind];
+  if (!item.mirrored || item.amount === null || item.currency === null) {
+    return `${item.id} (${kind}, not in the mirror: run \`paysync sweep\`)`;
+  }
+  return `${item.id} (${kind}, ${item.status}, ${formatAmount(item.amount, item.currency)})`;
+}
+
+function recordFields(record: MirrorRecord, refundOf: RefundedItem | null): string {
   const pairs: [string, string | null | undefined][] = [
     ['status', record.status],
     [
@@ -75,7 +94,7 @@ function recordFields(record: MirrorRecord): string {
     );
   } else {
     pairs.push(
-      ['refund of', record.originalId],
+      ['refund of', refundOf ? refundedItemText(refundOf) : record.originalId],
       ['reason', record.reason],
       ['method', record.paymentMethod],
       ['mode', record.mode],
@@ -107,19 +126,123 @@ function explanation(view: ResourceView): string[] {
     lines.push(
       view.journals.length === 0
         ? NOTHING_BOOKED[record.kind]
-        : 'Journals are on file for it: a settlement was booked earlier and reversed (see below).',
+        : view.reversals.length > 0
+          ? `It had settled, then ${view.reversals.map(reversalText).join(', and ')} (see below).`
+          : 'Journals are on file for it: a settlement was booked earlier and reversed (see below).',
     );
+    if (view.refundOf) lines.unshift(`It refunds ${refundedItemText(view.refundOf)}.`);
+    lines.push(...view.refunds.map(unbookedRefundText));
     return lines;
   }
   if (record.status === 'successful') {
+    const refunded = view.refunds.filter((r) => r.bookedAt !== null && r.reversedAt === null);
+    const settled =
+      view.journals.length === 0
+        ? 'It settled, but no journal is on file: check the discrepancies below and `paysync doctor`.'
+        : refunded.length > 0
+          ? `It settled, then ${refunded.map(refundedText).join(', and ')}. The journal below is what the ${KIND_NAMES[record.kind].toLowerCase()} itself booked; each refund has its own (\`paysync show <refund id>\`).`
+          : 'It settled: the journal below is what it booked.';
     return [
-      view.journals.length > 0
-        ? 'It settled: the journal below is what it booked.'
-        : 'It settled, but no journal is on file: check the discrepancies below and `paysync doctor`.',
+      ...(view.refundOf ? [`It refunds ${refundedItemText(view.refundOf)}.`] : []),
+      settled,
+      ...refundTotal(record, refunded),
+      ...view.refunds.filter((r) => !refunded.includes(r)).map(unbookedRefundText),
     ];
   }
-  if (record.status === 'canceled') return ['It was canceled: no money moved.'];
-  return [`It is not final yet (${record.status}): nothing is booked until it settles.`];
+  const lines = view.refundOf ? [`It refunds ${refundedItemText(view.refundOf)}.`] : [];
+  if (record.status === 'canceled') return [...lines, 'It was canceled: no money moved.'];
+  return [
+    ...lines,
+    `It is not final yet (${record.status}): nothing is booked until it settles.`,
+    ...view.refunds.map(unbookedRefundText),
+  ];
+}
+
+/** `1,000 XOF was refunded by refund 1002 on 2026-…`. */
+function refundedText(refund: ItemRefund): string {
+  return `${formatAmount(refund.amount, refund.currency)} was refunded by refund ${refund.id} on ${formatTime(refund.bookedAt)}`;
+}
+
+/** A refund that moved no money (yet), or whose booking was reversed. */
+function unbookedRefundText(refund: ItemRefund): string {
+  const amount = formatAmount(refund.amount, refund.currency);
+  if (refund.reversedAt !== null) {
+    return `Refund ${refund.id} of ${amount} was booked on ${formatTime(refund.bookedAt)} and reversed on ${formatTime(refund.reversedAt)} (${refund.status}): no money is refunded by it.`;
+  }
+  if (refund.status === 'failed' || refund.status === 'canceled') {
+    return `Refund ${refund.id} of ${amount} ${refund.status}: no money moved.`;
+  }
+  return `Refund ${refund.id} of ${amount} is ${refund.status}: nothing is booked for it until it settles.`;
+}
+
+/** In all, how much of the item was refunded: `Refunded in full: 250,000 of 250,000 XOF.` */
+function refundTotal(record: MirrorRecord, refunded: readonly ItemRefund[]): string[] {
+  if (refunded.length === 0) return [];
+  const same = refunded.filter((r) => r.currency === record.currency);
+  const full = same.reduce((n, r) => n + r.amount, 0) >= record.amount;
+  return [`Refunded ${full ? 'in full' : 'in part'}: ${refundedOf(record, refunded)}.`];
+}
+
+function refundedOf(record: MirrorRecord, refunded: readonly ItemRefund[]): string {
+  const totals = new Map<string, number>();
+  for (const r of refunded) totals.set(r.currency, (totals.get(r.currency) ?? 0) + r.amount);
+  return [...totals]
+    .map(([currency, total]) =>
+      currency === record.currency
+        ? `${formatAmount(total, currency)} of ${formatAmount(record.amount, currency)}`
+        : formatAmount(total, currency),
+    )
+    .join(', ');
+}
+
+/** `its settlement-1 was reversed by journal #9 on 2026-…: 252,500 XOF went back`. */
+function reversalText(reversal: ItemReversal): string {
+  const back = reversal.amounts.map((a) => formatAmount(a.amount, a.currency)).join(' and ');
+  const undone = reversal.settlementKey.replace(/^reversal-/, 'settlement-');
+  return `its ${undone} was reversed by journal #${reversal.journalId} on ${formatTime(reversal.effectiveAt)}: ${back} went back`;
+}
+
+/** Every refund and reversal that touches the item, oldest booking first. */
+function refundsAndReversals(view: ResourceView): string | undefined {
+  const isItem = view.record.kind === 'transfer' || view.record.kind === 'payment_intent';
+  if (!isItem && view.reversals.length === 0) return undefined;
+  const rows = [
+    ...view.refunds.map((r) => ({
+      kind: r.kind === 'refund' ? 'refund' : 'payment refund',
+      id: r.id,
+      amount: formatAmount(r.amount, r.currency),
+      status:
+        r.reversedAt === null
+          ? r.status
+          : `${r.status} (booking reversed ${formatTime(r.reversedAt)})`,
+      booked: r.bookedAt,
+      sortKey: r.bookedAt ?? r.updatedAt,
+    })),
+    ...view.reversals.map((r) => ({
+      kind: 'reversal',
+      id: `#${r.journalId} ${r.settlementKey}`,
+      amount: r.amounts.map((a) => formatAmount(a.amount, a.currency)).join(' + '),
+      status: 'booked',
+      booked: r.effectiveAt,
+      sortKey: r.effectiveAt,
+    })),
+  ].sort((a, b) => a.sortKey.localeCompare(b.sortKey));
+  const title = isItem ? 'Refunds and reversals' : 'Reversals';
+  if (rows.length === 0) return section(title, 0, 'none: nothing has refunded or reversed it');
+  return section(
+    title,
+    rows.length,
+    renderTable(
+      [
+        { header: 'KIND', value: (r) => r.kind },
+        { header: 'ID', value: (r) => r.id },
+        { header: 'AMOUNT', value: (r) => r.amount, align: 'right' },
+        { header: 'STATUS', value: (r) => r.status },
+        { header: 'BOOKED (UTC)', value: (r) => formatTime(r.booked) },
+      ],
+      rows,
+    ),
+  );
 }
 
 function journalBlock(view: ResourceView): string {
@@ -168,9 +291,11 @@ export function renderResourceView(view: ResourceView): string {
   const { record } = view;
   const blocks: string[] = [];
   blocks.push(
-    `${KIND_NAMES[record.kind]} ${record.id}: ${record.status}\n${indent(recordFields(record))}`,
+    `${KIND_NAMES[record.kind]} ${record.id}: ${record.status}\n${indent(recordFields(record, view.refundOf))}`,
   );
   blocks.push(`Why\n${indent(explanation(view).join('\n'))}`);
+  const touching = refundsAndReversals(view);
+  if (touching !== undefined) blocks.push(touching);
   blocks.push(
     section(
       'Status history',
