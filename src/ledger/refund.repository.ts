@@ -82,15 +82,17 @@ export async function refundsOf(
   kind: RefundKind,
   originalId: string,
 ): Promise<RefundRecord[]> {
+  // By original_id alone: with `kind` in the WHERE as well, SQLite picks an index that starts
+  // with kind and reads every refund of that kind. An item has a few refunds; sorted here.
   const rows = await db
     .selectFrom('refunds')
     .selectAll()
-    .where('kind', '=', kind)
     .where('original_id', '=', originalId)
-    .orderBy('updated_at')
-    .orderBy('id')
     .execute();
-  return rows.map(toRefundRecord);
+  return rows
+    .filter((row) => row.kind === kind)
+    .sort((a, b) => a.updated_at.localeCompare(b.updated_at) || a.id.localeCompare(b.id))
+    .map(toRefundRecord);
 }
 
 /** Of `ids`, those the mirror holds as refunds of `kind`. Keep `ids` to a few hundred. */
