@@ -54,6 +54,28 @@ beforeAll(async () => {
     }),
     seen(),
   );
+  // A refund booked, then failed: its booking is reversed, and the intent says so.
+  await applyPaymentIntent(
+    db,
+    paymentIntentFixture({ id: 'pi_show40b', status: 'successful', amount: 900 }),
+    seen(),
+  );
+  for (const [status, second] of [
+    ['successful', 40],
+    ['failed', 50],
+  ] as const) {
+    await applyPaymentRefund(
+      db,
+      paymentRefundFixture({
+        id: 4003,
+        paymentIntentId: 'pi_show40b',
+        status,
+        amount: 300,
+        updatedAt: at(second),
+      }),
+      seen(),
+    );
+  }
   // Settled, then the service said failed: the ledger books a reversal of the settlement.
   await applyTransfer(db, transferFixture({ id: 'tr_show40rev', status: 'successful' }), seen());
   await applyTransfer(
@@ -163,6 +185,30 @@ describe('paysync show names the refunds and reversals of an item', () => {
       ['payment_refund', '4002', 500, 'pending', null],
       ['payment_refund', '4001', 2000, 'successful', at(30)],
     ]);
+  });
+
+  it('a refund booked and then reversed is named on its item as refunding nothing', async () => {
+    const result = await runCliInProcess(['show', 'pi_show40b'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('It settled: the journal below is what it booked.');
+    expect(result.stdout).toContain(
+      `Refund 4003 of 300 XOF was booked on ${at(40)} and reversed on ${at(50)} (failed): no money is refunded by it.`,
+    );
+    expect(result.stdout).toMatch(/payment refund\s+4003\s+300 XOF\s+failed \(booking reversed/);
+    const view = await shownJson('pi_show40b');
+    expect(view.refunds).toEqual([
+      expect.objectContaining({
+        id: '4003',
+        status: 'failed',
+        bookedAt: at(40),
+        reversedAt: at(50),
+      }),
+    ]);
+
+    const refund = await runCliInProcess(['show', 'payment_refund:4003'], { env });
+    expect(refund.code).toBe(0);
+    expect(refund.stdout).toContain('It refunds pi_show40b (payment intent, successful, 900 XOF).');
+    expect(refund.stdout).toContain('Reversals (1)');
   });
 
   it('a transfer whose settlement was reversed names the reversal, in text and --json', async () => {

@@ -115,47 +115,62 @@ function recordFields(record: MirrorRecord, refundOf: RefundedItem | null): stri
   return fields(pairs);
 }
 
-/** Why a resource ended where it did, in words an operator can act on. */
+/**
+ * Why a resource ended where it did, in words an operator can act on: its own status, then
+ * what touched it since (refunds booked, pending or failed), so the story never stops at "It
+ * settled" when money went back; a refund first names the item it refunds.
+ */
 function explanation(view: ResourceView): string[] {
+  const { record } = view;
+  const refunded = view.refunds.filter((r) => r.bookedAt !== null && r.reversedAt === null);
+  const lines = view.refundOf ? [`It refunds ${refundedItemText(view.refundOf)}.`] : [];
+  if (record.status === 'successful' && view.journals.length > 0 && refunded.length > 0) {
+    lines.push(
+      `It settled, then ${refunded.map(refundedText).join(', and ')}. The journal below is what the ${KIND_NAMES[record.kind].toLowerCase()} itself booked; each refund books its own (\`paysync show <refund id>\`).`,
+    );
+  } else {
+    lines.push(...statusLines(view));
+    // A refund booked against an item that is not settled here: said all the same.
+    lines.push(...refunded.map((r) => `${capitalised(refundedText(r))}.`));
+  }
+  if (record.status !== 'failed' && view.reversals.length > 0) {
+    // Failed told it above; otherwise a reversal is history the status alone would hide.
+    lines.push(`Earlier, ${view.reversals.map(reversalText).join(', and ')}.`);
+  }
+  lines.push(...refundTotal(record, refunded));
+  lines.push(...view.refunds.filter((r) => !refunded.includes(r)).map(unbookedRefundText));
+  return lines;
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** What the item's own status says. */
+function statusLines(view: ResourceView): string[] {
   const { record } = view;
   if (record.status === 'failed') {
     const cause = record.failureCode
       ? `${record.failureCode}${record.failureMessage ? ` (${record.failureMessage})` : ''}`
       : 'the service gave no failure cause';
-    const lines = [`It failed: ${cause}.`];
-    lines.push(
+    return [
+      `It failed: ${cause}.`,
       view.journals.length === 0
         ? NOTHING_BOOKED[record.kind]
         : view.reversals.length > 0
           ? `It had settled, then ${view.reversals.map(reversalText).join(', and ')} (see below).`
           : 'Journals are on file for it: a settlement was booked earlier and reversed (see below).',
-    );
-    if (view.refundOf) lines.unshift(`It refunds ${refundedItemText(view.refundOf)}.`);
-    lines.push(...view.refunds.map(unbookedRefundText));
-    return lines;
-  }
-  if (record.status === 'successful') {
-    const refunded = view.refunds.filter((r) => r.bookedAt !== null && r.reversedAt === null);
-    const settled =
-      view.journals.length === 0
-        ? 'It settled, but no journal is on file: check the discrepancies below and `paysync doctor`.'
-        : refunded.length > 0
-          ? `It settled, then ${refunded.map(refundedText).join(', and ')}. The journal below is what the ${KIND_NAMES[record.kind].toLowerCase()} itself booked; each refund has its own (\`paysync show <refund id>\`).`
-          : 'It settled: the journal below is what it booked.';
-    return [
-      ...(view.refundOf ? [`It refunds ${refundedItemText(view.refundOf)}.`] : []),
-      settled,
-      ...refundTotal(record, refunded),
-      ...view.refunds.filter((r) => !refunded.includes(r)).map(unbookedRefundText),
     ];
   }
-  const lines = view.refundOf ? [`It refunds ${refundedItemText(view.refundOf)}.`] : [];
-  if (record.status === 'canceled') return [...lines, 'It was canceled: no money moved.'];
-  return [
-    ...lines,
-    `It is not final yet (${record.status}): nothing is booked until it settles.`,
-    ...view.refunds.map(unbookedRefundText),
-  ];
+  if (record.status === 'successful') {
+    return [
+      view.journals.length > 0
+        ? 'It settled: the journal below is what it booked.'
+        : 'It settled, but no journal is on file: check the discrepancies below and `paysync doctor`.',
+    ];
+  }
+  if (record.status === 'canceled') return ['It was canceled: no money moved.'];
+  return [`It is not final yet (${record.status}): nothing is booked until it settles.`];
 }
 
 /** `1,000 XOF was refunded by refund 1002 on 2026-…`. */
