@@ -262,6 +262,20 @@ describe('paysync show masks phone numbers as alerts and the dashboard do', () =
     expect(full.record.raw).toMatchObject({ destination: { number: FULL_NUMBER } });
   });
 
+  it("masks a failed transfer's recipient, wherever the number appears, text and --json", async () => {
+    for (const args of [[], ['--json']]) {
+      const masked = await runCliInProcess(['show', filled.failedTransferId, ...args], { env });
+      expect(masked.code).toBe(0);
+      expect(masked.stdout).toContain('+22177•••••01');
+      expect(masked.stdout).not.toContain('770009901');
+      const revealed = await runCliInProcess(
+        ['show', filled.failedTransferId, ...args, '--reveal'],
+        { env },
+      );
+      expect(revealed.stdout).toContain('+221770009901');
+    }
+  });
+
   it('--help says what --reveal prints and to keep it out of tickets', async () => {
     const result = await runCliInProcess(['show', '--help'], { env });
     expect(result.code).toBe(0);
