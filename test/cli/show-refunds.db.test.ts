@@ -1,5 +1,10 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyPaymentIntent, applyPaymentRefund, applyTransfer } from '../../src/ledger/index.ts';
+import { PAYSYNC_BIN } from '../support/run-cli.ts';
 import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 import {
@@ -281,5 +286,35 @@ describe('paysync show masks phone numbers as alerts and the dashboard do', () =
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('--reveal');
     expect(result.stdout).toMatch(/do not paste the\s+output into\s+tickets/);
+  });
+});
+
+describe('paysync show masks without loading the alerts component', () => {
+  it('loads the policy file src/alerts/mask-number, not src/alerts/index (the alert runtime)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'paysync-show40-'));
+    const file = join(folder, 'imports.txt');
+    const recorder = resolve(import.meta.dirname, '../support/import-recorder/register.mjs');
+    try {
+      const code = await new Promise<number>((done) => {
+        execFile(
+          process.execPath,
+          ['--import', recorder, PAYSYNC_BIN, 'show', filled.successfulTransferId],
+          {
+            cwd: folder,
+            env: { PATH: process.env.PATH ?? '', PAYSYNC_TEST_IMPORTS_FILE: file, ...env },
+            timeout: 60_000,
+          },
+          (error) => done(error ? 1 : 0),
+        );
+      });
+      expect(code).toBe(0);
+      const alerts = readFileSync(file, 'utf8')
+        .split('\n')
+        .map((url) => /\/src\/alerts\/([^/]+)\.(?:ts|js)$/.exec(url)?.[1])
+        .filter(Boolean);
+      expect([...new Set(alerts)]).toEqual(['mask-number']);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
