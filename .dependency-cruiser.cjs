@@ -49,6 +49,10 @@
  * - src/ledger/resource-reads.ts and src/inbox/resource-reads.ts are public entries of their
  *   own: what `paysync show` reads about one resource (src/resource-view), without the rest of
  *   the ledger and the inbox, which their index.ts loads (issue 39);
+ * - src/alerts/mask-number.ts is a public entry of its own: the one masking policy for phone and
+ *   account numbers (a leaf that imports nothing), which `paysync show` applies to what it prints
+ *   without loading the alert runtime, Nodemailer and the ledger's index that alerts/index.ts
+ *   loads (issue 40.8);
  * - src/upstream/contract/index.ts is a public entry of its own: the ledger and the simulator
  *   need the service's schemas without the client;
  * - the simulator is production code's no-go, except for the two commands whose whole purpose
@@ -212,6 +216,7 @@ const configuration = {
           '^src/expectations/expectation-words\\.ts$',
           '^src/ledger/resource-reads\\.ts$',
           '^src/inbox/resource-reads\\.ts$',
+          '^src/alerts/mask-number\\.ts$',
         ],
       },
     },

@@ -46,7 +46,7 @@ export {
   type AlertDeliverer,
   type AlertDelivererOptions,
 } from './alert-deliverer.ts';
-export { maskNumber, maskNumbersInText } from './mask-number.ts';
+export { maskDeep, maskNumber, maskNumberFields, maskNumbersInText } from './mask-number.ts';
 export {
   AlertActionError,
   ackAlert,

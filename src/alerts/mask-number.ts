@@ -2,9 +2,11 @@ const MASK = '•';
 
 /**
  * The one masking policy for a phone or account number, wherever paysync shows one (alerts,
- * the ops API and the dashboard; docs/alerts.md, "Masked numbers"): `+221771234512` →
- * `+22177•••••12`. The country and operator prefix stay (ops recognise the network), the last
- * two digits stay (ops tell two recipients apart), the subscriber part never leaves paysync.
+ * the ops API, the dashboard and `paysync show`; docs/alerts.md, "Masked numbers"). This file is
+ * a public entry of its own (.dependency-cruiser.cjs), so a read command need not load the alert
+ * runtime to mask. `+221771234512` → `+22177•••••12`. The country and operator prefix stay
+ * (ops recognise the network), the last two digits stay (ops tell two recipients apart), the
+ * subscriber part never leaves paysync.
  */
 export function maskNumber(value: string): string {
   const compact = value.replace(/[\s().-]/g, '');
@@ -27,6 +29,29 @@ export function maskNumbersInText(text: string): string {
     const digitCount = match.replace(/\D/g, '').length;
     return digitCount >= 8 || match.startsWith('+') ? maskNumber(match) : match;
   });
+}
+
+/** The keys whose string value is a phone or account number (a transfer's `destination.number`). */
+const NUMBER_FIELDS = /^(number|phone|phoneNumber|accountNumber|iban|msisdn)$/i;
+
+/**
+ * {@link maskNumber} on every string under a key that names a number (`number`, `phoneNumber`,
+ * `msisdn`, `accountNumber`, `iban`), at any depth of a JSON-like value; other values as they
+ * are. How a record's own fields are masked (`paysync show`), where {@link maskDeep} is for text.
+ */
+export function maskNumberFields<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item: unknown) => maskNumberFields(item)) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([key, item]) => [
+        key,
+        NUMBER_FIELDS.test(key) && typeof item === 'string'
+          ? maskNumber(item)
+          : maskNumberFields(item),
+      ]),
+    ) as T;
+  }
+  return value;
 }
 
 /** {@link maskNumbersInText} through every string of a JSON-like value. */

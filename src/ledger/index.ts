@@ -91,7 +91,7 @@ export {
 } from './ledger-reports.ts';
 export { journalsFor, settlementJournalCount } from './journal.repository.ts';
 export { latestFailedTransferId, transferReferenceOf } from './transfer.repository.ts';
-export { knownRefundIds, refundIdsOf } from './refund.repository.ts';
+export { knownRefundIds, refundIdsOf, refundsOf } from './refund.repository.ts';
 export {
   journalPageReader,
   type JournalHeadRow,

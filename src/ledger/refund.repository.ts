@@ -73,6 +73,28 @@ export async function findRefund(
   return row && toRefundRecord(row);
 }
 
+/**
+ * Every mirrored refund of `originalId` (a `tr_…` for `refund`, a `pi_…` for `payment_refund`),
+ * oldest first: what `paysync show` lists under the item it refunds.
+ */
+export async function refundsOf(
+  db: Executor,
+  kind: RefundKind,
+  originalId: string,
+): Promise<RefundRecord[]> {
+  // By original_id alone: with `kind` in the WHERE as well, SQLite picks an index that starts
+  // with kind and reads every refund of that kind. An item has a few refunds; sorted here.
+  const rows = await db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('original_id', '=', originalId)
+    .execute();
+  return rows
+    .filter((row) => row.kind === kind)
+    .sort((a, b) => a.updated_at.localeCompare(b.updated_at) || a.id.localeCompare(b.id))
+    .map(toRefundRecord);
+}
+
 /** Of `ids`, those the mirror holds as refunds of `kind`. Keep `ids` to a few hundred. */
 export async function knownRefundIds(
   db: Executor,

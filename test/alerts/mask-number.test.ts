@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskNumber, maskNumbersInText } from '../../src/alerts/index.ts';
+import { maskNumber, maskNumberFields, maskNumbersInText } from '../../src/alerts/index.ts';
 
 describe('masking numbers in alerts', () => {
   it.each([
@@ -22,5 +22,21 @@ describe('masking numbers in alerts', () => {
     ).toBe(
       'tr_12345678 of 1,250,000 XOF to +22177•••••12 (or 22177•••••12) at 2030-01-10T10:00:00.000Z',
     );
+  });
+
+  it('masks number fields at any depth of a record, by their key, and nothing else', () => {
+    expect(
+      maskNumberFields({
+        id: 'tr_1',
+        amount: 1234567890,
+        destination: { number: '+221771234512', country: 'SN', recipientName: 'Awa' },
+        payments: [{ phoneNumber: '221771234512', msisdn: null }],
+      }),
+    ).toEqual({
+      id: 'tr_1',
+      amount: 1234567890,
+      destination: { number: '+22177•••••12', country: 'SN', recipientName: 'Awa' },
+      payments: [{ phoneNumber: '22177•••••12', msisdn: null }],
+    });
   });
 });

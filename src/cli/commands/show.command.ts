@@ -20,9 +20,18 @@ function resourceId(value: string): string {
 /** `paysync show <id>`: one resource with its history, journal lines and inbox events. */
 export function showCommand(): Command {
   return new Command('show')
-    .description('show one resource: mirror row, status history, journal lines, inbox events')
+    .description(
+      'show one resource: mirror row, its refunds and reversals, status history, journal lines, inbox events',
+    )
     .argument('<id>', 'pi_…, tr_…, or a refund id', resourceId)
-    .option('--json', 'print JSON: {record, history, journals, discrepancies, inboxEvents}')
+    .option(
+      '--json',
+      'print JSON: {record, history, journals, discrepancies, inboxEvents, refunds, reversals, refundOf}',
+    )
+    .option(
+      '--reveal',
+      'print phone and account numbers in full (masked by default, as alerts and the dashboard mask them); do not paste the output into tickets or chat',
+    )
     .addHelpText(
       'after',
       `
@@ -30,12 +39,19 @@ Examples:
   $ paysync show tr_8Kq2Xw7LmN3pR5tV9yB1cD4f     a transfer; a failed one says why and that nothing was booked
   $ paysync show pi_3Hj6Tn1QwE8rY2uI5oP7aS9d --json | jq '.journals[].lines'
   $ paysync show 1002                             a refund (of a transfer, else of a payment)
+  $ paysync show tr_8Kq2Xw7LmN3pR5tV9yB1cD4f --reveal   the recipient's full number
+
+A transfer or payment intent lists every refund of it and every reversal of its settlement
+(id, amount, status, when booked); a refund names the item it refunds. Phone and account
+numbers are masked as in alerts and on the dashboard (+22177•••••34), in the text and in
+--json; --reveal prints them in full, for checking one number with its owner: keep that
+output out of tickets, chat and screenshots.
 
 Amounts are integers in the currency's smallest unit, with the human form beside them; times
 are UTC. Reads PAYSYNC_DATABASE_URL. Exit codes: 0 shown, 1 no such resource in the database
 (or it cannot be read), 2 not an id.`,
     )
-    .action(async (id: string, flags: { json?: boolean }) => {
+    .action(async (id: string, flags: { json?: boolean; reveal?: boolean }) => {
       const config = await cliConfig();
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const { findResource } = await import('../../resource-view/index.ts');
@@ -54,6 +70,10 @@ are UTC. Reads PAYSYNC_DATABASE_URL. Exit codes: 0 shown, 1 no such resource in 
         throw new CliError(
           `show: no payment intent, transfer or refund with id ${id} in ${handle.displayUrl}; run \`paysync sweep\` or check the id`,
         );
+      }
+      if (flags.reveal !== true) {
+        const { maskResourceView } = await import('../format/mask-resource-view.ts');
+        view = maskResourceView(view);
       }
       if (flags.json) {
         printJson(view);

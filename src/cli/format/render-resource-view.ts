@@ -1,5 +1,10 @@
 import type { JournalLine, MirrorRecord } from '../../ledger/index.ts';
-import type { ResourceView } from '../../resource-view/index.ts';
+import type {
+  ItemRefund,
+  ItemReversal,
+  RefundedItem,
+  ResourceView,
+} from '../../resource-view/index.ts';
 import { formatAmount, formatMinorAndHuman } from './format-amount.ts';
 import { formatTime } from './format-time.ts';
 import { renderTable } from './render-table.ts';
@@ -40,7 +45,21 @@ function destinationOf(destination: Readonly<Record<string, unknown>>): string {
     .join(', ');
 }
 
-function recordFields(record: MirrorRecord): string {
+const REFUNDED_KIND_NAMES: Record<RefundedItem['kind'], string> = {
+  transfer: 'transfer',
+  payment_intent: 'payment intent',
+};
+
+/** `tr_… (transfer, successful, 250,000 XOF)`: the item a refund refunds. */
+function refundedItemText(item: RefundedItem): string {
+  const kind = REFUNDED_KIND_NAMES[item.kind];
+  if (!item.mirrored || item.amount === null || item.currency === null) {
+    return `${item.id} (${kind}, not in the mirror: run \`paysync sweep\`)`;
+  }
+  return `${item.id} (${kind}, ${item.status}, ${formatAmount(item.amount, item.currency)})`;
+}
+
+function recordFields(record: MirrorRecord, refundOf: RefundedItem | null): string {
   const pairs: [string, string | null | undefined][] = [
     ['status', record.status],
     [
@@ -75,7 +94,7 @@ function recordFields(record: MirrorRecord): string {
     );
   } else {
     pairs.push(
-      ['refund of', record.originalId],
+      ['refund of', refundOf ? refundedItemText(refundOf) : record.originalId],
       ['reason', record.reason],
       ['method', record.paymentMethod],
       ['mode', record.mode],
@@ -96,20 +115,52 @@ function recordFields(record: MirrorRecord): string {
   return fields(pairs);
 }
 
-/** Why a resource ended where it did, in words an operator can act on. */
+/**
+ * Why a resource ended where it did, in words an operator can act on: its own status, then
+ * what touched it since (refunds booked, pending or failed), so the story never stops at "It
+ * settled" when money went back; a refund first names the item it refunds.
+ */
 function explanation(view: ResourceView): string[] {
+  const { record } = view;
+  const refunded = view.refunds.filter((r) => r.bookedAt !== null && r.reversedAt === null);
+  const lines = view.refundOf ? [`It refunds ${refundedItemText(view.refundOf)}.`] : [];
+  if (record.status === 'successful' && view.journals.length > 0 && refunded.length > 0) {
+    lines.push(
+      `It settled, then ${refunded.map(refundedText).join(', and ')}. The journal below is what the ${KIND_NAMES[record.kind].toLowerCase()} itself booked; each refund books its own (\`paysync show <refund id>\`).`,
+    );
+  } else {
+    lines.push(...statusLines(view));
+    // A refund booked against an item that is not settled here: said all the same.
+    lines.push(...refunded.map((r) => `${capitalised(refundedText(r))}.`));
+  }
+  if (record.status !== 'failed' && view.reversals.length > 0) {
+    // Failed told it above; otherwise a reversal is history the status alone would hide.
+    lines.push(`Earlier, ${view.reversals.map(reversalText).join(', and ')}.`);
+  }
+  lines.push(...refundTotal(record, refunded));
+  lines.push(...view.refunds.filter((r) => !refunded.includes(r)).map(unbookedRefundText));
+  return lines;
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** What the item's own status says. */
+function statusLines(view: ResourceView): string[] {
   const { record } = view;
   if (record.status === 'failed') {
     const cause = record.failureCode
       ? `${record.failureCode}${record.failureMessage ? ` (${record.failureMessage})` : ''}`
       : 'the service gave no failure cause';
-    const lines = [`It failed: ${cause}.`];
-    lines.push(
+    return [
+      `It failed: ${cause}.`,
       view.journals.length === 0
         ? NOTHING_BOOKED[record.kind]
-        : 'Journals are on file for it: a settlement was booked earlier and reversed (see below).',
-    );
-    return lines;
+        : view.reversals.length > 0
+          ? `It had settled, then ${view.reversals.map(reversalText).join(', and ')} (see below).`
+          : 'Journals are on file for it: a settlement was booked earlier and reversed (see below).',
+    ];
   }
   if (record.status === 'successful') {
     return [
@@ -120,6 +171,93 @@ function explanation(view: ResourceView): string[] {
   }
   if (record.status === 'canceled') return ['It was canceled: no money moved.'];
   return [`It is not final yet (${record.status}): nothing is booked until it settles.`];
+}
+
+/** `1,000 XOF was refunded by refund 1002 on 2026-…`. */
+function refundedText(refund: ItemRefund): string {
+  return `${formatAmount(refund.amount, refund.currency)} was refunded by refund ${refund.id} on ${formatTime(refund.bookedAt)}`;
+}
+
+/** A refund that moved no money (yet), or whose booking was reversed. */
+function unbookedRefundText(refund: ItemRefund): string {
+  const amount = formatAmount(refund.amount, refund.currency);
+  if (refund.reversedAt !== null) {
+    return `Refund ${refund.id} of ${amount} was booked on ${formatTime(refund.bookedAt)} and reversed on ${formatTime(refund.reversedAt)} (${refund.status}): no money is refunded by it.`;
+  }
+  if (refund.status === 'failed' || refund.status === 'canceled') {
+    return `Refund ${refund.id} of ${amount} ${refund.status}: no money moved.`;
+  }
+  return `Refund ${refund.id} of ${amount} is ${refund.status}: nothing is booked for it until it settles.`;
+}
+
+/** In all, how much of the item was refunded: `Refunded in full: 250,000 of 250,000 XOF.` */
+function refundTotal(record: MirrorRecord, refunded: readonly ItemRefund[]): string[] {
+  if (refunded.length === 0) return [];
+  const same = refunded.filter((r) => r.currency === record.currency);
+  const full = same.reduce((n, r) => n + r.amount, 0) >= record.amount;
+  return [`Refunded ${full ? 'in full' : 'in part'}: ${refundedOf(record, refunded)}.`];
+}
+
+function refundedOf(record: MirrorRecord, refunded: readonly ItemRefund[]): string {
+  const totals = new Map<string, number>();
+  for (const r of refunded) totals.set(r.currency, (totals.get(r.currency) ?? 0) + r.amount);
+  return [...totals]
+    .map(([currency, total]) =>
+      currency === record.currency
+        ? `${formatAmount(total, currency)} of ${formatAmount(record.amount, currency)}`
+        : formatAmount(total, currency),
+    )
+    .join(', ');
+}
+
+/** `its settlement-1 was reversed by journal #9 on 2026-…: 252,500 XOF went back`. */
+function reversalText(reversal: ItemReversal): string {
+  const back = reversal.amounts.map((a) => formatAmount(a.amount, a.currency)).join(' and ');
+  const undone = reversal.settlementKey.replace(/^reversal-/, 'settlement-');
+  return `its ${undone} was reversed by journal #${reversal.journalId} on ${formatTime(reversal.effectiveAt)}: ${back} went back`;
+}
+
+/** Every refund and reversal that touches the item, oldest booking first. */
+function refundsAndReversals(view: ResourceView): string | undefined {
+  const isItem = view.record.kind === 'transfer' || view.record.kind === 'payment_intent';
+  if (!isItem && view.reversals.length === 0) return undefined;
+  const rows = [
+    ...view.refunds.map((r) => ({
+      kind: r.kind === 'refund' ? 'refund' : 'payment refund',
+      id: r.id,
+      amount: formatAmount(r.amount, r.currency),
+      status:
+        r.reversedAt === null
+          ? r.status
+          : `${r.status} (booking reversed ${formatTime(r.reversedAt)})`,
+      booked: r.bookedAt,
+      sortKey: r.bookedAt ?? r.updatedAt,
+    })),
+    ...view.reversals.map((r) => ({
+      kind: 'reversal',
+      id: `#${r.journalId} ${r.settlementKey}`,
+      amount: r.amounts.map((a) => formatAmount(a.amount, a.currency)).join(' + '),
+      status: 'booked',
+      booked: r.effectiveAt,
+      sortKey: r.effectiveAt,
+    })),
+  ].sort((a, b) => a.sortKey.localeCompare(b.sortKey));
+  const title = isItem ? 'Refunds and reversals' : 'Reversals';
+  if (rows.length === 0) return section(title, 0, 'none: nothing has refunded or reversed it');
+  return section(
+    title,
+    rows.length,
+    renderTable(
+      [
+        { header: 'KIND', value: (r) => r.kind },
+        { header: 'ID', value: (r) => r.id },
+        { header: 'AMOUNT', value: (r) => r.amount, align: 'right' },
+        { header: 'STATUS', value: (r) => r.status },
+        { header: 'BOOKED (UTC)', value: (r) => formatTime(r.booked) },
+      ],
+      rows,
+    ),
+  );
 }
 
 function journalBlock(view: ResourceView): string {
@@ -168,9 +306,11 @@ export function renderResourceView(view: ResourceView): string {
   const { record } = view;
   const blocks: string[] = [];
   blocks.push(
-    `${KIND_NAMES[record.kind]} ${record.id}: ${record.status}\n${indent(recordFields(record))}`,
+    `${KIND_NAMES[record.kind]} ${record.id}: ${record.status}\n${indent(recordFields(record, view.refundOf))}`,
   );
   blocks.push(`Why\n${indent(explanation(view).join('\n'))}`);
+  const touching = refundsAndReversals(view);
+  if (touching !== undefined) blocks.push(touching);
   blocks.push(
     section(
       'Status history',
