@@ -70,7 +70,14 @@ describe('the README getting-started, followed literally', () => {
   it('ends with report RECONCILED (exit 0), the same verdict on Today, and hledger check --strict clean', async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const steps = gettingStartedSteps(readme);
-    expect(steps.map((s) => s.line.split(' ').slice(0, 3).join(' '))).toEqual([
+    expect(
+      steps.map((s) =>
+        s.line
+          .split(' ')
+          .slice(0, s.line.includes(' expect ') ? 4 : 3)
+          .join(' '),
+      ),
+    ).toEqual([
       'npx paysync sim',
       'npx paysync migrate',
       'npx paysync webhooks',
@@ -79,6 +86,8 @@ describe('the README getting-started, followed literally', () => {
       'npx paysync backfill',
       'npx paysync list',
       'npx paysync show',
+      'npx paysync expect import',
+      'npx paysync expect list',
       'npx paysync balances',
       'npx paysync report',
       'npx paysync export',
@@ -102,6 +111,17 @@ describe('the README getting-started, followed literally', () => {
         .replace('tr_…', firstId ?? 'tr_…');
     const spawnLine = (line: string) =>
       spawn('bash', ['-c', line], { cwd: folder, env, stdio: ['ignore', 'pipe', 'pipe'] });
+
+    const runLine = (line: string) => {
+      const child = spawnLine(command(line, undefined));
+      return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        let stdout = '';
+        let stderr = '';
+        child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+    };
 
     let firstId: string | undefined;
     const outputs = new Map<string, { code: number | null; stdout: string; stderr: string }>();
@@ -134,17 +154,14 @@ describe('the README getting-started, followed literally', () => {
         }
         continue;
       }
-      const child = spawnLine(line);
-      const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
-        (resolve) => {
-          let stdout = '';
-          let stderr = '';
-          child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-          child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-          child.on('close', (code) => resolve({ code, stdout, stderr }));
-        },
+      const result = await runLine(line);
+      outputs.set(
+        step.line
+          .split(' ')
+          .slice(0, step.line.includes(' expect ') ? 4 : 3)
+          .join(' '),
+        result,
       );
-      outputs.set(step.line.split(' ').slice(0, 3).join(' '), result);
       expect(result.code, `${step.line}\n${result.stdout}\n${result.stderr}`).toBe(0);
       if (step.line.startsWith('npx paysync list transfers')) {
         firstId = /\btr_[A-Za-z0-9]+/.exec(result.stdout)?.[0];
@@ -157,6 +174,16 @@ describe('the README getting-started, followed literally', () => {
     const day = /^(\d{4}-\d{2}-\d{2}) /.exec(report.stdout)![1]!;
     expect(outputs.get('npx paysync doctor')!.stdout).toContain('✔ webhooks registered');
     expect(outputs.get('npx paysync show')!.stdout).toContain(`Transfer ${firstId}`);
+    expect(outputs.get('npx paysync expect import')!.stdout).toMatch(/\b5 created\b/);
+    // The payroll's transfers settle seconds after the simulator started: all five match.
+    await until(
+      async () => {
+        const listed = await runLine(`npx paysync expect list --json`);
+        const rows = JSON.parse(listed.stdout) as { state: string }[];
+        return rows.length === 5 && rows.every((row) => row.state === 'matched');
+      },
+      { message: 'the five payroll expectations matched', timeoutMs: 60_000 },
+    );
 
     // Step 10: log in with PAYSYNC_ADMIN_TOKEN from .env; Today shows the same verdict.
     const token = /^PAYSYNC_ADMIN_TOKEN=(.+)$/m.exec(

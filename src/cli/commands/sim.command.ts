@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -19,6 +19,7 @@ interface SimFlags {
   coldStore?: string;
   history: number;
   traffic?: number;
+  expectations?: string;
 }
 
 function integer(name: string, min: number, max: number) {
@@ -96,6 +97,49 @@ function seedHistory(
     }).count;
   }
   return { from: new Date(from).toISOString(), ...counts };
+}
+
+/** Today's payroll run: the sample of docs/expectations-sample.jsonl, dated today. */
+const PAYROLL = [
+  { employee: 'E-001', team: 'shop floor', amount: 350_000 },
+  { employee: 'E-002', team: 'shop floor', amount: 275_000 },
+  { employee: 'E-003', team: 'delivery', amount: 410_000 },
+  { employee: 'E-004', team: 'delivery', amount: 182_500 },
+  { employee: 'E-005', team: 'office', amount: 95_000 },
+] as const;
+
+/**
+ * Pays today's payroll (five transfers, created now) and writes the expectations that name
+ * them to `file`, in the format of docs/expectations-sample.jsonl, so `paysync expect import`
+ * has something that matches the simulator's traffic.
+ */
+function payroll(sim: RunningSimulator, file: string, now: Date): number {
+  const day = now.toISOString().slice(0, 10);
+  const lines = PAYROLL.map((pay, index) => {
+    const n = String(index + 1).padStart(4, '0');
+    const reference = `PAY-${day}-${n}`;
+    const number = `+22507000${n}7`;
+    sim.control.createTransfer({
+      amount: pay.amount,
+      reference,
+      description: `salary ${pay.employee}`,
+      destination: { number, country: 'CI', recipientName: `Employee ${pay.employee}` },
+    });
+    return JSON.stringify({
+      expectation_id: `payroll-${day}-${n}`,
+      direction: 'out',
+      currency: 'XOF',
+      amount: pay.amount,
+      window_from: day,
+      window_to: day,
+      reference,
+      item_kinds: ['transfer'],
+      metadata: { employee: pay.employee, team: pay.team },
+    });
+  });
+  mkdirSync(dirname(resolve(file)), { recursive: true });
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return lines.length;
 }
 
 /** The demo's business, against this simulator: refunds go through its API, as a merchant's. */
@@ -226,6 +270,10 @@ export function simCommand(): Command {
       integer('--traffic', 1, 600),
     )
     .option(
+      '--expectations <file>',
+      "pay today's payroll (5 transfers) and write the expectations naming them to <file>, for paysync expect import",
+    )
+    .option(
       '--cold-store <file>',
       'SQLite file for items moved out of memory, emptied at start (default: a temporary file, deleted on stop)',
       coldStorePath,
@@ -274,12 +322,20 @@ export function simCommand(): Command {
       }
       const adminToken = env.PAYSYNC_ADMIN_TOKEN || randomBytes(32).toString('hex');
       const history = flags.history > 0 ? seedHistory(sim, flags.history) : undefined;
+      const paid = flags.expectations
+        ? payroll(sim, flags.expectations, new Date(sim.control.now()))
+        : 0;
       const lines = [
         `paysync sim: payment service simulator listening on ${sim.url}`,
         `  merchant ${merchantId} · seed ${sim.seed} · throttle ${flags.rps ? `${flags.rps} req/s` : 'off'} · control ${sim.url}/__sim`,
         ...(history
           ? [
               `  history: ${history.transfers} transfers and ${history.intents} payments from ${history.from} (settled, no webhooks: load them with paysync backfill --from ${history.from.slice(0, 10)} --to now)`,
+            ]
+          : []),
+        ...(flags.expectations
+          ? [
+              `  payroll: ${paid} transfers paid now; their expectations are in ${flags.expectations} (paysync expect import ${flags.expectations})`,
             ]
           : []),
         ...(flags.traffic
