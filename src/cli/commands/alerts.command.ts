@@ -9,6 +9,10 @@ import { say, sayError, printJson } from '../output.ts';
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/** The --json of `alerts ack` and `alerts resolve`. */
+const ALERT_AS_JSON =
+  'print the alert as it now stands, one JSON object (as in `alerts list --json`)';
+
 /** `--for 4h`, `30m`, `2d`, `90s` → milliseconds. */
 export function snoozeDuration(value: string): number {
   const match = /^\s*(\d+)\s*([smhd])\s*$/.exec(value);
@@ -156,10 +160,7 @@ export function alertsCommand(): Command {
         'snooze: when it ends and the condition still holds, notify again (e.g. 4h, 30m)',
       ).argParser(snoozeDuration),
     )
-    .option(
-      '--json',
-      'print the alert as it now stands, one JSON object (as in `alerts list --json`)',
-    )
+    .option('--json', ALERT_AS_JSON)
     .addHelpText(
       'after',
       `
@@ -195,10 +196,7 @@ or the database failed, 2 bad arguments or config.`,
     .description('mark an alert resolved by hand (sinks that were told get a resolved message)')
     .argument('<id>', 'alert id (see `paysync alerts list`)', alertId)
     .option('--note <text>', 'why')
-    .option(
-      '--json',
-      'print the alert as it now stands, one JSON object (as in `alerts list --json`)',
-    )
+    .option('--json', ALERT_AS_JSON)
     .addHelpText(
       'after',
       `

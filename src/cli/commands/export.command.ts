@@ -198,20 +198,27 @@ failed, 2 bad arguments (--json without --out) or config.`,
               window,
               format: flags.format,
             });
+        // What --json prints: the file written, the window, and what is in it.
+        const summary = (
+          rows: number,
+          journals: number | null,
+          sha256: string,
+          frozenFile: string | null,
+        ) => ({
+          file: target,
+          format: flags.format,
+          environment,
+          window,
+          rows,
+          journals,
+          sha256,
+          frozenFile,
+        });
         if (frozen) {
           await pipeline(Readable.from([frozen.content]), output);
           if (temporary && target) await rename(temporary, target);
           if (flags.json && target) {
-            printJson({
-              file: target,
-              format: flags.format,
-              environment,
-              window,
-              rows: frozen.frozen.rows,
-              journals: null,
-              sha256: frozen.frozen.sha256,
-              frozenFile: frozen.frozen.file,
-            });
+            printJson(summary(frozen.frozen.rows, null, frozen.frozen.sha256, frozen.frozen.file));
             return;
           }
           sayError(
@@ -241,16 +248,7 @@ failed, 2 bad arguments (--json without --out) or config.`,
         }
         if (temporary && target) await rename(temporary, target);
         if (flags.json && target) {
-          printJson({
-            file: target,
-            format: flags.format,
-            environment,
-            window,
-            rows: result.rows,
-            journals: result.journals,
-            sha256: result.sha256,
-            frozenFile: null,
-          });
+          printJson(summary(result.rows, result.journals, result.sha256, null));
         } else if (target) {
           sayError(
             `export: ${result.rows} lines of ${result.journals} journals written to ${target} (sha256 ${result.sha256})`,
