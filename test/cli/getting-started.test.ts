@@ -91,7 +91,7 @@ describe('the README getting-started, followed literally', () => {
       'npx paysync balances',
       'npx paysync report',
       'npx paysync export',
-      'hledger -f yesterday.journal',
+      'hledger -f data/yesterday.journal',
     ]);
 
     const [simPort, port, opsPort] = [await closedPort(), await closedPort(), await closedPort()];

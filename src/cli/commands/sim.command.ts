@@ -137,7 +137,7 @@ function payroll(sim: RunningSimulator, file: string, now: Date): number {
       metadata: { employee: pay.employee, team: pay.team },
     });
   });
-  mkdirSync(dirname(resolve(file)), { recursive: true });
+  mkdirSync(dirname(resolve(file)), { recursive: true, mode: 0o700 });
   writeFileSync(file, `${lines.join('\n')}\n`);
   return lines.length;
 }
