@@ -4,4 +4,9 @@
  */
 export { startDemo, type DemoOptions, type RunningDemo } from './start-demo.ts';
 export type { DemoSummary, WebhookFlow } from './demo-summary.ts';
-export type { TrafficCounts } from './demo-traffic.ts';
+export {
+  createDemoTraffic,
+  type DemoTraffic,
+  type DemoTrafficOptions,
+  type TrafficCounts,
+} from './demo-traffic.ts';
