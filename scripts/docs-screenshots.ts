@@ -3,15 +3,17 @@
  * from realistic books. It is the only thing that writes them; `npm test` never does.
  *
  * It runs what `paysync demo` runs, twice over: two shops, each with its own simulator and its
- * own SQLite books, kept by in-process daemons (receiver, workers, scheduler) from a tenants
- * file, so the dashboard has a tenant switcher. The demo's traffic (payments, transfers, some
- * failing on purpose, refunds) runs for {@link TRAFFIC_MS}; then, through the ordinary doors:
- * an expectations file (`paysync expect import`), two relay endpoints (`paysync endpoints add`,
- * one of them down), a top-up on the service that the books do not know (the next scheduled
- * snapshot records the balance drift and raises its alert), and the day's export. Then it signs
- * in with Chromium and photographs every page of the dashboard (the list is {@link SHOTS}: a new
- * page of the route table without a picture fails test/ops/docs-screenshots.test.ts), the
- * tenant switcher and the phone width.
+ * own SQLite books, kept by in-process daemons from a tenants file, so the dashboard has a
+ * tenant switcher. The demo's traffic (payments, transfers, some failing on purpose, refunds)
+ * runs for {@link TRAFFIC_MS}: yesterday's business (the simulators' clocks from 07:30 to 21:00),
+ * then today's. The receiver and the workers book it; then, through the ordinary doors: a
+ * backfill of yesterday (`paysync backfill`, so the day is covered), the scheduler (its
+ * end-of-day snapshot and the verdict it stores), an expectations file (`paysync expect
+ * import`), relay endpoints (`paysync endpoints add`, one of them down), a top-up on the service
+ * that the books do not know (the next scheduled snapshot records the balance drift and raises
+ * its alert), and yesterday's export. Then it signs in with Chromium and photographs every page
+ * of the dashboard (the list is {@link SHOTS}: a new page of the route table without a picture
+ * fails test/ops/docs-screenshots.test.ts), the tenant switcher and the phone width.
  *
  * Needs Redis at PAYSYNC_REDIS_URL (default redis://127.0.0.1:6379) and Chromium at
  * PAYSYNC_CHROMIUM (default /usr/bin/chromium). It takes about a minute and a half.
@@ -456,9 +458,6 @@ async function buildBooks(dir: string): Promise<{
     ]);
   }
   const scheduler = await startTenantsDaemon({ tenants, logger, roles: ['scheduler'] });
-  // Someone tops up the Dakar payout account at the bank counter: the service holds money the
-  // books have no entry for, and the next scheduled snapshot says so (a balance drift).
-  first.sim.control.fund({ accountType: 'transfer', currency: 'XOF', amount: 2_500_000 });
 
   // Expectations: loaded once the morning's payouts are booked, through `paysync expect import`.
   for (const shop of shops) {
@@ -467,17 +466,7 @@ async function buildBooks(dir: string): Promise<{
     await paysync(env, shop.name, ['expect', 'import', file]);
   }
 
-  // Until the day's verdict, the drift and its alert are in the books (the scheduler's work).
-  const dakar = daemon.tenants.get(first.name)!.db;
-  await until('the balance drift', 30_000, async () => {
-    const row = await dakar
-      .selectFrom('discrepancies')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('kind', '=', 'balance_drift')
-      .where('resolved_at', 'is', null)
-      .executeTakeFirst();
-    return Number(row?.n ?? 0) > 0;
-  });
+  // The scheduler's first runs: yesterday's end-of-day snapshot, then its verdict.
   for (const shop of shops) {
     const books = daemon.tenants.get(shop.name)!.db;
     await until(`${shop.name}'s verdict of yesterday`, 45_000, async () => {
@@ -489,7 +478,21 @@ async function buildBooks(dir: string): Promise<{
       return row !== undefined;
     });
   }
+  // Someone tops up the Dakar payout account at the bank counter: the service holds money the
+  // books have no entry for, and the next scheduled snapshot says so (a balance drift).
+  first.sim.control.fund({ accountType: 'transfer', currency: 'XOF', amount: 2_500_000 });
+  const dakar = daemon.tenants.get(first.name)!.db;
+  await until('the balance drift', 30_000, async () => {
+    const row = await dakar
+      .selectFrom('discrepancies')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('kind', '=', 'balance_drift')
+      .where('resolved_at', 'is', null)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0) > 0;
+  });
 
+  // Yesterday's export, as the scheduled export task writes it once the day is judged.
   for (const [index, shop] of shops.entries()) {
     const tenant = daemon.tenants.get(shop.name)!;
     const config = loaded.tenants[index]!.config;
@@ -500,7 +503,7 @@ async function buildBooks(dir: string): Promise<{
       dir: config.exports.dir,
       now: new Date(),
       formats: ['csv', 'beancount'],
-      day: dayOf(new Date()),
+      day: yesterdayDay,
     });
   }
   return { shops, daemon, scheduler, env, prefix, consumer: consumer.server };
