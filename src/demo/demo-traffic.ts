@@ -6,6 +6,14 @@ import type { UpstreamClient } from '../upstream/index.ts';
 const FAILING_RECIPIENTS = ['+221770009901', '+221770009902', '+221770009903', '+221770009904'];
 /** Payer numbers the sandbox fails: insufficient_funds, transaction_declined. */
 const FAILING_PAYERS = ['+221770000002', '+221770000003'];
+/** What the merchant's payouts are for: the transfer's description. */
+const PAYOUTS = [
+  'Supplier payout',
+  'Courier fees',
+  'Seller payout',
+  'Commission',
+  'Salary advance',
+];
 
 export interface TrafficCounts {
   intents: number;
@@ -77,13 +85,14 @@ export function createDemoTraffic(options: DemoTrafficOptions): DemoTraffic {
   }
 
   function createTransfer(): void {
+    const number = counts.transfers + 1;
     const transfer = sim.control.createTransfer({
       amount: between(2_000, 100_000) * 5,
       currency: 'XOF',
+      reference: `PO-${String(number).padStart(5, '0')}`,
+      description: `${pick(PAYOUTS)} ${String(number).padStart(5, '0')}`,
       destination: {
-        number: fails(counts.transfers + 1)
-          ? pick(FAILING_RECIPIENTS)
-          : `+22176${between(100_000, 899_999)}7`,
+        number: fails(number) ? pick(FAILING_RECIPIENTS) : `+22176${between(100_000, 899_999)}7`,
       },
     });
     created.transfer.push(transfer.id);

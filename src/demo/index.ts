@@ -4,5 +4,10 @@
  */
 export { startDemo, type DemoOptions, type RunningDemo } from './start-demo.ts';
 export type { DemoSummary, WebhookFlow } from './demo-summary.ts';
-export { createDemoTraffic, type TrafficCounts } from './demo-traffic.ts';
+export {
+  createDemoTraffic,
+  type DemoTraffic,
+  type DemoTrafficOptions,
+  type TrafficCounts,
+} from './demo-traffic.ts';
 export type { RunningSimulator } from '../sim/index.ts';

@@ -61,7 +61,8 @@ th{font-weight:600;color:#4a5568}.num{text-align:right;font-variant-numeric:tabu
 button{font:inherit;padding:.2rem .6rem;border-radius:4px;border:1px solid #9aa5b1;background:#fff;cursor:pointer}
 input{font:inherit;padding:.3rem}iframe{width:100%;min-height:320px;border:1px solid #dde1e7;background:#fff}
 pre{white-space:pre-wrap;word-break:break-all;font-size:12px;background:#f3f4f6;padding:.4rem}
-@media (max-width:640px){body{font-size:14px}main{padding:.5rem}section{padding:.6rem .5rem}th,td{padding:.25rem;overflow-wrap:anywhere}.verdict{white-space:normal;overflow-wrap:anywhere}}
+@media (min-width:641px){.num{white-space:nowrap}}
+@media (max-width:640px){body{font-size:14px}main{padding:.5rem}section{padding:.6rem .5rem}th,td{padding:.25rem;overflow-wrap:anywhere}.verdict{white-space:normal;overflow-wrap:break-word}td.num,#record th{overflow-wrap:normal}}
 `;
 
 /** Where each tenant's dashboard is, in a process serving several: `/tenants/<tenant>`. */
