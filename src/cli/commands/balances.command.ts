@@ -237,7 +237,7 @@ export function balancesCommand(): Command {
     )
     .option(
       '--cached',
-      'read only: the newest stored snapshot, no call to the service, nothing written',
+      'read only: the newest stored snapshot of each account, no call to the service, nothing written',
     )
     .option('--history', 'list stored snapshots instead (with --account and --since)')
     .addOption(
