@@ -38,6 +38,11 @@ export {
   type BalanceReading,
 } from './read-balance-response.ts';
 export {
+  cachedComparison,
+  type CachedComparison,
+  type CachedUnansweredAccount,
+} from './cached-comparison.ts';
+export {
   fillEndOfDaySnapshots,
   MAX_END_OF_DAY_FILLS,
   runBalanceTask,

@@ -371,10 +371,3 @@ function canonical(
   };
   return { ok: true, value: { content, contentHash: expectationContentHash(content) } };
 }
-
-/** A payer's or recipient's number as shown: all but the last 4 characters masked. */
-export function maskCounterparty(counterparty: string | null): string {
-  if (counterparty === null) return '-';
-  if (counterparty.length <= 4) return '•'.repeat(counterparty.length);
-  return `${'•'.repeat(Math.min(counterparty.length - 4, 8))}${counterparty.slice(-4)}`;
-}

@@ -20,7 +20,6 @@ export {
   EXPECTATION_FIELDS,
   expectationContentHash,
   KINDS_BY_DIRECTION,
-  maskCounterparty,
   parseExpectationInput,
   type ExpectationContent,
   type ExpectationInputOptions,

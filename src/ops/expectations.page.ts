@@ -5,12 +5,12 @@ import {
   expectationCounts,
   listBreaks,
   listExpectations,
-  maskCounterparty,
   type BreakView,
   type ExpectationBreakKind,
   type ExpectationState,
   type ExpectationView,
 } from '../expectations/index.ts';
+import { maskNumber } from '../alerts/index.ts';
 import { formatAmount } from '../money/index.ts';
 import { page, textCell, type DashboardView, type PageAnswer } from './dashboard-layout.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -180,7 +180,7 @@ export async function expectationsPage(view: DashboardView, request: Request): P
       <td class="num">${formatAmount(e.matched_amount, e.currency)}</td>
       <td>${e.window_from} – ${e.window_to}</td>
       ${textCell(e.reference ?? '')}
-      <td class="counterparty">${maskCounterparty(e.counterparty)}</td>
+      <td class="counterparty">${e.counterparty === null ? '-' : maskNumber(e.counterparty)}</td>
       ${stateCell(e)}
       <td>
         ${

@@ -1,11 +1,5 @@
 import type { Kysely } from 'kysely';
-import {
-  compareWithLedger,
-  latestSnapshots,
-  unansweredAccounts,
-  resolveLedgerComparison,
-  snapshotHistory,
-} from '../balances/index.ts';
+import { cachedComparison, snapshotHistory } from '../balances/index.ts';
 import { maskNumber } from '../alerts/index.ts';
 import type { Database } from '../db/index.ts';
 import { findResource } from '../resource-view/index.ts';
@@ -132,38 +126,20 @@ export async function readItem(ctx: OpsReadContext, id: string) {
 
 /**
  * The latest snapshot of each account against the ledger at its instant, and the accounts the
- * ledger holds that the newest answer does not list (`unanswered`: not compared, never 0).
+ * ledger holds that the newest answer does not list (`unanswered`: not compared, never 0): the
+ * one reading of `paysync balances --cached` (cachedComparison), with the ledger's totals.
  */
 export async function readBalances(ctx: OpsReadContext) {
-  const snapshots = await latestSnapshots(ctx.db, ctx.environment);
-  const comparison = resolveLedgerComparison({
+  const cached = await cachedComparison({
     db: ctx.db,
     logger: ctx.logger,
     environment: ctx.environment,
   });
-  const data = [];
-  // Snapshots of one account may have different instants: compare each at its own.
-  for (const asOf of [...new Set(snapshots.map((s) => s.asOf))]) {
-    const at = snapshots.filter((s) => s.asOf === asOf);
-    for (const c of await compareWithLedger(comparison, at, asOf)) {
-      if (at.some((s) => s.accountType === c.accountType && s.currency === c.currency)) {
-        data.push({ ...c, candidates: c.candidates.map((x) => ({ ...x })) });
-      }
-    }
-  }
-  const newest = snapshots
-    .map((s) => s.asOf)
-    .sort()
-    .at(-1);
-  const unanswered = newest
-    ? (
-        await unansweredAccounts(
-          ctx,
-          snapshots.filter((s) => s.asOf === newest),
-          newest,
-        )
-      ).map((u) => ({ ...u, asOf: newest }))
-    : [];
+  const data = (cached?.comparisons ?? []).map((c) => ({
+    ...c,
+    candidates: c.candidates.map((x) => ({ ...x })),
+  }));
+  const unanswered = (cached?.unanswered ?? []).map((u) => ({ ...u }));
   const ledger = (await accountBalances(ctx.db)).map((b) => ({ ...b }));
   return { data, unanswered, ledger };
 }

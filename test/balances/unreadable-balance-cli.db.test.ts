@@ -176,15 +176,28 @@ describe('paysync balances on a ledger that holds balances', () => {
 
     const cached = await runCliInProcess(['balances', '--cached', '--json'], { env: cliEnv() });
     expect(cached.code).toBe(0);
-    const comparisons = (JSON.parse(cached.stdout) as { comparisons: { service: number }[] })
-      .comparisons;
-    expect(comparisons.map((c) => c.service)).toEqual([40_000]);
-    expect((JSON.parse(cached.stdout) as { unanswered: unknown[] }).unanswered).toEqual([
+    const stored = JSON.parse(cached.stdout) as {
+      asOf: string;
+      comparisons: { accountType: string; service: number; verdict: string; asOf: string }[];
+      unanswered: unknown[];
+    };
+    // One answer with the ops API (issue 41.2): each account's newest snapshot at its own
+    // instant, so transfer XOF, which the newest answer omits, is compared at the older answer
+    // that listed it, and the newest answer's silence about it is named, never read as 0.
+    expect(
+      stored.comparisons.map((c) => [c.accountType, c.service, c.verdict, c.asOf === stored.asOf]),
+    ).toEqual([
+      ['collection', 40_000, 'agrees', true],
+      ['transfer', 2_500_000, 'agrees', false],
+    ]);
+    expect(stored.comparisons[1]!.asOf < stored.asOf).toBe(true);
+    expect(stored.unanswered).toEqual([
       {
         accountType: 'transfer',
         account: 'service:transfer',
         currency: 'XOF',
         ledger: 2_500_000,
+        asOf: stored.asOf,
       },
     ]);
     const cachedText = await runCliInProcess(['balances', '--cached'], { env: cliEnv() });

@@ -180,12 +180,14 @@ describe('paysync expect', () => {
     );
   });
 
-  it('list and show mask the counterparty (last 4 digits) in text; --json has it whole', async () => {
+  it('list and show mask the counterparty by the one policy (as alerts do) in text; --json has it whole', async () => {
     const list = await run(['list']);
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/pay-77 +out +50,500 XOF .*open .*••••7766/);
+    expect(list.stdout).toMatch(/pay-77 +out +50,500 XOF .*open .* 22507••••••66 /);
+    expect(list.stdout).not.toContain('0799887766');
     const show = await run(['show', 'pay-77']);
-    expect(show.stdout).toMatch(/^Counterparty +•+7766$/m);
+    expect(show.stdout).toMatch(/^Counterparty +22507••••••66$/m);
+    expect(show.stdout).not.toContain('0799887766');
     expect(show.stdout).toMatch(/created +cli +/);
     expect(show.stdout).toMatch(/updated +cli +/);
     const json = JSON.parse((await run(['show', 'pay-77', '--json'])).stdout) as {

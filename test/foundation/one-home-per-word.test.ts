@@ -156,12 +156,50 @@ function idPrefixes(tree: ts.SourceFile): string[] {
   return found;
 }
 
+/** The mask's glyph (src/alerts/mask-number.ts): `•`, as a fill to repeat or a run of them. */
+const MASK_GLYPHS = /^•+$/;
+
+/** A name that says it masks a number: maskCounterparty, hidePhone, redactDigits, obscureIban… */
+const NUMBER_MASK_NAME =
+  /(mask|hide|redact|obscure|obfuscate).*(number|counterparty|phone|digit|msisdn|iban|account)/i;
+
+/**
+ * The marks of a number-masking rule in a file: the mask's glyph as a literal of its own (what a
+ * rule repeats or pads with: `'•'.repeat(n)`, `'••••' + last4`), and functions whose name says
+ * they mask a number. A bullet in a sentence (`• ${line}`) is text, not a mask.
+ */
+export function numberMasks(tree: ts.SourceFile): string[] {
+  const found: string[] = [];
+  everyNode(tree, (node) => {
+    if (
+      (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) &&
+      MASK_GLYPHS.test(node.text)
+    ) {
+      found.push(`'${node.text}'`);
+    }
+    const name =
+      (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) &&
+      node.name &&
+      ts.isIdentifier(node.name)
+        ? node.name.text
+        : ts.isVariableDeclaration(node) &&
+            ts.isIdentifier(node.name) &&
+            node.initializer &&
+            (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))
+          ? node.name.text
+          : undefined;
+    if (name !== undefined && NUMBER_MASK_NAME.test(name)) found.push(`${name}()`);
+  });
+  return found;
+}
+
 interface Facts {
   readonly file: string;
   readonly executorAliases: readonly string[];
   readonly declared: readonly string[];
   readonly reExported: readonly string[];
   readonly idPrefixes: readonly string[];
+  readonly numberMasks: readonly string[];
 }
 
 const facts: readonly Facts[] = productionSources().map(({ file, tree }) => ({
@@ -170,6 +208,7 @@ const facts: readonly Facts[] = productionSources().map(({ file, tree }) => ({
   declared: declaredNames(tree),
   reExported: reExportedNames(tree),
   idPrefixes: idPrefixes(tree),
+  numberMasks: numberMasks(tree),
 }));
 
 function filesWhere(test: (fact: Facts) => boolean): string[] {
@@ -256,5 +295,38 @@ describe('the small shared words have one home each', () => {
       /\binstanceof\s+PostgresAdapter\b/.test(readFileSync(join(root, file), 'utf8')),
     );
     expect(files).toEqual(['src/db/dialect-of-db.ts']);
+  });
+});
+
+describe('numbers are masked by one policy, src/alerts/mask-number.ts (issue 41)', () => {
+  it('no other production file holds a masking rule: its glyph or a function named for one', () => {
+    const elsewhere = facts
+      .filter(({ file }) => file !== 'src/alerts/mask-number.ts')
+      .flatMap(({ file, numberMasks }) => numberMasks.map((mark) => `${file}: ${mark}`));
+    expect(elsewhere).toEqual([]);
+    expect(filesWhere(({ numberMasks }) => numberMasks.length > 0)).toEqual([
+      'src/alerts/mask-number.ts',
+    ]);
+  });
+
+  it.each([
+    [
+      'the second rule issue 41 removed (last 4 characters)',
+      "export function maskCounterparty(c: string): string {\n  return `${'•'.repeat(Math.min(c.length - 4, 8))}${c.slice(-4)}`;\n}",
+      ['maskCounterparty()', "'•'"],
+    ],
+    ['a padded literal', "const shown = '••••' + value.slice(-4);", ["'••••'"]],
+    [
+      'an arrow function named for it, with another fill',
+      "const hidePhone = (n: string) => n.slice(0, 3) + '*'.repeat(n.length - 3);",
+      ['hidePhone()'],
+    ],
+    [
+      'not a bullet in a sentence, nor a function that applies the policy to a view',
+      'const line = `• ${title}`;\nfunction maskResourceView(view: View): View { return view; }',
+      [],
+    ],
+  ])('the check finds %s', (_what, code, expected) => {
+    expect(numberMasks(parse('example.ts', code))).toEqual(expected);
   });
 });

@@ -4,6 +4,7 @@ import type { Config } from '../../config/index.ts';
 import type {
   AccountComparison,
   BalanceDependencies,
+  CachedComparison,
   SnapshotBalance,
   SnapshotOutcome,
   UnansweredAccount,
@@ -67,6 +68,10 @@ function renderComparisons(asOf: string, comparisons: readonly AccountComparison
           align: 'right',
         },
         { header: 'STATE', value: (c) => VERDICT_WORDS[c.verdict] },
+        // Cached answers need not list the same accounts: an older one's instant is said.
+        ...(comparisons.some((c) => c.asOf !== asOf)
+          ? [{ header: 'AS OF', value: (c: AccountComparison) => c.asOf }]
+          : []),
       ],
       comparisons,
     ),
@@ -105,6 +110,15 @@ function renderHistory(rows: readonly SnapshotBalance[]): string {
 
 function notInAnswerLine(missing: UnansweredAccount): string {
   return `Not in the service's answer, so not compared (never read as 0): ${missing.accountType} ${missing.currency} (ledger ${formatAmount(missing.ledger, missing.currency)})`;
+}
+
+/** With --cached, an account the newest answer omits may be compared above, at an older answer. */
+function cachedNotInAnswerLine(cached: CachedComparison, missing: UnansweredAccount): string {
+  const older = cached.comparisons.find(
+    (c) => c.accountType === missing.accountType && c.currency === missing.currency,
+  );
+  const line = notInAnswerLine(missing);
+  return older ? `${line}; the answer of ${older.asOf} listed it, compared above` : line;
 }
 
 /** What `balances` wrote, said first: the name reads like a query, and it is not one. */
@@ -223,7 +237,7 @@ export function balancesCommand(): Command {
     )
     .option(
       '--cached',
-      'read only: the newest stored snapshot, no call to the service, nothing written',
+      'read only: the newest stored snapshot of each account, no call to the service, nothing written',
     )
     .option('--history', 'list stored snapshots instead (with --account and --since)')
     .addOption(
@@ -283,21 +297,7 @@ Exit codes: 0 shown, 1 the service's balance could not be read (or the database)
         return;
       }
       if (flags.cached) {
-        const result = await withBalances(config, async (deps) => {
-          const latest = await balances.latestSnapshots(deps.db, deps.environment);
-          const asOf = latest
-            .map((b) => b.asOf)
-            .sort()
-            .at(-1);
-          if (!asOf) return undefined;
-          const resolved = balances.resolveLedgerComparison(deps);
-          const current = latest.filter((b) => b.asOf === asOf);
-          return {
-            asOf,
-            comparisons: await balances.compareWithLedger(resolved, current, asOf),
-            unanswered: await balances.unansweredAccounts(deps, current, asOf),
-          };
-        });
+        const result = await withBalances(config, (deps) => balances.cachedComparison(deps));
         if (!result) {
           throw new CliError(
             'balances: no snapshot stored yet → run `paysync balances` without --cached',
@@ -308,7 +308,7 @@ Exit codes: 0 shown, 1 the service's balance could not be read (or the database)
           say(
             [
               renderComparisons(result.asOf, result.comparisons),
-              ...result.unanswered.map(notInAnswerLine),
+              ...result.unanswered.map((missing) => cachedNotInAnswerLine(result, missing)),
             ].join('\n'),
           );
         }

@@ -16,6 +16,8 @@ import type {
 // The words alone, not the index: it loads the whole component (see expectation-words.ts).
 import { BREAK_KINDS, EXPECTATION_STATES } from '../../expectations/expectation-words.ts';
 import { dayWindow, isCalendarDay, nextDay } from '../../books-calendar/index.ts';
+// The one masking policy, a leaf: the alert runtime stays unloaded (see mask-number.ts).
+import { maskNumber } from '../../alerts/mask-number.ts';
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
@@ -399,13 +401,14 @@ Examples:
   $ paysync expect list --state overdue
   $ paysync expect list --limit 20 --json
 
-States: ${EXPECTATION_STATES.join(', ')}. Counterparty numbers show their last 4 digits only.
+States: ${EXPECTATION_STATES.join(', ')}. Counterparty numbers are masked as in alerts
+(+221770001234 shows as +22177•••••34); --json has them in full.
 ${FORMAT_POINTER}
 Exit codes: 0 listed (also when there are none), 1 the database cannot be reached, 2 bad flags.`,
     )
     .action(async (flags: { state?: ExpectationState; limit: number; json?: boolean }) => {
       await withExpectations('expect list', async (db, ctx) => {
-        const { listExpectations, maskCounterparty } = await import('../../expectations/index.ts');
+        const { listExpectations } = await import('../../expectations/index.ts');
         const rows = await listExpectations(db, ctx.environment, {
           ...(flags.state ? { state: flags.state } : {}),
           limit: flags.limit,
@@ -427,7 +430,10 @@ Exit codes: 0 listed (also when there are none), 1 the database cannot be reache
               { header: 'WINDOW TO', value: (e) => e.window_to },
               { header: 'STATE', value: (e) => e.state },
               { header: 'REFERENCE', value: (e) => e.reference ?? '-' },
-              { header: 'COUNTERPARTY', value: (e) => maskCounterparty(e.counterparty) },
+              {
+                header: 'COUNTERPARTY',
+                value: (e) => (e.counterparty === null ? '-' : maskNumber(e.counterparty)),
+              },
               { header: 'VERSION', value: (e) => String(e.version), align: 'right' },
             ],
             rows,
@@ -476,7 +482,7 @@ Exit codes: 0 shown, 1 no such expectation or the database cannot be reached.`,
     )
     .action(async (id: string, flags: { json?: boolean }) => {
       await withExpectations('expect show', async (db, ctx) => {
-        const { showExpectation, maskCounterparty } = await import('../../expectations/index.ts');
+        const { showExpectation } = await import('../../expectations/index.ts');
         const detail = await showExpectation(db, ctx.environment, id);
         if (flags.json) return printJson(detail);
         const e = detail.expectation;
@@ -489,7 +495,7 @@ Exit codes: 0 shown, 1 no such expectation or the database cannot be reached.`,
           ['Matched', formatAmount(e.matched_amount, e.currency)],
           ['Reference', e.reference ?? '-'],
           ['Item id', e.item_id ?? '-'],
-          ['Counterparty', maskCounterparty(e.counterparty)],
+          ['Counterparty', e.counterparty === null ? '-' : maskNumber(e.counterparty)],
           ['Purchase ref.', e.purchase_reference ?? '-'],
           ['Description', e.description_pattern ?? '-'],
           ['Split', e.allow_split ? 'yes (one-to-many)' : 'no'],
