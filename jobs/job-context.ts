@@ -35,6 +35,8 @@ export interface JobContext extends SyncDependencies {
   readonly exports?: ExportSettings & { readonly timeZone: string; readonly environment: string };
   /** How long traffic tables keep their rows, and the batch size (config `retention`). */
   readonly retention: RetentionSettings;
+  /** References per sync batch, a retry's included (`PAYSYNC_SYNC_BATCH_SIZE`). */
+  readonly syncBatchSize: number;
   /** Crash tests only (`PAYSYNC_SYNC_BATCH_HOLD_AFTER_COMMIT_MS`): hold between commit and ack. */
   readonly syncBatchHoldAfterCommitMs?: number;
 }

@@ -71,6 +71,14 @@ export function parseDuration(text: string): number | undefined {
   return ms > 0 ? ms : undefined;
 }
 
+/** ms → `90s`, `15m`, `6h`, `7d` (the largest unit it is a whole number of), `0s` for 0. */
+export function formatDuration(ms: number): string {
+  const [unit, unitMs] = Object.entries(DURATION_UNITS_MS)
+    .sort(([, a], [, b]) => b - a)
+    .find(([, each]) => ms > 0 && ms % each === 0) ?? ['s', 1000];
+  return `${ms / unitMs}${unit}`;
+}
+
 export const duration = (fallback: string) =>
   z
     .string()

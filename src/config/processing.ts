@@ -1,7 +1,10 @@
 import { cronOrOff, nonNegativeInt, positiveInt, type Parsed } from './fields.ts';
 import { z } from 'zod';
+import { DEFAULT_OUTBOX_BATCH_SIZE } from '../outbox/outbox.defaults.ts';
+import { DEFAULT_SYNC_BATCH_SIZE } from '../queues/sync-batch.defaults.ts';
 
-// How workers and the scheduler process events (docs/processing.md).
+// How workers and the scheduler process events (docs/processing.md). The batch sizes default to
+// their components' constants (src/outbox/outbox.defaults.ts, src/queues/sync-batch.defaults.ts).
 
 export const PROCESSING_VARIABLES = {
   /** BullMQ key prefix; processes of one deployment share it. @defaultValue `paysync` */
@@ -29,12 +32,15 @@ export const PROCESSING_VARIABLES = {
    * handed out again: Redis may have lost its job. @defaultValue 300
    */
   PAYSYNC_OUTBOX_REDISPATCH_SECONDS: positiveInt(300, 86_400),
-  /** Outbox rows (alerts, receipts) one follow-up job carries. @defaultValue 100 */
-  PAYSYNC_OUTBOX_BATCH_SIZE: positiveInt(100, 1000),
+  /** Outbox rows (alerts, receipts) one follow-up job carries. @defaultValue 100 (`DEFAULT_OUTBOX_BATCH_SIZE`) */
+  PAYSYNC_OUTBOX_BATCH_SIZE: positiveInt(DEFAULT_OUTBOX_BATCH_SIZE, 1000),
   /** How far back a transfer known only by id is searched for. @defaultValue 72 */
   PAYSYNC_TRANSFER_SEARCH_HOURS: positiveInt(72, 24 * 366),
-  /** Resources per `sync-batch` job, fetched together and applied in one transaction. @defaultValue 100 */
-  PAYSYNC_SYNC_BATCH_SIZE: positiveInt(100, 1000),
+  /**
+   * Resources per `sync-batch` job, fetched together and applied in one transaction.
+   * @defaultValue 100 (`DEFAULT_SYNC_BATCH_SIZE`)
+   */
+  PAYSYNC_SYNC_BATCH_SIZE: positiveInt(DEFAULT_SYNC_BATCH_SIZE, 1000),
   /**
    * How long a batch waits in the queue before it may run, so that the events that follow an
    * item's first within that time are covered by one fetch. @defaultValue 250
@@ -68,11 +74,11 @@ export interface ProcessingSettings {
   readonly recoveryCron: string;
   /** Outbox rows handed out this long ago and not consumed go out again. @defaultValue 300000 */
   readonly outboxRedispatchMs: number;
-  /** Outbox rows one follow-up job carries. @defaultValue 100 */
+  /** Outbox rows one follow-up job carries. @defaultValue `DEFAULT_OUTBOX_BATCH_SIZE` (100) */
   readonly outboxBatchSize: number;
   /** @defaultValue 72 */
   readonly transferSearchHours: number;
-  /** @defaultValue 100 */
+  /** @defaultValue `DEFAULT_SYNC_BATCH_SIZE` (100) */
   readonly syncBatchSize: number;
   /** @defaultValue 250 */
   readonly syncBatchWaitMs: number;

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { duration, trueOrFalse, parseDuration, positiveInt, type Parsed } from './fields.ts';
+import { RETRY_SCHEDULE_MS } from '../relay/retry-schedule.defaults.ts';
+import {
+  duration,
+  formatDuration,
+  trueOrFalse,
+  parseDuration,
+  positiveInt,
+  type Parsed,
+} from './fields.ts';
 
 // The relay of reconciled events to the merchant's endpoints (docs/relay.md).
 
@@ -21,8 +29,11 @@ const hostList = z
     return hosts;
   });
 
-/** The documented retry schedule (docs/relay.md; src/relay/retry-schedule.ts holds the same). */
-const DEFAULT_RETRY_SCHEDULE = '0s,5s,5m,30m,2h,5h,10h,10h';
+/**
+ * The relay's documented retry schedule (`RETRY_SCHEDULE_MS`, src/relay/retry-schedule.defaults.ts)
+ * as the variable writes it: `0s,5s,5m,30m,2h,5h,10h,10h`.
+ */
+const DEFAULT_RETRY_SCHEDULE = RETRY_SCHEDULE_MS.map(formatDuration).join(',');
 /** More attempts than this is a typo, not a schedule. */
 const MAX_RETRY_ATTEMPTS = 100;
 
@@ -113,7 +124,7 @@ export const RELAY_VARIABLES = {
   PAYSYNC_RELAY_CONCURRENCY: positiveInt(16, 1000),
   /**
    * The wait before each attempt of a delivery: `0s` (the first, at once), then before each
-   * retry; jitter ±10 % applies. @defaultValue `0s,5s,5m,30m,2h,5h,10h,10h`
+   * retry; jitter ±10 % applies. @defaultValue `0s,5s,5m,30m,2h,5h,10h,10h` (`RETRY_SCHEDULE_MS`)
    */
   PAYSYNC_RELAY_RETRY_SCHEDULE: retrySchedule,
   /** An endpoint failing this long is raised as an alert. @defaultValue `1h` */
@@ -135,7 +146,7 @@ export interface RelaySettings {
   readonly concurrency: number;
   /**
    * ms before each attempt, the first (0) included; its length is the attempts a delivery gets.
-   * @defaultValue 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h
+   * @defaultValue `RETRY_SCHEDULE_MS` (0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)
    */
   readonly retryScheduleMs: readonly number[];
   /** ms. @defaultValue one hour */

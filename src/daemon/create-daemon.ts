@@ -304,6 +304,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         transferSearchHours: config.processing.transferSearchHours,
         fetchConcurrency: config.upstream.concurrency,
         recoveryAfterMs: config.processing.recoveryAfterMs,
+        syncBatchSize: config.processing.syncBatchSize,
         syncBatchHoldAfterCommitMs: config.processing.syncBatchHoldAfterCommitMs,
         ...(config.processing.windowReads ? {} : { windowReads: false as const }),
         janitor: config.janitor,

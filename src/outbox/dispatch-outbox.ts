@@ -14,13 +14,14 @@ import { outboxDispatchedTotal, outboxDispatchFailuresTotal } from './outbox-met
 import type { OutboxRow } from './outbox.table.ts';
 import { reasonOf } from '../error-reason.ts';
 import { tenantLabel } from '../metrics/index.ts';
+import { DEFAULT_OUTBOX_BATCH_SIZE } from './outbox.defaults.ts';
 
 export interface DispatchDependencies {
   readonly db: Kysely<Database>;
   readonly queues: Queues;
   /**
    * Rows one follow-up job carries, and rows handed out per pass (`PAYSYNC_OUTBOX_BATCH_SIZE`).
-   * @defaultValue 100
+   * @defaultValue {@link DEFAULT_OUTBOX_BATCH_SIZE}
    */
   readonly batchSize?: number;
   /**
@@ -62,7 +63,6 @@ export interface RevivedJob {
   readonly reason: string;
 }
 
-export const DEFAULT_OUTBOX_BATCH_SIZE = 100;
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_REDISPATCH_AFTER_MS = 5 * 60_000;
 

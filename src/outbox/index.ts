@@ -22,8 +22,8 @@ export {
   type OutboxRowConsumer,
   type OutboxRowsConsumer,
 } from './consume-outbox-batch.ts';
+export { DEFAULT_OUTBOX_BATCH_SIZE } from './outbox.defaults.ts';
 export {
-  DEFAULT_OUTBOX_BATCH_SIZE,
   dispatchOutbox,
   OutboxHandOutTimeout,
   outboxBatchJobId,

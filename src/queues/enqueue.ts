@@ -9,7 +9,6 @@
 export * from './job-types.ts';
 export {
   DEFAULT_QUEUE_PREFIX,
-  DEFAULT_SYNC_BATCH_SIZE,
   enqueueSyncBatch,
   enqueueIngest,
   enqueueScheduledTick,
@@ -25,3 +24,4 @@ export {
   type QueueSettings,
   type SyncBatchOptions,
 } from './queues.ts';
+export { DEFAULT_SYNC_BATCH_SIZE } from './sync-batch.defaults.ts';

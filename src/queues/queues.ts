@@ -13,6 +13,7 @@ import {
   type SyncQueueJobData,
 } from './job-types.ts';
 import type { ObservedVia } from '../resources/index.ts';
+import { DEFAULT_SYNC_BATCH_SIZE } from './sync-batch.defaults.ts';
 
 export interface QueueSettings {
   readonly connection: Redis;
@@ -147,9 +148,6 @@ export function newestPerResource(refs: readonly SyncJobData[]): SyncJobData[] {
   }
   return [...byResource.values()];
 }
-
-/** Resource references per `sync-batch` job unless configured (`PAYSYNC_SYNC_BATCH_SIZE`). */
-export const DEFAULT_SYNC_BATCH_SIZE = 100;
 
 export interface SyncBatchOptions {
   /** References per job, at most. @defaultValue {@link DEFAULT_SYNC_BATCH_SIZE} */

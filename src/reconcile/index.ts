@@ -29,6 +29,12 @@ export {
   type SyncDependencies,
 } from './sync-dependencies.ts';
 export { syncBatch, type SyncBatchResult } from './sync-batch.ts';
+export {
+  nextSyncBatchTry,
+  retrySyncBatch,
+  type RetrySyncBatchDependencies,
+  type SyncBatchTry,
+} from './sync-batch-retry.ts';
 export { syncResource } from './sync-resource.ts';
 export type { SyncAttempt, SyncResult } from './sync-result.ts';
 export { UnknownResourceError } from './unknown-resource-error.ts';

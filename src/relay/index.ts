@@ -126,7 +126,8 @@ export {
 } from './deliverer.ts';
 export { claimDueDeliveries, type ClaimedDelivery, type ClaimOptions } from './claim-deliveries.ts';
 export { recordAttempt, type RecordedAttempt } from './record-attempt.ts';
-export { MAX_ATTEMPTS, nextAttemptAt, RETRY_JITTER, RETRY_SCHEDULE_MS } from './retry-schedule.ts';
+export { MAX_ATTEMPTS, nextAttemptAt, RETRY_JITTER } from './retry-schedule.ts';
+export { RETRY_SCHEDULE_MS } from './retry-schedule.defaults.ts';
 export {
   checkEndpointHealth,
   shownUrl,

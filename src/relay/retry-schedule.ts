@@ -6,24 +6,7 @@
  * the merchant's side) are not all tried again in the same second.
  */
 
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-
-/**
- * The wait before each attempt; the first is immediate. Its length is the attempt limit. The
- * default of `PAYSYNC_RELAY_RETRY_SCHEDULE` (`config.relay.retryScheduleMs`) is the same.
- */
-export const RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([
-  0,
-  5 * SECOND,
-  5 * MINUTE,
-  30 * MINUTE,
-  2 * HOUR,
-  5 * HOUR,
-  10 * HOUR,
-  10 * HOUR,
-]);
+import { RETRY_SCHEDULE_MS } from './retry-schedule.defaults.ts';
 
 /** Attempts a delivery gets before it gives up (with the documented schedule). */
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length;

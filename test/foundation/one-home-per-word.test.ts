@@ -330,3 +330,214 @@ describe('numbers are masked by one policy, src/alerts/mask-number.ts (issue 41)
     expect(numberMasks(parse('example.ts', code))).toEqual(expected);
   });
 });
+
+/** A value written as constants: numbers, strings, and arrays of them. */
+type Constant = number | string | readonly Constant[];
+
+const DURATION_UNITS_MS: Record<string, number> = {
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** `0s,5s,5m` → [0, 5000, 300000]: a duration list as PAYSYNC_* variables write it. */
+function durationList(text: string): number[] | undefined {
+  const parts = text.split(',').map((part) => /^\s*(\d+)\s*(s|m|h|d)\s*$/.exec(part));
+  if (parts.length < 2 || parts.some((match) => !match)) return undefined;
+  return parts.map((match) => Number(match![1]) * DURATION_UNITS_MS[match![2]!]!);
+}
+
+/** The file's top-level `const NAME = …` initializers, by name. */
+function fileConstants(tree: ts.SourceFile): Map<string, ts.Expression> {
+  const found = new Map<string, ts.Expression>();
+  for (const statement of tree.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const declaration of statement.declarationList.declarations) {
+      if (ts.isIdentifier(declaration.name) && declaration.initializer) {
+        found.set(declaration.name.text, declaration.initializer);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * What an expression comes to when it is written with constants only (`100`, `50 * 2`,
+ * `[0, 5 * SECOND]`, `Object.freeze([…])`, a file-level const of those), else undefined.
+ */
+function evaluate(
+  node: ts.Node,
+  constants: Map<string, ts.Expression>,
+  seen: ReadonlySet<string> = new Set(),
+): Constant | undefined {
+  if (ts.isNumericLiteral(node)) return Number(node.text);
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
+  if (
+    ts.isParenthesizedExpression(node) ||
+    ts.isAsExpression(node) ||
+    ts.isSatisfiesExpression(node)
+  ) {
+    return evaluate(node.expression, constants, seen);
+  }
+  if (ts.isPrefixUnaryExpression(node) && node.operator === ts.SyntaxKind.MinusToken) {
+    const value = evaluate(node.operand, constants, seen);
+    return typeof value === 'number' ? -value : undefined;
+  }
+  if (ts.isBinaryExpression(node)) {
+    const left = evaluate(node.left, constants, seen);
+    const right = evaluate(node.right, constants, seen);
+    if (typeof left !== 'number' || typeof right !== 'number') return undefined;
+    switch (node.operatorToken.kind) {
+      case ts.SyntaxKind.AsteriskToken:
+        return left * right;
+      case ts.SyntaxKind.PlusToken:
+        return left + right;
+      case ts.SyntaxKind.MinusToken:
+        return left - right;
+      default:
+        return undefined;
+    }
+  }
+  if (ts.isIdentifier(node)) {
+    const initializer = constants.get(node.text);
+    if (!initializer || seen.has(node.text)) return undefined;
+    return evaluate(initializer, constants, new Set([...seen, node.text]));
+  }
+  if (ts.isArrayLiteralExpression(node)) {
+    const values = node.elements.map((element) => evaluate(element, constants, seen));
+    return values.every((value) => value !== undefined) ? (values as Constant[]) : undefined;
+  }
+  if (
+    ts.isCallExpression(node) &&
+    ts.isPropertyAccessExpression(node.expression) &&
+    ts.isIdentifier(node.expression.expression) &&
+    node.expression.expression.text === 'Object' &&
+    node.expression.name.text === 'freeze' &&
+    node.arguments.length === 1
+  ) {
+    return evaluate(node.arguments[0]!, constants, seen);
+  }
+  return undefined;
+}
+
+function sameValue(value: Constant | undefined, wanted: Constant): boolean {
+  if (value === undefined) return false;
+  if (typeof value === 'string' && Array.isArray(wanted)) {
+    const list = durationList(value);
+    return list !== undefined && sameValue(list, wanted);
+  }
+  return JSON.stringify(value) === JSON.stringify(wanted);
+}
+
+/** The lines of a file that write `wanted` with constants (a literal, an array, a duration list). */
+export function copiesOf(tree: ts.SourceFile, wanted: Constant): number[] {
+  const constants = fileConstants(tree);
+  const lines = new Set<number>();
+  everyNode(tree, (node) => {
+    if (ts.isIdentifier(node)) return;
+    if (!ts.isExpression(node)) return;
+    if (sameValue(evaluate(node, constants), wanted)) {
+      lines.add(tree.getLineAndCharacterOfPosition(node.getStart(tree)).line + 1);
+    }
+  });
+  return [...lines];
+}
+
+/**
+ * Issue 41: a default that both the configuration and its component need is written once, in
+ * the component's leaf `*.defaults.ts`; the configuration imports it from there (CONTRIBUTING.md,
+ * "The configuration lives in src/config/"), and no file where the setting is declared or used
+ * writes its value a second time, however it is written.
+ */
+const ONE_DEFAULT = [
+  {
+    constant: 'DEFAULT_SYNC_BATCH_SIZE',
+    home: 'src/queues/sync-batch.defaults.ts',
+    config: 'src/config/processing.ts',
+    value: 100,
+    // Where the sync batch's size is declared, merged or used.
+    scope: (file: string) =>
+      file.startsWith('src/queues/') ||
+      file === 'src/config/processing.ts' ||
+      file === 'jobs/sync-batch.job.ts' ||
+      /^src\/reconcile\/sync-batch/.test(file),
+  },
+  {
+    constant: 'DEFAULT_OUTBOX_BATCH_SIZE',
+    home: 'src/outbox/outbox.defaults.ts',
+    config: 'src/config/processing.ts',
+    value: 100,
+    scope: (file: string) => file.startsWith('src/outbox/') || file === 'src/config/processing.ts',
+  },
+  {
+    constant: 'RETRY_SCHEDULE_MS',
+    home: 'src/relay/retry-schedule.defaults.ts',
+    config: 'src/config/relay.ts',
+    value: [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+    // A list of eight waits is unmistakable anywhere.
+    scope: () => true,
+  },
+];
+
+const PRODUCTION_TREES = new Map(productionSources().map(({ file, tree }) => [file, tree]));
+
+describe('each default is declared once, where its setting is declared', () => {
+  it.each(ONE_DEFAULT)('$constant is declared only in $home', ({ constant, home }) => {
+    expect(filesWhere(({ declared }) => declared.includes(constant))).toEqual([home]);
+  });
+
+  it.each(ONE_DEFAULT)('$config reads $constant from $home', ({ constant, home, config }) => {
+    const tree = PRODUCTION_TREES.get(config)!;
+    const imported = tree.statements.some(
+      (statement) =>
+        ts.isImportDeclaration(statement) &&
+        ts.isStringLiteral(statement.moduleSpecifier) &&
+        join('src/config', statement.moduleSpecifier.text) === home &&
+        statement.importClause?.namedBindings !== undefined &&
+        ts.isNamedImports(statement.importClause.namedBindings) &&
+        statement.importClause.namedBindings.elements.some(
+          (element) => (element.propertyName ?? element.name).text === constant,
+        ),
+    );
+    expect(imported).toBe(true);
+  });
+
+  it.each(ONE_DEFAULT)(
+    "$constant's value is written only in $home",
+    ({ constant, home, value, scope }) => {
+      const written = [...PRODUCTION_TREES]
+        .filter(([file]) => scope(file))
+        .flatMap(([file, tree]) => copiesOf(tree, value).map((line) => `${file}:${line}`));
+      expect(
+        written.map((at) => at.split(':')[0]),
+        `${constant} written at ${written.join(', ')}`,
+      ).toEqual([home]);
+    },
+  );
+
+  it.each([
+    ['a literal', 'export const PAYSYNC_SYNC_BATCH_SIZE = positiveInt(100, 1000);', 100, [1]],
+    ['a product of literals', 'const size = options.batchSize ?? 50 * 2;', 100, [1]],
+    [
+      'a duration list',
+      "const DEFAULT_RETRY_SCHEDULE = '0s,5s,5m,30m,2h,5h,10h,10h';",
+      ONE_DEFAULT[2]!.value,
+      [1],
+    ],
+    [
+      'an array of named units',
+      'const S = 1000;\nconst M = 60 * S;\nconst H = 60 * M;\nexport const WAITS = Object.freeze([\n  0, 5 * S, 5 * M, 30 * M, 2 * H, 5 * H, 10 * H, 10 * H,\n]);',
+      ONE_DEFAULT[2]!.value,
+      [4],
+    ],
+    [
+      'not the constant read by name, nor another value',
+      'const size = options.batchSize ?? DEFAULT_SYNC_BATCH_SIZE;\nconst max = 1000;',
+      100,
+      [],
+    ],
+  ])('the check finds %s', (_what, code, value, lines) => {
+    expect(copiesOf(parse('example.ts', code), value)).toEqual(lines);
+  });
+});
