@@ -12,13 +12,10 @@ const noOnly = {
 // an exception whose reason is given beside it. Import boundaries live in .dependency-cruiser.cjs.
 const TABLE_OWNERS = {
   webhook_inbox: ['src/inbox'],
-  payment_intents: [
-    'src/ledger',
-    // settledWithoutReceipt anti-joins the mirror with the receipts in one statement, so that
-    // a backfill never reads every settled item into memory to find the few without a receipt.
-    'src/receipts',
-  ],
-  transfers: ['src/ledger', 'src/receipts' /* the same anti-join */],
+  // The receipts' backfill anti-joins the mirror with the receipts in one statement: the ledger's
+  // finalItemsWithout names the mirror and takes the receipts' half as a subquery.
+  payment_intents: ['src/ledger'],
+  transfers: ['src/ledger'],
   refunds: ['src/ledger'],
   status_history: ['src/ledger'],
   journals: ['src/ledger'],
@@ -28,10 +25,10 @@ const TABLE_OWNERS = {
   mirror_polls: ['src/ledger'],
   ledger_adjustments: ['src/ledger'],
   late_changes: ['src/ledger'],
-  // The ledger owns "this month is closed"; `paysync close`/`reopen` (src/exports) write it
-  // through the ledger's index.ts.
+  // The ledger owns "this month is closed" and the log of its closes and reopens;
+  // `paysync close`/`reopen` (src/exports) write both through the ledger's index.ts.
   closed_periods: ['src/ledger'],
-  period_events: ['src/exports'],
+  period_events: ['src/ledger'],
   service_state: ['src/service-state'],
   balance_snapshots: [
     'src/balances',

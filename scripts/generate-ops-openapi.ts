@@ -83,6 +83,7 @@ function route(definition: OpsRouteDefinition): RouteConfig {
     operationId: definition.operationId,
     tags: [definition.tag],
     summary: definition.summary,
+    ...(definition.deprecated ? { deprecated: true } : {}),
     request: {
       ...(definition.params ? { params: definition.params } : {}),
       ...(definition.query ? { query: definition.query } : {}),

@@ -47,7 +47,7 @@ export function relayEndpointDisabledAlert(facts: RelayEndpointFacts): RaiseAler
     body: [
       `paysync stopped delivering to ${facts.url}: ${facts.reason}.`,
       'Its pending events wait, and new events are not queued for it until it is enabled again.',
-      `When the receiving side is fixed: \`paysync endpoints enable ${facts.endpointId}\` (the waiting events go out in order), and \`paysync endpoints replay\` for what it missed.`,
+      `When the receiving side is fixed: \`paysync endpoints enable ${facts.endpointId}\` (the waiting events go out in order), and \`paysync endpoints redeliver\` for what it missed.`,
     ].join('\n'),
     detail: { endpoint: facts.endpointId, url: facts.url, failingSince: facts.failingSince },
     resolvesWhen: 'when the endpoint is enabled again and a delivery succeeds',

@@ -9,6 +9,7 @@ import {
   deleteClosedPeriod,
   findClosedPeriod,
   insertClosedPeriod,
+  insertPeriodEvent,
 } from '../ledger/index.ts';
 import { storedVerdicts } from '../reports/index.ts';
 import type { ExportWindow } from './export-line.ts';
@@ -132,23 +133,20 @@ export async function closePeriod(request: ClosePeriodRequest): Promise<ClosedPe
       reason: request.reason?.trim() || null,
       exports: JSON.stringify(exports),
     });
-    await trx
-      .insertInto('period_events')
-      .values({
-        environment,
-        period,
-        action: 'close',
-        at: now,
-        by: request.by,
-        reason: request.reason?.trim() || null,
-        detail: JSON.stringify({ unreconciled, exports }),
-      })
-      .execute();
+    await insertPeriodEvent(trx, {
+      environment,
+      period,
+      action: 'close',
+      at: now,
+      by: request.by,
+      reason: request.reason?.trim() || null,
+      detail: JSON.stringify({ unreconciled, exports }),
+    });
   });
   return { environment, period, window, closedAt: now, forced: Boolean(request.force), exports };
 }
 
-/** Reopens a closed month; refused without a reason. Logged in `period_events`. */
+/** Reopens a closed month; refused without a reason. Logged in the ledger's period events. */
 export async function reopenPeriod(request: {
   db: Kysely<Database>;
   environment: string;
@@ -173,21 +171,18 @@ export async function reopenPeriod(request: {
         'not_closed',
         `${period} (${environment}) is not closed: nothing to reopen`,
       );
-    await trx
-      .insertInto('period_events')
-      .values({
-        environment,
-        period,
-        action: 'reopen',
-        at: now,
-        by: request.by,
-        reason: request.reason.trim(),
-        detail: JSON.stringify({
-          closedAt: row.closed_at,
-          exports: JSON.parse(row.exports) as unknown,
-        }),
-      })
-      .execute();
+    await insertPeriodEvent(trx, {
+      environment,
+      period,
+      action: 'reopen',
+      at: now,
+      by: request.by,
+      reason: request.reason.trim(),
+      detail: JSON.stringify({
+        closedAt: row.closed_at,
+        exports: JSON.parse(row.exports) as unknown,
+      }),
+    });
   });
 }
 

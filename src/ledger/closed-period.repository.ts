@@ -1,6 +1,6 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../db/index.ts';
-import type { ClosedPeriodTable } from './closed-period.table.ts';
+import type { ClosedPeriodTable, PeriodEventTable } from './closed-period.table.ts';
 
 /**
  * The fact "this month is closed": the ledger owns it (it books a late change past a closed
@@ -8,6 +8,9 @@ import type { ClosedPeriodTable } from './closed-period.table.ts';
  * through these functions, in their own transaction.
  */
 export type ClosedPeriodRow = Selectable<ClosedPeriodTable>;
+
+/** One close or reopen of a month, as `paysync close`/`reopen` log it (its id is generated). */
+export type NewPeriodEvent = Insertable<PeriodEventTable>;
 
 /** The closed month `period` of `environment`, or undefined when it is open. */
 export async function findClosedPeriod(
@@ -67,4 +70,12 @@ export async function deleteClosedPeriod(
     .where('period', '=', period)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * Logs a close or a reopen of a month, with who and why: the audit trail of the periods. The
+ * caller writes it in the transaction that closes or reopens the month.
+ */
+export async function insertPeriodEvent(db: Executor, event: NewPeriodEvent): Promise<void> {
+  await db.insertInto('period_events').values(event).execute();
 }

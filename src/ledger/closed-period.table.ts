@@ -20,7 +20,10 @@ export interface ClosedPeriodTable {
   exports: string;
 }
 
-/** Every close and reopen, with who and why: the audit trail of the periods. */
+/**
+ * Every close and reopen, with who and why: the audit trail of the periods. Owned by the ledger
+ * (insertPeriodEvent); `paysync close` and `reopen` (src/exports) log through its index.ts.
+ */
 export interface PeriodEventTable {
   id: Generated<number>;
   environment: string;

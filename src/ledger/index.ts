@@ -25,8 +25,16 @@ export {
   deleteClosedPeriod,
   findClosedPeriod,
   insertClosedPeriod,
+  insertPeriodEvent,
   type ClosedPeriodRow,
+  type NewPeriodEvent,
 } from './closed-period.repository.ts';
+export {
+  finalItemsWithout,
+  type FinalItem,
+  type FinalItemKind,
+  type RecordOfMirrorRow,
+} from './final-items-without.ts';
 export type {
   ApplyOutcome,
   DiscrepancyKind,

@@ -8,7 +8,7 @@ import {
   EndpointError,
   listEndpoints,
   pingEndpoint,
-  replayToEndpoint,
+  redeliverToEndpoint,
   requireEndpoint,
   rotateEndpointSecret,
   showEndpoint,
@@ -17,7 +17,7 @@ import {
 import {
   endpointAddBody,
   endpointIdParam,
-  endpointReplayBody,
+  endpointRedeliverBody,
   pageQuery,
   pendingQuery,
 } from './ops-api.schema.ts';
@@ -40,6 +40,7 @@ export type EndpointOperationId =
   | 'enableEndpoint'
   | 'rotateEndpointSecret'
   | 'testEndpoint'
+  | 'redeliverToEndpoint'
   | 'replayToEndpoint';
 
 // The domain's messages name the CLI's flags; the API's fields are named without the dashes.
@@ -74,6 +75,17 @@ export function endpointHandlers(
   deps: ResolvedOpsDependencies,
 ): Record<EndpointOperationId, Handler> {
   const environment = deps.environment === 'live' ? 'live' : 'sandbox';
+  const redeliver: Handler = async (request, response) => {
+    const id = idOf(request);
+    const body = parseParameters(endpointRedeliverBody, request.body ?? {}, 'body');
+    const selection =
+      body.event !== undefined
+        ? { eventId: body.event }
+        : { since: new Date(body.since!), ...(body.types ? { types: body.types } : {}) };
+    response.json({
+      data: await redeliverToEndpoint({ db: deps.db, now: deps.now() }, id, selection),
+    });
+  };
   const handlers: Record<EndpointOperationId, Handler> = {
     listEndpoints: async (request, response) => {
       const q = query(pageQuery, request);
@@ -133,17 +145,9 @@ export function endpointHandlers(
       const row = await requireEndpoint(deps.db, idOf(request));
       response.json({ data: await pingEndpoint(row, deps.relay, environment, deps.now()) });
     },
-    replayToEndpoint: async (request, response) => {
-      const id = idOf(request);
-      const body = parseParameters(endpointReplayBody, request.body ?? {}, 'body');
-      const selection =
-        body.event !== undefined
-          ? { eventId: body.event }
-          : { since: new Date(body.since!), ...(body.types ? { types: body.types } : {}) };
-      response.json({
-        data: await replayToEndpoint({ db: deps.db, now: deps.now() }, id, selection),
-      });
-    },
+    redeliverToEndpoint: redeliver,
+    // The deprecated former path of redeliver: the same handler, the same answers.
+    replayToEndpoint: redeliver,
   };
   for (const name of Object.keys(handlers) as EndpointOperationId[]) {
     handlers[name] = guarded(handlers[name]);

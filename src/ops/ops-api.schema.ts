@@ -419,7 +419,7 @@ export const endpointAddBody = z
   })
   .meta({ id: 'EndpointRequest', description: 'A new endpoint' });
 
-export const endpointReplayBody = z
+export const endpointRedeliverBody = z
   .strictObject({
     since: isoDateTime.optional().meta({ description: 'Every event emitted since this instant' }),
     types: typePatterns
@@ -438,8 +438,8 @@ export const endpointReplayBody = z
     message: 'types goes with since, not with event',
   })
   .meta({
-    id: 'EndpointReplayRequest',
-    description: 'Which events to send the endpoint again (its subscription still applies)',
+    id: 'EndpointRedeliveryRequest',
+    description: 'Which events to deliver to the endpoint again (its subscription still applies)',
   });
 
 export const pendingQuery = pageQuery.extend({
@@ -595,7 +595,7 @@ export const endpointPingBody = z
   })
   .meta({ id: 'EndpointPing', description: 'How the endpoint answered a signed `ping`' });
 
-export const endpointReplayResult = z
+export const endpointRedeliveryResult = z
   .object({
     data: z.object({
       matched: z.number().int(),
@@ -605,7 +605,7 @@ export const endpointReplayResult = z
       endpointEnabled: z.boolean(),
     }),
   })
-  .meta({ id: 'EndpointReplayResult' });
+  .meta({ id: 'EndpointRedeliveryResult' });
 
 // --- expectations (docs/expectations.md) ---
 

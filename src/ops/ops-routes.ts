@@ -15,8 +15,8 @@ import {
   endpointIdParam,
   endpointPage,
   endpointPingBody,
-  endpointReplayBody,
-  endpointReplayResult,
+  endpointRedeliverBody,
+  endpointRedeliveryResult,
   endpointRotatedBody,
   breakListQuery,
   breakPage,
@@ -77,6 +77,8 @@ export interface OpsRouteDefinition {
   readonly optionalPart?: boolean;
   /** Whether 409 (the target's state forbids it) is a documented answer. */
   readonly conflict?: boolean;
+  /** A former path kept answering for old scripts; the document marks it deprecated. */
+  readonly deprecated?: boolean;
   /**
    * A route that takes a bigger JSON body than the 16 kB of the others (a batch): its own
    * limit, and 413 is a documented answer.
@@ -367,14 +369,27 @@ const routes = [
   },
   {
     method: 'post',
+    path: '/api/v1/endpoints/{id}/redeliver',
+    operationId: 'redeliverToEndpoint',
+    tag: 'endpoints',
+    summary: 'Deliver the endpoint events again, since an instant or one by id, in event order',
+    params: endpointIdParam,
+    body: endpointRedeliverBody,
+    response: endpointRedeliveryResult,
+    notFound: true,
+  },
+  {
+    // The former name of redeliver (issue 41: `replay` is the inbox's word), kept for scripts.
+    method: 'post',
     path: '/api/v1/endpoints/{id}/replay',
     operationId: 'replayToEndpoint',
     tag: 'endpoints',
-    summary: 'Send the endpoint events again, since an instant or one by id, in event order',
+    summary: 'Deprecated: the former path of POST /api/v1/endpoints/{id}/redeliver, same answers',
     params: endpointIdParam,
-    body: endpointReplayBody,
-    response: endpointReplayResult,
+    body: endpointRedeliverBody,
+    response: endpointRedeliveryResult,
     notFound: true,
+    deprecated: true,
   },
   {
     method: 'get',

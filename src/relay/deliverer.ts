@@ -196,7 +196,7 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
       relayDeliveriesTotal.inc({ endpoint, outcome: 'gave_up', ...labels });
       logger.warn(
         { endpoint, event: delivery.event.event_id, attempts: recorded.attempt },
-        'relay: delivery gave up after its last attempt; `paysync endpoints replay` sends it again',
+        'relay: delivery gave up after its last attempt; `paysync endpoints redeliver` sends it again',
       );
     }
     if (result.outcome === 'delivered' && delivery.endpoint.failingSince !== null) {

@@ -71,7 +71,7 @@ export {
 } from './event-data.ts';
 export { emitRelayEvents, newEventId, type EmittedEvents } from './emit-events.ts';
 
-// --- endpoints: add, list, enable/disable, rotate, replay, pending ---
+// --- endpoints: add, list, enable/disable, rotate, redeliver, pending ---
 export { endpointView, type EndpointView } from './endpoint.repository.ts';
 export {
   endpointHealth,
@@ -109,11 +109,11 @@ export {
 export { pingEndpoint, type PingResult } from './ping-endpoint.ts';
 export { openSecret, SecretKeyError, sealSecret } from './secret-box.ts';
 export {
-  replayToEndpoint,
-  type ReplayOptions,
-  type ReplayResult,
-  type ReplaySelection,
-} from './replay-events.ts';
+  redeliverToEndpoint,
+  type RedeliveryOptions,
+  type RedeliveryResult,
+  type RedeliverySelection,
+} from './redeliver-events.ts';
 export { undeliveredEvents, type UndeliveredView } from './pending-deliveries.ts';
 
 // --- delivery: signing, retry schedule, the deliverer, metrics ---

@@ -129,7 +129,7 @@ export interface AddedEndpoint {
 
 /**
  * Adds an endpoint: enabled, subscribed to `events` (all types when none), with a new
- * `whsec_…` secret. It gets the events emitted from now on; older ones only by replay.
+ * `whsec_…` secret. It gets the events emitted from now on; older ones only by a redelivery.
  */
 export async function addEndpoint(
   ctx: EndpointContext,
@@ -228,8 +228,8 @@ export async function disableEndpoint(
 
 /**
  * Enables an endpoint: its failing run is forgotten, and its pending deliveries are due now
- * (the deliverer is woken). Events emitted while it was disabled were not queued for it: replay
- * them (`paysync endpoints replay`).
+ * (the deliverer is woken). Events emitted while it was disabled were not queued for it:
+ * redeliver them (`paysync endpoints redeliver`).
  */
 export async function enableEndpoint(
   db: Kysely<Database>,

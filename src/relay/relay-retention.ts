@@ -136,7 +136,7 @@ export const RELAY_EVENTS_RETENTION: PrunableTable = {
       .limit(batch.limit)
       .execute();
     if (picked.length === 0) return 0;
-    // Checked again: a replay may have given an old event a new delivery since it was picked.
+    // Checked again: a redelivery may have given an old event a new delivery since it was picked.
     const result = await db
       .deleteFrom('relay_events')
       .where(

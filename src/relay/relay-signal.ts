@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 
 /**
  * Wakes this process's relay deliverer when a commit has added deliveries (emitted events,
- * a replay, an endpoint enabled); without it the deliverer's next poll finds them.
+ * a redelivery, an endpoint enabled); without it the deliverer's next poll finds them.
  */
 export const relaySignal = new EventEmitter();
 relaySignal.setMaxListeners(0);

@@ -1,4 +1,8 @@
-/** Running received webhook events through the workers again (`paysync replay`). */
+/**
+ * Running received webhook events through the workers again (`paysync replay`). Sending the
+ * relay's events to the merchant's endpoints again is another thing: redelivery (src/relay,
+ * `paysync endpoints redeliver`).
+ */
 export {
   countReplaySelection,
   replayInboxEvents,

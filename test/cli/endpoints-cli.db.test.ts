@@ -87,16 +87,16 @@ describe('paysync endpoints', () => {
       'delete',
       'rotate-secret',
       'test',
-      'replay',
+      'redeliver',
       'pending',
     ]) {
       expect(help.stdout).toMatch(new RegExp(`^  ${sub}\\b`, 'm'));
     }
-    const replay = await run(['replay', '--help']);
-    expect(replay.code).toBe(0);
-    expect(replay.stdout).toContain('--since <time>');
-    expect(replay.stdout).toContain('same webhook-id');
-    expect(replay.stdout).toContain('Exit codes: 0 queued');
+    const redeliver = await run(['redeliver', '--help']);
+    expect(redeliver.code).toBe(0);
+    expect(redeliver.stdout).toContain('--since <time>');
+    expect(redeliver.stdout).toContain('same webhook-id');
+    expect(redeliver.stdout).toContain('Exit codes: 0 queued');
   });
 
   it('add prints the id and the secret once; --json gives both', async () => {
@@ -295,7 +295,7 @@ describe('paysync endpoints', () => {
     });
   });
 
-  describe('replay and pending', () => {
+  describe('redeliver and pending', () => {
     let events: SeededEvent[];
     beforeAll(async () => {
       events = [];
@@ -346,13 +346,13 @@ describe('paysync endpoints', () => {
     });
 
     it('--since queues the subscribed events in event order, resetting the delivered and given-up ones', async () => {
-      const result = await run(['replay', id, '--since', '31h']);
+      const result = await run(['redeliver', id, '--since', '31h']);
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       // Subscribed: transfer.* and day.verdict, so not the refund; and the seeded pending one.
       expect(result.stdout).toMatch(
         new RegExp(
-          `^endpoints replay: 4 events emitted since \\S+Z: 3 queued for ${id} \\(1 new, 2 sent again\\), 1 already pending\\.\\n$`,
+          `^endpoints redeliver: 4 events emitted since \\S+Z: 3 queued for ${id} \\(1 new, 2 sent again\\), 1 already pending\\.\\n$`,
         ),
       );
       const rows = await deliveriesOf(database.db, id);
@@ -365,7 +365,7 @@ describe('paysync endpoints', () => {
       expect(rows.every((row) => row.state === 'pending')).toBe(true);
       expect(rows.slice(1).map((row) => row.attempts)).toEqual([0, 0, 0]);
 
-      const json = await run(['replay', id, '--event', events[2]!.eventId, '--json']);
+      const json = await run(['redeliver', id, '--event', events[2]!.eventId, '--json']);
       expect(JSON.parse(json.stdout)).toEqual({
         matched: 1,
         created: 0,
@@ -373,11 +373,11 @@ describe('paysync endpoints', () => {
         alreadyPending: 1,
         endpointEnabled: true,
       });
-      const typed = await run(['replay', id, '--since', '31h', '--type', 'refund.*']);
+      const typed = await run(['redeliver', id, '--since', '31h', '--type', 'refund.*']);
       expect(typed.stdout).toContain('0 events emitted since');
     });
 
-    it('a large replay works in batches and shows progress on stderr', async () => {
+    it('a large redelivery works in batches and shows progress on stderr', async () => {
       const at = hoursAgo(40);
       const rows = Array.from({ length: 1_200 }, (_, i) => ({
         event_id: `evt_bulk${String(i).padStart(5, '0')}`,
@@ -395,12 +395,12 @@ describe('paysync endpoints', () => {
           .values(rows.slice(i, i + 200))
           .execute();
       }
-      const result = await run(['replay', id, '--since', hoursAgo(41), '--type', 'transfer.*']);
+      const result = await run(['redeliver', id, '--since', hoursAgo(41), '--type', 'transfer.*']);
       expect(result.code).toBe(0);
       expect(result.stderr.trim().split('\n')).toEqual([
-        expect.stringMatching(/^endpoints replay: 500\/\d+ events \(\d+%\)$/),
-        expect.stringMatching(/^endpoints replay: 1000\/\d+ events \(\d+%\)$/),
-        expect.stringMatching(/^endpoints replay: (\d+)\/\1 events \(100%\)$/),
+        expect.stringMatching(/^endpoints redeliver: 500\/\d+ events \(\d+%\)$/),
+        expect.stringMatching(/^endpoints redeliver: 1000\/\d+ events \(\d+%\)$/),
+        expect.stringMatching(/^endpoints redeliver: (\d+)\/\1 events \(100%\)$/),
       ]);
       expect(result.stdout).toContain('1200 new');
       const queued = await deliveriesOf(database.db, id);
@@ -408,19 +408,54 @@ describe('paysync endpoints', () => {
       expect(bulk.map((row) => row.eventId)).toEqual(rows.map((row) => row.event_id));
     });
 
-    it('refuses bad replay flags in one line: exit 2; an unknown event exits 1', async () => {
+    it('refuses bad redeliver flags in one line: exit 2; an unknown event exits 1', async () => {
       const cases: [string[], number, string][] = [
-        [['replay', id], 2, 'say which events: --since <time>'],
-        [['replay', id, '--since', '1d', '--event', events[0]!.eventId], 2, 'not both'],
-        [['replay', id, '--since', 'last week'], 2, '--since "last week" is not a time'],
-        [['replay', id, '--since', '1d', '--type', 'transfer.nope'], 2, '--type: "transfer.nope"'],
-        [['replay', id, '--event', 'evt_unknown'], 1, '--event: no event evt_unknown'],
+        [['redeliver', id], 2, 'say which events: --since <time>'],
+        [['redeliver', id, '--since', '1d', '--event', events[0]!.eventId], 2, 'not both'],
+        [['redeliver', id, '--since', 'last week'], 2, '--since "last week" is not a time'],
+        [
+          ['redeliver', id, '--since', '1d', '--type', 'transfer.nope'],
+          2,
+          '--type: "transfer.nope"',
+        ],
+        [['redeliver', id, '--event', 'evt_unknown'], 1, '--event: no event evt_unknown'],
       ];
       for (const [args, code, message] of cases) {
         const result = await run(args);
         expect(result.code, args.join(' ')).toBe(code);
         expect(result.stderr, args.join(' ')).toContain(message);
       }
+    });
+
+    it('the former name `endpoints replay` still works, answering as before, hidden from --help', async () => {
+      const later = await seedRelayEvent(database.db, {
+        type: 'transfer.succeeded',
+        subject: 'transfer:tr_r3',
+        createdAt: hoursAgo(1),
+      });
+      const result = await run(['replay', id, '--event', later.eventId]);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe(
+        `endpoints replay: event ${later.eventId}: 1 queued for ${id} (1 new, 0 sent again), 0 already pending.\n`,
+      );
+      const queued = (await deliveriesOf(database.db, id)).find(
+        (row) => row.eventId === later.eventId,
+      );
+      expect(queued).toMatchObject({ state: 'pending', attempts: 0 });
+      const refused = await run(['replay', id]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('endpoints replay: say which events: --since <time>');
+
+      const help = await run(['--help']);
+      expect(help.stdout).not.toMatch(/^ {2}replay\b/m);
+      expect(help.stdout).toContain('`endpoints replay` still works');
+      const redeliverHelp = await run(['redeliver', '--help']);
+      expect(redeliverHelp.stdout).toContain('`paysync endpoints replay` is its former name');
+      const replayHelp = await run(['replay', '--help']);
+      expect(replayHelp.code).toBe(0);
+      expect(replayHelp.stdout).toContain('paysync endpoints redeliver');
+      expect(replayHelp.stdout).toContain('Exit codes: 0 queued');
     });
   });
 

@@ -106,6 +106,40 @@ describe('one home per concept', () => {
     expect(inside!.messages).toEqual([]);
   });
 
+  // Issue 41: the last second owners. The period log and the mirror are the ledger's alone; the
+  // exports log a close and the receipts anti-join the mirror through the ledger's index.ts.
+  it.each([
+    [
+      'src/exports/close-period.ts',
+      "await trx.insertInto('period_events').values(row).execute();",
+      'period_events',
+    ],
+    [
+      'src/receipts/receipt.repository.ts',
+      "await db.selectFrom('payment_intents').select('id').execute();",
+      'payment_intents',
+    ],
+    [
+      'src/receipts/receipt.repository.ts',
+      "await db.selectFrom('transfers').select('id').execute();",
+      'transfers',
+    ],
+    [
+      'src/receipts/receipt.repository.ts',
+      "export const mirrorId = eb.ref('transfers.id');",
+      'transfers',
+    ],
+  ])('makes lint refuse in %s: %s, and accept it in src/ledger', async (file, statement, table) => {
+    const eslint = new ESLint({ cwd: root });
+    const code = `declare const db: any, trx: any, eb: any, row: any;\n${statement}\n`;
+    const [outside] = await eslint.lintText(code, { filePath: join(root, file) });
+    const [inside] = await eslint.lintText(code, { filePath: join(root, 'src/ledger/x.ts') });
+    expect(outside!.messages.map((m) => m.message)).toContain(
+      `only src/ledger names ${table}: add a query there and call it through its index.ts (eslint.config.mjs, TABLE_OWNERS)`,
+    );
+    expect(inside!.messages.filter((m) => m.ruleId === 'no-restricted-syntax')).toEqual([]);
+  });
+
   it('declares the Executor type once, in src/db', () => {
     expect(filesMatching(/\b(type\s+Executor\s*=|interface\s+Executor\b)/)).toEqual([
       'src/db/executor.ts',

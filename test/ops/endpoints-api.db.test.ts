@@ -16,7 +16,7 @@ import {
   seedRelayEvent,
   startConsumer,
 } from '../support/relay-endpoint-rows.ts';
-import { validateAnswer } from './support/openapi-validator.ts';
+import { opsDocument, validateAnswer } from './support/openapi-validator.ts';
 
 const TOKEN = 'endpoints-token-5d2c19a7';
 const HOSTILE_EXCERPT = '<script>document.title="pwned"</script><b>bold</b>';
@@ -109,7 +109,8 @@ describe('/api/v1/endpoints', () => {
 
   it('refuses every endpoints route without the token or with a wrong one, changing nothing', async () => {
     const routes = OPS_ROUTES.filter((route) => route.tag === 'endpoints');
-    expect(routes.map((route) => `${route.method} ${route.path}`)).toHaveLength(11);
+    // 11 operations, and the deprecated former path of redeliver (…/replay).
+    expect(routes.map((route) => `${route.method} ${route.path}`)).toHaveLength(12);
     for (const route of routes) {
       for (const token of [null, 'wrong-token']) {
         const answer = await documented(
@@ -210,7 +211,7 @@ describe('/api/v1/endpoints', () => {
     ).toMatchObject({ type: 'ping', id: answer.body.data.eventId });
   });
 
-  it('disables, enables, rotates the secret (answered once) and replays', async () => {
+  it('disables, enables, rotates the secret (answered once) and redelivers', async () => {
     const disabled = await documented('POST', `/api/v1/endpoints/${id}/disable`);
     expect(disabled.body.data).toMatchObject({ status: 'disabled', disabledReason: 'operator' });
     const enabled = await documented('POST', `/api/v1/endpoints/${id}/enable`);
@@ -224,10 +225,10 @@ describe('/api/v1/endpoints', () => {
       subject: 'transfer:tr_api2',
       createdAt: new Date(Date.now() - 300_000).toISOString(),
     });
-    const replayed = await documented('POST', `/api/v1/endpoints/${id}/replay`, {
+    const redelivered = await documented('POST', `/api/v1/endpoints/${id}/redeliver`, {
       body: { since: new Date(Date.now() - 3_600_000).toISOString(), types: ['transfer.*'] },
     });
-    expect(replayed.body.data).toEqual({
+    expect(redelivered.body.data).toEqual({
       matched: 2,
       created: 1,
       reset: 0,
@@ -235,16 +236,52 @@ describe('/api/v1/endpoints', () => {
       endpointEnabled: true,
     });
     expect((await deliveriesOf(database.db, id)).map((d) => d.eventId).at(-1)).toBe(later.eventId);
-    const one = await documented('POST', `/api/v1/endpoints/${id}/replay`, {
+    const one = await documented('POST', `/api/v1/endpoints/${id}/redeliver`, {
       body: { event: later.eventId },
     });
     expect(one.body.data).toMatchObject({ matched: 1, alreadyPending: 1 });
-    const both = await documented('POST', `/api/v1/endpoints/${id}/replay`, {
+    const both = await documented('POST', `/api/v1/endpoints/${id}/redeliver`, {
       body: { since: new Date().toISOString(), event: later.eventId },
     });
     expect(both.status).toBe(400);
     expect(both.body.error.message).toContain('give exactly one of since or event');
-    answers.push(JSON.stringify([disabled.body, enabled.body, replayed.body]));
+    answers.push(JSON.stringify([disabled.body, enabled.body, redelivered.body]));
+  });
+
+  it('the former path /endpoints/{id}/replay still answers as redeliver does (deprecated)', async () => {
+    const fresh = await seedRelayEvent(database.db, {
+      type: 'transfer.succeeded',
+      subject: 'transfer:tr_api3',
+      createdAt: new Date(Date.now() - 60_000).toISOString(),
+    });
+    const queued = await documented('POST', `/api/v1/endpoints/${id}/replay`, {
+      body: { event: fresh.eventId },
+    });
+    expect(queued.status).toBe(200);
+    expect(queued.body.data).toEqual({
+      matched: 1,
+      created: 1,
+      reset: 0,
+      alreadyPending: 0,
+      endpointEnabled: true,
+    });
+    expect((await deliveriesOf(database.db, id)).map((d) => d.eventId).at(-1)).toBe(fresh.eventId);
+    const again = await documented('POST', `/api/v1/endpoints/${id}/replay`, {
+      body: { event: fresh.eventId },
+    });
+    expect(again.body.data).toMatchObject({ matched: 1, created: 0, alreadyPending: 1 });
+    const both = await documented('POST', `/api/v1/endpoints/${id}/replay`, {
+      body: { since: new Date().toISOString(), event: fresh.eventId },
+    });
+    expect(both.status).toBe(400);
+    expect(both.body.error.message).toContain('give exactly one of since or event');
+    const unknown = await documented('POST', `/api/v1/endpoints/ep_00000000000000000000/replay`, {
+      body: { event: fresh.eventId },
+    });
+    expect(unknown.status).toBe(404);
+    const paths = opsDocument.paths as Record<string, Record<string, { deprecated?: boolean }>>;
+    expect(paths['/api/v1/endpoints/{id}/replay']!.post!.deprecated).toBe(true);
+    expect(paths['/api/v1/endpoints/{id}/redeliver']!.post!.deprecated).toBeUndefined();
   });
 
   it('the dashboard page shows the endpoint and its hostile excerpt as text', async () => {

@@ -9,7 +9,7 @@ import {
   listEndpoints,
   pingEndpoint,
   relaySignal,
-  replayToEndpoint,
+  redeliverToEndpoint,
   requireEndpoint,
   rotateEndpointSecret,
   showEndpoint,
@@ -359,17 +359,17 @@ describe('show', () => {
   });
 });
 
-describe('replay', () => {
+describe('redeliver', () => {
   let endpointId: string;
   let events: SeededEvent[];
   // Its own database: the events of the period are exactly the ones seeded here.
-  let replayDatabase: TestDatabase;
+  let redeliveryDatabase: TestDatabase;
 
   beforeAll(async () => {
-    replayDatabase = await freshDatabase();
-    databases.push(replayDatabase);
-    database = replayDatabase;
-    sandbox = { ...sandbox, db: replayDatabase.db };
+    redeliveryDatabase = await freshDatabase();
+    databases.push(redeliveryDatabase);
+    database = redeliveryDatabase;
+    sandbox = { ...sandbox, db: redeliveryDatabase.db };
     const added = await addEndpoint(sandbox, {
       url: 'https://g.example/h',
       events: ['transfer.*', 'day.verdict'],
@@ -424,7 +424,7 @@ describe('replay', () => {
     relaySignal.on('deliveries', listener);
     let result;
     try {
-      result = await replayToEndpoint(
+      result = await redeliverToEndpoint(
         { db: database.db, now: NOW },
         endpointId,
         { since: new Date(hoursBefore(60)) },
@@ -473,7 +473,7 @@ describe('replay', () => {
       .set({ state: 'delivered', finished_at: NOW.toISOString() })
       .where('endpoint_id', '=', await endpointRowId(database.db, endpointId))
       .execute();
-    const verdicts = await replayToEndpoint({ db: database.db, now: NOW }, endpointId, {
+    const verdicts = await redeliverToEndpoint({ db: database.db, now: NOW }, endpointId, {
       since: new Date(hoursBefore(60)),
       types: ['day.verdict'],
     });
@@ -483,12 +483,12 @@ describe('replay', () => {
       events[3]!.eventId,
       events[6]!.eventId,
     ]);
-    const none = await replayToEndpoint({ db: database.db, now: NOW }, endpointId, {
+    const none = await redeliverToEndpoint({ db: database.db, now: NOW }, endpointId, {
       since: new Date(hoursBefore(-1)),
     });
     expect(none).toMatchObject({ matched: 0, created: 0, reset: 0 });
     const badType = await refusal(
-      replayToEndpoint({ db: database.db, now: NOW }, endpointId, {
+      redeliverToEndpoint({ db: database.db, now: NOW }, endpointId, {
         since: NOW,
         types: ['transfer.nope'],
       }),
@@ -497,20 +497,22 @@ describe('replay', () => {
   });
 
   it('--event queues one event; unknown, unsubscribed or malformed ones are refused', async () => {
-    const one = await replayToEndpoint({ db: database.db, now: NOW }, endpointId, {
+    const one = await redeliverToEndpoint({ db: database.db, now: NOW }, endpointId, {
       eventId: events[0]!.eventId,
     });
     expect(one).toMatchObject({ matched: 1, reset: 1 });
     const unknown = await refusal(
-      replayToEndpoint({ db: database.db, now: NOW }, endpointId, { eventId: 'evt_nothing' }),
+      redeliverToEndpoint({ db: database.db, now: NOW }, endpointId, { eventId: 'evt_nothing' }),
     );
     expect(unknown.code).toBe('not_found');
     const unsubscribed = await refusal(
-      replayToEndpoint({ db: database.db, now: NOW }, endpointId, { eventId: events[1]!.eventId }),
+      redeliverToEndpoint({ db: database.db, now: NOW }, endpointId, {
+        eventId: events[1]!.eventId,
+      }),
     );
     expect(unsubscribed.message).toContain('is not subscribed to it');
     const malformed = await refusal(
-      replayToEndpoint({ db: database.db, now: NOW }, endpointId, { eventId: 'tr_123' }),
+      redeliverToEndpoint({ db: database.db, now: NOW }, endpointId, { eventId: 'tr_123' }),
     );
     expect(malformed.code).toBe('bad_input');
   });

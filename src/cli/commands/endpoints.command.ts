@@ -120,7 +120,7 @@ Examples:
   $ paysync endpoints add --url https://erp.example.com/hooks --description "ERP" --json
 
 Prints the endpoint's id (ep_…) and its signing secret (whsec_…) ONCE. The endpoint gets the
-events emitted from now on; older ones only with \`paysync endpoints replay\`. URL rules: https://
+events emitted from now on; older ones only with \`paysync endpoints redeliver\`. URL rules: https://
 in live unless PAYSYNC_RELAY_ALLOW_HTTP=true; in live, no loopback, link-local or private
 address unless PAYSYNC_RELAY_ALLOWED_HOSTS lists it. Event types: docs/relay.md.
 Exit codes: 0 added, 1 the database cannot be reached, 2 bad --url, --events or --description.`,
@@ -275,7 +275,7 @@ function disableCommand(): Command {
       'after',
       `
 A disabled endpoint gets no new deliveries (events emitted meanwhile are not queued for it:
-replay them after enabling), and its pending ones are not attempted until it is enabled.
+redeliver them after enabling), and its pending ones are not attempted until it is enabled.
 Exit codes: 0 disabled (also when it already was), 1 no such endpoint, 2 bad id.`,
     )
     .action(async (id: string, flags: { json?: boolean }) => {
@@ -300,7 +300,7 @@ function enableCommand(): Command {
       `
 Clears the failing state; the deliverer of a running daemon takes the pending deliveries at
 once. Events emitted while it was disabled were not queued for it: send them with
-\`paysync endpoints replay <endpoint> --since <when it was disabled>\`.
+\`paysync endpoints redeliver <endpoint> --since <when it was disabled>\`.
 Exit codes: 0 enabled, 1 no such endpoint, 2 bad id.`,
     )
     .action(async (id: string, flags: { json?: boolean }) => {
@@ -445,14 +445,14 @@ endpoint, 2 bad id.`,
     });
 }
 
-/** Progress on stderr for large replays: in place on a terminal, a line per 10% otherwise. */
-function progressReporter(): (p: { done: number; total: number }) => void {
+/** Progress on stderr for large redeliveries: in place on a terminal, a line per 10% otherwise. */
+function progressReporter(command: string): (p: { done: number; total: number }) => void {
   let lastTenth = -1;
   return ({ done, total }) => {
     if (total < 1_000) return;
     const percent = Math.floor((done / total) * 100);
     if (process.stderr.isTTY) {
-      progressLine(`endpoints replay: ${done}/${total} events (${percent}%)`, {
+      progressLine(`${command}: ${done}/${total} events (${percent}%)`, {
         inPlace: true,
         last: done >= total,
       });
@@ -461,14 +461,25 @@ function progressReporter(): (p: { done: number; total: number }) => void {
     const tenth = Math.floor(percent / 10);
     if (tenth !== lastTenth) {
       lastTenth = tenth;
-      progressLine(`endpoints replay: ${done}/${total} events (${percent}%)`, { inPlace: false });
+      progressLine(`${command}: ${done}/${total} events (${percent}%)`, { inPlace: false });
     }
   };
 }
 
-function replayCommand(): Command {
-  return new Command('replay')
-    .description('send an endpoint events again: every one since a time, or one by id')
+/**
+ * `endpoints redeliver`: the relay's events delivered to an endpoint again. `replay` builds its
+ * former name, added hidden so that old scripts keep working (issue 41: `paysync replay` runs
+ * inbox events through the workers again, a different thing); each speaks in the name it was
+ * called by, so the former name answers exactly as it did.
+ */
+function redeliverCommand(name: 'redeliver' | 'replay' = 'redeliver'): Command {
+  const command = `endpoints ${name}`;
+  return new Command(name)
+    .description(
+      name === 'redeliver'
+        ? 'deliver events to an endpoint again: every one since a time, or one by id'
+        : 'the former name of `endpoints redeliver` (deprecated; it still works)',
+    )
     .argument('<endpoint>', 'ep_…', endpointIdArgument)
     .addOption(
       new Option('--since <time>', `events emitted since: ${TIME_FORMS}`).argParser(
@@ -486,15 +497,20 @@ function replayCommand(): Command {
       'after',
       `
 Examples:
-  $ paysync endpoints replay ep_0123456789abcdef0123 --since 2026-11-20T08:00:00Z
-  $ paysync endpoints replay ep_0123456789abcdef0123 --since 1d --type transfer.*
-  $ paysync endpoints replay ep_0123456789abcdef0123 --event evt_01HZX3…
+  $ paysync ${command} ep_0123456789abcdef0123 --since 2026-11-20T08:00:00Z
+  $ paysync ${command} ep_0123456789abcdef0123 --since 1d --type transfer.*
+  $ paysync ${command} ep_0123456789abcdef0123 --event evt_01HZX3…
 
 Queues each event of the selection that the endpoint is subscribed to, in event order: a new
 delivery, or its delivered or given-up one made pending again (attempts back to 0). The
 message is the same (same webhook-id), so a consumer that deduplicates by webhook-id sees each
 event once. The running daemon delivers them, in order per item; a disabled endpoint keeps
 them until it is enabled. Works in batches, so the database is never held for long.
+${
+  name === 'redeliver'
+    ? '`paysync endpoints replay` is its former name, still accepted (deprecated). Not to be\nconfused with `paysync replay`, which runs received inbox events through the workers again.'
+    : 'Its new name is `paysync endpoints redeliver`: `paysync replay` is a different command\n(it runs received inbox events through the workers again).'
+}
 Exit codes: 0 queued (also when nothing matched), 1 no such endpoint or event, 2 bad flags.`,
     )
     .action(
@@ -505,26 +521,26 @@ Exit codes: 0 queued (also when nothing matched), 1 no such endpoint or event, 2
         if ((flags.since === undefined) === (flags.event === undefined)) {
           throw new CliError(
             flags.since === undefined
-              ? 'endpoints replay: say which events: --since <time> (e.g. --since 1d) or --event evt_…'
-              : 'endpoints replay: give --since or --event, not both',
+              ? `${command}: say which events: --since <time> (e.g. --since 1d) or --event evt_…`
+              : `${command}: give --since or --event, not both`,
             ExitCode.usage,
           );
         }
         if (flags.event !== undefined && flags.type) {
           throw new CliError(
-            'endpoints replay: --type goes with --since; --event names one event already',
+            `${command}: --type goes with --since; --event names one event already`,
             ExitCode.usage,
           );
         }
-        await withEndpoints('endpoints replay', async (db) => {
-          const { replayToEndpoint } = await import('../../relay/index.ts');
-          const result = await replayToEndpoint(
+        await withEndpoints(command, async (db) => {
+          const { redeliverToEndpoint } = await import('../../relay/index.ts');
+          const result = await redeliverToEndpoint(
             { db, now: cliClock() },
             id,
             flags.event !== undefined
               ? { eventId: flags.event }
               : { since: flags.since!, ...(flags.type ? { types: flags.type } : {}) },
-            { onProgress: progressReporter() },
+            { onProgress: progressReporter(command) },
           );
           if (flags.json) return printJson(result);
           const what =
@@ -533,7 +549,7 @@ Exit codes: 0 queued (also when nothing matched), 1 no such endpoint or event, 2
               : `${result.matched} event${result.matched === 1 ? '' : 's'} emitted since ${flags.since!.toISOString()}${flags.type ? ` of type ${flags.type.join(',')}` : ''}`;
           const queued = result.created + result.reset;
           say(
-            `endpoints replay: ${what}: ${queued} queued for ${id} (${result.created} new, ${result.reset} sent again), ${result.alreadyPending} already pending.${
+            `${command}: ${what}: ${queued} queued for ${id} (${result.created} new, ${result.reset} sent again), ${result.alreadyPending} already pending.${
               result.endpointEnabled
                 ? ''
                 : ` The endpoint is disabled: they wait until \`paysync endpoints enable ${id}\`.`
@@ -555,7 +571,7 @@ function pendingCommand(): Command {
       `
 STATE pending: still to be sent (NEXT is its next try; it may also wait for an earlier event of
 its item); gave_up: its retries ran out. Send given-up ones again with
-\`paysync endpoints replay <endpoint> --event evt_…\` or \`--since\`.
+\`paysync endpoints redeliver <endpoint> --event evt_…\` or \`--since\`.
 Exit codes: 0 listed (also when nothing is pending), 1 no such endpoint, 2 bad flags.`,
     )
     .action(async (flags: { endpoint?: string; limit: number; json?: boolean }) => {
@@ -608,8 +624,10 @@ Examples:
   $ paysync endpoints add --url https://shop.example.com/paysync --events transfer.*,day.verdict
   $ paysync endpoints list
   $ paysync endpoints test ep_0123456789abcdef0123
-  $ paysync endpoints replay ep_0123456789abcdef0123 --since 1d
-  $ paysync endpoints pending`,
+  $ paysync endpoints redeliver ep_0123456789abcdef0123 --since 1d
+  $ paysync endpoints pending
+
+\`endpoints replay\` still works: it is the former name of \`endpoints redeliver\` (deprecated).`,
     );
   for (const sub of [
     addCommand(),
@@ -621,10 +639,12 @@ Examples:
     rotateCommand(),
     resealCommand(),
     testCommand(),
-    replayCommand(),
+    redeliverCommand(),
     pendingCommand(),
   ]) {
     endpoints.addCommand(sub);
   }
+  // Hidden from the list; `endpoints redeliver --help` says it is the former name.
+  endpoints.addCommand(redeliverCommand('replay'), { hidden: true });
   return endpoints;
 }

@@ -4,8 +4,11 @@ import { eventPatternProblem, matchesEventPatterns } from './event-types.ts';
 import { EndpointError, requireEndpoint } from './manage-endpoints.ts';
 import { notifyRelay } from './relay-signal.ts';
 
+// Redelivery: the relay's events sent to one of the merchant's endpoints again (`paysync endpoints
+// redeliver`). Not src/replay, which runs received inbox events through the workers again.
+
 /** Which events to send an endpoint again: those emitted since an instant, or one by id. */
-export type ReplaySelection =
+export type RedeliverySelection =
   | {
       /** Events emitted (created) at or after this instant. */
       readonly since: Date;
@@ -14,7 +17,7 @@ export type ReplaySelection =
     }
   | { readonly eventId: string };
 
-export interface ReplayResult {
+export interface RedeliveryResult {
   /** Events of the selection the endpoint is subscribed to (and --type matched). */
   readonly matched: number;
   /** New pending deliveries (the endpoint had none for the event: added after it, or disabled). */
@@ -27,8 +30,11 @@ export interface ReplayResult {
   readonly endpointEnabled: boolean;
 }
 
-export interface ReplayOptions {
-  /** Events per transaction, so a long replay never holds the write lock for long. @defaultValue 500 */
+export interface RedeliveryOptions {
+  /**
+   * Events per transaction, so a long redelivery never holds the write lock for long.
+   * @defaultValue 500
+   */
   readonly batchSize?: number;
   /** After each batch: events looked at, of those the selection holds. */
   readonly onProgress?: (progress: { done: number; total: number }) => void;
@@ -46,15 +52,15 @@ interface EventRef {
  * Queues events for one endpoint again, in event order: for each, a new pending delivery, or
  * its delivered or given-up one set pending with attempts at 0 (a pending one is left alone).
  * The message is the same (`webhook-id` = the event's id), so a consumer that deduplicates
- * sees each event once. Batches of {@link ReplayOptions.batchSize} events, one transaction each;
+ * sees each event once. Batches of {@link RedeliveryOptions.batchSize} events, one transaction each;
  * then the deliverer is woken.
  */
-export async function replayToEndpoint(
+export async function redeliverToEndpoint(
   ctx: { readonly db: Kysely<Database>; readonly now: Date },
   endpointId: string,
-  selection: ReplaySelection,
-  options: ReplayOptions = {},
-): Promise<ReplayResult> {
+  selection: RedeliverySelection,
+  options: RedeliveryOptions = {},
+): Promise<RedeliveryResult> {
   const { db } = ctx;
   const endpoint = await requireEndpoint(db, endpointId);
   const subscribed =
@@ -92,7 +98,7 @@ export async function replayToEndpoint(
               created_at: at,
             })),
           )
-          // An emission racing this replay may have just added one: it is pending already.
+          // An emission racing this redelivery may have just added one: it is pending already.
           .onConflict((oc) => oc.columns(['endpoint_id', 'event_id']).doNothing())
           .executeTakeFirst();
         const count = Number(inserted.numInsertedOrUpdatedRows ?? missing.length);
