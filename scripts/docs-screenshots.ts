@@ -33,7 +33,7 @@ import { createDemoTraffic, type DemoTraffic } from '../src/demo/index.ts';
 import { runDailyExport } from '../src/exports/index.ts';
 import { latestFailedTransferId } from '../src/ledger/index.ts';
 import { systemClock } from '../src/lifecycle/index.ts';
-import { createRedisConnection } from '../src/queues/index.ts';
+import { deletePrefixedKeys } from '../src/queues/index.ts';
 import {
   generateWebhookSecret,
   startSimulator,
@@ -229,20 +229,6 @@ function expectationsCsv(sim: RunningSimulator, now: Date): string {
   const lateTo = new Date(now.getTime() - 3600_000).toISOString();
   rows.push(`order-20397,in,XOF,75000,,,${lateFrom},${lateTo},order-20397,,payment_intent,,shop`);
   return `${rows.join('\n')}\n`;
-}
-
-async function deleteKeys(prefix: string): Promise<void> {
-  const redis = createRedisConnection(REDIS_URL, 'worker');
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    await redis.quit().catch(() => redis.disconnect());
-  }
 }
 
 /** Waits for `check` to hold, up to `ms`; says so when it does not. */
@@ -613,7 +599,7 @@ async function main(): Promise<void> {
     for (const failure of failures) say(`${failure.name} did not stop cleanly`);
     for (const shop of built.shops) await shop.sim.stop();
     built.consumer.close();
-    await deleteKeys(built.prefix).catch(() => undefined);
+    await deletePrefixedKeys(REDIS_URL, built.prefix).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }
   const bytes = SHOTS.reduce((sum, shot) => sum + statSync(join(OUT, `${shot.file}.png`)).size, 0);

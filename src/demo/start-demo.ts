@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../config/index.ts';
 import { startDaemon, type RunningDaemon } from '../daemon/index.ts';
 import { createDatabase, migrateToLatest } from '../db/index.ts';
 import { systemClock } from '../lifecycle/index.ts';
-import { createRedisConnection } from '../queues/index.ts';
+import { deletePrefixedKeys } from '../queues/index.ts';
 import { generateWebhookSecret, startSimulator, type RunningSimulator } from '../sim/index.ts';
 import { latestFailedTransferId } from '../ledger/index.ts';
 import { createUpstreamClient } from '../upstream/index.ts';
@@ -96,20 +96,6 @@ function demoConfig(
     // Beside the demo's books, never in a real deployment's receipt archive.
     PAYSYNC_RECEIPTS_DIR: join(dirname(options.databaseFile), 'demo-receipts'),
   });
-}
-
-async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
-  const redis = createRedisConnection(redisUrl, 'worker');
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    await redis.quit().catch(() => redis.disconnect());
-  }
 }
 
 /**
@@ -212,7 +198,7 @@ async function startDemoOn(
   } catch (error) {
     await daemon.stop();
     await sim.stop();
-    await deleteKeys(redisUrl, prefix).catch(() => undefined);
+    await deletePrefixedKeys(redisUrl, prefix).catch(() => undefined);
     throw error;
   }
   traffic.start();
@@ -277,7 +263,7 @@ async function startDemoOn(
         await sim.stop();
         // A private Redis goes away with everything in it; a shared one keeps nothing of ours.
         if (!redis.private) {
-          await deleteKeys(redisUrl, prefix).catch((error: unknown) =>
+          await deletePrefixedKeys(redisUrl, prefix).catch((error: unknown) =>
             logger.warn({ err: error }, 'demo: could not remove its queue keys from Redis'),
           );
         }

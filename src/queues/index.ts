@@ -4,6 +4,7 @@ export { createQueues } from './create-queues.ts';
 export {
   assertRedisNoEviction,
   createRedisConnection,
+  deletePrefixedKeys,
   RedisPolicyError,
 } from './redis-connection.ts';
 export { ClosableRedisConnection, ClosableWorker } from './closable.ts';

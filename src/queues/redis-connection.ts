@@ -44,3 +44,21 @@ export async function assertRedisNoEviction(redis: Redis, url: string): Promise<
   const policy = reply[1] ?? 'unknown';
   if (policy !== 'noeviction') throw new RedisPolicyError(url, policy);
 }
+
+/**
+ * Deletes every key under `<prefix>:` (a run's queues, its budget and locks), a page of 500
+ * at a time: what a demo or a screenshot run leaves in a shared Redis when it stops.
+ */
+export async function deletePrefixedKeys(url: string, prefix: string): Promise<void> {
+  const redis = createRedisConnection(url, 'worker');
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    await redis.quit().catch(() => redis.disconnect());
+  }
+}
