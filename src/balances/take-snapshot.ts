@@ -310,7 +310,12 @@ async function settleDrift(
         difference: comparison.difference,
       };
       if (comparison.verdict !== 'drift') {
-        for (const drift of open) {
+        // Only a later (or the same) instant vouches for a drift's end: an end-of-day snapshot
+        // of an earlier midnight that agrees says nothing of a drift found after it.
+        const ended = open.filter(
+          (drift) => Date.parse(drift.createdAt) <= Date.parse(comparison.asOf),
+        );
+        for (const drift of ended) {
           if (await resolveDiscrepancy(trx, drift.id, comparison.asOf)) {
             events.push(
               driftResolvedEvent(deps.environment, {

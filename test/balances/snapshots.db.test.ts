@@ -172,6 +172,33 @@ describe('balance snapshots against the ledger', () => {
     expect(drift!.resolvedAt).not.toBeNull();
   });
 
+  it('a snapshot of an earlier instant that agrees leaves a later drift open (no resolve-then-raise-again)', async () => {
+    await takeBalanceSnapshot(deps);
+    const before = context.sim.control.now();
+    context.sim.control.advance(1_000);
+    context.sim.control.fund({ accountType: 'transfer', currency: 'XOF', amount: 500_000 });
+    context.sim.control.advance(1_000);
+    const drifted = await takeBalanceSnapshot(deps);
+    if (!drifted.ok) throw new Error(drifted.problem);
+    expect(drifted.driftRecorded).toHaveLength(1);
+
+    // An end-of-day snapshot of an instant before the top-up agrees with the ledger then: it
+    // says nothing of the drift found later, which stays open and is not raised a second time.
+    const earlier = await takeBalanceSnapshot(deps, { at: before, kind: 'end_of_day' });
+    if (!earlier.ok) throw new Error(earlier.problem);
+    expect(earlier.comparisons.every((c) => c.verdict === 'agrees')).toBe(true);
+    context.sim.control.advance(1_000);
+    const again = await takeBalanceSnapshot(deps);
+    if (!again.ok) throw new Error(again.problem);
+    expect(again.driftRecorded).toEqual([]);
+    const drifts = await discrepanciesFor(
+      context.database.db,
+      'balance_account',
+      'sandbox:transfer:XOF',
+    );
+    expect(drifts.map((d) => d.resolvedAt)).toEqual([null]);
+  });
+
   it('raises low balance once per crossing, not once per snapshot', async () => {
     const watched = {
       ...deps,
