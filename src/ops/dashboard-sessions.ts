@@ -1,11 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../lifecycle/index.ts';
 
-/** The session cookie's name: `__Host-` prefixed when it is `Secure` (behind https). */
-export function sessionCookieName(secure: boolean): string {
-  return secure ? '__Host-paysync_ops' : 'paysync_ops';
-}
-
 export interface DashboardSessionOptions {
   /** A session ends after this long without a request. @defaultValue 30 minutes */
   readonly idleMs?: number;

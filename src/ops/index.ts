@@ -22,7 +22,8 @@ export {
   type TenantOpsApi,
 } from './mount-ops.ts';
 export { AuthThrottle, FAILURES_ALLOWED, FAILURE_WINDOW_SECONDS } from './auth-throttle.ts';
-export { DashboardSessions, sessionCookieName } from './dashboard-sessions.ts';
+export { DashboardSessions } from './dashboard-sessions.ts';
+export { sessionCookieName } from './dashboard-login.ts';
 export { TenantsAccess, type TenantTokens } from './tenants-access.ts';
 export {
   createTenantsDashboard,

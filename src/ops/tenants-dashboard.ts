@@ -7,13 +7,13 @@ import express, {
   type Response,
 } from 'express';
 import type { Logger } from '../logger.ts';
-import { loginPage, notFoundPage, page, tenantDashboardBase } from './dashboard-layout.ts';
+import { notFoundPage, page, tenantDashboardBase } from './dashboard-layout.ts';
+import { createDashboardLogin, sessionOf } from './dashboard-login.ts';
 import { html } from './html.ts';
 import type { AuthThrottle } from './auth-throttle.ts';
-import { sessionCookieName, type DashboardSessions } from './dashboard-sessions.ts';
-import { bearerToken, cookieValue, opsRefusals } from './ops-auth.ts';
+import type { DashboardSessions } from './dashboard-sessions.ts';
 import { QUEUE_BOARD_PATH } from './create-ops-router.ts';
-import { sendPage, sendTooManyLogins } from './send-page.ts';
+import { sendPage } from './send-page.ts';
 import type { TenantsAccess } from './tenants-access.ts';
 
 /** One tenant behind the dashboards' front. */
@@ -54,82 +54,32 @@ export function isTenantsDashboardPath(path: string): boolean {
  * the tenant exists or not.
  */
 export function createTenantsDashboard(options: TenantsDashboardOptions): Express {
-  const { access } = options;
   const byName = new Map(options.tenants.map((tenant) => [tenant.name, tenant]));
-  const { sessions, throttle } = options;
-  const cookieFlags = `HttpOnly; SameSite=Strict; Path=/${options.secureCookie ? '; Secure' : ''}`;
-  const cookieName = sessionCookieName(options.secureCookie === true);
+  const landing = (seen: readonly string[]) => `${tenantDashboardBase(seen[0]!)}/`;
+  const login = createDashboardLogin({
+    seenBy: (token) => options.access.tenantsOfToken(token),
+    landing,
+    sessions: options.sessions,
+    throttle: options.throttle,
+    ...(options.secureCookie !== undefined ? { secureCookie: options.secureCookie } : {}),
+  });
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
 
-  /**
-   * The tenants the request may see: by its `Authorization: Bearer` token when it has one (the
-   * header decides alone, as on one tenant's dashboard), else by its session cookie.
-   */
-  const credentialsOf = (request: Request) => {
-    const bearer = bearerToken(request);
-    if (bearer !== undefined) return { tenants: access.tenantsOfToken(bearer), presented: true };
-    const cookie = cookieValue(request, cookieName);
-    return {
-      tenants: access.tenantsOfToken(sessions.tokenOf(cookie)),
-      presented: cookie !== undefined,
-    };
-  };
-  const refuse = async (
-    request: Request,
-    response: Response,
-    surface: string,
-    presented: boolean,
-  ) => {
-    opsRefusals.inc({ surface, reason: presented ? 'wrong' : 'missing' });
-    // A wrong bearer token is a guess; a session cookie that ended is not (see dashboard-router).
-    if (presented && bearerToken(request) !== undefined) await throttle.failed(request, surface);
-    sendPage(response, 401, loginPage());
-  };
-  /** Express 4 does not catch a rejected handler: hand the error on. */
-  const wrap =
-    (handler: (request: Request, response: Response, next: NextFunction) => Promise<void>) =>
-    (request: Request, response: Response, next: NextFunction) => {
-      handler(request, response, next).catch(next);
-    };
-  const home = wrap(async (request, response) => {
-    if (!(await throttle.admits(request, response, 'dashboard', sendTooManyLogins))) return;
-    const { tenants, presented } = credentialsOf(request);
-    const [first] = tenants;
-    if (first === undefined) return refuse(request, response, 'dashboard', presented);
-    response.redirect(303, `${tenantDashboardBase(first)}/`);
-  });
-
-  app.get(['/', '/tenants', '/tenants/'], home);
-  app.get('/login', (_request, response) => sendPage(response, 200, loginPage()));
-  app.post(
-    '/login',
-    express.urlencoded({ extended: false, limit: '4kb' }),
-    wrap(async (request, response) => {
-      if (!(await throttle.admits(request, response, 'dashboard', sendTooManyLogins))) return;
-      const token = (request.body as Record<string, unknown> | undefined)?.token;
-      const given = typeof token === 'string' ? token.trim() : '';
-      const [first] = access.tenantsOfToken(given);
-      if (first === undefined) {
-        opsRefusals.inc({ surface: 'dashboard', reason: given ? 'wrong' : 'missing' });
-        await throttle.failed(request, 'dashboard');
-        return sendPage(response, 401, loginPage('Not accepted.'));
-      }
-      response.setHeader('Set-Cookie', `${cookieName}=${sessions.open(given)}; ${cookieFlags}`);
-      response.redirect(303, `${tenantDashboardBase(first)}/`);
-    }),
+  app.get(['/', '/tenants', '/tenants/'], login.requireSession('dashboard'), (_request, response) =>
+    response.redirect(303, landing(sessionOf(response).seen)),
   );
+  app.use(login.router);
   app.use(
     '/tenants/:tenant',
-    wrap(async (request, response, next) => {
-      const surface = request.path.startsWith(QUEUE_BOARD_PATH) ? 'queues' : 'dashboard';
-      if (!(await throttle.admits(request, response, surface, sendTooManyLogins))) return;
-      const { tenants, presented } = credentialsOf(request);
-      if (tenants.length === 0) return refuse(request, response, surface, presented);
+    login.requireSession((request) =>
+      request.path.startsWith(QUEUE_BOARD_PATH) ? 'queues' : 'dashboard',
+    ),
+    (request: Request, response: Response, next: NextFunction) => {
       const name = String(request.params.tenant);
       // Another tenant's pages are pages that do not exist, for this session.
-      if (!tenants.includes(name)) return next();
+      if (!sessionOf(response).seen.includes(name)) return next();
       const tenant = byName.get(name);
       const dashboard = tenant?.dashboard();
       if (!tenant || !dashboard) {
@@ -143,7 +93,7 @@ export function createTenantsDashboard(options: TenantsDashboardOptions): Expres
         return sendPage(response, 503, page({ title: 'Not running', body }));
       }
       dashboard(request, response, next);
-    }),
+    },
   );
   app.use((_request, response) => sendPage(response, 404, notFoundPage()));
   const onError: ErrorRequestHandler = (error, _request, response, next) => {
