@@ -20,6 +20,40 @@ interface MirrorRecordBase {
   readonly raw: unknown;
 }
 
+/** The columns behind {@link MirrorRecordBase}, as every mirror table stores them. */
+interface MirrorRowBase {
+  readonly id: string;
+  readonly status: string;
+  readonly upstream_status: string;
+  readonly amount: number;
+  readonly currency: string;
+  readonly failure_code: string | null;
+  readonly failure_message: string | null;
+  readonly created_at: string | null;
+  readonly updated_at: string;
+  readonly first_seen_at: string;
+  readonly last_synced_at: string;
+  readonly raw: string;
+}
+
+/** The fields every mirror record has, read from its row: one reading for the three tables. */
+export function mirrorRecordBase(row: MirrorRowBase): MirrorRecordBase {
+  return {
+    id: row.id,
+    status: row.status,
+    upstreamStatus: row.upstream_status,
+    amount: row.amount,
+    currency: row.currency,
+    failureCode: row.failure_code,
+    failureMessage: row.failure_message,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    firstSeenAt: row.first_seen_at,
+    lastSyncedAt: row.last_synced_at,
+    raw: JSON.parse(row.raw) as unknown,
+  };
+}
+
 export interface PaymentIntentRecord extends MirrorRecordBase {
   readonly kind: 'payment_intent';
   readonly merchantId: string;

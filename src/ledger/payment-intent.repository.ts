@@ -3,6 +3,7 @@ import type { PaymentIntent } from '../upstream/contract/index.ts';
 import type { Executor } from '../db/index.ts';
 import type { Observation } from './ledger-types.ts';
 import type { PaymentIntentRecord } from './mirror-records.ts';
+import { mirrorRecordBase } from './mirror-records.ts';
 import type { PaymentIntentRow, PaymentIntentTable } from './payment-intent.table.ts';
 import { utcMillis } from './utc-millis.ts';
 
@@ -47,18 +48,7 @@ export async function findPaymentIntent(
 export function toPaymentIntentRecord(row: PaymentIntentRow): PaymentIntentRecord {
   return {
     kind: 'payment_intent',
-    id: row.id,
-    status: row.status,
-    upstreamStatus: row.upstream_status,
-    amount: row.amount,
-    currency: row.currency,
-    failureCode: row.failure_code,
-    failureMessage: row.failure_message,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    firstSeenAt: row.first_seen_at,
-    lastSyncedAt: row.last_synced_at,
-    raw: JSON.parse(row.raw) as unknown,
+    ...mirrorRecordBase(row),
     merchantId: row.merchant_id,
     mode: row.mode,
     purchaseReference: row.purchase_reference,

@@ -3,6 +3,7 @@ import type { PaymentRefund, Refund } from '../upstream/contract/index.ts';
 import type { Executor } from '../db/index.ts';
 import type { Observation } from './ledger-types.ts';
 import type { RefundRecord } from './mirror-records.ts';
+import { mirrorRecordBase } from './mirror-records.ts';
 import type { RefundKind } from '../resources/index.ts';
 import type { RefundRow, RefundTable } from './refund.table.ts';
 import { utcMillis } from './utc-millis.ts';
@@ -120,18 +121,7 @@ export async function refundIdsOf(db: Executor, kind: RefundKind): Promise<strin
 export function toRefundRecord(row: RefundRow): RefundRecord {
   return {
     kind: row.kind,
-    id: row.id,
-    status: row.status,
-    upstreamStatus: row.upstream_status,
-    amount: row.amount,
-    currency: row.currency,
-    failureCode: row.failure_code,
-    failureMessage: row.failure_message,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    firstSeenAt: row.first_seen_at,
-    lastSyncedAt: row.last_synced_at,
-    raw: JSON.parse(row.raw) as unknown,
+    ...mirrorRecordBase(row),
     originalId: row.original_id,
     mode: row.mode,
     reason: row.reason,

@@ -3,6 +3,7 @@ import type { Transfer } from '../upstream/contract/index.ts';
 import type { Executor } from '../db/index.ts';
 import type { Observation } from './ledger-types.ts';
 import type { TransferFeeRecord, TransferRecord } from './mirror-records.ts';
+import { mirrorRecordBase } from './mirror-records.ts';
 import type { TransferRow, TransferTable } from './transfer.table.ts';
 import { utcMillis } from './utc-millis.ts';
 
@@ -75,18 +76,7 @@ export async function latestFailedTransferId(db: Executor): Promise<string | und
 export function toTransferRecord(row: TransferRow): TransferRecord {
   return {
     kind: 'transfer',
-    id: row.id,
-    status: row.status,
-    upstreamStatus: row.upstream_status,
-    amount: row.amount,
-    currency: row.currency,
-    failureCode: row.failure_code,
-    failureMessage: row.failure_message,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    firstSeenAt: row.first_seen_at,
-    lastSyncedAt: row.last_synced_at,
-    raw: JSON.parse(row.raw) as unknown,
+    ...mirrorRecordBase(row),
     merchantId: row.merchant_id,
     reference: row.reference,
     mode: row.mode,
