@@ -91,8 +91,11 @@ describe(`scheduled run records on ${testDialect()}`, () => {
     const t0 = Date.parse('2030-01-01T10:00:00.000Z');
     let clock = t0;
     const timed = { ...deps, now: () => new Date(clock) };
-    // A worker that dies mid-run never finishes its record: simulate it by never resolving.
-    void recordScheduledRun(timed, { task: 'sweep', slot: 'dead' }, () => new Promise(() => {}));
+    // A worker that dies mid-run never finishes its record, nor beats again: simulate it by never
+    // resolving, on a clock that stays at t0 (a heartbeat on the moved clock, 250 ms later, would
+    // make it look alive to the run below on a slow machine).
+    const dead = { ...deps, now: () => new Date(t0) };
+    void recordScheduledRun(dead, { task: 'sweep', slot: 'dead' }, () => new Promise(() => {}));
     await until(async () => (await recentRuns(database.db)).find((r) => r.slot === 'dead'), {
       message: 'the run of slot dead recorded',
     });
@@ -110,9 +113,12 @@ describe(`scheduled run records on ${testDialect()}`, () => {
   });
 
   it('a slot whose run died is taken over by a new attempt', async () => {
-    let clock = Date.parse('2030-01-01T10:00:00.000Z');
+    const t0 = Date.parse('2030-01-01T10:00:00.000Z');
+    let clock = t0;
     const timed = { ...deps, now: () => new Date(clock) };
-    void recordScheduledRun(timed, { task: 'sweep', slot: 's' }, () => new Promise(() => {}));
+    // The dead run's heartbeat stays at t0, as a dead worker's would (see the test above).
+    const dead = { ...deps, now: () => new Date(t0) };
+    void recordScheduledRun(dead, { task: 'sweep', slot: 's' }, () => new Promise(() => {}));
     await until(async () => (await recentRuns(database.db)).find((r) => r.slot === 's'), {
       message: 'the run of slot s recorded',
     });
