@@ -30,7 +30,11 @@ export {
 export {
   ExpectationError,
   requiredReason,
+  requiredResolver,
   type ExpectationErrorCode,
+  type ExpectationErrorKind,
+  type ExpectationRefusal,
+  type ExpectationRefusalOf,
 } from './expectation-error.ts';
 export { cancelExpectation, type CancelOutcome } from './cancel-expectation.ts';
 export {
