@@ -3,8 +3,10 @@ import { ExitCode } from '../../src/cli/errors.ts';
 import {
   endpointRefusalLine,
   expectationRefusalLine,
+  groundTruthRefusalLine,
   periodRefusalLine,
 } from '../../src/cli/format/refusal-lines.ts';
+import type { GroundTruthRefusal } from '../../src/audit/index.ts';
 import type { ExpectationRefusal } from '../../src/expectations/index.ts';
 import type { PeriodRefusal } from '../../src/exports/index.ts';
 import type { EndpointRefusal } from '../../src/relay/index.ts';
@@ -176,5 +178,33 @@ describe("the CLI's words for a refused close or reopen", () => {
   ];
   it.each(cases)('%o', (refusal, line, exitCode) => {
     expect(periodRefusalLine(refusal)).toEqual({ line, exitCode });
+  });
+});
+
+describe("the CLI's words for a ground truth `audit --truth` cannot use (all exit 2)", () => {
+  const cases: [GroundTruthRefusal, string][] = [
+    [
+      { code: 'truth_unreachable', source: 'http://sim/t', reason: 'ECONNREFUSED' },
+      '--truth http://sim/t: cannot reach it (ECONNREFUSED) → is the simulator running?',
+    ],
+    [
+      { code: 'truth_http_status', source: 'http://sim/t', status: 404 },
+      "--truth http://sim/t: answered HTTP 404 → use the simulator's /__sim/ground-truth URL",
+    ],
+    [
+      { code: 'truth_unreadable', source: 't.json', reason: 'ENOENT' },
+      '--truth t.json: cannot read the file (ENOENT) → give a JSON file saved from /__sim/ground-truth',
+    ],
+    [
+      { code: 'truth_not_json', source: 't.json', reason: 'Unexpected token' },
+      '--truth t.json: not JSON (Unexpected token)',
+    ],
+    [
+      { code: 'truth_invalid', source: 't.json', path: 'movements', problem: 'Required' },
+      '--truth t.json is not a simulator ground truth: movements Required → give the JSON of GET /__sim/ground-truth',
+    ],
+  ];
+  it.each(cases)('%o', (refusal, line) => {
+    expect(groundTruthRefusalLine(refusal)).toEqual({ line, exitCode: usage });
   });
 });

@@ -1,3 +1,4 @@
+import type { GroundTruthRefusal } from '../../audit/index.ts';
 import type { ExpectationRefusal } from '../../expectations/index.ts';
 import type { PeriodRefusal } from '../../exports/index.ts';
 import type { EndpointRefusal } from '../../relay/index.ts';
@@ -124,5 +125,29 @@ export function periodRefusalLine(refusal: PeriodRefusal): RefusalLine {
       );
     case 'period_not_closed':
       return failure(`${refusal.period} (${refusal.environment}) is not closed: nothing to reopen`);
+  }
+}
+
+/** `paysync audit --truth <source>`: every refusal is a bad `--truth` (exit 2). */
+export function groundTruthRefusalLine(refusal: GroundTruthRefusal): RefusalLine {
+  switch (refusal.code) {
+    case 'truth_unreachable':
+      return usage(
+        `--truth ${refusal.source}: cannot reach it (${refusal.reason}) → is the simulator running?`,
+      );
+    case 'truth_http_status':
+      return usage(
+        `--truth ${refusal.source}: answered HTTP ${refusal.status} → use the simulator's /__sim/ground-truth URL`,
+      );
+    case 'truth_unreadable':
+      return usage(
+        `--truth ${refusal.source}: cannot read the file (${refusal.reason}) → give a JSON file saved from /__sim/ground-truth`,
+      );
+    case 'truth_not_json':
+      return usage(`--truth ${refusal.source}: not JSON (${refusal.reason})`);
+    case 'truth_invalid':
+      return usage(
+        `${refusal.source === undefined ? 'the ground truth' : `--truth ${refusal.source}`} is not a simulator ground truth: ${refusal.path} ${refusal.problem} → give the JSON of GET /__sim/ground-truth`,
+      );
   }
 }
