@@ -23,12 +23,6 @@ export type ExpectationRefusal =
 
 export type ExpectationErrorCode = ExpectationRefusal['code'];
 
-/** The refusal of one code, with its fields. */
-export type ExpectationRefusalOf<C extends ExpectationErrorCode> = Extract<
-  ExpectationRefusal,
-  { code: C }
->;
-
 const MAX_REASON = 1_000;
 
 /** A plain line for logs, and for the dashboard, which shows it as it is. */

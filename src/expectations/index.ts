@@ -34,7 +34,6 @@ export {
   type ExpectationErrorCode,
   type ExpectationErrorKind,
   type ExpectationRefusal,
-  type ExpectationRefusalOf,
 } from './expectation-error.ts';
 export { cancelExpectation, type CancelOutcome } from './cancel-expectation.ts';
 export {

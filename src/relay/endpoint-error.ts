@@ -42,9 +42,6 @@ export type EndpointRefusal =
 
 export type EndpointErrorCode = EndpointRefusal['code'];
 
-/** The refusal of one code, with its fields. */
-export type EndpointRefusalOf<C extends EndpointErrorCode> = Extract<EndpointRefusal, { code: C }>;
-
 function plainMessage(refusal: EndpointRefusal): string {
   switch (refusal.code) {
     case 'endpoint_url_invalid':

@@ -104,12 +104,7 @@ export {
   type EndpointDetail,
   type EndpointWithHealth,
 } from './manage-endpoints.ts';
-export {
-  EndpointError,
-  type EndpointErrorCode,
-  type EndpointRefusal,
-  type EndpointRefusalOf,
-} from './endpoint-error.ts';
+export { EndpointError, type EndpointErrorCode, type EndpointRefusal } from './endpoint-error.ts';
 export { pingEndpoint, type PingResult } from './ping-endpoint.ts';
 export { openSecret, SecretKeyError, sealSecret } from './secret-box.ts';
 export {
