@@ -199,6 +199,69 @@ const oneWayOut = {
   },
 };
 
+// Errors are data until a door words them (issue 41 item 2; STYLE 14): outside src/cli no thrown
+// message, no error's constructor argument and no `…Problem` function's answer names a CLI flag
+// (`--url`, or a `--` pieced together), since the ops API and the dashboard show the same error.
+// A component throws a typed refusal (a code and its fields); src/cli/format/refusal-lines.ts
+// words it for a terminal, src/ops/refusal-answers.ts for the API. And the API words a refusal
+// from its fields, never by rewriting another door's sentence (`error.message.replace(…)`).
+// A template's interpolations read as `\u0001`, so that `--${flag}` and `${'--'}` count too.
+const HOLE = '\u0001';
+const FLAG_IN_TEXT = new RegExp(`(^|[\\s"'(\`${HOLE}])--([a-z${HOLE}]|$)`);
+const textOf = (node) =>
+  node.type === 'Literal'
+    ? typeof node.value === 'string'
+      ? node.value
+      : ''
+    : node.quasis.map((quasi) => quasi.value.cooked ?? quasi.value.raw).join(HOLE);
+const errorWords = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      flag: 'a CLI flag in an error of the domain: throw a typed refusal (a code and its fields) and word it in the CLI (src/cli/format/refusal-lines.ts) and the ops API (src/ops/refusal-answers.ts)',
+      rewrite:
+        "an error's message rewritten with a regular expression: word the refusal from its code and fields instead (src/ops/refusal-answers.ts)",
+    },
+  },
+  create(context) {
+    const file = context.filename.replaceAll('\\', '/');
+    const inOps = file.includes('/src/ops/');
+    const reported = new Set();
+    const checkText = (node) => {
+      if (reported.has(node) || !FLAG_IN_TEXT.test(textOf(node))) return;
+      reported.add(node);
+      context.report({ node, messageId: 'flag' });
+    };
+    const positions = [
+      'ThrowStatement',
+      'NewExpression[callee.name=/Error$/]',
+      'FunctionDeclaration[id.name=/Problem$/] ReturnStatement',
+      'VariableDeclarator[id.name=/Problem$/] ReturnStatement',
+    ];
+    const visitors = {};
+    for (const position of positions) {
+      visitors[`${position} Literal`] = checkText;
+      visitors[`${position} TemplateLiteral`] = checkText;
+    }
+    if (inOps) {
+      visitors['CallExpression[callee.property.name=/^replace(All)?$/]'] = (node) => {
+        const target = node.callee.object;
+        const name =
+          target.type === 'Identifier'
+            ? target.name
+            : target.type === 'MemberExpression' && target.property.type === 'Identifier'
+              ? target.property.name
+              : '';
+        const pattern = node.arguments[0];
+        const flagPattern = pattern?.type === 'Literal' && pattern.regex?.pattern.includes('--');
+        if (/message$/i.test(name) || flagPattern) context.report({ node, messageId: 'rewrite' });
+      };
+    }
+    return visitors;
+  },
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'coverage/**', '.test-results/**', 'dist/**'] },
   js.configs.recommended,
@@ -274,5 +337,17 @@ export default tseslint.config(
     ignores: ['src/cli/output.ts'],
     plugins: { 'cli-output': { rules: { 'one-way-out': oneWayOut } } },
     rules: { 'cli-output/one-way-out': 'error' },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: [
+      // The CLI is the door that names its flags.
+      'src/cli/**',
+      // Not converted yet: the `--tenant` refusals still word themselves, for
+      // src/cli/tenant-selection.ts. Remove the line with them.
+      'src/tenants/resolve-tenants.ts',
+    ],
+    plugins: { 'domain-errors': { rules: { 'no-cli-words': errorWords } } },
+    rules: { 'domain-errors/no-cli-words': 'error' },
   },
 );

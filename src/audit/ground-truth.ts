@@ -62,19 +62,57 @@ export interface GroundTruthInput {
   >;
 }
 
-/** A truth that cannot be read or does not have the expected shape. */
+/**
+ * Why a truth cannot be read or does not have the expected shape, as data: `source` is the
+ * path or URL it was read from (undefined: an object handed over, e.g. by a test).
+ */
+export type GroundTruthRefusal =
+  | { readonly code: 'truth_unreachable'; readonly source: string; readonly reason: string }
+  | { readonly code: 'truth_http_status'; readonly source: string; readonly status: number }
+  | { readonly code: 'truth_unreadable'; readonly source: string; readonly reason: string }
+  | { readonly code: 'truth_not_json'; readonly source: string; readonly reason: string }
+  | {
+      readonly code: 'truth_invalid';
+      readonly source: string | undefined;
+      /** Where in the document, `(root)` for the whole. */
+      readonly path: string;
+      readonly problem: string;
+    };
+
+function plainMessage(refusal: GroundTruthRefusal): string {
+  switch (refusal.code) {
+    case 'truth_unreachable':
+      return `the ground truth at ${refusal.source} cannot be reached (${refusal.reason})`;
+    case 'truth_http_status':
+      return `the ground truth at ${refusal.source} answered HTTP ${refusal.status}`;
+    case 'truth_unreadable':
+      return `the ground truth file ${refusal.source} cannot be read (${refusal.reason})`;
+    case 'truth_not_json':
+      return `the ground truth ${refusal.source} is not JSON (${refusal.reason})`;
+    case 'truth_invalid':
+      return `${refusal.source ?? 'the ground truth'} is not a simulator ground truth: ${refusal.path} ${refusal.problem} → give the JSON of GET /__sim/ground-truth`;
+  }
+}
+
+/** A truth that cannot be read or does not have the expected shape; `refusal` says why. */
 export class GroundTruthError extends Error {
   override readonly name = 'GroundTruthError';
+  constructor(readonly refusal: GroundTruthRefusal) {
+    super(plainMessage(refusal));
+  }
 }
 
 /** Checks an object (e.g. `sim.control.groundTruth()`) against the shape the auditor reads. */
-export function parseGroundTruth(value: unknown, source = 'the ground truth'): GroundTruth {
+export function parseGroundTruth(value: unknown, source?: string): GroundTruth {
   const parsed = truthSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new GroundTruthError(
-      `${source} is not a simulator ground truth: ${issue.path.join('.') || '(root)'} ${issue.message} → give the JSON of GET /__sim/ground-truth`,
-    );
+    throw new GroundTruthError({
+      code: 'truth_invalid',
+      source,
+      path: issue.path.join('.') || '(root)',
+      problem: issue.message,
+    });
   }
   return parsed.data;
 }
@@ -87,30 +125,24 @@ export async function loadGroundTruth(source: string): Promise<GroundTruth> {
     try {
       response = await fetch(source);
     } catch (error) {
-      throw new GroundTruthError(
-        `--truth ${source}: cannot reach it (${reasonOf(error)}) → is the simulator running?`,
-      );
+      throw new GroundTruthError({ code: 'truth_unreachable', source, reason: reasonOf(error) });
     }
     if (!response.ok) {
-      throw new GroundTruthError(
-        `--truth ${source}: answered HTTP ${response.status} → use the simulator's /__sim/ground-truth URL`,
-      );
+      throw new GroundTruthError({ code: 'truth_http_status', source, status: response.status });
     }
     text = await response.text();
   } else {
     try {
       text = await readFile(source, 'utf8');
     } catch (error) {
-      throw new GroundTruthError(
-        `--truth ${source}: cannot read the file (${reasonOf(error)}) → give a JSON file saved from /__sim/ground-truth`,
-      );
+      throw new GroundTruthError({ code: 'truth_unreadable', source, reason: reasonOf(error) });
     }
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new GroundTruthError(`--truth ${source}: not JSON (${reasonOf(error)})`);
+    throw new GroundTruthError({ code: 'truth_not_json', source, reason: reasonOf(error) });
   }
-  return parseGroundTruth(value, `--truth ${source}`);
+  return parseGroundTruth(value, source);
 }

@@ -14,6 +14,7 @@ export {
 export { formatAudit } from './format-audit.ts';
 export {
   GroundTruthError,
+  type GroundTruthRefusal,
   loadGroundTruth,
   parseGroundTruth,
   type GroundTruth,

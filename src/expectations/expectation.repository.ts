@@ -129,10 +129,7 @@ export async function requireExpectationRow(
 ): Promise<ExpectationRow> {
   const row = await findExpectationRow(db, environment, expectationId);
   if (!row) {
-    throw new ExpectationError(
-      'not_found',
-      `no expectation "${expectationId}" in the ${environment} books (see \`paysync expect list\`)`,
-    );
+    throw new ExpectationError({ code: 'expectation_not_found', expectationId, environment });
   }
   return row;
 }

@@ -30,7 +30,10 @@ export {
 export {
   ExpectationError,
   requiredReason,
+  requiredResolver,
   type ExpectationErrorCode,
+  type ExpectationErrorKind,
+  type ExpectationRefusal,
 } from './expectation-error.ts';
 export { cancelExpectation, type CancelOutcome } from './cancel-expectation.ts';
 export {

@@ -1,5 +1,5 @@
 import type { Executor } from '../db/index.ts';
-import { ExpectationError, requiredReason } from './expectation-error.ts';
+import { ExpectationError, requiredReason, requiredResolver } from './expectation-error.ts';
 import type { ExpectationContext } from './expectation.repository.ts';
 import type { ManualResolution } from './resolve-expectation.ts';
 import { BREAK_KINDS, type ExpectationBreakKind } from './expectations.tables.ts';
@@ -94,9 +94,7 @@ export async function breaksOf(db: Executor, expectationRowId: number): Promise<
 
 function checkedResolution(resolution: ManualResolution): ManualResolution {
   const reason = requiredReason(resolution.reason);
-  const by = resolution.by.trim();
-  if (by === '') throw new ExpectationError('bad_input', 'say who resolves it (--by <name>)');
-  return { reason, by };
+  return { reason, by: requiredResolver(resolution.by) };
 }
 
 async function markResolved(
@@ -136,10 +134,7 @@ export async function resolveBreak(
       .executeTakeFirst();
   const row = await find();
   if (!row) {
-    throw new ExpectationError(
-      'not_found',
-      `no break ${breakId} in the ${ctx.environment} books (see \`paysync expect show <id>\`)`,
-    );
+    throw new ExpectationError({ code: 'break_not_found', breakId, environment: ctx.environment });
   }
   if (row.state === 'resolved') return { outcome: 'already_resolved', break: breakView(row) };
   await markResolved(db, [Number(row.id)], checked, ctx.now().toISOString());
@@ -158,10 +153,11 @@ export async function resolveBreaks(
 ): Promise<BulkResolution> {
   const checked = checkedResolution(resolution);
   if (!BREAK_KINDS.includes(filter.kind)) {
-    throw new ExpectationError(
-      'bad_input',
-      `"${filter.kind}" is not a break kind: one of ${BREAK_KINDS.join(', ')}`,
-    );
+    throw new ExpectationError({
+      code: 'break_kind_unknown',
+      kind: filter.kind,
+      kinds: BREAK_KINDS,
+    });
   }
   let query = breakQuery(db)
     .where('b.environment', '=', ctx.environment)

@@ -1,5 +1,5 @@
 import type { Executor } from '../db/index.ts';
-import { ExpectationError, requiredReason } from './expectation-error.ts';
+import { ExpectationError, requiredReason, requiredResolver } from './expectation-error.ts';
 import { insertHistory } from './expectation-history.ts';
 import { canonicalJson } from './expectation-input.ts';
 import {
@@ -34,17 +34,13 @@ export async function resolveExpectation(
   resolution: ManualResolution & { readonly source: string },
 ): Promise<ResolveExpectationOutcome> {
   const reason = requiredReason(resolution.reason);
-  const by = resolution.by.trim();
-  if (by === '') throw new ExpectationError('bad_input', 'say who resolves it (--by <name>)');
+  const by = requiredResolver(resolution.by);
   const row = await requireExpectationRow(db, ctx.environment, expectationId);
   if (row.state === 'resolved_manually') {
     return { outcome: 'already_resolved', expectation: expectationView(row), breaksResolved: 0 };
   }
   if (row.state === 'cancelled') {
-    throw new ExpectationError(
-      'not_resolvable',
-      `expectation "${expectationId}" is cancelled: nothing is expected, so there is nothing to resolve`,
-    );
+    throw new ExpectationError({ code: 'expectation_cancelled', expectationId });
   }
   const at = ctx.now().toISOString();
   await db

@@ -16,14 +16,52 @@ import type { ExportWindow } from './export-line.ts';
 import { writeExportFile } from './write-export-file.ts';
 import { EXPORT_EXTENSIONS, type ExportFormat } from './write-export.ts';
 
-/** A refused close or reopen; `code` says why. */
+/** A day of the period that is not RECONCILED, and its stored verdict (null: none stored). */
+export interface UnreconciledDay {
+  readonly day: string;
+  readonly verdict: string | null;
+}
+
+/** Why a close or reopen changed nothing, as data; the doors word it. */
+export type PeriodRefusal =
+  /** A forced close, or a reopen, without a reason. */
+  | { readonly code: 'period_reason_required'; readonly action: 'close' | 'reopen' }
+  | {
+      readonly code: 'period_already_closed';
+      readonly period: string;
+      readonly environment: string;
+      readonly closedAt: string;
+    }
+  | {
+      readonly code: 'period_not_reconciled';
+      readonly period: string;
+      readonly environment: string;
+      readonly unreconciled: readonly UnreconciledDay[];
+    }
+  | { readonly code: 'period_not_closed'; readonly period: string; readonly environment: string };
+
+export type PeriodErrorCode = PeriodRefusal['code'];
+
+function plainMessage(refusal: PeriodRefusal): string {
+  switch (refusal.code) {
+    case 'period_reason_required':
+      return `a ${refusal.action === 'close' ? 'forced close' : 'reopen'} needs a reason`;
+    case 'period_already_closed':
+      return `${refusal.period} (${refusal.environment}) is already closed since ${refusal.closedAt}`;
+    case 'period_not_reconciled':
+      return `${refusal.period} (${refusal.environment}) has ${refusal.unreconciled.length} day(s) not RECONCILED`;
+    case 'period_not_closed':
+      return `${refusal.period} (${refusal.environment}) is not closed`;
+  }
+}
+
+/** A refused close or reopen; `refusal` says why, with its facts. */
 export class PeriodError extends Error {
   override readonly name = 'PeriodError';
-  constructor(
-    readonly code: 'not_reconciled' | 'already_closed' | 'not_closed' | 'reason_required',
-    message: string,
-  ) {
-    super(message);
+  readonly code: PeriodErrorCode;
+  constructor(readonly refusal: PeriodRefusal) {
+    super(plainMessage(refusal));
+    this.code = refusal.code;
   }
 }
 
@@ -80,17 +118,16 @@ export async function closePeriod(request: ClosePeriodRequest): Promise<ClosedPe
   const { db, environment, period, timeZone } = request;
   const now = request.now.toISOString();
   if (request.force && !request.reason?.trim()) {
-    throw new PeriodError(
-      'reason_required',
-      '--force needs --reason "…": say why the month closes with days not RECONCILED',
-    );
+    throw new PeriodError({ code: 'period_reason_required', action: 'close' });
   }
   const existing = await findClosedPeriod(db, environment, period);
   if (existing) {
-    throw new PeriodError(
-      'already_closed',
-      `${period} (${environment}) is already closed since ${existing.closed_at}; reopen it first to close it again`,
-    );
+    throw new PeriodError({
+      code: 'period_already_closed',
+      period,
+      environment,
+      closedAt: existing.closed_at,
+    });
   }
   const window = periodWindow(period, timeZone);
   const days: string[] = [];
@@ -101,17 +138,21 @@ export async function closePeriod(request: ClosePeriodRequest): Promise<ClosedPe
       v.verdict,
     ]),
   );
-  const unreconciled = days
+  const unreconciledDays: UnreconciledDay[] = days
     .filter((day) => verdicts.get(day) !== 'RECONCILED')
-    .map((day) => `${day} ${verdicts.get(day) ?? 'no verdict'}`);
-  if (unreconciled.length > 0 && !request.force) {
-    const shown = unreconciled.slice(0, 5).join(', ');
-    const more = unreconciled.length > 5 ? ` and ${unreconciled.length - 5} more` : '';
-    throw new PeriodError(
-      'not_reconciled',
-      `${period} cannot close: ${shown}${more} not RECONCILED → fix the breaks (paysync report --date <day>), or pass --force --reason "…"`,
-    );
+    .map((day) => ({ day, verdict: verdicts.get(day) ?? null }));
+  if (unreconciledDays.length > 0 && !request.force) {
+    throw new PeriodError({
+      code: 'period_not_reconciled',
+      period,
+      environment,
+      unreconciled: unreconciledDays,
+    });
   }
+  // The period event's record, as it has always been written.
+  const unreconciled = unreconciledDays.map(
+    ({ day, verdict }) => `${day} ${verdict ?? 'no verdict'}`,
+  );
   const [year, month] = period.split('-');
   const exports: FrozenExport[] = [];
   for (const format of request.formats) {
@@ -158,19 +199,12 @@ export async function reopenPeriod(request: {
 }): Promise<void> {
   const { db, environment, period } = request;
   if (!request.reason.trim()) {
-    throw new PeriodError(
-      'reason_required',
-      'reopen needs --reason "…": say why the closed month must change',
-    );
+    throw new PeriodError({ code: 'period_reason_required', action: 'reopen' });
   }
   const now = request.now.toISOString();
   await db.transaction().execute(async (trx) => {
     const row = await deleteClosedPeriod(trx, environment, period);
-    if (!row)
-      throw new PeriodError(
-        'not_closed',
-        `${period} (${environment}) is not closed: nothing to reopen`,
-      );
+    if (!row) throw new PeriodError({ code: 'period_not_closed', period, environment });
     await insertPeriodEvent(trx, {
       environment,
       period,

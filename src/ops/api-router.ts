@@ -14,7 +14,8 @@ import {
   replayBody,
   resourceQuery,
 } from './ops-api.schema.ts';
-import { BadParameterError, parseParameters, sendOpsError } from './ops-errors.ts';
+import { parseParameters, sendOpsError } from './ops-errors.ts';
+import { opsErrorAnswer } from './refusal-answers.ts';
 import {
   readBalances,
   readItem,
@@ -177,12 +178,15 @@ function apiHandlers(
 /** The `/api/v1` routes of the table (authentication is the caller's, see createOpsRouter). */
 export function createApiRouter(deps: ResolvedOpsDependencies, ctx: OpsReadContext): Router {
   const router = Router();
+  // The one wrapper of every route: a refusal (of the request or the domain) is worded by
+  // opsErrorAnswer; anything else is logged and answered 500.
   const route = (handler: Handler) => async (request: Request, response: Response) => {
     try {
       await handler(request, response);
     } catch (error) {
-      if (error instanceof BadParameterError) {
-        sendOpsError(response, 400, 'bad_parameter', error.message);
+      const refused = opsErrorAnswer(error);
+      if (refused) {
+        sendOpsError(response, refused.status, refused.kind, refused.message);
         return;
       }
       deps.logger.error({ err: error, path: request.path }, 'ops API request failed');

@@ -5,7 +5,6 @@ import {
   disableEndpoint,
   enableEndpoint,
   endpointAttempts,
-  EndpointError,
   listEndpoints,
   pingEndpoint,
   redeliverToEndpoint,
@@ -22,7 +21,7 @@ import {
   pendingQuery,
 } from './ops-api.schema.ts';
 import type { ResolvedOpsDependencies } from './ops-dependencies.ts';
-import { parseParameters, sendOpsError } from './ops-errors.ts';
+import { parseParameters } from './ops-errors.ts';
 import { pageOf } from './page-cursor.ts';
 import { offsetOf, query } from './request-query.ts';
 
@@ -43,32 +42,9 @@ export type EndpointOperationId =
   | 'redeliverToEndpoint'
   | 'replayToEndpoint';
 
-// The domain's messages name the CLI's flags; the API's fields are named without the dashes.
-const FIELDS: Record<string, string> = {
-  '--url': 'url',
-  '--events': 'events',
-  '--description': 'description',
-  '--type': 'types',
-  '--event': 'event',
-};
-
 function idOf(request: Request): string {
   return parseParameters(endpointIdParam, request.params, 'path').id;
 }
-
-/** A refusal of the domain as the API's one error shape: 404 unknown, else 400. */
-const guarded =
-  (handler: Handler): Handler =>
-  async (request, response) => {
-    try {
-      await handler(request, response);
-    } catch (error) {
-      if (!(error instanceof EndpointError)) throw error;
-      const message = error.message.replace(/^--[a-z]+\b/, (flag) => FIELDS[flag] ?? flag);
-      if (error.code === 'not_found') sendOpsError(response, 404, 'not_found', message);
-      else sendOpsError(response, 400, 'bad_parameter', message);
-    }
-  };
 
 /** The handlers of `/api/v1/endpoints…`: each parses, calls one relay function, answers. */
 export function endpointHandlers(
@@ -86,7 +62,8 @@ export function endpointHandlers(
       data: await redeliverToEndpoint({ db: deps.db, now: deps.now() }, id, selection),
     });
   };
-  const handlers: Record<EndpointOperationId, Handler> = {
+  // A refusal of the relay is worded by the router's one wrapper (refusal-answers.ts).
+  return {
     listEndpoints: async (request, response) => {
       const q = query(pageQuery, request);
       const offset = offsetOf(q.cursor);
@@ -149,8 +126,4 @@ export function endpointHandlers(
     // The deprecated former path of redeliver: the same handler, the same answers.
     replayToEndpoint: redeliver,
   };
-  for (const name of Object.keys(handlers) as EndpointOperationId[]) {
-    handlers[name] = guarded(handlers[name]);
-  }
-  return handlers;
 }

@@ -1,6 +1,5 @@
 import type { Request, Response } from 'express';
 import {
-  ExpectationError,
   importExpectations,
   listBreaks,
   listExpectations,
@@ -41,27 +40,6 @@ export type ExpectationOperationId =
 /** Who a resolution is by when the request does not say. */
 const API_ACTOR = 'ops-api';
 
-/** The domain's messages name the CLI's flags; the API names its fields. */
-function apiMessage(message: string): string {
-  if (/^(a|the) reason/.test(message)) return `reason: ${message}`;
-  return message.replace(/ \(--by <name>\)/, ' (by)').replace(/^say who/, 'by: say who');
-}
-
-/** A refusal of the domain as the API's one error shape: 404 unknown, 409 its state, else 400. */
-const guarded =
-  (handler: Handler): Handler =>
-  async (request, response) => {
-    try {
-      await handler(request, response);
-    } catch (error) {
-      if (!(error instanceof ExpectationError)) throw error;
-      const message = apiMessage(error.message);
-      if (error.code === 'not_found') sendOpsError(response, 404, 'not_found', message);
-      else if (error.code === 'not_resolvable') sendOpsError(response, 409, 'conflict', message);
-      else sendOpsError(response, 400, 'bad_parameter', message);
-    }
-  };
-
 /** Each item of the batch as the row of a file: item N is line N + 1. */
 async function* sourceRows(items: readonly unknown[]): AsyncGenerator<SourceRow> {
   for (const [index, item] of items.entries()) {
@@ -89,7 +67,8 @@ export function expectationHandlers(
   deps: ResolvedOpsDependencies,
 ): Record<ExpectationOperationId, Handler> {
   const ctx = expectationContextOf(deps);
-  const handlers: Record<ExpectationOperationId, Handler> = {
+  // A refusal of the component is worded by the router's one wrapper (refusal-answers.ts).
+  return {
     listExpectations: async (request, response) => {
       const q = query(expectationListQuery, request);
       const offset = offsetOf(q.cursor);
@@ -204,8 +183,4 @@ export function expectationHandlers(
       response.json({ data: result });
     },
   };
-  for (const name of Object.keys(handlers) as ExpectationOperationId[]) {
-    handlers[name] = guarded(handlers[name]);
-  }
-  return handlers;
 }

@@ -98,7 +98,7 @@ export async function runBackfill(
   run?: RunHandle,
 ): Promise<BackfillReport> {
   if (!(request.from.getTime() <= request.to.getTime())) {
-    throw new RangeError('backfill: --from must not be after --to');
+    throw new RangeError('backfill: the request starts (from) after it ends (to)');
   }
   const options = resolvePollingOptions(request);
   const now = deps.now;

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import type { Environment } from '../config/index.ts';
+import type { EndpointRefusal } from './endpoint-error.ts';
 
 /**
  * Which URLs paysync delivers to (docs/relay.md, "Safety"): `https` in `live` unless
@@ -18,26 +19,29 @@ export interface EndpointUrlRules {
   readonly allowedHosts: readonly string[];
 }
 
-/** Why `url` cannot be an endpoint, in one line naming what to do; undefined when it can. */
-export function endpointUrlProblem(url: string, rules: EndpointUrlRules): string | undefined {
+/** Why `url` cannot be an endpoint, as a refusal the doors word; undefined when it can. */
+export function endpointUrlProblem(
+  url: string,
+  rules: EndpointUrlRules,
+): EndpointRefusal | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return `--url "${url}" is not a URL; give an address such as https://shop.example.com/paysync`;
+    return { code: 'endpoint_url_invalid', url };
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    return `--url must be an https:// address (got ${parsed.protocol})`;
+    return { code: 'endpoint_url_scheme', protocol: parsed.protocol };
   }
-  if (parsed.username || parsed.password) {
-    return '--url must not carry a user name or password; the signature authenticates paysync';
-  }
-  if (parsed.hash) return '--url must not have a #fragment';
+  if (parsed.username || parsed.password) return { code: 'endpoint_url_credentials' };
+  if (parsed.hash) return { code: 'endpoint_url_fragment' };
   if (parsed.protocol === 'http:' && rules.environment === 'live' && !rules.allowHttp) {
-    return '--url must be https:// in live (set PAYSYNC_RELAY_ALLOW_HTTP=true to allow http://)';
+    return { code: 'endpoint_url_not_https', host: parsed.hostname };
   }
-  const problem = hostProblem(parsed.hostname, rules);
-  return problem ? `--url ${problem}` : undefined;
+  const address = refusedHostAddress(parsed.hostname, rules);
+  return address === undefined
+    ? undefined
+    : { code: 'endpoint_url_internal', host: parsed.hostname, address };
 }
 
 // Ranges that are not the public internet (RFC 6890 and friends). No IPv4-mapped range
@@ -107,31 +111,42 @@ function mappedIpv4(address: string): string | undefined {
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 
-/** Why an address may not be delivered to under `rules`; undefined when it may. */
-export function addressProblem(address: string, rules: EndpointUrlRules): string | undefined {
-  if (rules.environment !== 'live') return undefined;
+/** True when `rules` refuse delivering to the address (an internal one in live, not allowed). */
+function refusedAddress(address: string, rules: EndpointUrlRules): boolean {
+  if (rules.environment !== 'live') return false;
   const family = isIP(address);
-  if (family === 0) return undefined;
+  if (family === 0) return false;
   const mapped = family === 6 ? mappedIpv4(address) : undefined;
   const checked = mapped ?? address;
   const type = family === 6 && mapped === undefined ? 'ipv6' : 'ipv4';
-  if (!INTERNAL.check(checked, type)) return undefined;
+  if (!INTERNAL.check(checked, type)) return false;
   const allowed = allowList(rules).ranges;
-  if (allowed.check(checked, type) || (mapped !== undefined && allowed.check(address, 'ipv6'))) {
-    return undefined;
-  }
-  return `points at an internal address (${address}); paysync does not deliver inside the network in live unless PAYSYNC_RELAY_ALLOWED_HOSTS lists it`;
+  return !(
+    allowed.check(checked, type) ||
+    (mapped !== undefined && allowed.check(address, 'ipv6'))
+  );
+}
+
+/** Why an address may not be delivered to under `rules`; undefined when it may. */
+export function addressProblem(address: string, rules: EndpointUrlRules): string | undefined {
+  return refusedAddress(address, rules)
+    ? `points at an internal address (${address}); paysync does not deliver inside the network in live unless PAYSYNC_RELAY_ALLOWED_HOSTS lists it`
+    : undefined;
+}
+
+/** The refused address a URL's host is (an address literal, or localhost), or undefined. */
+function refusedHostAddress(hostname: string, rules: EndpointUrlRules): string | undefined {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (rules.environment !== 'live') return undefined;
+  if (allowList(rules).hosts.has(host)) return undefined;
+  const address = host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : host;
+  return refusedAddress(address, rules) ? address : undefined;
 }
 
 /** Why a URL's host may not be delivered to (an address literal or an allowed name). */
 export function hostProblem(hostname: string, rules: EndpointUrlRules): string | undefined {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (rules.environment !== 'live') return undefined;
-  if (allowList(rules).hosts.has(host)) return undefined;
-  if (host === 'localhost' || host.endsWith('.localhost')) {
-    return addressProblem('127.0.0.1', rules);
-  }
-  return addressProblem(host, rules);
+  const address = refusedHostAddress(hostname, rules);
+  return address === undefined ? undefined : addressProblem(address, rules);
 }
 
 /**

@@ -86,8 +86,7 @@ export {
   disableEndpoint,
   enableEndpoint,
   endpointAttempts,
-  endpointIdProblem,
-  EndpointError,
+  isEndpointId,
   listEndpoints,
   PREVIOUS_SECRET_VALID_MS,
   requireEndpoint,
@@ -103,9 +102,9 @@ export {
   type AddEndpointRequest,
   type EndpointContext,
   type EndpointDetail,
-  type EndpointErrorCode,
   type EndpointWithHealth,
 } from './manage-endpoints.ts';
+export { EndpointError, type EndpointErrorCode, type EndpointRefusal } from './endpoint-error.ts';
 export { pingEndpoint, type PingResult } from './ping-endpoint.ts';
 export { openSecret, SecretKeyError, sealSecret } from './secret-box.ts';
 export {

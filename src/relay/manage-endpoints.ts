@@ -17,8 +17,9 @@ import {
   type AttemptView,
   type EndpointHealth,
 } from './endpoint-health-view.ts';
+import { EndpointError } from './endpoint-error.ts';
 import { endpointUrlProblem } from './endpoint-url.ts';
-import { eventPatternProblem } from './event-types.ts';
+import { eventPatternProblem, RELAY_EVENT_TYPES } from './event-types.ts';
 import { notifyRelay } from './relay-signal.ts';
 import { openSecret, sealedKeyId, sealedWithCurrentKey, sealSecret } from './secret-box.ts';
 import { newEndpointSecret } from './sign.ts';
@@ -29,23 +30,6 @@ export const PREVIOUS_SECRET_VALID_MS = 86_400_000;
 
 /** Attempts `show` lists. */
 export const SHOWN_ATTEMPTS = 20;
-
-export type EndpointErrorCode =
-  'not_found' | 'bad_url' | 'bad_pattern' | 'bad_input' | 'no_secrets_key';
-
-/**
- * Why a management call changed nothing: one line naming the flag (the CLI's spelling; the
- * API maps `--url` to `url` and so on) and what to do.
- */
-export class EndpointError extends Error {
-  override readonly name = 'EndpointError';
-  constructor(
-    readonly code: EndpointErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /** What management needs: the database, the clock's reading, and the rules for URLs. */
 export interface EndpointContext {
@@ -68,10 +52,7 @@ export interface SecretsKeys {
 function sealNewSecret(secret: string, environment: Environment, keys: SecretsKeys): string {
   const secretsKeys = keys.secretsKeys ?? [];
   if (secretsKeys.length === 0 && environment === 'live') {
-    throw new EndpointError(
-      'no_secrets_key',
-      'PAYSYNC_SECRETS_KEY is not set: in live, endpoint secrets are stored only encrypted; set it to id:key (docs/relay.md, "Secrets at rest")',
-    );
+    throw new EndpointError({ code: 'secrets_key_missing', purpose: 'store' });
   }
   return sealSecret(secret, secretsKeys);
 }
@@ -79,37 +60,41 @@ function sealNewSecret(secret: string, environment: Environment, keys: SecretsKe
 const ENDPOINT_ID = /^ep_[0-9a-f]{20}$/;
 const MAX_DESCRIPTION = 500;
 
-/** Why `value` is not an endpoint id (`ep_…`), or undefined. */
-export function endpointIdProblem(value: string): string | undefined {
-  return ENDPOINT_ID.test(value)
-    ? undefined
-    : `"${value}" is not an endpoint id: they look like ep_ and 20 hex digits (see \`paysync endpoints list\`)`;
+/** True when `value` has the form of an endpoint id (`ep_` and 20 hex digits). */
+export function isEndpointId(value: string): boolean {
+  return ENDPOINT_ID.test(value);
 }
 
-/** The endpoint's row, or EndpointError `not_found`. */
+/** The endpoint's row, or EndpointError `endpoint_id_invalid` or `endpoint_not_found`. */
 export async function requireEndpoint(
   db: Kysely<Database>,
   endpointId: string,
 ): Promise<RelayEndpointRow> {
-  const problem = endpointIdProblem(endpointId);
-  if (problem) throw new EndpointError('not_found', problem);
+  if (!isEndpointId(endpointId))
+    throw new EndpointError({ code: 'endpoint_id_invalid', endpointId });
   const row = await findEndpointRow(db, endpointId);
-  if (!row) {
-    throw new EndpointError(
-      'not_found',
-      `no endpoint ${endpointId}; \`paysync endpoints list\` shows the endpoints`,
-    );
-  }
+  if (!row) throw new EndpointError({ code: 'endpoint_not_found', endpointId });
   return row;
+}
+
+/**
+ * Refuses the first pattern paysync cannot match (EndpointError `event_pattern_unknown`, naming
+ * the request's `input`: the subscription's `events` or a redelivery's `types`).
+ */
+export function refuseUnknownPatterns(
+  patterns: readonly string[],
+  input: 'events' | 'types',
+): void {
+  const pattern = patterns.find((candidate) => eventPatternProblem(candidate) !== undefined);
+  if (pattern === undefined) return;
+  const known = RELAY_EVENT_TYPES.filter((type) => type !== 'ping');
+  throw new EndpointError({ code: 'event_pattern_unknown', input, pattern, known });
 }
 
 /** Checks the subscription patterns; none (or only `*`) means every type: null. */
 export function checkedPatterns(patterns: readonly string[] | undefined): string[] | null {
   const cleaned = (patterns ?? []).map((pattern) => pattern.trim()).filter(Boolean);
-  for (const pattern of cleaned) {
-    const problem = eventPatternProblem(pattern);
-    if (problem) throw new EndpointError('bad_pattern', `--events: ${problem}`);
-  }
+  refuseUnknownPatterns(cleaned, 'events');
   if (cleaned.length === 0 || cleaned.includes('*')) return null;
   return [...new Set(cleaned)];
 }
@@ -141,14 +126,15 @@ export async function addEndpoint(
     allowHttp: ctx.relay.allowHttp,
     allowedHosts: ctx.relay.allowedHosts,
   });
-  if (urlProblem) throw new EndpointError('bad_url', urlProblem);
+  if (urlProblem) throw new EndpointError(urlProblem);
   const events = checkedPatterns(request.events);
   const description = request.description?.trim() || null;
   if (description && description.length > MAX_DESCRIPTION) {
-    throw new EndpointError(
-      'bad_input',
-      `--description is ${description.length} characters; keep it to ${MAX_DESCRIPTION}`,
-    );
+    throw new EndpointError({
+      code: 'description_too_long',
+      length: description.length,
+      max: MAX_DESCRIPTION,
+    });
   }
   const secret = newEndpointSecret();
   const row = await insertEndpointRow(ctx.db, {
@@ -318,10 +304,7 @@ export async function resealEndpointSecrets(
 ): Promise<ResealedSecrets> {
   const current = keys[0];
   if (!current) {
-    throw new EndpointError(
-      'no_secrets_key',
-      'PAYSYNC_SECRETS_KEY is not set: there is no key to seal the endpoint secrets with',
-    );
+    throw new EndpointError({ code: 'secrets_key_missing', purpose: 'reseal' });
   }
   return db.transaction().execute(async (trx) => {
     let resealed = 0;

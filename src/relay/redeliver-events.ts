@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
-import { eventPatternProblem, matchesEventPatterns } from './event-types.ts';
-import { EndpointError, requireEndpoint } from './manage-endpoints.ts';
+import { EndpointError } from './endpoint-error.ts';
+import { matchesEventPatterns } from './event-types.ts';
+import { refuseUnknownPatterns, requireEndpoint } from './manage-endpoints.ts';
 import { notifyRelay } from './relay-signal.ts';
 
 // Redelivery: the relay's events sent to one of the merchant's endpoints again (`paysync endpoints
@@ -18,7 +19,7 @@ export type RedeliverySelection =
   | { readonly eventId: string };
 
 export interface RedeliveryResult {
-  /** Events of the selection the endpoint is subscribed to (and --type matched). */
+  /** Events of the selection the endpoint is subscribed to (and its `types` matched). */
   readonly matched: number;
   /** New pending deliveries (the endpoint had none for the event: added after it, or disabled). */
   readonly created: number;
@@ -132,10 +133,7 @@ export async function redeliverToEndpoint(
 
   if ('eventId' in selection) {
     if (!EVENT_ID.test(selection.eventId)) {
-      throw new EndpointError(
-        'bad_input',
-        `--event "${selection.eventId}" is not an event id: they look like evt_…`,
-      );
+      throw new EndpointError({ code: 'event_id_invalid', eventId: selection.eventId });
     }
     const event = await db
       .selectFrom('relay_events')
@@ -143,21 +141,21 @@ export async function redeliverToEndpoint(
       .where('event_id', '=', selection.eventId)
       .executeTakeFirst();
     if (!event) {
-      throw new EndpointError('not_found', `--event: no event ${selection.eventId} in the relay`);
+      throw new EndpointError({ code: 'event_not_found', eventId: selection.eventId });
     }
     if (!matchesEventPatterns(subscribed, event.type)) {
-      throw new EndpointError(
-        'bad_input',
-        `--event: ${selection.eventId} is a ${event.type} event, and ${endpointId} is not subscribed to it (its events: ${subscribed!.join(',')})`,
-      );
+      throw new EndpointError({
+        code: 'event_not_subscribed',
+        eventId: selection.eventId,
+        eventType: event.type,
+        endpointId,
+        subscribed: subscribed!,
+      });
     }
     await queue([{ id: Number(event.id), type: event.type, subject: event.subject }]);
   } else {
     const types = selection.types?.map((type) => type.trim()).filter(Boolean) ?? [];
-    for (const type of types) {
-      const problem = eventPatternProblem(type);
-      if (problem) throw new EndpointError('bad_pattern', `--type: ${problem}`);
-    }
+    refuseUnknownPatterns(types, 'types');
     const since = selection.since.toISOString();
     const batchSize = options.batchSize ?? 500;
     const counted = await db

@@ -170,7 +170,7 @@ describe('cancel', () => {
   it('an unknown id is not_found', async () => {
     await expect(cancelExpectation(database.db, ctx, 'nope', origin)).rejects.toMatchObject({
       code: 'not_found',
-      message: expect.stringContaining('no expectation "nope"'),
+      refusal: { code: 'expectation_not_found', expectationId: 'nope', environment: 'sandbox' },
     });
   });
 });
@@ -215,11 +215,14 @@ describe('manual resolution', () => {
     await upsertExpectations(database.db, ctx, [parsed()], origin);
     await expect(
       resolveExpectation(database.db, ctx, 'order-4711', { reason: '  ', by: 'x', source: 'cli' }),
-    ).rejects.toMatchObject({ code: 'bad_input', message: expect.stringContaining('reason') });
+    ).rejects.toMatchObject({ code: 'bad_input', refusal: { code: 'reason_required' } });
     await cancelExpectation(database.db, ctx, 'order-4711', origin);
     await expect(
       resolveExpectation(database.db, ctx, 'order-4711', { reason: 'r', by: 'x', source: 'cli' }),
-    ).rejects.toMatchObject({ code: 'not_resolvable' });
+    ).rejects.toMatchObject({
+      code: 'not_resolvable',
+      refusal: { code: 'expectation_cancelled', expectationId: 'order-4711' },
+    });
     expect((await rowOf()).state).toBe('cancelled');
   });
 
@@ -236,7 +239,10 @@ describe('manual resolution', () => {
     expect(second.break.resolved_by).toBe('eve');
     await expect(
       resolveBreak(database.db, ctx, breakId + 1000, { reason: 'x', by: 'x' }),
-    ).rejects.toMatchObject({ code: 'not_found' });
+    ).rejects.toMatchObject({
+      code: 'not_found',
+      refusal: { code: 'break_not_found', breakId: breakId + 1000 },
+    });
   });
 
   it('bulk: by kind, |difference|, currency and detection window; says how many and which', async () => {
@@ -302,6 +308,6 @@ describe('manual resolution', () => {
     expect((await resolveBreaks(database.db, ctx, filter, { reason: 'r', by: 'g' })).count).toBe(0);
     await expect(
       resolveBreaks(database.db, ctx, filter, { reason: '', by: 'g' }),
-    ).rejects.toMatchObject({ code: 'bad_input' });
+    ).rejects.toMatchObject({ code: 'bad_input', refusal: { code: 'reason_required' } });
   });
 });

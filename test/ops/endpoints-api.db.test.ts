@@ -192,7 +192,11 @@ describe('/api/v1/endpoints', () => {
   it('answers 404 for an unknown endpoint and 400 for a malformed id', async () => {
     const unknown = await documented('GET', '/api/v1/endpoints/ep_00000000000000000000');
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error.message).toContain('no endpoint ep_00000000000000000000');
+    // Worded for the API: no `paysync endpoints list` (a CLI command) in its answer.
+    expect(unknown.body.error).toEqual({
+      code: 'not_found',
+      message: 'no endpoint ep_00000000000000000000; GET /api/v1/endpoints lists them',
+    });
     const malformed = await call('POST', '/api/v1/endpoints/tr_1/disable');
     expect(malformed.status).toBe(400);
     expect(malformed.body.error.message).toMatch(/^id: must be an endpoint id/);

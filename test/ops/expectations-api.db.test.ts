@@ -176,7 +176,12 @@ describe('/api/v1/expectations', () => {
     expect(shown.body.data.history[0]).toMatchObject({ change: 'created', version: 1 });
     const unknown = await documented('GET', '/api/v1/expectations/no-such-thing');
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error.message).toContain('no expectation "no-such-thing"');
+    // Worded for the API: no `paysync expect list` (a CLI command) in its answer.
+    expect(unknown.body.error).toEqual({
+      code: 'not_found',
+      message:
+        'no expectation "no-such-thing" in the sandbox books (GET /api/v1/expectations lists them)',
+    });
   });
 
   it('lists breaks by state and kind', async () => {
@@ -287,6 +292,15 @@ describe('/api/v1/expectations', () => {
     });
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toMatch(/^reason: /);
+    // Named as the API's field, not as the CLI's flag (it said "say who resolves it (by)").
+    const nobody = await documented('POST', '/api/v1/expectations/payroll-late/resolve', {
+      body: { reason: 'paid by hand', by: '  ' },
+    });
+    expect(nobody.status).toBe(400);
+    expect(nobody.body.error).toEqual({
+      code: 'bad_parameter',
+      message: 'by: say who resolves it',
+    });
     expect((await stateOf('payroll-late')).state).toBe('overdue');
 
     const resolved = await documented('POST', '/api/v1/expectations/payroll-late/resolve', {
@@ -372,6 +386,10 @@ describe('/api/v1/expectations', () => {
       body: { reason: 'x' },
     });
     expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toEqual({
+      code: 'not_found',
+      message: 'no break 999999 in the sandbox books (GET /api/v1/expectation-breaks lists them)',
+    });
     const noReason = await documented('POST', '/api/v1/expectation-breaks/1/resolve', {
       body: { by: 'awa' },
     });

@@ -65,18 +65,25 @@ async function endpointCount(): Promise<number> {
 }
 
 describe('adding endpoints: the URL rules', () => {
-  it('refuses http and loopback in live, naming --url, and adds nothing', async () => {
+  it('refuses http and loopback in live, as refusals naming the host, and adds nothing', async () => {
     const live: EndpointContext = { ...sandbox, environment: 'live', relay: LIVE_RULES };
     const before = await endpointCount();
     const http = await refusal(addEndpoint(live, { url: 'http://shop.example.com/hooks' }));
-    expect(http.code).toBe('bad_url');
-    expect(http.message).toContain('--url must be https:// in live');
+    expect(http.refusal).toEqual({ code: 'endpoint_url_not_https', host: 'shop.example.com' });
     const loopback = await refusal(addEndpoint(live, { url: 'https://127.0.0.1/hooks' }));
-    expect(loopback.message).toMatch(/^--url .*internal address \(127\.0\.0\.1\)/);
+    expect(loopback.refusal).toEqual({
+      code: 'endpoint_url_internal',
+      host: '127.0.0.1',
+      address: '127.0.0.1',
+    });
     const local = await refusal(addEndpoint(live, { url: 'https://localhost:8443/hooks' }));
-    expect(local.message).toContain('internal address');
+    expect(local.refusal).toEqual({
+      code: 'endpoint_url_internal',
+      host: 'localhost',
+      address: '127.0.0.1',
+    });
     const notUrl = await refusal(addEndpoint(live, { url: 'shop.example.com' }));
-    expect(notUrl.message).toContain('is not a URL');
+    expect(notUrl.refusal).toEqual({ code: 'endpoint_url_invalid', url: 'shop.example.com' });
     expect(await endpointCount()).toBe(before);
 
     // Allowed when the operator says so.
@@ -101,8 +108,11 @@ describe('adding endpoints: the URL rules', () => {
     const bad = await refusal(
       addEndpoint(sandbox, { url: 'https://a.example/h', events: ['transfer.*', 'transfers.*'] }),
     );
-    expect(bad.code).toBe('bad_pattern');
-    expect(bad.message).toMatch(/^--events: "transfers\.\*" is not an event type/);
+    expect(bad.refusal).toMatchObject({
+      code: 'event_pattern_unknown',
+      input: 'events',
+      pattern: 'transfers.*',
+    });
     const some = await addEndpoint(sandbox, {
       url: 'https://a.example/h',
       events: ['transfer.*', 'day.verdict', 'transfer.*'],
@@ -296,8 +306,7 @@ describe('disable, enable, delete', () => {
       expect(rows, table).toEqual([]);
     }
     const again = await refusal(deleteEndpoint(database.db, added.endpoint.id));
-    expect(again.code).toBe('not_found');
-    expect(again.message).toContain(`no endpoint ${added.endpoint.id}`);
+    expect(again.refusal).toEqual({ code: 'endpoint_not_found', endpointId: added.endpoint.id });
     // The event itself stays: other endpoints may still want it.
     expect(
       await database.db
@@ -493,7 +502,11 @@ describe('redeliver', () => {
         types: ['transfer.nope'],
       }),
     );
-    expect(badType.message).toMatch(/^--type: "transfer\.nope"/);
+    expect(badType.refusal).toMatchObject({
+      code: 'event_pattern_unknown',
+      input: 'types',
+      pattern: 'transfer.nope',
+    });
   });
 
   it('--event queues one event; unknown, unsubscribed or malformed ones are refused', async () => {
@@ -504,17 +517,21 @@ describe('redeliver', () => {
     const unknown = await refusal(
       redeliverToEndpoint({ db: database.db, now: NOW }, endpointId, { eventId: 'evt_nothing' }),
     );
-    expect(unknown.code).toBe('not_found');
+    expect(unknown.refusal).toEqual({ code: 'event_not_found', eventId: 'evt_nothing' });
     const unsubscribed = await refusal(
       redeliverToEndpoint({ db: database.db, now: NOW }, endpointId, {
         eventId: events[1]!.eventId,
       }),
     );
-    expect(unsubscribed.message).toContain('is not subscribed to it');
+    expect(unsubscribed.refusal).toMatchObject({
+      code: 'event_not_subscribed',
+      eventId: events[1]!.eventId,
+      endpointId,
+    });
     const malformed = await refusal(
       redeliverToEndpoint({ db: database.db, now: NOW }, endpointId, { eventId: 'tr_123' }),
     );
-    expect(malformed.code).toBe('bad_input');
+    expect(malformed.refusal).toEqual({ code: 'event_id_invalid', eventId: 'tr_123' });
   });
 
   it('pending lists what was never delivered, oldest event first, per endpoint or all', async () => {

@@ -114,8 +114,10 @@ describe('issue 38.8: relay endpoint secrets are encrypted at rest', () => {
       (error: unknown) => error,
     );
     expect(refused).toBeInstanceOf(EndpointError);
-    expect((refused as EndpointError).code).toBe('no_secrets_key');
-    expect((refused as EndpointError).message).toMatch(/^PAYSYNC_SECRETS_KEY is not set/);
+    expect((refused as EndpointError).refusal).toEqual({
+      code: 'secrets_key_missing',
+      purpose: 'store',
+    });
     const live = await addEndpoint(context([K1], 'live'), { url: 'https://93.184.216.34/hook' });
     await expect(
       rotateEndpointSecret(database.db, live.endpoint.id, new Date(), { environment: 'live' }),

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
+import { groundTruthRefusalLine } from '../format/refusal-lines.ts';
 import { parseTime, TIME_FORMS } from '../input/parse-time.ts';
 import { say, printJson } from '../output.ts';
 
@@ -80,7 +81,8 @@ Examples:
           truth = await audit.loadGroundTruth(flags.truth);
         } catch (error) {
           if (error instanceof audit.GroundTruthError) {
-            throw new CliError(`audit: ${error.message}`, ExitCode.usage);
+            const { line, exitCode } = groundTruthRefusalLine(error.refusal);
+            throw new CliError(`audit: ${line}`, exitCode);
           }
           throw error;
         }

@@ -2,6 +2,7 @@ import { userInfo } from 'node:os';
 import { Command, Option } from 'commander';
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
+import { periodRefusalLine } from '../format/refusal-lines.ts';
 import { periodOption } from '../input/parse-period.ts';
 import { printJson, say } from '../output.ts';
 
@@ -84,10 +85,8 @@ stderr. Exit codes: 0 closed, 1 refused (a day not RECONCILED, already closed) o
             say(`  ${e.format}: ${e.file} (${e.rows} lines, sha256 ${e.sha256})`);
         } catch (error) {
           if (error instanceof exportsModule.PeriodError) {
-            throw new CliError(
-              `close: ${error.message}`,
-              error.code === 'reason_required' ? ExitCode.usage : ExitCode.failure,
-            );
+            const { line, exitCode } = periodRefusalLine(error.refusal);
+            throw new CliError(`close: ${line}`, exitCode);
           }
           throw error;
         } finally {

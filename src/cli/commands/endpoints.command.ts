@@ -12,6 +12,7 @@ import type {
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatTime } from '../format/format-time.ts';
+import { endpointRefusalLine } from '../format/refusal-lines.ts';
 import { renderFields } from '../format/render-fields.ts';
 import { renderTable } from '../format/render-table.ts';
 import { integerOption } from '../input/parse-integer.ts';
@@ -53,12 +54,8 @@ async function withEndpoints<T>(
     return await run(handle.db, config);
   } catch (error) {
     if (error instanceof EndpointError) {
-      throw new CliError(
-        `${what}: ${error.message}`,
-        error.code === 'not_found' || error.code === 'no_secrets_key'
-          ? ExitCode.failure
-          : ExitCode.usage,
-      );
+      const { line, exitCode } = endpointRefusalLine(error.refusal);
+      throw new CliError(`${what}: ${line}`, exitCode);
     }
     throw error;
   } finally {

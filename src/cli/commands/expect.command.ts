@@ -21,6 +21,7 @@ import { maskNumber } from '../../alerts/mask-number.ts';
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
 import { formatAmount } from '../format/format-amount.ts';
+import { expectationRefusalLine } from '../format/refusal-lines.ts';
 import { renderFields } from '../format/render-fields.ts';
 import { renderTable } from '../format/render-table.ts';
 import { integerOption } from '../input/parse-integer.ts';
@@ -100,10 +101,14 @@ async function withExpectations<T>(
     );
   } catch (error) {
     if (error instanceof ExpectationError) {
-      throw new CliError(
-        `${what}: ${error.message}`,
-        error.code === 'not_found' ? ExitCode.failure : ExitCode.usage,
-      );
+      if (error.refusal === undefined) {
+        throw new CliError(
+          `${what}: ${error.message}`,
+          error.code === 'not_found' ? ExitCode.failure : ExitCode.usage,
+        );
+      }
+      const { line, exitCode } = expectationRefusalLine(error.refusal);
+      throw new CliError(`${what}: ${line}`, exitCode);
     }
     if (error instanceof ExpectationFileError) {
       throw new CliError(`${what}: ${error.message}`, ExitCode.usage);

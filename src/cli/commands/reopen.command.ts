@@ -2,6 +2,7 @@ import { userInfo } from 'node:os';
 import { Command, Option } from 'commander';
 import { cliClock, cliConfig } from '../context.ts';
 import { CliError, ExitCode } from '../errors.ts';
+import { periodRefusalLine } from '../format/refusal-lines.ts';
 import { periodOption } from '../input/parse-period.ts';
 import { printJson, say } from '../output.ts';
 
@@ -67,8 +68,10 @@ one line on stderr. Exit codes: 0 reopened, 1 the month is not closed or the dat
           }
           say(`reopened ${flags.period} (${environment}): ${flags.reason.trim()}`);
         } catch (error) {
-          if (error instanceof exportsModule.PeriodError)
-            throw new CliError(`reopen: ${error.message}`);
+          if (error instanceof exportsModule.PeriodError) {
+            const { line, exitCode } = periodRefusalLine(error.refusal);
+            throw new CliError(`reopen: ${line}`, exitCode);
+          }
           throw error;
         } finally {
           await handle.close().catch(() => undefined);
