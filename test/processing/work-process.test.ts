@@ -128,6 +128,11 @@ describe('paysync work as a process', () => {
       { message: `/healthz on port ${port}` },
     ).catch(() => undefined);
     expect(health?.status, output).toBe(200);
+    // The roles log as each starts; the receiver may answer before the scheduler has said so.
+    await until(
+      () => output.includes('workers taking jobs') && output.includes('scheduler running'),
+      { message: `the workers and the scheduler said they run (output: ${output})` },
+    ).catch(() => undefined);
     expect(output).toContain('workers taking jobs');
     expect(output).toContain('scheduler running');
     child.kill('SIGTERM');
