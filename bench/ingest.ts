@@ -160,7 +160,10 @@ const receiver = spawn(process.execPath, [...profile, 'bin/paysync.js', 'serve']
 });
 try {
   const barePort = (await waitFor(bare, /listening (\d+)/, 'bare Express'))[1];
-  const receiverUrl = (await waitFor(receiver, /"url":"(http:\/\/[^"]+)"/, 'paysync serve'))[1];
+  // The receiver's line: the ops port's, logged first, has a "url" too (and no /webhooks).
+  const receiverUrl = (
+    await waitFor(receiver, /"url":"(http:\/\/[^"]+)","path":"\/webhooks"/, 'paysync serve')
+  )[1];
   const targets = {
     bare: `http://127.0.0.1:${barePort}/webhooks`,
     receiver: `${receiverUrl}/webhooks`,

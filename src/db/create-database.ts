@@ -64,6 +64,19 @@ export class DatabaseOpenError extends Error {
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 
+/**
+ * `PRAGMA synchronous` on every SQLite connection: FULL (2), so each commit syncs the WAL before
+ * it returns and survives a power cut, not only a process crash. The receiver answers 2xx after
+ * its inbox commit and a job's bookings are final once committed (issue 42, "durable before
+ * 2xx"). NORMAL, which this replaced, syncs only at checkpoints; in SQLite's words
+ * (https://www.sqlite.org/pragma.html#pragma_synchronous) "WAL mode is always consistent with
+ * synchronous=NORMAL, but WAL mode does lose durability. A transaction committed in WAL mode
+ * with synchronous=NORMAL might roll back following a power loss or system crash." Every
+ * connection gets it, reads included: a read commits nothing, so it costs them nothing. The
+ * cost on writes is measured in docs/performance.md ("Durable commits (issue 42.5)").
+ */
+export const SQLITE_SYNCHRONOUS = 'FULL';
+
 /** Opens the SQLite file, or says in one line which path failed and why. */
 function openSqlite(file: string): BetterSqlite3.Database {
   let sqlite: BetterSqlite3.Database | undefined;
@@ -87,7 +100,7 @@ function openSqlite(file: string): BetterSqlite3.Database {
     }
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma(`synchronous = ${SQLITE_SYNCHRONOUS}`);
     sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     sqlite.defaultSafeIntegers(true);
     return sqlite;
