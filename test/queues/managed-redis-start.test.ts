@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 import { startWorkerProcess } from '../processing/support/worker-process.ts';
 import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.ts';
-import { closedPort, runCli } from '../support/run-cli.ts';
+import { closedPort, PAYSYNC_BIN, runCli } from '../support/run-cli.ts';
 import { until } from '../support/until.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 
@@ -9,9 +11,12 @@ import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
  * Issue 42.2: managed Redis (ElastiCache, Memorystore, Azure Cache) answers but refuses CONFIG.
  * Start says so, not "cannot reach Redis", and `PAYSYNC_REDIS_EVICTION_CHECK=skip` lets it start.
  */
+let fixture: DaemonFixture | undefined;
 let redis: PrivateRedis | undefined;
 let database: TestDatabase | undefined;
 afterEach(async () => {
+  await fixture?.cleanup();
+  fixture = undefined;
   await redis?.stop();
   await database?.cleanup();
   redis = undefined;
@@ -45,7 +50,45 @@ async function workEnv(url: string): Promise<Record<string, string>> {
   };
 }
 
-describe('paysync work on a Redis that refuses CONFIG', () => {
+/**
+ * Runs `paysync <command>` until its receiver answers /healthz 200, stops it with SIGTERM, and
+ * returns everything it wrote once it exited 0.
+ */
+async function serveUntilHealthy(command: string, env: Record<string, string>): Promise<string> {
+  const port = await closedPort();
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key]) => !key.startsWith('PAYSYNC_') && !key.startsWith('npm_') && key !== 'NODE_OPTIONS',
+    ),
+  );
+  const child = spawn(process.execPath, [PAYSYNC_BIN, command], {
+    env: {
+      ...clean,
+      ...env,
+      PAYSYNC_PORT: String(port),
+      // Its own ops port: other tests' processes may hold the default one.
+      PAYSYNC_OPS_PORT: String(await closedPort()),
+      PAYSYNC_LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+  const health = await until(
+    () => fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined),
+    { message: `/healthz on port ${port}` },
+  ).catch(() => undefined);
+  child.kill('SIGTERM');
+  expect(await exited, output).toBe(0);
+  expect(health?.status, output).toBe(200);
+  return output;
+}
+
+describe('paysync work, start and serve on a Redis that refuses CONFIG', () => {
   it('refuses in one line naming what happened and what to do, not "cannot reach"', async () => {
     redis = await startPrivateRedis(WITHOUT_CONFIG);
     const result = await runCli(['work'], { env: await workEnv(redis.url) });
@@ -112,4 +155,40 @@ describe('paysync work on a Redis that refuses CONFIG', () => {
       /PAYSYNC_REDIS_EVICTION_CHECK="off" is invalid: must be one of: require, skip/,
     );
   }, 30_000);
+
+  it('paysync start refuses the same way, and with the setting serves with one warning line', async () => {
+    redis = await startPrivateRedis(WITHOUT_CONFIG);
+    fixture = await createDaemonFixture({ redisUrl: redis.url });
+    const refused = await runCli(['start'], { env: fixture.env });
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(
+      /^paysync start: Redis at .* answered but refused CONFIG GET maxmemory-policy .*, so its eviction policy cannot be checked → .*PAYSYNC_REDIS_EVICTION_CHECK=skip/,
+    );
+
+    const output = await serveUntilHealthy('start', {
+      ...fixture.env,
+      PAYSYNC_REDIS_EVICTION_CHECK: 'skip',
+    });
+    // Two connections (the workers' and the receiver's), one warning.
+    const warnings = output
+      .split('\n')
+      .filter((line) => line.includes('refused CONFIG GET maxmemory-policy'));
+    expect(warnings, output).toHaveLength(1);
+    expect(warnings[0]).toContain('starting anyway because PAYSYNC_REDIS_EVICTION_CHECK=skip');
+  }, 90_000);
+
+  it('paysync serve with the setting serves, with one warning line', async () => {
+    redis = await startPrivateRedis(WITHOUT_CONFIG);
+    fixture = await createDaemonFixture({ redisUrl: redis.url });
+    const output = await serveUntilHealthy('serve', {
+      ...fixture.env,
+      PAYSYNC_REDIS_EVICTION_CHECK: 'skip',
+    });
+    const warnings = output
+      .split('\n')
+      .filter((line) => line.includes('refused CONFIG GET maxmemory-policy'));
+    expect(warnings, output).toHaveLength(1);
+    expect(warnings[0]).toContain('"level":40');
+  }, 90_000);
 });
