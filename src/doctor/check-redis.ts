@@ -17,7 +17,9 @@ function versionAtLeast(version: string, min: readonly [number, number]): boolea
 
 /**
  * Redis answers, is new enough for BullMQ, and never evicts keys: with any other
- * `maxmemory-policy` Redis may silently drop queued jobs under memory pressure.
+ * `maxmemory-policy` Redis may silently drop queued jobs under memory pressure. A Redis that
+ * answers but refuses CONFIG (managed Redis) is a warning, in start's words, with what start
+ * will do under `evictionCheck` (`PAYSYNC_REDIS_EVICTION_CHECK`).
  */
 export async function checkRedis(
   redisUrl: string,
