@@ -31,7 +31,19 @@ export const CONNECTION_VARIABLES = {
       const problem = redisUrlProblem(value);
       if (problem) context.addIssue({ code: 'custom', message: problem });
     }),
+  /**
+   * What start does when Redis answers but refuses `CONFIG GET maxmemory-policy` (managed
+   * Redis: ElastiCache, Memorystore, Azure Cache): `require` refuses to start, `skip` starts
+   * with one warning, the operator having set noeviction in the provider's console. A policy
+   * Redis does report is checked either way. See docs/operations.md. @defaultValue `require`
+   */
+  PAYSYNC_REDIS_EVICTION_CHECK: z
+    .enum(['require', 'skip'], { error: 'must be one of: require, skip' })
+    .default('require'),
 };
+
+/** `PAYSYNC_REDIS_EVICTION_CHECK`: whether start may go on without reading the policy. */
+export type RedisEvictionCheck = 'require' | 'skip';
 
 /** Variables whose values may hold a password inside a URL. */
 export const URL_VARIABLES_WITH_PASSWORDS = ['PAYSYNC_DATABASE_URL', 'PAYSYNC_REDIS_URL'] as const;

@@ -12,7 +12,7 @@ export {
   type Config,
   type EnvSource,
 } from './load-config.ts';
-export { hidePasswordInUrl, parseConnectionUrl } from './connections.ts';
+export { hidePasswordInUrl, parseConnectionUrl, type RedisEvictionCheck } from './connections.ts';
 export { readSettingsFile, type SettingsFile } from './settings-file.ts';
 export { SECRET_VARIABLES, secretValues } from './secrets.ts';
 export {

@@ -11,6 +11,7 @@ import {
   CONNECTION_VARIABLES,
   hidePasswordInUrl,
   URL_VARIABLES_WITH_PASSWORDS,
+  type RedisEvictionCheck,
 } from './connections.ts';
 import {
   EXPECTATION_VARIABLES,
@@ -96,6 +97,8 @@ export interface Config {
   readonly environment: Environment;
   readonly databaseUrl: string;
   readonly redisUrl: string;
+  /** When Redis refuses CONFIG: refuse to start, or start with a warning (docs/operations.md). */
+  readonly redisEvictionCheck: RedisEvictionCheck;
   readonly port: number;
   /** The receiver's interface (`PAYSYNC_HOST`). */
   readonly host: string;
@@ -217,6 +220,7 @@ export function loadConfig(env: EnvSource = readEnvironment()): Config {
     environment: e.PAYSYNC_ENVIRONMENT,
     databaseUrl: e.PAYSYNC_DATABASE_URL,
     redisUrl: e.PAYSYNC_REDIS_URL,
+    redisEvictionCheck: e.PAYSYNC_REDIS_EVICTION_CHECK,
     port: e.PAYSYNC_PORT,
     host: e.PAYSYNC_HOST,
     metricsPort: e.PAYSYNC_METRICS_PORT,

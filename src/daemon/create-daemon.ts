@@ -188,7 +188,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       receiverDatabase = ownPool;
       opened.push(ownPool);
     }
-    redis = await openCheckedRedis(config, 'worker');
+    redis = await openCheckedRedis(config, 'worker', { logger });
     opened.push({ close: () => redis.quit().then(() => undefined) });
     if (roles.has('receiver')) {
       // The receiver must never wait on Redis to answer a webhook: its own fail-fast connection.

@@ -10,7 +10,13 @@ import {
 } from '../db/index.ts';
 import { reasonOf } from '../error-reason.ts';
 import { probeInboxWrite } from '../inbox/index.ts';
-import { assertRedisNoEviction, createRedisConnection, RedisPolicyError } from '../queues/index.ts';
+import {
+  assertRedisNoEviction,
+  createRedisConnection,
+  RedisConfigRefusedError,
+  RedisPolicyError,
+} from '../queues/index.ts';
+import type { Logger } from '../logger.ts';
 import { StartupError } from '../lifecycle/index.ts';
 
 /**
@@ -57,13 +63,17 @@ export async function openMigratedDatabase(
 
 /**
  * Connects to Redis, waits until it answers, and refuses one whose maxmemory-policy is not
- * noeviction: under any other policy Redis may silently drop queued jobs.
+ * noeviction: under any other policy Redis may silently drop queued jobs. A Redis that refuses
+ * CONFIG (managed Redis) is refused too, unless `PAYSYNC_REDIS_EVICTION_CHECK=skip`: then
+ * `options.logger` gets one warning (a caller leaves it out where the same server's warning
+ * was just logged, or in a one-shot command).
  */
 export async function openCheckedRedis(
   config: Config,
   role: 'worker' | 'producer',
-  timeoutMs = 3000,
+  options: { readonly logger?: Pick<Logger, 'warn'>; readonly timeoutMs?: number } = {},
 ): Promise<Redis> {
+  const { logger, timeoutMs = 3000 } = options;
   const redis = createRedisConnection(config.redisUrl, role);
   let lastError: unknown;
   redis.on('error', (error) => {
@@ -81,11 +91,18 @@ export async function openCheckedRedis(
         ),
       ]);
     }
-    await assertRedisNoEviction(redis, config.redisUrl);
+    const accepted = await assertRedisNoEviction(redis, config.redisUrl, config.redisEvictionCheck);
+    if (accepted) {
+      logger?.warn(
+        `${accepted.what}; starting anyway because PAYSYNC_REDIS_EVICTION_CHECK=skip: make sure maxmemory-policy is noeviction in the provider's settings, or Redis may evict queued jobs`,
+      );
+    }
     return redis;
   } catch (error) {
     redis.disconnect();
-    if (error instanceof RedisPolicyError) throw new StartupError(error.message);
+    if (error instanceof RedisPolicyError || error instanceof RedisConfigRefusedError) {
+      throw new StartupError(error.message);
+    }
     throw new StartupError(
       `cannot reach Redis at ${hidePasswordInUrl(config.redisUrl)} (${reasonOf(lastError ?? error)}) → start Redis, or set PAYSYNC_REDIS_URL to where it runs`,
     );

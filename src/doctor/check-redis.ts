@@ -1,6 +1,11 @@
 import { Redis } from 'ioredis';
-import { hidePasswordInUrl } from '../config/index.ts';
-import { failed, passed, type CheckResult } from './check-result.ts';
+import { hidePasswordInUrl, type RedisEvictionCheck } from '../config/index.ts';
+import {
+  readEvictionPolicy,
+  RedisConfigRefusedError,
+  type EvictionPolicyReading,
+} from '../queues/index.ts';
+import { failed, passed, warned, type CheckResult } from './check-result.ts';
 import { reasonOf } from '../error-reason.ts';
 
 const MIN_VERSION = [6, 2] as const;
@@ -12,9 +17,15 @@ function versionAtLeast(version: string, min: readonly [number, number]): boolea
 
 /**
  * Redis answers, is new enough for BullMQ, and never evicts keys: with any other
- * `maxmemory-policy` Redis may silently drop queued jobs under memory pressure.
+ * `maxmemory-policy` Redis may silently drop queued jobs under memory pressure. A Redis that
+ * answers but refuses CONFIG (managed Redis) is a warning, in start's words, with what start
+ * will do under `evictionCheck` (`PAYSYNC_REDIS_EVICTION_CHECK`).
  */
-export async function checkRedis(redisUrl: string, timeoutMs = 2000): Promise<CheckResult> {
+export async function checkRedis(
+  redisUrl: string,
+  timeoutMs = 2000,
+  evictionCheck: RedisEvictionCheck = 'require',
+): Promise<CheckResult> {
   const shown = hidePasswordInUrl(redisUrl);
   const redis = new Redis(redisUrl, {
     lazyConnect: true,
@@ -36,10 +47,9 @@ export async function checkRedis(redisUrl: string, timeoutMs = 2000): Promise<Ch
     if (!versionAtLeast(version, MIN_VERSION)) {
       return failed('redis', `${shown} runs Redis ${version}`, 'upgrade to Redis 6.2 or newer');
     }
-    let policy: string;
+    let reading: EvictionPolicyReading;
     try {
-      const reply = (await redis.config('GET', 'maxmemory-policy')) as string[];
-      policy = reply[1] ?? 'unknown';
+      reading = await readEvictionPolicy(redis);
     } catch (error) {
       return failed(
         'redis',
@@ -47,6 +57,18 @@ export async function checkRedis(redisUrl: string, timeoutMs = 2000): Promise<Ch
         'make sure the server runs with maxmemory-policy noeviction',
       );
     }
+    if (reading.kind === 'refused') {
+      // Managed Redis: reachable, only its policy is out of sight. Start refuses it unless told.
+      const refused = new RedisConfigRefusedError(redisUrl, reading.reply);
+      return warned(
+        'redis',
+        refused.what,
+        evictionCheck === 'skip'
+          ? "PAYSYNC_REDIS_EVICTION_CHECK=skip: paysync starts without the check; make sure maxmemory-policy is noeviction in the provider's parameter group or console"
+          : `${refused.fix}; until then start refuses`,
+      );
+    }
+    const { policy } = reading;
     if (policy !== 'noeviction') {
       return failed(
         'redis',

@@ -25,7 +25,7 @@ export {
 export async function runDoctorChecks(config: Config, now: Date): Promise<CheckResult[]> {
   const results = await Promise.all([
     checkDatabase(config.databaseUrl),
-    checkRedis(config.redisUrl),
+    checkRedis(config.redisUrl, 2000, config.redisEvictionCheck),
     checkService(config, Math.min(config.upstream.timeoutMs, 5000)),
     checkWebhooks(config, now, Math.min(config.upstream.timeoutMs, 5000)),
     checkCredentialRecord(config.databaseUrl),

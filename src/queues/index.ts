@@ -5,6 +5,9 @@ export {
   assertRedisNoEviction,
   createRedisConnection,
   deletePrefixedKeys,
+  readEvictionPolicy,
+  RedisConfigRefusedError,
   RedisPolicyError,
+  type EvictionPolicyReading,
 } from './redis-connection.ts';
 export { ClosableRedisConnection, ClosableWorker } from './closable.ts';

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { hidePasswordInUrl } from '../config/index.ts';
+import { hidePasswordInUrl, type RedisEvictionCheck } from '../config/index.ts';
 
 /** Raised at start-up when Redis would silently drop queued jobs. */
 export class RedisPolicyError extends Error {
@@ -38,11 +38,70 @@ export function createRedisConnection(url: string, role: 'worker' | 'producer'):
   return redis;
 }
 
-/** Refuses to go on when Redis may evict keys (and so jobs). */
-export async function assertRedisNoEviction(redis: Redis, url: string): Promise<void> {
-  const reply = (await redis.config('GET', 'maxmemory-policy')) as string[];
-  const policy = reply[1] ?? 'unknown';
-  if (policy !== 'noeviction') throw new RedisPolicyError(url, policy);
+/**
+ * Raised at start-up when Redis answered but refused `CONFIG GET maxmemory-policy`, as managed
+ * Redis does (ElastiCache, Memorystore, Azure Cache; or an ACL user without `config`): the
+ * server is reachable, only its eviction policy cannot be checked. `what` and `fix` are the
+ * words start and doctor share.
+ */
+export class RedisConfigRefusedError extends Error {
+  override readonly name = 'RedisConfigRefusedError';
+  readonly what: string;
+  readonly fix: string;
+  constructor(
+    readonly redisUrl: string,
+    /** Redis's own error reply, such as `ERR unknown command 'CONFIG'` or a NOPERM. */
+    readonly reply: string,
+  ) {
+    const what = `Redis at ${hidePasswordInUrl(redisUrl)} answered but refused CONFIG GET maxmemory-policy (${reply}), so its eviction policy cannot be checked`;
+    const fix =
+      "set maxmemory-policy noeviction in the provider's parameter group or console, then set PAYSYNC_REDIS_EVICTION_CHECK=skip to start without the check (docs/operations.md)";
+    super(`${what} → ${fix}`);
+    this.what = what;
+    this.fix = fix;
+  }
+}
+
+/** What Redis said about its eviction policy: the policy, or the error reply it gave instead. */
+export type EvictionPolicyReading =
+  | { readonly kind: 'policy'; readonly policy: string }
+  | { readonly kind: 'refused'; readonly reply: string };
+
+/**
+ * Asks Redis for its `maxmemory-policy`. An error reply (the server answered: CONFIG renamed
+ * away, or an ACL without it) is a reading of its own; a connection error is thrown, because
+ * that Redis cannot be reached at all.
+ */
+export async function readEvictionPolicy(redis: Redis): Promise<EvictionPolicyReading> {
+  try {
+    const reply = (await redis.config('GET', 'maxmemory-policy')) as string[];
+    return { kind: 'policy', policy: reply[1] ?? 'unknown' };
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ReplyError') {
+      return { kind: 'refused', reply: (error.message.split('\n')[0] ?? '').trim() };
+    }
+    throw error;
+  }
+}
+
+/**
+ * Refuses to go on when Redis may evict keys (and so jobs), or when it will not say and the
+ * operator has not accepted that (`check` is `require`). Returns the refusal that `skip`
+ * accepted, for the caller to log, or undefined when the policy is noeviction.
+ */
+export async function assertRedisNoEviction(
+  redis: Redis,
+  url: string,
+  check: RedisEvictionCheck = 'require',
+): Promise<RedisConfigRefusedError | undefined> {
+  const reading = await readEvictionPolicy(redis);
+  if (reading.kind === 'refused') {
+    const refused = new RedisConfigRefusedError(url, reading.reply);
+    if (check === 'require') throw refused;
+    return refused;
+  }
+  if (reading.policy !== 'noeviction') throw new RedisPolicyError(url, reading.policy);
+  return undefined;
 }
 
 /**

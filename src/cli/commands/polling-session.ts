@@ -38,7 +38,7 @@ export async function openPollingSession(config: Config, what: string): Promise<
   const handle = await openLedgerDatabase(config, what);
   let redis: Redis;
   try {
-    redis = await openCheckedRedis(config, 'worker');
+    redis = await openCheckedRedis(config, 'worker', { logger });
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw error;

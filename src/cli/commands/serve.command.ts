@@ -51,7 +51,7 @@ export function serveCommand(): Command {
       });
       let redis;
       try {
-        redis = await openCheckedRedis(config, 'producer');
+        redis = await openCheckedRedis(config, 'producer', { logger });
       } catch (error) {
         await database.close().catch(() => undefined);
         await alertRuntime.close();
