@@ -32,6 +32,7 @@ import { createRelayDeliverer, type RelayDeliverer } from '../relay/index.ts';
 import {
   checkReadiness,
   createReceiverServer,
+  createSignatureVerifier,
   type Readiness,
   type ReceiverServer,
 } from '../receiver/index.ts';
@@ -154,6 +155,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const clientOptions = roles.has('workers') ? clientOptionsFromConfig(config, now) : undefined;
   const { tenant } = options;
   const tenantOption = tenant !== undefined ? { tenant } : {};
+  // Signing first: a refused set-up should not need a database to say so.
+  const verifier = roles.has('receiver') ? createSignatureVerifier(config, logger) : undefined;
   // A bad alert rule file stops every role: an operator must not believe alerts are routed.
   let alerts: AlertRuntime;
   try {
@@ -173,7 +176,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   };
   let database: DatabaseHandle;
   let receiverDatabase: DatabaseHandle | undefined;
-  let redis: Redis;
+  // A receiver alone (`serve`) needs no blocking worker connection: its producer serves all.
+  const receiverAlone = roles.has('receiver') && !roles.has('workers') && !roles.has('scheduler');
+  let workerRedis: Redis | undefined;
   let producerRedis: Redis | undefined;
   try {
     // Every ingest and sync job may hold a connection at once, plus the scheduler's.
@@ -188,10 +193,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       receiverDatabase = ownPool;
       opened.push(ownPool);
     }
-    redis = await openCheckedRedis(config, 'worker');
-    opened.push({ close: () => redis.quit().then(() => undefined) });
+    if (!receiverAlone) {
+      const worker = await openCheckedRedis(config, 'worker');
+      workerRedis = worker;
+      opened.push({ close: () => worker.quit().then(() => undefined) });
+    }
     if (roles.has('receiver')) {
-      // The receiver must never wait on Redis to answer a webhook: its own fail-fast connection.
+      // The receiver must never wait on Redis to answer a webhook: its own fail-fast connection
+      // (a receiver alone has no other).
       const producer = await openCheckedRedis(config, 'producer');
       producerRedis = producer;
       opened.push({ close: () => producer.quit().then(() => undefined) });
@@ -200,11 +209,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     await closeOpened();
     throw error;
   }
+  const redis = (workerRedis ?? producerRedis)!;
   const db = database.db;
   const queues = createQueues({ connection: redis, prefix });
-  const producerQueues = producerRedis
-    ? createQueues({ connection: producerRedis, prefix })
-    : undefined;
+  const producerQueues =
+    producerRedis && workerRedis ? createQueues({ connection: producerRedis, prefix }) : undefined;
   try {
     await Promise.all([queues.waitUntilReady(), producerQueues?.waitUntilReady()]);
   } catch (error) {
@@ -262,7 +271,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       await producerQueues?.close();
       await queues.close();
       await producerRedis?.quit().catch(() => producerRedis?.disconnect());
-      await redis.quit().catch(() => redis.disconnect());
+      await workerRedis?.quit().catch(() => workerRedis?.disconnect());
       await receiverDatabase?.close();
       await database.close();
       await alerts.close();
@@ -381,7 +390,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     if (roles.has('scheduler')) {
       components.push(createScheduler({ queues, entries: cronTable(config), logger }));
     }
-    if (producerRedis && producerQueues) {
+    if (producerRedis) {
       const receiverPort = options.port ?? config.port;
       const ops = mountOps({
         config,
@@ -404,8 +413,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       // Last to start, first to stop: intake stops before the workers drain.
       receiver = createReceiverServer({
         db: receiverDatabase?.db ?? db,
-        queues: producerQueues,
+        queues: producerQueues ?? queues,
         redis: producerRedis,
+        ...(verifier ? { verifier } : {}),
         config,
         logger,
         now,
