@@ -40,4 +40,17 @@ describe('one composition', () => {
     const byHand = /\bcreateServer\b[^;]*from 'node:http'|\.writeHead\(/;
     expect(filesMatching(byHand)).toEqual(['src/guarded-server.ts']);
   });
+
+  it('keeps the assembly of one set of books within its budget: the roles live in roles.ts', () => {
+    // 447 lines when every role was built inline; roles.ts holds them now.
+    const lines = read('src/daemon/create-daemon.ts').split('\n').length;
+    expect(lines).toBeLessThanOrEqual(375);
+  });
+
+  it('composes createDaemon and createTenantsDaemon with composeProcess, and serve with the daemon', () => {
+    for (const file of ['src/daemon/create-daemon.ts', 'src/daemon/create-tenants-daemon.ts']) {
+      expect(read(file), file).toMatch(/\bcomposeProcess\(/);
+    }
+    expect(read('src/cli/commands/serve.command.ts')).not.toMatch(/createReceiverServer|mountOps/);
+  });
 });
