@@ -53,4 +53,13 @@ describe('one composition', () => {
     }
     expect(read('src/cli/commands/serve.command.ts')).not.toMatch(/createReceiverServer|mountOps/);
   });
+
+  it('keeps no module-level state in the CLI: the tenants served together go with the command', () => {
+    const moduleLevel = /^(export )?let /m;
+    const cli = productionFiles().filter((file) => file.startsWith('src/cli/'));
+    expect(cli.filter((file) => moduleLevel.test(read(file)))).toEqual([]);
+    expect(read('src/cli/commands/daemon-role.action.ts')).toMatch(
+      /tenantsServedTogether\(invoked\)/,
+    );
+  });
 });

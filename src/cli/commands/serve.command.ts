@@ -13,5 +13,5 @@ export function serveCommand(): Command {
       'run the webhook receiver (POST $PAYSYNC_WEBHOOK_PATH, /healthz, /readyz); metrics and the ops surfaces on $PAYSYNC_OPS_PORT',
     )
     .addHelpText('after', TENANTS_HELP)
-    .action(() => runDaemonRoles('serve', ['receiver']));
+    .action((_flags: object, invoked: Command) => runDaemonRoles('serve', ['receiver'], invoked));
 }
