@@ -18,16 +18,17 @@ const NO_TENANT = new Set(['sim', 'demo', 'tenants']);
  */
 const EVERY_TENANT = new Set(['start', 'serve', 'work', 'schedule', 'doctor']);
 
-/** Set by selectTenant when a daemon role serves every tenant of the file. */
-let servedTogether: Tenants | undefined;
+/** Where the program keeps, for the command it runs, the tenants that selectTenant chose. */
+const SERVED_TOGETHER = 'servedTogether';
 
 /**
- * The tenants this process works on together: a daemon role (`start`, `serve`, `work`,
- * `schedule`) or `doctor` run without `--tenant` on a tenants file listing several. Undefined
- * otherwise.
+ * The tenants the running command works on together: a daemon role (`start`, `serve`, `work`,
+ * `schedule`) or `doctor` run without `--tenant` on a tenants file listing several, as the
+ * program's hook recorded them on the command line being run (never a module's variable: two
+ * runs in one process do not see each other's). Undefined otherwise.
  */
-export function tenantsServedTogether(): Tenants | undefined {
-  return servedTogether;
+export function tenantsServedTogether(command: Command): Tenants | undefined {
+  return command.optsWithGlobals<{ [SERVED_TOGETHER]?: Tenants }>()[SERVED_TOGETHER];
 }
 
 const topLevel = (command: Command): Command =>
@@ -36,7 +37,8 @@ const topLevel = (command: Command): Command =>
 /**
  * Before a command runs: when `PAYSYNC_TENANTS_FILE` is set, chooses the tenant it works on
  * (`--tenant`, else `PAYSYNC_TENANT`, else the only one) and makes that tenant's environment the
- * one every config read sees, so each command loads that tenant's config and books. Without the
+ * one every config read sees (or, for a daemon role or `doctor` serving several, records them on
+ * the program: {@link tenantsServedTogether}), so each command loads that tenant's config and books. Without the
  * file nothing changes. A bad file, an unknown tenant or a missing choice stops the command with
  * one line (exit 2).
  */
@@ -54,7 +56,7 @@ export function selectTenant(program: Command, action: Command): void {
   const tenants = loadTenants(env);
   if (tenants.file && !named && tenants.tenants.length > 1 && EVERY_TENANT.has(command)) {
     // Each tenant's config is already loaded and checked; the process env stays as it is.
-    servedTogether = tenants;
+    program.setOptionValue(SERVED_TOGETHER, tenants);
     return;
   }
   const tenant = chooseTenant(tenants, named || undefined);

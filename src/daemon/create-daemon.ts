@@ -1,19 +1,15 @@
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { cronTable } from '../../jobs/cron-table.ts';
-import { jobProcessors } from '../../jobs/job-table.ts';
 import {
   alertCountsByState,
   AlertRulesError,
-  createAlertDeliverer,
   createAlertRuntime,
-  relayEndpointAlerts,
   type AlertRuntime,
   type AlertRuntimeOptions,
 } from '../alerts/index.ts';
 import { latestSnapshots } from '../balances/index.ts';
-import { isLoopbackHost, type Config } from '../config/index.ts';
+import type { Config } from '../config/index.ts';
 import type { Database, DatabaseHandle } from '../db/index.ts';
 import { systemClock, type Clock, type Component } from '../lifecycle/index.ts';
 import {
@@ -24,24 +20,33 @@ import {
   type MetricsServer,
 } from '../metrics/index.ts';
 import { openDiscrepancyCounts, openDriftDetails } from '../ledger/index.ts';
-import { createOutboxDispatcher, outboxBacklog, type OutboxDispatcher } from '../outbox/index.ts';
+import { outboxBacklog, type OutboxDispatcher } from '../outbox/index.ts';
 import { lastSuccessByTask } from '../runs/index.ts';
-import { mountOps, type OpsProcessState, type OpsServer, type TenantOpsApi } from '../ops/index.ts';
+import { type OpsProcessState, type OpsServer, type TenantOpsApi } from '../ops/index.ts';
 import { createQueues, QUEUE_KEYS, type Queues } from '../queues/index.ts';
-import { createRelayDeliverer, type RelayDeliverer } from '../relay/index.ts';
+import type { RelayDeliverer } from '../relay/index.ts';
 import {
   checkReadiness,
-  createReceiverServer,
+  createSignatureVerifier,
   type Readiness,
   type ReceiverServer,
 } from '../receiver/index.ts';
 import { CredentialGuard, type CredentialCheck } from '../reconcile/index.ts';
-import { clientOptionsFromConfig, createUpstreamClient } from '../upstream/index.ts';
+import { clientOptionsFromConfig } from '../upstream/index.ts';
 import { openCheckedRedis, openMigratedDatabase } from './preflight.ts';
-import { metricsServerComponent } from './metrics-component.ts';
-import { createScheduler } from './scheduler.ts';
+import {
+  composeProcess,
+  opsRole,
+  receiveRole,
+  scheduleRole,
+  workRole,
+  type OpsRole,
+  type ReceiveRole,
+  type RoleContext,
+  type WorkRole,
+} from './roles.ts';
 import { StartupError } from '../lifecycle/index.ts';
-import { createWorkerPool, type WorkerPool } from './worker-pool.ts';
+import type { WorkerPool } from './worker-pool.ts';
 
 /** The roles of paysync: `start` runs all three, `serve`/`work`/`schedule` one each. */
 export type DaemonRole = 'receiver' | 'workers' | 'scheduler';
@@ -154,6 +159,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const clientOptions = roles.has('workers') ? clientOptionsFromConfig(config, now) : undefined;
   const { tenant } = options;
   const tenantOption = tenant !== undefined ? { tenant } : {};
+  // Signing first: a refused set-up should not need a database to say so.
+  const verifier = roles.has('receiver') ? createSignatureVerifier(config, logger) : undefined;
   // A bad alert rule file stops every role: an operator must not believe alerts are routed.
   let alerts: AlertRuntime;
   try {
@@ -173,7 +180,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   };
   let database: DatabaseHandle;
   let receiverDatabase: DatabaseHandle | undefined;
-  let redis: Redis;
+  // A receiver alone (`serve`) needs no blocking worker connection: its producer serves all.
+  const receiverAlone = roles.has('receiver') && !roles.has('workers') && !roles.has('scheduler');
+  let workerRedis: Redis | undefined;
   let producerRedis: Redis | undefined;
   try {
     // Every ingest and sync job may hold a connection at once, plus the scheduler's.
@@ -188,11 +197,17 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       receiverDatabase = ownPool;
       opened.push(ownPool);
     }
-    redis = await openCheckedRedis(config, 'worker', { logger });
-    opened.push({ close: () => redis.quit().then(() => undefined) });
+    if (!receiverAlone) {
+      // The workers' connection warns once when PAYSYNC_REDIS_EVICTION_CHECK=skip let it start.
+      const worker = await openCheckedRedis(config, 'worker', { logger });
+      workerRedis = worker;
+      opened.push({ close: () => worker.quit().then(() => undefined) });
+    }
     if (roles.has('receiver')) {
-      // The receiver must never wait on Redis to answer a webhook: its own fail-fast connection.
-      const producer = await openCheckedRedis(config, 'producer');
+      // The receiver must never wait on Redis to answer a webhook: its own fail-fast connection
+      // (a receiver alone has no other).
+      // A receiver alone (serve) has no workers' connection to warn: this one does.
+      const producer = await openCheckedRedis(config, 'producer', receiverAlone ? { logger } : {});
       producerRedis = producer;
       opened.push({ close: () => producer.quit().then(() => undefined) });
     }
@@ -200,11 +215,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     await closeOpened();
     throw error;
   }
+  const redis = (workerRedis ?? producerRedis)!;
   const db = database.db;
   const queues = createQueues({ connection: redis, prefix });
-  const producerQueues = producerRedis
-    ? createQueues({ connection: producerRedis, prefix })
-    : undefined;
+  const producerQueues =
+    producerRedis && workerRedis ? createQueues({ connection: producerRedis, prefix }) : undefined;
   try {
     await Promise.all([queues.waitUntilReady(), producerQueues?.waitUntilReady()]);
   } catch (error) {
@@ -262,186 +277,91 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       await producerQueues?.close();
       await queues.close();
       await producerRedis?.quit().catch(() => producerRedis?.disconnect());
-      await redis.quit().catch(() => redis.disconnect());
+      await workerRedis?.quit().catch(() => workerRedis?.disconnect());
       await receiverDatabase?.close();
       await database.close();
       await alerts.close();
     },
   };
-  const components: Component[] = [resources];
-  let workers: WorkerPool | undefined;
-  let outbox: OutboxDispatcher | undefined;
-  let relay: RelayDeliverer | undefined;
-  let credentialCheck: CredentialCheck | undefined;
-  let receiver: ReceiverServer | undefined;
-  let metricsServer: MetricsServer | undefined;
-  let tenantOps: Daemon['ops'];
-  let opsServer: OpsServer | undefined;
+  const readiness = () => checkReadiness({ db, redis });
+  const context: RoleContext = {
+    config,
+    logger,
+    now,
+    db,
+    queues,
+    redis,
+    alerts,
+    tenant,
+    readiness,
+  };
+  const receiverDb = receiverDatabase?.db ?? db;
+  let work: WorkRole | undefined;
+  let receive: ReceiveRole | undefined;
+  let ops: OpsRole;
   try {
-    if (!roles.has('receiver') && !options.shared) {
-      const made = metricsServerComponent({
-        port: options.metricsPort ?? config.metricsPort,
-        host: options.opsHost ?? config.ops.host,
-        ...(!isLoopbackHost(options.opsHost ?? config.ops.host)
-          ? { bearerTokens: [...config.ops.adminTokens, ...config.ops.metricsTokens] }
-          : {}),
-        role: roles.has('workers') ? 'work' : 'schedule',
-        logger,
-        readiness: () => checkReadiness({ db, redis }),
-        connectionsPerClient: config.receiver.connectionsPerClient,
-      });
-      metricsServer = made.server;
-      components.push(made.component);
-    }
-    if (clientOptions) {
-      const upstream = createUpstreamClient({ ...clientOptions, redis, logger, ...tenantOption });
-      const processors = jobProcessors({
-        db,
-        queues,
-        upstream,
-        logger,
-        credentials,
-        transferSearchHours: config.processing.transferSearchHours,
-        fetchConcurrency: config.upstream.concurrency,
-        recoveryAfterMs: config.processing.recoveryAfterMs,
-        syncBatchSize: config.processing.syncBatchSize,
-        syncBatchHoldAfterCommitMs: config.processing.syncBatchHoldAfterCommitMs,
-        ...(config.processing.windowReads ? {} : { windowReads: false as const }),
-        janitor: config.janitor,
-        exports: {
-          ...config.exports,
-          timeZone: config.books.timeZone,
-          environment: config.environment,
-        },
-        pollPlan: config.janitor.scheduleMs,
-        expectations: config.expectations,
-        expectationBreakVerdict: config.expectations.breakVerdict,
-        receiptsDir: config.receipts.dir,
-        environment: config.environment,
-        polling: config.polling,
-        balances: config.balances,
-        books: config.books,
-        retention: config.retention,
-        now,
-        alerts,
-        ...tenantOption,
-        ...(options.notFoundAttempts !== undefined
-          ? { notFoundAttempts: options.notFoundAttempts }
-          : {}),
-      });
-      workers = createWorkerPool({
-        connection: redis,
-        prefix,
-        concurrency: config.processing.concurrency,
-        lockMs: config.processing.jobLockMs,
-        processors,
-        logger,
-        ...tenantOption,
-        beforeStart: async () => {
-          credentialCheck = await credentials.verifyAtStartup(upstream);
-        },
-      });
-      components.push(workers);
-      // After the workers: it starts once they take jobs and stops before they drain.
-      outbox = createOutboxDispatcher({
-        db,
-        queues,
-        logger,
-        redispatchAfterMs: config.processing.outboxRedispatchMs,
-        batchSize: config.processing.outboxBatchSize,
-        now,
-        ...tenantOption,
-        ...(options.outboxPollMs !== undefined ? { pollMs: options.outboxPollMs } : {}),
-      });
-      components.push(outbox);
-      // Every worker process delivers: the database leases spread the deliveries among them.
-      relay = createRelayDeliverer({
-        db,
-        settings: config.relay,
-        environment: config.environment,
-        logger,
-        now,
-        health: relayEndpointAlerts({ db, alerts }),
-        ...tenantOption,
-        ...(options.relayPollMs !== undefined ? { pollMs: options.relayPollMs } : {}),
-      });
-      components.push(relay);
-      const pollMs = options.alerts?.pollMs;
-      components.push(
-        createAlertDeliverer(
-          { db, alerts },
-          {
-            queues,
-            environment: config.environment,
-            ...(pollMs !== undefined ? { pollMs } : {}),
-          },
-        ),
-      );
-    }
-    if (roles.has('scheduler')) {
-      components.push(createScheduler({ queues, entries: cronTable(config), logger }));
-    }
-    if (producerRedis && producerQueues) {
-      const receiverPort = options.port ?? config.port;
-      const ops = mountOps({
-        config,
-        db: receiverDatabase?.db ?? db,
-        queues,
-        logger,
-        now,
-        // Started after the receiver (below), so the line names its bound port.
-        receiverPort: () => receiver?.port,
-        alerts,
-        readiness: () => checkReadiness({ db, redis }),
-        ...(options.opsPort !== undefined ? { port: options.opsPort } : {}),
-        ...(options.opsHost !== undefined ? { host: options.opsHost } : {}),
-        ...(options.opsState ? { state: options.opsState } : {}),
-        ...(options.shared ? tenantOption : {}),
-        ...(options.tenantsOf ? { tenantsOf: options.tenantsOf } : {}),
-      });
-      tenantOps = ops.tenantApi;
-      opsServer = ops.server;
-      // Last to start, first to stop: intake stops before the workers drain.
-      receiver = createReceiverServer({
-        db: receiverDatabase?.db ?? db,
-        queues: producerQueues,
-        redis: producerRedis,
-        config,
-        logger,
-        now,
-        syncBatch: {
-          batchSize: config.processing.syncBatchSize,
-          delayMs: config.processing.syncBatchWaitMs,
-        },
-        port: receiverPort,
-        ...(options.shared ? { listen: false } : {}),
-        alerts,
-        ...tenantOption,
-        ...options.receiver,
-        host: options.host ?? config.host,
-      });
-      components.push(receiver);
-      // After the receiver: its start-up line names the receiver's bound port.
-      components.push(...ops.components);
-    }
+    work = clientOptions
+      ? workRole(context, {
+          prefix,
+          client: clientOptions,
+          credentials,
+          notFoundAttempts: options.notFoundAttempts,
+          outboxPollMs: options.outboxPollMs,
+          relayPollMs: options.relayPollMs,
+          alertsPollMs: options.alerts?.pollMs,
+        })
+      : undefined;
+    receive =
+      producerRedis && verifier
+        ? receiveRole(context, {
+            db: receiverDb,
+            redis: producerRedis,
+            queues: producerQueues ?? queues,
+            verifier,
+            port: options.port ?? config.port,
+            host: options.host ?? config.host,
+            shared: options.shared ?? false,
+            ...(options.receiver ? { pacing: options.receiver } : {}),
+          })
+        : undefined;
+    const receiver = receive?.receiver;
+    ops = opsRole(context, {
+      // Started after the receiver (below), so its start-up line names the bound port.
+      receiverPort: receiver ? () => receiver.port : undefined,
+      db: receiverDb,
+      shared: options.shared ?? false,
+      role: roles.has('workers') ? 'work' : 'schedule',
+      port: options.opsPort,
+      host: options.opsHost,
+      metricsPort: options.metricsPort,
+      state: options.opsState,
+      tenantsOf: options.tenantsOf,
+    });
   } catch (error) {
-    // A refused signing set-up, say: close what was opened, then say why.
+    // A refused set-up, say: close what was opened, then say why.
     await resources.stop().catch(() => undefined);
     throw error;
   }
+  const schedule = roles.has('scheduler') ? scheduleRole(context) : undefined;
+  // Without the receiver, health and metrics come first; with it, intake starts last and stops
+  // first, and the ops port's start-up line names the receiver's bound port.
+  const components = [
+    resources,
+    ...composeProcess(receive ? [work, schedule, receive, ops] : [ops, work, schedule]),
+  ];
   collectProcessMetrics();
   return {
     components,
     db,
     queues,
-    receiver,
-    workers,
-    outbox,
-    relay,
-    metricsServer,
-    opsServer,
-    credentialCheck: () => credentialCheck,
-    readiness: () => checkReadiness({ db, redis }),
-    ops: tenantOps,
+    receiver: receive?.receiver,
+    workers: work?.workers,
+    outbox: work?.outbox,
+    relay: work?.relay,
+    metricsServer: ops.metricsServer,
+    opsServer: ops.opsServer,
+    credentialCheck: () => work?.credentialCheck(),
+    readiness,
+    ops: ops.tenantApi,
   };
 }

@@ -28,6 +28,7 @@ import {
 } from '../ops/index.ts';
 import { createDaemon, type Daemon, type DaemonRole } from './create-daemon.ts';
 import { metricsServerComponent } from './metrics-component.ts';
+import { composeProcess, type ProcessRole } from './roles.ts';
 import { tenantOutageAlerts, type TenantOutageAlerts } from './tenant-outage-alerts.ts';
 
 /** One tenant's name and its whole configuration (its database, account, queue prefix). */
@@ -149,9 +150,9 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
     },
   }));
   const readiness = () => tenantsReadiness(tenantStates);
-  const components = [...daemons.values()].flatMap((daemon) => daemon.components);
+  const tenantComponents = [...daemons.values()].flatMap((daemon) => daemon.components);
   // Before the front: it stops after intake stopped, and stops the tenants it started late.
-  components.push(
+  tenantComponents.push(
     retryComponent({
       tenants: options.tenants.filter((tenant) => down.has(tenant.name)),
       retryMs,
@@ -185,6 +186,7 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
   let front: TenantsFront | undefined;
   let opsServer: OpsServer | undefined;
   let metricsServer: MetricsServer | undefined;
+  const opsComponents: Component[] = [];
   if (options.roles.includes('receiver')) {
     front = createTenantsFront({
       tenants: tenantStates,
@@ -200,8 +202,6 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
     const opsHost = options.opsHost ?? ops.host;
     const tokens = [...new Set(options.tenants.flatMap((tenant) => tenant.config.ops.adminTokens))];
     const receiverPort = front;
-    // Last to start, first to stop: intake stops before any tenant's workers drain.
-    components.push(front);
     opsServer = createOpsServer({
       routes: createTenantsOpsRoutes({
         tenants: options.tenants.map((tenant) => ({
@@ -240,8 +240,7 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
           receiverPort: receiverPort.port,
         }),
     });
-    // After the front: its start-up line names the receiver's bound port.
-    components.push(opsServer);
+    opsComponents.push(opsServer);
   } else {
     const made = metricsServerComponent({
       port: options.metricsPort ?? first.config.metricsPort,
@@ -260,8 +259,16 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
       readiness,
     });
     metricsServer = made.server;
-    components.unshift(made.component);
+    opsComponents.push(made.component);
   }
+  const tenants: ProcessRole = { name: 'tenants', components: tenantComponents };
+  const ops: ProcessRole = { name: 'ops', components: opsComponents };
+  // The roles of the process, around every tenant's: the front last to start, first to stop
+  // (intake stops before any tenant's workers drain), then the ops port (its start-up line
+  // names the front's bound port); without the receiver, health and metrics first.
+  const components = composeProcess(
+    front ? [tenants, { name: 'receive', components: [front] }, ops] : [ops, tenants],
+  );
   return { components, tenants: daemons, front, opsServer, metricsServer, readiness };
 }
 

@@ -1,6 +1,7 @@
 /**
  * Metrics: the process's Prometheus registry, the job and scrape-time collectors, and the small
- * `/metrics`, `/healthz`, `/readyz` server of processes without a receiver. See docs/metrics.md.
+ * `/metrics`, `/healthz`, `/readyz` server of processes without a receiver, and the one mount of
+ * those three routes that every port uses (mountHealthRoutes). See docs/metrics.md.
  */
 export { collectProcessMetrics, metricsRegistry } from './metrics-registry.ts';
 export {
@@ -30,5 +31,11 @@ export {
   createMetricsServer,
   type MetricsServer,
   type MetricsServerOptions,
-  type ProcessReadiness,
 } from './metrics-server.ts';
+export {
+  mountHealthRoutes,
+  METRICS_MOVED,
+  metricsMovedWarning,
+  type HealthRoutesOptions,
+  type ProcessReadiness,
+} from './health-routes.ts';

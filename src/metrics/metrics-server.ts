@@ -1,15 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { createGuardedServer } from '../guarded-server.ts';
+import { mountHealthRoutes, type ProcessReadiness } from './health-routes.ts';
 import { metricsRegistry } from './metrics-registry.ts';
-
-/** What `/readyz` reports: 200 when ready, 503 with the reasons otherwise. */
-export interface ProcessReadiness {
-  readonly ready: boolean;
-  readonly reasons: readonly string[];
-}
 
 export interface MetricsServerOptions {
   /** 0 picks a free port. */
@@ -45,12 +41,52 @@ function carriesToken(request: IncomingMessage, tokens: readonly Buffer[]): bool
   return accepted;
 }
 
+/** `/metrics` only with one of `tokens` as the bearer token; 401 otherwise. */
+function bearerGuard(tokens: readonly Buffer[]): RequestHandler {
+  return (request, response, next) => {
+    if (carriesToken(request, tokens)) return next();
+    response.setHeader('WWW-Authenticate', 'Bearer realm="paysync metrics"');
+    response.setHeader('Cache-Control', 'no-store');
+    response.status(401).json({ error: 'authentication required' });
+  };
+}
+
 export interface MetricsServer {
   readonly name: string;
   /** `http://host:port`, once started. */
   readonly url: string | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** The server's routes: health and metrics, then 405 or 404 for anything else. */
+async function metricsApp(
+  readiness: MetricsServerOptions['readiness'],
+  guard: readonly Buffer[] | undefined,
+): Promise<RequestListener> {
+  // Loaded when the server starts: read commands load src/metrics without Express (issue 39).
+  const { default: express } = await import('express');
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  mountHealthRoutes(app, {
+    readiness,
+    metrics: { registry: metricsRegistry, guard: guard ? bearerGuard(guard) : undefined },
+  });
+  app.use((request, response) => {
+    response.setHeader('Cache-Control', 'no-store');
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.status(405).json({ error: 'method not allowed' });
+      return;
+    }
+    response.status(404).json({ error: 'not found' });
+  });
+  const onError: ErrorRequestHandler = (_error, _request, response, next) => {
+    if (response.headersSent) return next(_error);
+    response.status(500).type('text/plain').send('metrics could not be collected\n');
+  };
+  app.use(onError);
+  return app;
 }
 
 /**
@@ -65,62 +101,17 @@ export function createMetricsServer(options: MetricsServerOptions): MetricsServe
   let url: string | undefined;
   const host = options.host ?? '0.0.0.0';
   const guard = options.bearerTokens?.map(digest);
-  const answer = (response: ServerResponse, status: number, type: string, body: string) => {
-    response.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
-    response.end(body);
-  };
   return {
     name: 'metrics server',
     get url() {
       return url;
     },
     async start() {
-      server = createGuardedServer(
-        (request, response) => {
-          const path = (request.url ?? '/').split('?')[0];
-          if (request.method !== 'GET' && request.method !== 'HEAD') {
-            answer(response, 405, 'application/json', '{"error":"method not allowed"}');
-            return;
-          }
-          if (path === '/healthz') {
-            answer(response, 200, 'application/json', JSON.stringify({ ok: true }));
-          } else if (path === '/readyz') {
-            options.readiness().then(
-              (result) =>
-                answer(
-                  response,
-                  result.ready ? 200 : 503,
-                  'application/json',
-                  JSON.stringify(result),
-                ),
-              (error: unknown) =>
-                answer(
-                  response,
-                  503,
-                  'application/json',
-                  JSON.stringify({ ready: false, reasons: [String(error)] }),
-                ),
-            );
-          } else if (path === '/metrics') {
-            if (guard && !carriesToken(request, guard)) {
-              response.setHeader('WWW-Authenticate', 'Bearer realm="paysync metrics"');
-              answer(response, 401, 'application/json', '{"error":"authentication required"}');
-              return;
-            }
-            metricsRegistry.metrics().then(
-              (text) => answer(response, 200, metricsRegistry.contentType, text),
-              () => answer(response, 500, 'text/plain', 'metrics could not be collected\n'),
-            );
-          } else {
-            answer(response, 404, 'application/json', '{"error":"not found"}');
-          }
-        },
-        {
-          connectionsPerClient: options.connectionsPerClient ?? 128,
-          // A scrape has no body: its whole request is its headers.
-          requestTimeoutMs: 30_000,
-        },
-      );
+      server = createGuardedServer(await metricsApp(options.readiness, guard), {
+        connectionsPerClient: options.connectionsPerClient ?? 128,
+        // A scrape has no body: its whole request is its headers.
+        requestTimeoutMs: 30_000,
+      });
       const listening = server;
       try {
         await new Promise<void>((resolve, reject) => {

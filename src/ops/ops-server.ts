@@ -10,7 +10,7 @@ import { DEFAULT_OPS_HOST } from '../config/index.ts';
 import { createGuardedServer } from '../guarded-server.ts';
 import type { Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
-import { metricsRegistry } from '../metrics/index.ts';
+import { mountHealthRoutes, metricsRegistry } from '../metrics/index.ts';
 import { AuthThrottle } from './auth-throttle.ts';
 import { AdminTokens, bearerToken, opsRefusals } from './ops-auth.ts';
 import { sendOpsError, sendTooManyFailures } from './ops-errors.ts';
@@ -60,27 +60,12 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
   app.set('etag', false);
   const trust = options.trustProxy ?? false;
   app.set('trust proxy', typeof trust === 'object' ? [...trust] : trust);
-  app.get('/healthz', (_request, response) => {
-    response.json({ ok: true });
-  });
-  const readiness = options.readiness;
-  if (readiness) {
-    app.get('/readyz', (_request, response, next) => {
-      readiness().then(
-        (result) => response.status(result.ready ? 200 : 503).json(result),
-        (error: unknown) => next(error),
-      );
-    });
-  }
-  app.get('/metrics', metricsGuard(options.metricsTokens, throttle), (_request, response, next) => {
-    metricsRegistry.metrics().then(
-      (text) => {
-        response.setHeader('Content-Type', metricsRegistry.contentType);
-        response.setHeader('Cache-Control', 'no-store');
-        response.send(text);
-      },
-      (error: unknown) => next(error),
-    );
+  mountHealthRoutes(app, {
+    readiness: options.readiness,
+    metrics: {
+      registry: metricsRegistry,
+      guard: metricsGuard(options.metricsTokens, throttle),
+    },
   });
   if (options.routes) app.use(options.routes);
   app.use((_request, response) => sendOpsError(response, 404, 'not_found', 'no such route'));
@@ -132,8 +117,8 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
 function metricsGuard(
   tokens: readonly string[] | undefined,
   throttle: AuthThrottle,
-): RequestHandler {
-  if (tokens === undefined) return (_request, _response, next) => next();
+): RequestHandler | undefined {
+  if (tokens === undefined) return undefined;
   const accepted = tokens.length > 0 ? new AdminTokens(tokens) : undefined;
   return (request: Request, response: Response, next: NextFunction) => {
     void (async () => {

@@ -17,8 +17,12 @@ import {
   type SyncJobData,
 } from '../queues/index.ts';
 import { checkReadiness, type ReadinessCheck } from './check-readiness.ts';
-import { healthRoute } from './health.route.ts';
-import { tenantLabel, webhookOutcomes } from '../metrics/index.ts';
+import {
+  mountHealthRoutes,
+  metricsMovedWarning,
+  tenantLabel,
+  webhookOutcomes,
+} from '../metrics/index.ts';
 import type { SignatureVerifier } from './signature-outcome.ts';
 import { createSignatureVerifier, type SigningConfig } from './verify-signature.ts';
 import { bodyReadError, sendError } from './webhook-errors.ts';
@@ -124,17 +128,15 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
       ...(tenant !== undefined ? { tenant } : {}),
     }),
   );
-  app.use(
-    healthRoute(
-      () =>
-        checkReadiness({
-          db: deps.db,
-          redis: deps.redis,
-          ...(deps.readinessChecks ? { extraChecks: deps.readinessChecks } : {}),
-        }),
-      logger,
-    ),
-  );
+  mountHealthRoutes(app, {
+    readiness: () =>
+      checkReadiness({
+        db: deps.db,
+        redis: deps.redis,
+        ...(deps.readinessChecks ? { extraChecks: deps.readinessChecks } : {}),
+      }),
+    metrics: { moved: metricsMovedWarning(logger) },
+  });
   app.use((_request, response) => sendError(response, 404, 'not_found', 'no such route'));
   const onError: ErrorRequestHandler = (error, _request, response, next) => {
     if (response.headersSent) return next(error);

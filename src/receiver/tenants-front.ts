@@ -1,8 +1,9 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { RequestListener } from 'node:http';
+import express, { type ErrorRequestHandler, type Response } from 'express';
 import type { Component } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Readiness } from './check-readiness.ts';
-import { METRICS_MOVED, metricsMovedWarning } from './health.route.ts';
+import { mountHealthRoutes, metricsMovedWarning } from '../metrics/index.ts';
 import { senderPort } from './http-listener.ts';
 
 /** One tenant behind the front: its receiver's app and its own readiness. */
@@ -48,15 +49,6 @@ export interface TenantsFront extends Component {
   readiness(): Promise<TenantsReadiness>;
 }
 
-/** A path segment decoded; left as sent when it does not decode (no tenant has a % in its name). */
-function decoded(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
 /**
  * Each tenant's readiness, read side by side, and the process's: ready when every tenant is;
  * each reason names its tenant.
@@ -82,7 +74,8 @@ export async function tenantsReadiness(
  * stores the event in that tenant's inbox only; there is no route from one tenant's path to
  * another's books. `/healthz` and `/readyz` (200 or 503, naming no tenant) answer for the whole
  * process; an unknown tenant's path is a plain 404. Metrics, the detailed `/readyz`, the ops API
- * and the dashboards are on the ops port (createTenantsOpsRoutes in src/ops).
+ * and the dashboards are on the ops port (createTenantsOpsRoutes in src/ops). An Express app,
+ * like every other port, with the health routes every port mounts (mountHealthRoutes).
  */
 export function createTenantsFront(options: TenantsFrontOptions): TenantsFront {
   const host = options.host ?? '0.0.0.0';
@@ -91,61 +84,58 @@ export function createTenantsFront(options: TenantsFrontOptions): TenantsFront {
   let draining = false;
 
   const readiness = () => tenantsReadiness(options.tenants);
-  const json = (response: ServerResponse, status: number, body: unknown) => {
-    response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
-    response.end(JSON.stringify(body));
-  };
-  const refuse = (response: ServerResponse, status: number, error: string, message: string) =>
-    json(response, status, { error, message });
-
-  const warnMetricsMoved = metricsMovedWarning(options.logger);
+  const refuse = (response: Response, status: number, error: string, message: string) =>
+    response.status(status).json({ error, message });
   /** The 404 of a path that does not exist: it names no tenant. */
-  const notFound = (response: ServerResponse) =>
-    refuse(response, 404, 'not_found', 'no such route');
+  const notFound = (response: Response) => refuse(response, 404, 'not_found', 'no such route');
 
-  const handler = (request: IncomingMessage, response: ServerResponse) => {
-    const [path = '/', query] = (request.url ?? '/').split(/\?(.*)/s);
-    if (draining) {
-      response.setHeader('Connection', 'close');
-      return refuse(response, 503, 'shutting_down', 'the receiver is stopping; retry later');
-    }
-    if (path.startsWith(`${base}/`)) {
-      const name = decoded(path.slice(base.length + 1));
-      const tenant = byName.get(name);
-      // Anonymous callers learn nothing of which tenants exist.
-      if (!tenant) return notFound(response);
-      const app = tenant.app;
-      if (!app) {
-        // The service retries: nothing is lost while this tenant is paused.
-        response.setHeader('Retry-After', String(options.retryAfterSeconds ?? 30));
-        return refuse(
-          response,
-          503,
-          'tenant_unavailable',
-          `tenant ${tenant.name} is not running (${tenant.unavailable ?? 'starting'}); retry later`,
-        );
-      }
-      // The tenant's app answers its webhook path: it never sees the tenant's name.
-      request.url = query === undefined ? base : `${base}?${query}`;
-      return app(request, response);
-    }
-    if (request.method === 'GET' && path === '/healthz') return json(response, 200, { ok: true });
-    if (request.method === 'GET' && path === '/readyz') {
-      // Whether the process is ready, not which tenants it serves nor why one is not: those
-      // are on the ops port's /readyz.
-      readiness().then(
-        (result) => json(response, result.ready ? 200 : 503, { ready: result.ready }),
-        (error: unknown) =>
-          refuse(response, 503, 'not_ready', `readiness could not be read: ${String(error)}`),
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // As the tenants' names are written: `/Webhooks/acme` and `/webhooks/acme/` are no tenant's.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
+  app.use((_request, response, next) => {
+    if (!draining) return next();
+    response.setHeader('Connection', 'close');
+    refuse(response, 503, 'shutting_down', 'the receiver is stopping; retry later');
+  });
+  app.all(`${base}/:tenant`, (request, response) => {
+    const tenant = byName.get(request.params.tenant!);
+    // Anonymous callers learn nothing of which tenants exist.
+    if (!tenant) return notFound(response);
+    const tenantApp = tenant.app;
+    if (!tenantApp) {
+      // The service retries: nothing is lost while this tenant is paused.
+      response.setHeader('Retry-After', String(options.retryAfterSeconds ?? 30));
+      return refuse(
+        response,
+        503,
+        'tenant_unavailable',
+        `tenant ${tenant.name} is not running (${tenant.unavailable ?? 'starting'}); retry later`,
       );
-      return;
     }
-    if (request.method === 'GET' && path === '/metrics') {
-      warnMetricsMoved();
-      return json(response, 404, METRICS_MOVED);
-    }
-    notFound(response);
+    // The tenant's app answers its webhook path: it never sees the tenant's name.
+    const query = request.url.indexOf('?');
+    request.url = query < 0 ? base : `${base}${request.url.slice(query)}`;
+    tenantApp(request, response);
+  });
+  // Whether the process is ready, not which tenants it serves nor why one is not: those are on
+  // the ops port's /readyz.
+  mountHealthRoutes(app, {
+    readiness,
+    readyOnly: true,
+    metrics: { moved: metricsMovedWarning(options.logger) },
+  });
+  app.use((_request, response) => notFound(response));
+  // A tenant segment that does not decode (`%zz`) is no tenant's.
+  const onError: ErrorRequestHandler = (error, _request, response, next) => {
+    if (response.headersSent) return next(error);
+    if ((error as { status?: unknown }).status === 400) return notFound(response);
+    options.logger.error({ err: error }, 'receiver front request failed');
+    refuse(response, 500, 'internal_error', 'unexpected error; it was logged');
   };
+  app.use(onError);
 
   const door = senderPort('receiver front', {
     port: options.port,
@@ -163,7 +153,7 @@ export function createTenantsFront(options: TenantsFrontOptions): TenantsFront {
       return door.url;
     },
     async start() {
-      await door.listen(handler);
+      await door.listen(app);
       options.logger.info(
         { url: door.url, paths: options.tenants.map((tenant) => `${base}/${tenant.name}`) },
         `receiver listening for ${options.tenants.length} tenants`,

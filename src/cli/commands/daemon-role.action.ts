@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import type { DaemonRole } from '../../daemon/index.ts';
 import { commandContext, commandLogger } from '../context.ts';
 
@@ -13,11 +14,15 @@ on one port, and /readyz names each tenant (docs/tenants.md).`;
  * is one line and exit 1. Without `--tenant` on a tenants file listing several, the process
  * serves every tenant (docs/tenants.md).
  */
-export async function runDaemonRoles(command: string, roles: readonly DaemonRole[]): Promise<void> {
+export async function runDaemonRoles(
+  command: string,
+  roles: readonly DaemonRole[],
+  invoked: Command,
+): Promise<void> {
   // Loaded here, not at the top, so `paysync --help` stays fast.
   const { runDaemon, runTenantsDaemon } = await import('../../daemon/index.ts');
   const { tenantsServedTogether } = await import('../tenant-selection.ts');
-  const together = tenantsServedTogether();
+  const together = tenantsServedTogether(invoked);
   if (together) {
     const [first, ...others] = together.tenants.map((tenant) => tenant.config);
     await runTenantsDaemon({

@@ -30,9 +30,9 @@ every tenant is checked, as \`paysync tenants check\` does (docs/tenants.md).
 on stdout; a bad configuration is still one line on stderr.
 Exit codes: 0 every check passed or warned, 1 at least one failed, 2 bad configuration.`,
     )
-    .action(async (flags: { json?: boolean }) => {
+    .action(async (flags: { json?: boolean }, invoked: Command) => {
       const { tenantsServedTogether } = await import('../tenant-selection.ts');
-      const together = tenantsServedTogether();
+      const together = tenantsServedTogether(invoked);
       if (together) return checkEveryTenant(together, flags);
       // A bad config is reported by the CLI's error boundary as one line naming the variable.
       const config = await cliConfig();

@@ -9,5 +9,7 @@ export function scheduleCommand(): Command {
   return new Command('schedule')
     .description('run the scheduler: inbox recovery now; sweeps, snapshots and exports later')
     .addHelpText('after', TENANTS_HELP)
-    .action(() => runDaemonRoles('schedule', ['scheduler']));
+    .action((_flags: object, invoked: Command) =>
+      runDaemonRoles('schedule', ['scheduler'], invoked),
+    );
 }

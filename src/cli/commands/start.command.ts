@@ -6,5 +6,7 @@ export function startCommand(): Command {
   return new Command('start')
     .description('run every role (receiver, workers, scheduler) in one process')
     .addHelpText('after', TENANTS_HELP)
-    .action(() => runDaemonRoles('start', ['workers', 'scheduler', 'receiver']));
+    .action((_flags: object, invoked: Command) =>
+      runDaemonRoles('start', ['workers', 'scheduler', 'receiver'], invoked),
+    );
 }

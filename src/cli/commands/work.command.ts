@@ -10,5 +10,5 @@ export function workCommand(): Command {
   return new Command('work')
     .description('run the queue workers that fetch each resource from the service and book it')
     .addHelpText('after', TENANTS_HELP)
-    .action(() => runDaemonRoles('work', ['workers']));
+    .action((_flags: object, invoked: Command) => runDaemonRoles('work', ['workers'], invoked));
 }
