@@ -86,12 +86,20 @@ describe(`follow-ups in batches, on ${testDialect()}`, () => {
     expect(
       batches.map((job) => [job.name, job.data.type === 'batch' ? job.data.rows.length : 1]),
     ).toEqual([['follow-ups', 3]]);
-    const failedRow = await db
-      .selectFrom('outbox')
-      .select('last_error')
-      .where('id', '=', ids[1]!)
-      .executeTakeFirstOrThrow();
-    expect(failedRow.last_error).toContain('simulated failure of one follow-up');
+    // The job's failed attempt is counted before its error is written to the row: wait for both.
+    await expect
+      .poll(
+        async () =>
+          (
+            await db
+              .selectFrom('outbox')
+              .select('last_error')
+              .where('id', '=', ids[1]!)
+              .executeTakeFirstOrThrow()
+          ).last_error,
+        { timeout: 30_000, interval: 100 },
+      )
+      .toContain('simulated failure of one follow-up');
 
     await sql`drop trigger refuse_one${sql.raw(testDialect() === 'postgres' ? ' on outbox' : '')}`.execute(
       db,
