@@ -159,8 +159,6 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const clientOptions = roles.has('workers') ? clientOptionsFromConfig(config, now) : undefined;
   const { tenant } = options;
   const tenantOption = tenant !== undefined ? { tenant } : {};
-  // Signing first: a refused set-up should not need a database to say so.
-  const verifier = roles.has('receiver') ? createSignatureVerifier(config, logger) : undefined;
   // A bad alert rule file stops every role: an operator must not believe alerts are routed.
   let alerts: AlertRuntime;
   try {
@@ -173,6 +171,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     if (error instanceof AlertRulesError) throw new StartupError(error.message);
     throw error;
   }
+  // Then signing, still before the database: a refused set-up should not need one to say so.
+  const verifier = roles.has('receiver') ? createSignatureVerifier(config, logger) : undefined;
 
   const opened: { close(): Promise<void> }[] = [];
   const closeOpened = async () => {
