@@ -29,7 +29,7 @@ import { chromium, type Page } from 'playwright-core';
 import { takeBalanceSnapshot } from '../src/balances/index.ts';
 import { startTenantsDaemon, type RunningTenantsDaemon } from '../src/daemon/index.ts';
 import { createDatabase, migrateToLatest } from '../src/db/index.ts';
-import { createDemoTraffic, type DemoTraffic } from '../src/demo/index.ts';
+import { createDemoTraffic, DEMO_PACE, type DemoTraffic } from '../src/demo/index.ts';
 import { runDailyExport } from '../src/exports/index.ts';
 import { latestFailedTransferId } from '../src/ledger/index.ts';
 import { systemClock } from '../src/lifecycle/index.ts';
@@ -264,15 +264,8 @@ async function buildBooks(dir: string): Promise<{
     PAYSYNC_EXPORT_DIR: join(dir, 'exports'),
     PAYSYNC_RECEIPTS_DIR: join(dir, 'receipts'),
     PAYSYNC_BOOKS_TIMEZONE: 'Africa/Dakar',
-    PAYSYNC_UPSTREAM_RPS: '1000',
-    PAYSYNC_UPSTREAM_CONCURRENCY: '16',
-    PAYSYNC_WORKER_CONCURRENCY: '8',
-    PAYSYNC_RECOVERY_AFTER_SECONDS: '30',
-    // The demo's schedule: minutes of a real deployment in seconds.
-    PAYSYNC_SWEEP_CRON: '*/15 * * * * *',
-    PAYSYNC_JANITOR_CRON: '*/5 * * * * *',
-    PAYSYNC_BALANCE_CRON: '*/10 * * * * *',
-    PAYSYNC_VERDICT_CRON: '*/15 * * * * *',
+    // The demo's pace: minutes of a real deployment's schedule in seconds.
+    ...DEMO_PACE,
     PAYSYNC_SHUTDOWN_TIMEOUT_MS: '5000',
     // The back office of the pictures listens on loopback, over http.
     PAYSYNC_RELAY_ALLOW_HTTP: 'true',

@@ -2,7 +2,7 @@
  * `paysync demo`: the simulator, the daemon and generated traffic in one process. Besides the
  * `sim` command, the only code outside tests that starts the simulator.
  */
-export { startDemo, type DemoOptions, type RunningDemo } from './start-demo.ts';
+export { DEMO_PACE, startDemo, type DemoOptions, type RunningDemo } from './start-demo.ts';
 export type { DemoSummary, WebhookFlow } from './demo-summary.ts';
 export {
   createDemoTraffic,

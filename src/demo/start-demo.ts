@@ -61,6 +61,22 @@ export interface RunningDemo {
   stop(): Promise<void>;
 }
 
+/**
+ * The demo's pace: a simulator that answers at once, and minutes of a real deployment's
+ * schedule in seconds, so a short run shows each task's work (sweeps for missed webhooks,
+ * balance snapshots against the ledger, the day's verdict). The screenshot script runs at it too.
+ */
+export const DEMO_PACE = {
+  PAYSYNC_UPSTREAM_RPS: '1000',
+  PAYSYNC_UPSTREAM_CONCURRENCY: '16',
+  PAYSYNC_WORKER_CONCURRENCY: '8',
+  PAYSYNC_RECOVERY_AFTER_SECONDS: '30',
+  PAYSYNC_SWEEP_CRON: '*/15 * * * * *',
+  PAYSYNC_JANITOR_CRON: '*/5 * * * * *',
+  PAYSYNC_BALANCE_CRON: '*/10 * * * * *',
+  PAYSYNC_VERDICT_CRON: '*/15 * * * * *',
+} as const;
+
 function demoConfig(
   options: DemoOptions,
   sim: RunningSimulator,
@@ -80,16 +96,7 @@ function demoConfig(
     PAYSYNC_PORT: String(options.port || 8080),
     PAYSYNC_WEBHOOK_SECRET: secret,
     PAYSYNC_QUEUE_PREFIX: prefix,
-    PAYSYNC_UPSTREAM_RPS: '1000',
-    PAYSYNC_UPSTREAM_CONCURRENCY: '16',
-    PAYSYNC_WORKER_CONCURRENCY: '8',
-    PAYSYNC_RECOVERY_AFTER_SECONDS: '30',
-    // Minutes of a real deployment's schedule in seconds, so a short demo shows each task's work:
-    // sweeps for missed webhooks, balance snapshots against the ledger, and the day's verdict.
-    PAYSYNC_SWEEP_CRON: '*/15 * * * * *',
-    PAYSYNC_JANITOR_CRON: '*/5 * * * * *',
-    PAYSYNC_BALANCE_CRON: '*/10 * * * * *',
-    PAYSYNC_VERDICT_CRON: '*/15 * * * * *',
+    ...DEMO_PACE,
     ...(options.alertSlackUrl ? { PAYSYNC_ALERT_SLACK_URL: options.alertSlackUrl } : {}),
     PAYSYNC_SHUTDOWN_TIMEOUT_MS: '5000',
     PAYSYNC_LOG_LEVEL: options.logger.level,
