@@ -1,21 +1,12 @@
-import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findInboxEvent, insertInboxEvent } from '../../src/inbox/index.ts';
 import { enqueueIngest } from '../../src/queues/index.ts';
 import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.ts';
-import { closedPort, PAYSYNC_BIN, runCli } from '../support/run-cli.ts';
+import { runCli, startPaysync } from '../support/run-cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 import { createDaemonFixture, type DaemonFixture } from './support/daemon-fixture.ts';
 import { startWorkerProcess } from './support/worker-process.ts';
 import { until } from '../support/until.ts';
-
-function withoutPaysyncVariables(): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([key]) => !key.startsWith('PAYSYNC_') && !key.startsWith('npm_') && key !== 'NODE_OPTIONS',
-    ),
-  );
-}
 
 let fixture: DaemonFixture | undefined;
 let redis: PrivateRedis | undefined;
@@ -105,37 +96,21 @@ describe('paysync work as a process', () => {
 
   it('paysync start serves the receiver with the workers, and stops cleanly on SIGTERM', async () => {
     fixture = await createDaemonFixture();
-    const port = await closedPort();
-    const child = spawn(process.execPath, [PAYSYNC_BIN, 'start'], {
-      env: {
-        ...withoutPaysyncVariables(),
-        ...fixture.env,
-        PAYSYNC_PORT: String(port),
-        // Its own ops port: other tests' processes may hold the default one.
-        PAYSYNC_OPS_PORT: String(await closedPort()),
-        PAYSYNC_LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) =>
-      child.once('exit', (code) => resolve(code)),
-    );
+    const started = await startPaysync('start', fixture.env);
+    const { port, output } = started;
     const health = await until(
       () => fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined),
       { message: `/healthz on port ${port}` },
     ).catch(() => undefined);
-    expect(health?.status, output).toBe(200);
+    expect(health?.status, output()).toBe(200);
     // The roles log as each starts; the receiver may answer before the scheduler has said so.
     await until(
-      () => output.includes('workers taking jobs') && output.includes('scheduler running'),
-      { message: `the workers and the scheduler said they run (output: ${output})` },
+      () => output().includes('workers taking jobs') && output().includes('scheduler running'),
+      { message: `the workers and the scheduler said they run (output: ${output()})` },
     ).catch(() => undefined);
-    expect(output).toContain('workers taking jobs');
-    expect(output).toContain('scheduler running');
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(output()).toContain('workers taking jobs');
+    expect(output()).toContain('scheduler running');
+    started.child.kill('SIGTERM');
+    expect(await started.exited).toBe(0);
   }, 30_000);
 });

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 import { startWorkerProcess } from '../processing/support/worker-process.ts';
 import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.ts';
-import { closedPort, PAYSYNC_BIN, runCli } from '../support/run-cli.ts';
+import { closedPort, runCli, startPaysync } from '../support/run-cli.ts';
 import { until } from '../support/until.ts';
 import { freshDatabase, type TestDatabase } from '../support/test-database.ts';
 
@@ -55,37 +54,15 @@ async function workEnv(url: string): Promise<Record<string, string>> {
  * returns everything it wrote once it exited 0.
  */
 async function serveUntilHealthy(command: string, env: Record<string, string>): Promise<string> {
-  const port = await closedPort();
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([key]) => !key.startsWith('PAYSYNC_') && !key.startsWith('npm_') && key !== 'NODE_OPTIONS',
-    ),
-  );
-  const child = spawn(process.execPath, [PAYSYNC_BIN, command], {
-    env: {
-      ...clean,
-      ...env,
-      PAYSYNC_PORT: String(port),
-      // Its own ops port: other tests' processes may hold the default one.
-      PAYSYNC_OPS_PORT: String(await closedPort()),
-      PAYSYNC_LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
-  );
+  const started = await startPaysync(command, env);
   const health = await until(
-    () => fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined),
-    { message: `/healthz on port ${port}` },
+    () => fetch(`http://127.0.0.1:${started.port}/healthz`).catch(() => undefined),
+    { message: `/healthz on port ${started.port}` },
   ).catch(() => undefined);
-  child.kill('SIGTERM');
-  expect(await exited, output).toBe(0);
-  expect(health?.status, output).toBe(200);
-  return output;
+  started.child.kill('SIGTERM');
+  expect(await started.exited, started.output()).toBe(0);
+  expect(health?.status, started.output()).toBe(200);
+  return started.output();
 }
 
 describe('paysync work, start and serve on a Redis that refuses CONFIG', () => {

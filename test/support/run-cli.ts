@@ -1,7 +1,8 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freePort } from '../../src/lifecycle/index.ts';
 
 export const PAYSYNC_BIN = resolve(import.meta.dirname, '../../bin/paysync.js');
 
@@ -45,3 +46,42 @@ export function runCli(
 
 /** A TCP port nothing listens on (bound, then released). */
 export { freePort as closedPort } from '../../src/lifecycle/index.ts';
+
+/** A long-running `paysync <command>` (start, serve, work…) started by {@link startPaysync}. */
+export interface RunningPaysync {
+  readonly child: ChildProcess;
+  /** The receiver's port (PAYSYNC_PORT), free when it started. */
+  readonly port: number;
+  /** Everything it wrote so far, stdout and stderr together. */
+  output(): string;
+  /** Its exit code, once it exits. */
+  readonly exited: Promise<number | null>;
+}
+
+/**
+ * Starts `paysync <command>` as a real child process with the clean environment, `env`, a free
+ * receiver port and ops port of its own (other tests' processes may hold the defaults) and
+ * info logs, collecting its output.
+ */
+export async function startPaysync(
+  command: string,
+  env: Record<string, string>,
+): Promise<RunningPaysync> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [PAYSYNC_BIN, command], {
+    env: cleanEnvironment({
+      ...env,
+      PAYSYNC_PORT: String(port),
+      PAYSYNC_OPS_PORT: String(await freePort()),
+      PAYSYNC_LOG_LEVEL: 'info',
+    }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolveExit) =>
+    child.once('exit', (code) => resolveExit(code)),
+  );
+  return { child, port, output: () => output, exited };
+}
