@@ -1,6 +1,6 @@
 /**
  * Issue 25, acceptance 4: what each extra tenant costs a process serving several, idle. For
- * each tenant count (default 1, 5 and 20) it writes a tenants file (each tenant its own
+ * each tenant count (default 1, 5, 20 and 50) it writes a tenants file (each tenant its own
  * simulator account, SQLite file or PostgreSQL schema), runs `paysync tenants migrate`, starts
  * one `paysync start` without `--tenant`, waits until `/readyz` answers 200 for every tenant,
  * then lets it sit idle (`--idle-seconds`, default 30) and reads:
@@ -8,11 +8,13 @@
  *   over the idle time (RSS is mostly the heap V8 reserves, so the heap in use shows a
  *   tenant's own cost more closely);
  * - the Redis connections it holds (`CLIENT LIST` before and after the start);
- * - on PostgreSQL, the server connections it holds (`pg_stat_activity`, before and after).
+ * - on PostgreSQL, the server connections it holds (`pg_stat_activity`, counted by the run's own
+ *   `application_name`): at the end of the idle time, and the most seen at once from the start
+ *   (issue 42, item 4: 50 tenants within 60), also in a table of their own.
  * The cost of an extra tenant is the difference from one tenant, divided by the extra tenants.
  * The simulators run inside this script, so their memory is not counted.
  *
- * Usage: npm run bench:tenants [-- --tenants 1,5,20] [--dialect sqlite|postgres]
+ * Usage: npm run bench:tenants [-- --tenants 1,5,20,50] [--dialect sqlite|postgres]
  *          [--idle-seconds 30] [--no-write] [--label TEXT]
  *        (PostgreSQL: the server of PAYSYNC_BENCH_DATABASE_URL, default
  *        postgres://postgres@127.0.0.1:5432/test; the schemas are dropped afterwards)
@@ -37,7 +39,7 @@ import { appendPerformanceRow } from './performance-doc.ts';
 benchCli(import.meta.filename);
 const { values } = parseArgs({
   options: {
-    tenants: { type: 'string', default: '1,5,20' },
+    tenants: { type: 'string', default: '1,5,20,50' },
     dialect: { type: 'string', default: 'sqlite' },
     'idle-seconds': { type: 'string', default: '30' },
     'no-write': { type: 'boolean', default: false },
@@ -85,12 +87,13 @@ const redisClients = async () =>
   String(await redis.call('CLIENT', 'LIST'))
     .split('\n')
     .filter(Boolean).length;
-const serverConnections = async () => {
+/** The server connections of one run's `paysync start` (its own application_name). */
+const serverConnections = async (applicationName: string) => {
   if (!admin) return 0;
   try {
     const { rows } = await sql<{
       count: string;
-    }>`select count(*) as count from pg_stat_activity where datname = current_database()`.execute(
+    }>`select count(*) as count from pg_stat_activity where application_name = ${applicationName}`.execute(
       admin.db,
     );
     return Number(rows[0]?.count ?? 0);
@@ -105,7 +108,15 @@ interface Measured {
   readonly heapMb: number;
   readonly redisConnections: number;
   readonly serverConnections: number;
+  /** The most server connections seen at once, sampled every 250 ms from start to the end. */
+  readonly peakServerConnections: number;
   readonly readySeconds: number;
+}
+
+function withApplicationName(url: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('application_name', `paysync-bench-${randomBytes(3).toString('hex')}`);
+  return parsed.toString();
 }
 
 const sims: RunningSimulator[] = [];
@@ -129,7 +140,9 @@ async function measure(count: number): Promise<Measured> {
     // Metrics are on the ops port.
     PAYSYNC_OPS_PORT: String(await freePort()),
     PAYSYNC_LOG_LEVEL: 'warn',
-    ...(dialect === 'postgres' ? { PAYSYNC_DATABASE_URL: postgresUrl } : {}),
+    // Its own application_name: only this run's connections are counted, whatever else the
+    // server serves.
+    ...(dialect === 'postgres' ? { PAYSYNC_DATABASE_URL: withApplicationName(postgresUrl) } : {}),
   };
   const entries = services.map((sim, index) => {
     env[`KEY_${index}`] = sim.credentials.apiKey;
@@ -157,7 +170,17 @@ async function measure(count: number): Promise<Measured> {
     if (migrated.status !== 0)
       throw new Error(`tenants migrate failed: ${migrated.stdout}${migrated.stderr}`);
     const redisBefore = await redisClients();
-    const serverBefore = await serverConnections();
+    const applicationName = new URL(env.PAYSYNC_DATABASE_URL ?? postgresUrl).searchParams.get(
+      'application_name',
+    )!;
+    let peak = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling && admin) {
+        peak = Math.max(peak, await serverConnections(applicationName));
+        await sleep(250);
+      }
+    })();
     const started = Date.now();
     const child = spawn(process.execPath, [join(process.cwd(), 'bin/paysync.js'), 'start'], {
       cwd: dir,
@@ -189,10 +212,13 @@ async function measure(count: number): Promise<Measured> {
         rssMb: median(samples),
         heapMb: median(heap),
         redisConnections: (await redisClients()) - redisBefore,
-        serverConnections: (await serverConnections()) - serverBefore,
+        serverConnections: await serverConnections(applicationName),
+        peakServerConnections: peak,
         readySeconds,
       };
     } finally {
+      sampling = false;
+      await sampler;
       child.kill('SIGTERM');
       await exited;
     }
@@ -226,7 +252,7 @@ try {
     }
     results.push(result);
     console.log(
-      `${count} tenant(s): RSS ${result.rssMb.toFixed(0)} MB idle (V8 heap in use ${result.heapMb.toFixed(0)} MB), ${result.redisConnections} Redis connection(s), ${result.serverConnections} PostgreSQL connection(s), ready in ${result.readySeconds.toFixed(1)} s`,
+      `${count} tenant(s): RSS ${result.rssMb.toFixed(0)} MB idle (V8 heap in use ${result.heapMb.toFixed(0)} MB), ${result.redisConnections} Redis connection(s), ${result.serverConnections} PostgreSQL connection(s) idle (peak ${result.peakServerConnections}), ready in ${result.readySeconds.toFixed(1)} s`,
     );
   }
 } finally {
@@ -260,6 +286,23 @@ for (const result of base ? results : []) {
     header,
     row: `| ${run} | ${database} | ${result.tenants} | ${result.rssMb.toFixed(0)} | ${result.heapMb.toFixed(0)} | ${result.redisConnections} | ${dialect === 'postgres' ? result.serverConnections : '—'} | ${result.readySeconds.toFixed(1)} s | ${perTenant} | ${machine} |`,
   });
+}
+if (dialect === 'postgres' && !values['no-write']) {
+  for (const result of results) {
+    appendPerformanceRow({
+      marker:
+        '<!-- bench:tenants:postgres-connections (appended by `npm run bench:tenants -- --dialect postgres`) -->',
+      header: [
+        '## Tenants on one PostgreSQL server (`npm run bench:tenants`)',
+        '',
+        "Issue 42, item 4: the server connections one `paysync start` holds for N tenants whose books are schemas of one server, counted by the run's own `application_name` in `pg_stat_activity`: the most seen at once (a sample every 250 ms from the start to the end of the idle time), and those held at the end. The target: 50 tenants within 60.",
+        '',
+        '| Run | Tenants | Peak server connections | Held idle | Ready after | Machine |',
+        '| --- | ------: | ----------------------: | --------: | ----------: | ------- |',
+      ],
+      row: `| ${run} | ${result.tenants} | ${result.peakServerConnections} | ${result.serverConnections} | ${result.readySeconds.toFixed(1)} s | ${machine} |`,
+    });
+  }
 }
 for (const failure of values['no-write'] ? [] : failures) {
   appendPerformanceRow({

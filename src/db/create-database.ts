@@ -20,6 +20,7 @@ import { hidePasswordInUrl } from '../config/index.ts';
 import { reasonOf } from '../error-reason.ts';
 import { createPrivateFile, createPrivateFolder, PRIVATE_FILE_MODE } from '../private-files.ts';
 import type { Database } from './database.ts';
+import { schemaPool, splitSearchPath } from './schema-pool.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -32,7 +33,10 @@ export interface DatabaseHandle {
 }
 
 export interface DatabaseOptions {
-  /** PostgreSQL only: schema to use (tests give each run its own). */
+  /**
+   * PostgreSQL only: the schema to use (tests give each run its own), as a URL's
+   * `options=-c search_path=<schema>` does; either way each transaction sets it itself.
+   */
   searchPath?: string;
   /** PostgreSQL only: pool size. @defaultValue 10 */
   poolSize?: number;
@@ -259,6 +263,18 @@ export function sqliteConnectionOf(db: Kysely<any>): BetterSqlite3.Database | un
   return db.isTransaction ? undefined : sqliteConnections.get(db);
 }
 
+/** A node-postgres pool for one server URL. */
+function openPool(url: string, max: number): pg.Pool {
+  const pool = new (loadPg().Pool)({ connectionString: url, max, types: postgresTypes() });
+  // A client losing its connection (a terminated backend, a network cut) must not crash the
+  // process. The pool listens only while a client is idle; one checked out between two queries
+  // of a transaction emits 'error' on itself, unheard, which Node turns into a crash. With a
+  // listener of its own, its next query fails, the job retries, and the pool drops the client.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
+}
+
 /**
  * The only place a database connection is made. Throws {@link DatabaseOpenError} when the
  * SQLite file or its folder cannot be opened or created.
@@ -277,18 +293,13 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     sqliteConnections.set(db, sqlite);
     return { db, dialect, displayUrl: `sqlite:${file}`, close: () => db.destroy() };
   }
-  const pool = new (loadPg().Pool)({
-    connectionString: url,
-    max: options.poolSize ?? 10,
-    types: postgresTypes(),
-    ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
-  });
-  // A client losing its connection (a terminated backend, a network cut) must not crash the
-  // process. The pool listens only while a client is idle; one checked out between two queries
-  // of a transaction emits 'error' on itself, unheard, which Node turns into a crash. With a
-  // listener of its own, its next query fails, the job retries, and the pool drops the client.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  const max = options.poolSize ?? 10;
+  const target = options.searchPath
+    ? { schema: options.searchPath, server: splitSearchPath(url)?.server ?? url }
+    : splitSearchPath(url);
+  // A schema's books share the process's pool for their server, each transaction naming the
+  // schema (src/db/schema-pool.ts): what works through pgbouncer, and 50 tenants in one pool.
+  const pool = target ? schemaPool(target, max, openPool) : openPool(url, max);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...observerLog() });
   const displayUrl = hidePasswordInUrl(url);
   return { db, dialect, displayUrl, close: () => db.destroy() };

@@ -15,7 +15,8 @@ export {
   type DialectName,
   type QueryObserver,
 } from './create-database.ts';
-export { ensureSearchPathSchema, splitSearchPath } from './ensure-schema.ts';
+export { ensureSearchPathSchema } from './ensure-schema.ts';
+export { splitSearchPath } from './schema-pool.ts';
 export {
   migrateDatabaseAt,
   MigrateDatabaseError,
