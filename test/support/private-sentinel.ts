@@ -185,3 +185,38 @@ export async function startPrivateSentinel(masterName = 'paysync-test'): Promise
     throw error;
   }
 }
+
+/** A sentinel watching nothing, on a private port: it knows no master by any name. */
+export async function startLoneSentinel(): Promise<{
+  readonly port: number;
+  stop(): Promise<void>;
+}> {
+  const dir = mkdtempSync(join(tmpdir(), 'paysync-sentinel-'));
+  const port = await closedPort();
+  const conf = join(dir, 'sentinel.conf');
+  writeFileSync(conf, `port ${port}\nbind 127.0.0.1\ndir ${dir}\n`);
+  const child = spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore', cwd: dir });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const stop = async () => {
+    process.off('exit', killOnExit);
+    probe.disconnect();
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const probe = client(port);
+  try {
+    await until(() => answers(probe), {
+      message: `the sentinel on port ${port}`,
+      timeoutMs: 20_000,
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { port, stop };
+}
