@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, secretValues } from '../../src/config/index.ts';
 import { startLoneSentinel } from '../support/private-sentinel.ts';
 import { closedPort } from '../support/run-cli.ts';
 import { runCliInProcess } from '../support/run-cli-in-process.ts';
@@ -38,6 +39,13 @@ describe('PAYSYNC_REDIS_URL=redis+sentinel://…', () => {
     expect(result.stderr).toContain(
       'PAYSYNC_REDIS_URL="redis+sentinel://127.0.0.1:26379,10.0.0.2:0/mymaster" is invalid: has sentinel "10.0.0.2:0" whose port is not 1 to 65535',
     );
+  });
+
+  it("the master's password is a secret the logs are scrubbed of, as written and decoded", () => {
+    const config = loadConfig({
+      PAYSYNC_REDIS_URL: 'redis+sentinel://paysync:p%40ss-w0rd@10.0.0.1,10.0.0.2:26380/main/2',
+    });
+    expect(secretValues(config)).toEqual(expect.arrayContaining(['p%40ss-w0rd', 'p@ss-w0rd']));
   });
 
   it('doctor says what each sentinel answered when none names the master', async () => {
