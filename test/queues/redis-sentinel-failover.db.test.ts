@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 import { describeState, waitForCatchUp, type EndState } from '../processing/support/end-state.ts';
@@ -25,6 +26,7 @@ describe(`paysync start through a sentinel, failover mid-traffic, on ${testDiale
   let audit: CliResult;
   let doctorBefore: CliResult;
   let doctorAfter: CliResult;
+  let workersOnNewMaster = 0;
 
   beforeAll(async () => {
     topology = await startPrivateSentinel();
@@ -78,6 +80,20 @@ describe(`paysync start through a sentinel, failover mid-traffic, on ${testDiale
     // balances this short run never books; the state above compared every item with it).
     audit = await runCli(['audit'], { env: fixture.env });
     doctorAfter = await runCliInProcess(['doctor'], { env: fixture.env });
+    // paysync's workers wait for jobs on the new master (BullMQ blocks in BZPOPMIN).
+    const newMaster = new Redis({ port: topology.replicaPort, lazyConnect: true });
+    try {
+      await newMaster.connect();
+      workersOnNewMaster = await until(
+        async () => {
+          const list = (await newMaster.call('CLIENT', 'LIST')) as string;
+          return list.split('\n').filter((line) => line.includes('cmd=bzpopmin')).length;
+        },
+        { accept: (count) => count > 0, message: 'a worker blocked on the new master' },
+      ).catch(() => 0);
+    } finally {
+      newMaster.disconnect();
+    }
   }, 180_000);
 
   afterAll(async () => {
@@ -122,6 +138,10 @@ describe(`paysync start through a sentinel, failover mid-traffic, on ${testDiale
       );
     expect(doctorBefore.stdout).toMatch(line(topology.masterPort));
     expect(doctorAfter.stdout).toMatch(line(topology.replicaPort));
+  });
+
+  it("paysync's workers followed the master to the replica", () => {
+    expect(workersOnNewMaster).toBeGreaterThan(0);
   });
 
   it('paysync kept running through the switch', () => {
