@@ -18,17 +18,24 @@ export const CONNECTION_VARIABLES = {
       const problem = value.startsWith('sqlite:') ? undefined : postgresUrlProblem(value);
       if (problem) context.addIssue({ code: 'custom', message: problem });
     }),
-  /** @defaultValue `redis://127.0.0.1:6379` */
+  /**
+   * One Redis (`redis://`, `rediss://`), or the master a set of sentinels names
+   * (`redis+sentinel://[user:password@]host[:port][,host[:port]…]/master-name[/db]`, see
+   * docs/operations.md, "Redis Sentinel"). @defaultValue `redis://127.0.0.1:6379`
+   */
   PAYSYNC_REDIS_URL: z
     .string()
     .trim()
     .default('redis://127.0.0.1:6379')
-    .refine((value) => /^rediss?:\/\/.+/.test(value), {
-      message: 'must be a redis:// or rediss:// URL, for example redis://127.0.0.1:6379',
+    .refine((value) => /^(rediss?|redis\+sentinel):\/\/.+/.test(value), {
+      message:
+        'must be a redis://, rediss:// or redis+sentinel:// URL, for example redis://127.0.0.1:6379 or redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/mymaster',
       abort: true,
     })
     .superRefine((value, context) => {
-      const problem = redisUrlProblem(value);
+      const problem = isSentinelUrl(value)
+        ? readSentinelUrl(value).problem
+        : redisUrlProblem(value);
       if (problem) context.addIssue({ code: 'custom', message: problem });
     }),
   /**
@@ -108,6 +115,131 @@ export function redisUrlProblem(url: string): string | undefined {
     return `selects a database that is not a number (a password split at an unencoded / ?): use redis://host:port/0, or leave the /number out, and ${ENCODE_PASSWORD_HINT}`;
   }
   return undefined;
+}
+
+/** One sentinel's address. */
+export interface SentinelAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * A `redis+sentinel://` URL, read: the sentinels to ask, in order, the name they know the master
+ * by, and what to present to the master (its user, password and database). The sentinels
+ * themselves are asked without a password.
+ */
+export interface RedisSentinelTarget {
+  readonly sentinels: readonly SentinelAddress[];
+  readonly masterName: string;
+  readonly username: string | undefined;
+  readonly password: string | undefined;
+  readonly db: number;
+}
+
+/** The port a sentinel listens on unless the URL says otherwise. */
+export const DEFAULT_SENTINEL_PORT = 26_379;
+
+const SENTINEL_FORM =
+  'use redis+sentinel://[user:password@]host[:port][,host[:port]…]/master-name[/db], for example redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/mymaster';
+
+/** Whether `url` names sentinels and a master rather than one Redis. */
+export function isSentinelUrl(url: string): boolean {
+  return /^redis\+sentinel:\/\//i.test(url);
+}
+
+function decodedPart(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One `host[:port]` of the sentinel list (an IPv6 host in brackets), or why it is not one. */
+function readSentinelAddress(text: string): SentinelAddress | string {
+  const match = /^(\[[0-9a-f:.]+\]|[^:[\]\s]+)(?::(\d*))?$/i.exec(text);
+  if (!match) {
+    return `has sentinel "${text}", which is not host or host:port: ${SENTINEL_FORM}`;
+  }
+  const host = match[1]!.replace(/^\[(.*)\]$/, '$1');
+  if (match[2] === undefined) return { host, port: DEFAULT_SENTINEL_PORT };
+  const port = Number(match[2]);
+  if (match[2] === '' || port < 1 || port > 65_535) {
+    return `has sentinel "${text}" whose port is not 1 to 65535: ${SENTINEL_FORM}`;
+  }
+  return { host, port };
+}
+
+/**
+ * Reads `redis+sentinel://[user:password@]host[:port][,host[:port]…]/master-name[/db]`: the
+ * target, or the problem (the words after `PAYSYNC_REDIS_URL="…" is invalid: `). The password
+ * is what lies between the first `:` and the last `@` before the first `/`, as in a
+ * `redis://` URL; percent-encoded parts are decoded.
+ */
+export function readSentinelUrl(
+  url: string,
+):
+  | { readonly target: RedisSentinelTarget; readonly problem?: never }
+  | { readonly problem: string; readonly target?: never } {
+  const rest = url.slice(url.indexOf('://') + 3);
+  const authorityEnd = rest.search(/[/?#]/);
+  if (authorityEnd !== -1 && rest.indexOf('@', authorityEnd) !== -1) {
+    // A password with an unencoded / ? or #: say so without echoing any part of it.
+    return {
+      problem: `has an @ after the first / ? or # (a password split there): ${ENCODE_PASSWORD_HINT}`,
+    };
+  }
+  if (/[?#]/.test(rest)) return { problem: `takes no ?options or #fragment: ${SENTINEL_FORM}` };
+  const slash = rest.indexOf('/');
+  const authority = slash === -1 ? rest : rest.slice(0, slash);
+  const path = slash === -1 ? '' : rest.slice(slash + 1);
+  const at = authority.lastIndexOf('@');
+  const credentials = at === -1 ? undefined : authority.slice(0, at);
+  const hosts = at === -1 ? authority : authority.slice(at + 1);
+  let username: string | undefined;
+  let password: string | undefined;
+  if (credentials !== undefined) {
+    const colon = credentials.indexOf(':');
+    const user = decodedPart(colon === -1 ? credentials : credentials.slice(0, colon));
+    const secret = colon === -1 ? '' : decodedPart(credentials.slice(colon + 1));
+    if (user === undefined || secret === undefined) {
+      return {
+        problem: `has a user or password that is not percent-encoded right: ${ENCODE_PASSWORD_HINT}`,
+      };
+    }
+    username = user === '' ? undefined : user;
+    password = secret === '' ? undefined : secret;
+  }
+  if (hosts === '') return { problem: `names no sentinel: ${SENTINEL_FORM}` };
+  const sentinels: SentinelAddress[] = [];
+  for (const text of hosts.split(',')) {
+    const address = readSentinelAddress(text.trim());
+    if (typeof address === 'string') return { problem: address };
+    sentinels.push(address);
+  }
+  const [name = '', database, ...extra] = path.split('/');
+  const masterName = decodedPart(name) ?? '';
+  if (masterName === '') {
+    return {
+      problem: `names no master: add the name the sentinels monitor it under (sentinel monitor <name> …) after the sentinels; ${SENTINEL_FORM}`,
+    };
+  }
+  if (extra.length > 0 || (database !== undefined && !/^\d{1,5}$/.test(database))) {
+    return {
+      problem: `selects a database that is not a number after the master name (a password split at an unencoded /?): use …/${masterName}/0, or leave the database out, and ${ENCODE_PASSWORD_HINT}`,
+    };
+  }
+  return {
+    target: { sentinels, masterName, username, password, db: Number(database ?? 0) },
+  };
+}
+
+/** The decoded password inside a database or Redis URL, or undefined: for the log scrubber. */
+export function connectionUrlPassword(url: string): string | undefined {
+  if (isSentinelUrl(url)) return readSentinelUrl(url).target?.password;
+  const password = parseConnectionUrl(url)?.password;
+  if (!password) return undefined;
+  return decodedPart(password) ?? password;
 }
 
 /**

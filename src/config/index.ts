@@ -12,7 +12,16 @@ export {
   type Config,
   type EnvSource,
 } from './load-config.ts';
-export { hidePasswordInUrl, parseConnectionUrl, type RedisEvictionCheck } from './connections.ts';
+export {
+  DEFAULT_SENTINEL_PORT,
+  hidePasswordInUrl,
+  isSentinelUrl,
+  parseConnectionUrl,
+  readSentinelUrl,
+  type RedisEvictionCheck,
+  type RedisSentinelTarget,
+  type SentinelAddress,
+} from './connections.ts';
 export { readSettingsFile, type SettingsFile } from './settings-file.ts';
 export { SECRET_VARIABLES, secretValues } from './secrets.ts';
 export {

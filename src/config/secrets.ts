@@ -1,18 +1,16 @@
-import { parseConnectionUrl } from './connections.ts';
+import { connectionUrlPassword, parseConnectionUrl } from './connections.ts';
 import type { Config } from './load-config.ts';
 
 export { SECRET_VARIABLES } from './secret-variables.ts';
 
-/** The decoded passwords of the database and Redis URLs, for the log scrubber. */
+/** The passwords of the database and Redis URLs, as written and decoded, for the log scrubber. */
 function urlPasswords(config: Config): string[] {
   return [config.databaseUrl, config.redisUrl].flatMap((url) => {
-    const password = parseConnectionUrl(url)?.password;
-    if (!password) return [];
-    try {
-      return [password, decodeURIComponent(password)];
-    } catch {
-      return [password];
-    }
+    const written = parseConnectionUrl(url)?.password;
+    const decoded = connectionUrlPassword(url);
+    return [written, decoded].filter(
+      (value): value is string => value !== undefined && value !== '',
+    );
   });
 }
 

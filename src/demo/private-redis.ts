@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { hidePasswordInUrl } from '../config/index.ts';
 import { freePort } from '../lifecycle/index.ts';
+import { createRedisConnection } from '../queues/index.ts';
 
 /** The Redis the demo uses: the configured one, or a private one it started. */
 export interface DemoRedis {
@@ -15,14 +16,12 @@ export interface DemoRedis {
 
 /** Whether a Redis answers PING at `url` within `timeoutMs`. */
 export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boolean> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: timeoutMs,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    enableOfflineQueue: false,
-  });
-  client.on('error', () => undefined);
+  let client: Redis;
+  try {
+    client = createRedisConnection(url, 'probe', { timeoutMs });
+  } catch {
+    return false; // a URL the config will refuse in its own words
+  }
   try {
     await client.connect();
     return (await client.ping()) === 'PONG';

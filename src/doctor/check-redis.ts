@@ -1,6 +1,13 @@
-import { Redis } from 'ioredis';
-import { hidePasswordInUrl, type RedisEvictionCheck } from '../config/index.ts';
 import {
+  hidePasswordInUrl,
+  isSentinelUrl,
+  readSentinelUrl,
+  type RedisEvictionCheck,
+} from '../config/index.ts';
+import {
+  askSentinels,
+  connectedAddress,
+  createRedisConnection,
   readEvictionPolicy,
   RedisConfigRefusedError,
   type EvictionPolicyReading,
@@ -19,21 +26,33 @@ function versionAtLeast(version: string, min: readonly [number, number]): boolea
  * Redis answers, is new enough for BullMQ, and never evicts keys: with any other
  * `maxmemory-policy` Redis may silently drop queued jobs under memory pressure. A Redis that
  * answers but refuses CONFIG (managed Redis) is a warning, in start's words, with what start
- * will do under `evictionCheck` (`PAYSYNC_REDIS_EVICTION_CHECK`).
+ * will do under `evictionCheck` (`PAYSYNC_REDIS_EVICTION_CHECK`). Behind sentinels
+ * (`redis+sentinel://`), the sentinels are asked in order for the master, as the daemon's
+ * connections ask them, and the line says which master was reached through which sentinel;
+ * the checks run against that master.
  */
 export async function checkRedis(
   redisUrl: string,
   timeoutMs = 2000,
   evictionCheck: RedisEvictionCheck = 'require',
 ): Promise<CheckResult> {
-  const shown = hidePasswordInUrl(redisUrl);
-  const redis = new Redis(redisUrl, {
-    lazyConnect: true,
-    connectTimeout: timeoutMs,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-  });
+  let shown = hidePasswordInUrl(redisUrl);
+  let viaSentinel: { readonly sentinel: string; readonly master: string } | undefined;
+  if (isSentinelUrl(redisUrl)) {
+    const { target, problem } = readSentinelUrl(redisUrl);
+    if (!target)
+      return failed('redis', `PAYSYNC_REDIS_URL ${problem}`, 'correct PAYSYNC_REDIS_URL');
+    const answer = await askSentinels(target, timeoutMs);
+    if (answer.kind === 'none') {
+      return failed(
+        'redis',
+        `no sentinel of ${shown} gave the address of master ${target.masterName}: ${answer.reasons.join('; ')}`,
+        'start the sentinels, or correct the sentinels or the master name in PAYSYNC_REDIS_URL (`redis-cli -p 26379 SENTINEL MASTERS` lists the names a sentinel monitors)',
+      );
+    }
+    viaSentinel = answer;
+  }
+  const redis = createRedisConnection(redisUrl, 'probe', { timeoutMs });
   // ioredis reports the real cause (ECONNREFUSED, ENOTFOUND…) as an event, and rejects
   // connect() with a vaguer "Connection is closed"; keep the cause for the operator.
   let lastError: unknown;
@@ -42,6 +61,10 @@ export async function checkRedis(
   });
   try {
     await redis.connect();
+    if (viaSentinel) {
+      const master = connectedAddress(redis) ?? viaSentinel.master;
+      shown = `${shown} (master ${master} via sentinel ${viaSentinel.sentinel})`;
+    }
     const info = await redis.info('server');
     const version = /redis_version:([\d.]+)/.exec(info)?.[1] ?? 'unknown';
     if (!versionAtLeast(version, MIN_VERSION)) {

@@ -1,5 +1,11 @@
-import { Redis } from 'ioredis';
-import { hidePasswordInUrl, type RedisEvictionCheck } from '../config/index.ts';
+import { Redis, type RedisOptions } from 'ioredis';
+import {
+  hidePasswordInUrl,
+  isSentinelUrl,
+  readSentinelUrl,
+  type RedisEvictionCheck,
+  type RedisSentinelTarget,
+} from '../config/index.ts';
 
 /** Raised at start-up when Redis would silently drop queued jobs. */
 export class RedisPolicyError extends Error {
@@ -15,27 +21,145 @@ export class RedisPolicyError extends Error {
 }
 
 /**
- * A connection for BullMQ. Workers block on Redis and must retry forever
- * (`maxRetriesPerRequest: null`, as BullMQ requires). Producers such as the receiver must
- * fail fast instead, so a Redis outage never holds a webhook response: the inbox row is
- * already committed and the recovery sweep enqueues it later. The producer pipelines
- * automatically: the commands of concurrent group commits issued in one turn of the event loop
- * travel to Redis in one write.
+ * How a connection behaves:
+ * - `worker`: BullMQ's connections. Workers block on Redis and must retry forever
+ *   (`maxRetriesPerRequest: null`, as BullMQ requires).
+ * - `producer`: the receiver's. It fails fast instead, so a Redis outage never holds a webhook
+ *   response: the inbox row is already committed and the recovery sweep enqueues it later. It
+ *   pipelines automatically: the commands of concurrent group commits issued in one turn of the
+ *   event loop travel to Redis in one write.
+ * - `probe`: one look (doctor, the demo): connects on `connect()`, never retries, gives up
+ *   after `timeoutMs`.
  */
-export function createRedisConnection(url: string, role: 'worker' | 'producer'): Redis {
-  const redis =
-    role === 'worker'
-      ? new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true })
-      : new Redis(url, {
-          maxRetriesPerRequest: 1,
-          enableOfflineQueue: false,
-          connectTimeout: 2000,
-          commandTimeout: 2000,
-          enableAutoPipelining: true,
-        });
+export type RedisRole = 'worker' | 'producer' | 'probe';
+
+/**
+ * In sentinel mode, a reply of READONLY means this connection still talks to the old master,
+ * demoted to a replica by a failover: reconnect (asking the sentinels for the master again)
+ * and send the command again (ioredis's `2`).
+ */
+function reconnectOnReadOnly(error: Error): 2 | false {
+  // A script's write on a replica comes back wrapped (`ERR … -READONLY You can't write…`).
+  return /\bREADONLY\b/.test(error.message) ? 2 : false;
+}
+
+/** The ioredis options that reach the master the sentinels of `target` name. */
+function sentinelOptions(target: RedisSentinelTarget, role: RedisRole): RedisOptions {
+  return {
+    sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
+    name: target.masterName,
+    ...(target.username === undefined ? {} : { username: target.username }),
+    ...(target.password === undefined ? {} : { password: target.password }),
+    db: target.db,
+    // Subscribe to the sentinels' +switch-master and reconnect at once, rather than writing
+    // to the old master until it is demoted (and its writes since the promotion are lost).
+    failoverDetector: role !== 'probe',
+    reconnectOnError: reconnectOnReadOnly,
+    ...(role === 'probe' ? { sentinelRetryStrategy: () => null } : {}),
+  };
+}
+
+function roleOptions(role: RedisRole, timeoutMs: number): RedisOptions {
+  switch (role) {
+    case 'worker':
+      return { maxRetriesPerRequest: null, enableReadyCheck: true };
+    case 'producer':
+      return {
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        connectTimeout: 2000,
+        commandTimeout: 2000,
+        enableAutoPipelining: true,
+      };
+    case 'probe':
+      return {
+        lazyConnect: true,
+        connectTimeout: timeoutMs,
+        maxRetriesPerRequest: 0,
+        enableOfflineQueue: false,
+        retryStrategy: () => null,
+      };
+  }
+}
+
+/**
+ * Every connection paysync makes to Redis is made here, for `url` (`PAYSYNC_REDIS_URL`): one
+ * Redis (`redis://`, `rediss://`), or the master that the sentinels of a `redis+sentinel://`
+ * URL name, followed through a failover (docs/operations.md, "Redis Sentinel"). BullMQ's
+ * duplicates of a connection keep its options, sentinels included.
+ */
+export function createRedisConnection(
+  url: string,
+  role: RedisRole,
+  options: { readonly timeoutMs?: number } = {},
+): Redis {
+  const settings = roleOptions(role, options.timeoutMs ?? 2000);
+  let redis: Redis;
+  if (isSentinelUrl(url)) {
+    const { target, problem } = readSentinelUrl(url);
+    if (!target) throw new Error(`PAYSYNC_REDIS_URL ${problem}`);
+    redis = new Redis({ ...settings, ...sentinelOptions(target, role) });
+  } else {
+    redis = new Redis(url, settings);
+  }
   // Without a listener ioredis prints every reconnect failure; callers log what matters.
   redis.on('error', () => undefined);
   return redis;
+}
+
+/** The address (`host:port`) a connected client talks to: in sentinel mode, the master reached. */
+export function connectedAddress(redis: Redis): string | undefined {
+  const { remoteAddress, remotePort } = redis.stream ?? {};
+  if (!remoteAddress || !remotePort) return undefined;
+  return remoteAddress.includes(':')
+    ? `[${remoteAddress}]:${remotePort}`
+    : `${remoteAddress}:${remotePort}`;
+}
+
+/** What the sentinels of a `redis+sentinel://` URL say, asked in the URL's order. */
+export type SentinelAnswer =
+  | { readonly kind: 'master'; readonly sentinel: string; readonly master: string }
+  | { readonly kind: 'none'; readonly reasons: readonly string[] };
+
+function addressText(host: string, port: number | string): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/**
+ * Asks each sentinel in turn, as ioredis does, for the address of the master: the first that
+ * names one is the sentinel the connection goes through. Otherwise, each sentinel's reason.
+ */
+export async function askSentinels(
+  target: RedisSentinelTarget,
+  timeoutMs = 2000,
+): Promise<SentinelAnswer> {
+  const reasons: string[] = [];
+  for (const { host, port } of target.sentinels) {
+    const sentinel = addressText(host, port);
+    const client = createRedisConnection(`redis://${sentinel}`, 'probe', { timeoutMs });
+    let lastError: unknown;
+    client.on('error', (error) => {
+      lastError = error;
+    });
+    try {
+      await client.connect();
+      const reply = (await client.call(
+        'SENTINEL',
+        'GET-MASTER-ADDR-BY-NAME',
+        target.masterName,
+      )) as [string, string] | null;
+      if (Array.isArray(reply)) {
+        return { kind: 'master', sentinel, master: addressText(reply[0], reply[1]) };
+      }
+      reasons.push(`${sentinel} knows no master named ${target.masterName}`);
+    } catch (error) {
+      const cause = lastError ?? error;
+      reasons.push(`${sentinel} (${cause instanceof Error ? cause.message : String(cause)})`);
+    } finally {
+      client.disconnect();
+    }
+  }
+  return { kind: 'none', reasons };
 }
 
 /**
