@@ -41,3 +41,4 @@ export {
   schemaAccess,
   type SchemaAccess,
 } from './postgres-rights.ts';
+export { autovacuumSettings, type AutovacuumSettings } from './autovacuum-settings.ts';
