@@ -151,6 +151,15 @@ describe.skipIf(!postgres)('the least-privilege PostgreSQL roles of docs/operati
       ),
     );
 
+    // A read command says the same.
+    const runs = await runCliInProcess(['runs'], { env: env(urlAs(app)) });
+    expect(runs.code).toBe(1);
+    expect(runs.stderr.trim()).toMatch(
+      new RegExp(
+        `^paysync runs: .* pending migrations .* → run \`paysync migrate\` as the schema's owner first: role ${app} may not change schema ${schema} `,
+      ),
+    );
+
     const migrate = await runCliInProcess(['migrate'], { env: env(urlAs(app)) });
     expect(migrate.code).toBe(1);
     expect(migrate.stderr.trim().split('\n')).toHaveLength(1);
