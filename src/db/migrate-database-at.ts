@@ -1,7 +1,7 @@
 import { hidePasswordInUrl } from '../config/index.ts';
 import { reasonOf } from '../error-reason.ts';
 import { createDatabase, DatabaseOpenError } from './create-database.ts';
-import { ensureSearchPathSchema, splitSearchPath } from './ensure-schema.ts';
+import { ensureSearchPathSchema } from './ensure-schema.ts';
 import { currentSchema, migrateToLatest, MigrationError, migrationStatus } from './migrate.ts';
 import { isPermissionDenied } from './postgres-rights.ts';
 
@@ -40,7 +40,7 @@ export async function migrateDatabaseAt(url: string): Promise<MigrationOutcome> 
     try {
       // A schema made beforehand for its owner (docs/operations.md) is used as it is: creating
       // it "if not exists" would need CREATE on the whole database, which that owner lacks.
-      if (splitSearchPath(url) && !(await currentSchema(handle.db))) {
+      if (handle.dialect === 'sqlite' || !(await currentSchema(handle.db))) {
         await ensureSearchPathSchema(url);
       }
       const applied = await migrateToLatest(handle.db);
