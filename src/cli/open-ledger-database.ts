@@ -11,7 +11,14 @@ import { CliError } from './errors.ts';
  * pending. `what` names the command in the message.
  */
 export async function openLedgerDatabase(config: Config, what: string): Promise<DatabaseHandle> {
-  const { createDatabase, migrationStatus, DatabaseOpenError } = await import('../db/index.ts');
+  const {
+    createDatabase,
+    DatabaseOpenError,
+    isPermissionDenied,
+    migrationStatus,
+    pendingMigrationsHint,
+    POSTGRES_RIGHTS_DOC,
+  } = await import('../db/index.ts');
   if (config.databaseUrl.startsWith('sqlite:')) {
     const file = config.databaseUrl.slice('sqlite:'.length);
     if (file !== ':memory:' && !existsSync(resolve(file))) {
@@ -33,15 +40,16 @@ export async function openLedgerDatabase(config: Config, what: string): Promise<
     const { pending } = await migrationStatus(handle.db);
     if (pending.length > 0) {
       throw new CliError(
-        `${what}: ${handle.displayUrl} has ${pending.length} pending migration${pending.length === 1 ? '' : 's'} (${pending.join(', ')}) → run \`paysync migrate\``,
+        `${what}: ${handle.displayUrl} has ${pending.length} pending migration${pending.length === 1 ? '' : 's'} (${pending.join(', ')}) → ${await pendingMigrationsHint(handle.db)}`,
       );
     }
     return handle;
   } catch (error) {
     await handle.close().catch(() => undefined);
     if (error instanceof CliError) throw error;
-    throw new CliError(
-      `${what}: cannot read ${handle.displayUrl}: ${reasonOf(error)} → check PAYSYNC_DATABASE_URL and that the database is running`,
-    );
+    const hint = isPermissionDenied(error)
+      ? `grant this role its rights on paysync's schema and tables (${POSTGRES_RIGHTS_DOC})`
+      : 'check PAYSYNC_DATABASE_URL and that the database is running';
+    throw new CliError(`${what}: cannot read ${handle.displayUrl}: ${reasonOf(error)} → ${hint}`);
   }
 }

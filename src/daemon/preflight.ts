@@ -4,7 +4,10 @@ import { hidePasswordInUrl, type Config } from '../config/index.ts';
 import {
   createDatabase,
   DatabaseOpenError,
+  isPermissionDenied,
   migrationStatus,
+  pendingMigrationsHint,
+  POSTGRES_RIGHTS_DOC,
   type DatabaseHandle,
   type DatabaseOptions,
 } from '../db/index.ts';
@@ -40,21 +43,29 @@ export async function openMigratedDatabase(
   try {
     const { pending } = await migrationStatus(handle.db);
     if (pending.length > 0) {
+      // A least-privilege runtime role may not migrate: the hint says who must.
       throw new StartupError(
-        `${handle.displayUrl} has ${pending.length} migration(s) pending (${pending.join(', ')}) → run \`paysync migrate\` first`,
+        `${handle.displayUrl} has ${pending.length} migration(s) pending (${pending.join(', ')}) → ${await pendingMigrationsHint(handle.db)}`,
       );
     }
     try {
       await probeInboxWrite(handle.db);
     } catch (error) {
       throw new StartupError(
-        `cannot write to ${handle.displayUrl} (${reasonOf(error)}) → make the database writable (for SQLite the file and its folder), or set PAYSYNC_DATABASE_URL to a writable one`,
+        isPermissionDenied(error)
+          ? `cannot write to ${handle.displayUrl} (${reasonOf(error)}) → grant this role its rights on paysync's tables (${POSTGRES_RIGHTS_DOC})`
+          : `cannot write to ${handle.displayUrl} (${reasonOf(error)}) → make the database writable (for SQLite the file and its folder), or set PAYSYNC_DATABASE_URL to a writable one`,
       );
     }
     return handle;
   } catch (error) {
     await handle.close().catch(() => undefined);
     if (error instanceof StartupError) throw error;
+    if (isPermissionDenied(error)) {
+      throw new StartupError(
+        `cannot use ${handle.displayUrl}: ${reasonOf(error)} → grant this role its rights on paysync's schema and tables (${POSTGRES_RIGHTS_DOC})`,
+      );
+    }
     throw new StartupError(
       `cannot use ${handle.displayUrl}: ${reasonOf(error)} → check PAYSYNC_DATABASE_URL and that the database is running`,
     );

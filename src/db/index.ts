@@ -35,3 +35,11 @@ export {
   type PruneBatch,
 } from './prunable-rows.ts';
 export { prunableTable, type PruneRule } from './prunable-table.ts';
+export {
+  isPermissionDenied,
+  pendingMigrationsHint,
+  POSTGRES_RIGHTS_DOC,
+  schemaAccess,
+  type SchemaAccess,
+} from './postgres-rights.ts';
+export { autovacuumSettings, type AutovacuumSettings } from './autovacuum-settings.ts';

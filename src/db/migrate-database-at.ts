@@ -2,7 +2,8 @@ import { hidePasswordInUrl } from '../config/index.ts';
 import { reasonOf } from '../error-reason.ts';
 import { createDatabase, DatabaseOpenError } from './create-database.ts';
 import { ensureSearchPathSchema } from './ensure-schema.ts';
-import { migrateToLatest, MigrationError, migrationStatus } from './migrate.ts';
+import { currentSchema, migrateToLatest, MigrationError, migrationStatus } from './migrate.ts';
+import { isPermissionDenied } from './postgres-rights.ts';
 
 export interface MigrationOutcome {
   /** The database, with any password hidden. */
@@ -19,6 +20,8 @@ export class MigrateDatabaseError extends Error {
   constructor(
     readonly displayUrl: string,
     readonly reason: string,
+    /** PostgreSQL refused the role a right (42501): another role must migrate, or be granted it. */
+    readonly refused = false,
   ) {
     super(`cannot migrate ${displayUrl}: ${reason}`);
   }
@@ -26,15 +29,20 @@ export class MigrateDatabaseError extends Error {
 
 /**
  * Opens the database at `url` (creating a SQLite file, or the PostgreSQL schema its search_path
- * names), applies the pending migrations, forward only, and closes it. Safe to run twice.
+ * names when it is missing), applies the pending migrations, forward only, and closes it. Safe
+ * to run twice.
  */
 export async function migrateDatabaseAt(url: string): Promise<MigrationOutcome> {
   let displayUrl = hidePasswordInUrl(url);
   try {
-    await ensureSearchPathSchema(url);
     const handle = createDatabase(url);
     displayUrl = handle.displayUrl;
     try {
+      // A schema made beforehand for its owner (docs/operations.md) is used as it is: creating
+      // it "if not exists" would need CREATE on the whole database, which that owner lacks.
+      if (handle.dialect === 'sqlite' || !(await currentSchema(handle.db))) {
+        await ensureSearchPathSchema(url);
+      }
       const applied = await migrateToLatest(handle.db);
       const { applied: all } = await migrationStatus(handle.db);
       return { displayUrl, applied, all };
@@ -44,9 +52,11 @@ export async function migrateDatabaseAt(url: string): Promise<MigrationOutcome> 
   } catch (error) {
     if (error instanceof DatabaseOpenError)
       throw new MigrateDatabaseError(error.displayUrl, error.reason);
+    const cause = error instanceof MigrationError ? error.reason : error;
     throw new MigrateDatabaseError(
       displayUrl,
       error instanceof MigrationError ? error.message : reasonOf(error),
+      isPermissionDenied(cause),
     );
   }
 }

@@ -76,7 +76,8 @@ function withOwnSchemaIntrospection(db: Kysely<Database>): Kysely<Database> {
   });
 }
 
-async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
+/** The connection's schema on PostgreSQL: the first of its search_path that exists and it may use. */
+export async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
   const result = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(
     db,
   );

@@ -1,7 +1,14 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { sql } from 'kysely';
-import { createDatabase, dialectOf, migrationStatus } from '../db/index.ts';
+import {
+  createDatabase,
+  dialectOf,
+  isPermissionDenied,
+  migrationStatus,
+  pendingMigrationsHint,
+  POSTGRES_RIGHTS_DOC,
+} from '../db/index.ts';
 import { failed, passed, type CheckResult } from './check-result.ts';
 import { reasonOf } from '../error-reason.ts';
 
@@ -34,7 +41,7 @@ export async function checkDatabase(databaseUrl: string): Promise<CheckResult> {
       return failed(
         'database',
         `${handle.displayUrl}: ${pending.length} migration(s) pending (${pending.join(', ')})`,
-        'run `paysync migrate`',
+        await pendingMigrationsHint(handle.db),
       );
     }
     return passed('database', `${handle.displayUrl}, ${applied.length} migration(s) applied`);
@@ -42,7 +49,9 @@ export async function checkDatabase(databaseUrl: string): Promise<CheckResult> {
     return failed(
       'database',
       `cannot use ${handle.displayUrl}: ${reasonOf(error)}`,
-      'check that the database is running and PAYSYNC_DATABASE_URL is right',
+      isPermissionDenied(error)
+        ? `grant this role its rights on paysync's schema and tables (${POSTGRES_RIGHTS_DOC})`
+        : 'check that the database is running and PAYSYNC_DATABASE_URL is right',
     );
   } finally {
     await handle.close().catch(() => undefined);

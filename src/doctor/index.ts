@@ -5,6 +5,7 @@ import { checkEndpointSecrets } from './check-endpoint-secrets.ts';
 import { checkRedis } from './check-redis.ts';
 import { checkRuns } from './check-runs.ts';
 import { checkService } from './check-service.ts';
+import { checkUpkeep } from './check-upkeep.ts';
 import { checkWebhooks } from './check-webhooks.ts';
 import type { CheckResult } from './check-result.ts';
 
@@ -17,6 +18,7 @@ export {
   checkRedis,
   checkRuns,
   checkService,
+  checkUpkeep,
   checkWebhooks,
 };
 
@@ -25,6 +27,7 @@ export {
 export async function runDoctorChecks(config: Config, now: Date): Promise<CheckResult[]> {
   const results = await Promise.all([
     checkDatabase(config.databaseUrl),
+    checkUpkeep(config.databaseUrl),
     checkRedis(config.redisUrl, 2000, config.redisEvictionCheck),
     checkService(config, Math.min(config.upstream.timeoutMs, 5000)),
     checkWebhooks(config, now, Math.min(config.upstream.timeoutMs, 5000)),

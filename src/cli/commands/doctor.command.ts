@@ -16,7 +16,7 @@ function line(result: CheckResult, status: CheckStatus): string {
 export function doctorCommand(): Command {
   return new Command('doctor')
     .description(
-      'check config, database, Redis, the service, its webhook registration and the scheduled runs; one line each',
+      "check config, database (and PostgreSQL's autovacuum), Redis, the service, its webhook registration and the scheduled runs; one line each",
     )
     .option('--json', 'print one JSON document: ok, and each check with name, status, message')
     .addHelpText(

@@ -23,7 +23,8 @@ Exit codes: 0 up to date, 1 the database refused or cannot be reached, 2 bad con
     .action(async (flags: { json?: boolean }) => {
       const { config } = await commandContext('migrate');
       // Loaded here, not at the top, so `paysync --help` and `paysync sim` start fast.
-      const { migrateDatabaseAt, MigrateDatabaseError } = await import('../../db/index.ts');
+      const { migrateDatabaseAt, MigrateDatabaseError, POSTGRES_RIGHTS_DOC } =
+        await import('../../db/index.ts');
       try {
         const { displayUrl, applied, all } = await migrateDatabaseAt(config.databaseUrl);
         if (flags.json) {
@@ -43,8 +44,11 @@ Exit codes: 0 up to date, 1 the database refused or cannot be reached, 2 bad con
         }
       } catch (error) {
         if (!(error instanceof MigrateDatabaseError)) throw error;
+        const hint = error.refused
+          ? `run \`paysync migrate\` as the role that owns the schema (${POSTGRES_RIGHTS_DOC})`
+          : 'check PAYSYNC_DATABASE_URL and that the database is running';
         throw new CliError(
-          `migrate: cannot migrate ${error.displayUrl}: ${error.reason} → check PAYSYNC_DATABASE_URL and that the database is running`,
+          `migrate: cannot migrate ${error.displayUrl}: ${error.reason} → ${hint}`,
         );
       }
     });
