@@ -34,6 +34,7 @@ import {
 import { CredentialGuard, type CredentialCheck } from '../reconcile/index.ts';
 import { clientOptionsFromConfig } from '../upstream/index.ts';
 import { openCheckedRedis, openMigratedDatabase } from './preflight.ts';
+import { databaseWriteWatch } from './database-write-watch.ts';
 import {
   composeProcess,
   opsRole,
@@ -86,6 +87,11 @@ export interface DaemonOptions {
   readonly now?: Clock;
   /** Alert pacing and clock overrides (tests). @defaultValue from `config.alerts` */
   readonly alerts?: Partial<AlertRuntimeOptions> & { readonly pollMs?: number };
+  /**
+   * How often the database's writes are probed for the `database_unwritable` alert (tests).
+   * @defaultValue 10000
+   */
+  readonly databaseWriteCheckMs?: number;
   /** Receiver pacing overrides (tests): how often the backlog is counted, how long it stays low before its alert resolves. */
   readonly receiver?: { readonly backlogRefreshMs?: number; readonly backpressureCalmMs?: number };
   /**
@@ -283,7 +289,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       await alerts.close();
     },
   };
-  const readiness = () => checkReadiness({ db, redis });
+  const readiness = () => checkReadiness({ db, redis, now });
   const context: RoleContext = {
     config,
     logger,
@@ -345,8 +351,20 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const schedule = roles.has('scheduler') ? scheduleRole(context) : undefined;
   // Without the receiver, health and metrics come first; with it, intake starts last and stops
   // first, and the ops port's start-up line names the receiver's bound port.
+  const writeWatch = databaseWriteWatch({
+    db,
+    redis,
+    prefix,
+    alerts,
+    logger,
+    now,
+    displayUrl: database.displayUrl,
+    tenant,
+    intervalMs: options.databaseWriteCheckMs,
+  });
   const components = [
     resources,
+    writeWatch,
     ...composeProcess(receive ? [work, schedule, receive, ops] : [ops, work, schedule]),
   ];
   collectProcessMetrics();
