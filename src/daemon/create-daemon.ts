@@ -87,10 +87,7 @@ export interface DaemonOptions {
   readonly now?: Clock;
   /** Alert pacing and clock overrides (tests). @defaultValue from `config.alerts` */
   readonly alerts?: Partial<AlertRuntimeOptions> & { readonly pollMs?: number };
-  /**
-   * How often the database's writes are probed for the `database_unwritable` alert (tests).
-   * @defaultValue 10000
-   */
+  /** How often the database's writes are probed, in ms (tests). @defaultValue 10000 */
   readonly databaseWriteCheckMs?: number;
   /** Receiver pacing overrides (tests): how often the backlog is counted, how long it stays low before its alert resolves. */
   readonly receiver?: { readonly backlogRefreshMs?: number; readonly backpressureCalmMs?: number };
@@ -351,20 +348,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const schedule = roles.has('scheduler') ? scheduleRole(context) : undefined;
   // Without the receiver, health and metrics come first; with it, intake starts last and stops
   // first, and the ops port's start-up line names the receiver's bound port.
-  const writeWatch = databaseWriteWatch({
-    db,
-    redis,
-    prefix,
-    alerts,
-    logger,
-    now,
-    displayUrl: database.displayUrl,
-    tenant,
-    intervalMs: options.databaseWriteCheckMs,
-  });
   const components = [
     resources,
-    writeWatch,
+    databaseWriteWatch(context, { prefix, database, intervalMs: options.databaseWriteCheckMs }),
     ...composeProcess(receive ? [work, schedule, receive, ops] : [ops, work, schedule]),
   ];
   collectProcessMetrics();

@@ -1,15 +1,8 @@
-import type { Redis } from 'ioredis';
-import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
-import {
-  maskNumbersInText,
-  sendUnrecordedAlert,
-  type AlertMessage,
-  type AlertRuntime,
-} from '../alerts/index.ts';
-import type { Database } from '../db/index.ts';
+import { maskNumbersInText, sendUnrecordedAlert, type AlertMessage } from '../alerts/index.ts';
 import { reasonOf } from '../error-reason.ts';
-import type { Clock, Component } from '../lifecycle/index.ts';
+import type { DatabaseHandle } from '../db/index.ts';
+import type { Component } from '../lifecycle/index.ts';
+import type { RoleContext } from './roles.ts';
 import { databaseUnwritable, tenantLabel } from '../metrics/index.ts';
 import { inboxWriteProblem } from '../receiver/index.ts';
 
@@ -22,17 +15,10 @@ interface Outage {
 }
 
 export interface DatabaseWriteWatchOptions {
-  readonly db: Kysely<Database>;
-  /** Holds the outage, so that the processes sharing the database send its alert once. */
-  readonly redis: Redis;
-  /** The queue prefix: the outage's key is `<prefix>:alert:database_unwritable`. */
+  /** The queue prefix: the outage's key in Redis is `<prefix>:alert:database_unwritable`. */
   readonly prefix: string;
-  readonly alerts: AlertRuntime;
-  readonly logger: Logger;
-  readonly now: Clock;
-  /** The database as it may be shown (password hidden). */
-  readonly displayUrl: string;
-  readonly tenant?: string | undefined;
+  /** The database, named in the alert by its URL with any password hidden. */
+  readonly database: Pick<DatabaseHandle, 'displayUrl'>;
   /** @defaultValue {@link DEFAULT_DATABASE_WRITE_CHECK_MS} */
   readonly intervalMs?: number | undefined;
 }
@@ -47,11 +33,15 @@ export interface DatabaseWriteWatchOptions {
  * `schedule` sharing one database send one alert between them; a process that cannot reach
  * Redis sends its own (twice rather than never).
  */
-export function databaseWriteWatch(options: DatabaseWriteWatchOptions): Component {
-  const { logger } = options;
+export function databaseWriteWatch(
+  context: Pick<RoleContext, 'db' | 'redis' | 'alerts' | 'logger' | 'now' | 'tenant'>,
+  options: DatabaseWriteWatchOptions,
+): Component {
+  const { logger } = context;
+  const { displayUrl } = options.database;
   const key = `${options.prefix}:alert:database_unwritable`;
-  const labels = tenantLabel(options.tenant);
-  const where = options.tenant !== undefined ? `Tenant ${options.tenant}: the` : 'The';
+  const labels = tenantLabel(context.tenant);
+  const where = context.tenant !== undefined ? `Tenant ${context.tenant}: the` : 'The';
   let outage: Outage | undefined;
   // Unknown at start: the first write that succeeds resolves an outage an earlier process left.
   let settled = false;
@@ -60,7 +50,7 @@ export function databaseWriteWatch(options: DatabaseWriteWatchOptions): Componen
 
   const send = async (message: AlertMessage) => {
     try {
-      const results = await sendUnrecordedAlert(options.alerts, message);
+      const results = await sendUnrecordedAlert(context.alerts, message);
       for (const result of results.filter((r) => !r.delivered)) {
         logger.warn(
           { sink: result.sink, reason: result.error },
@@ -82,13 +72,13 @@ export function databaseWriteWatch(options: DatabaseWriteWatchOptions): Componen
     });
 
   const down = async (reason: string) => {
-    const at = options.now().toISOString();
+    const at = context.now().toISOString();
     outage = { since: at, reason: maskNumbersInText(reason) };
     settled = true;
     databaseUnwritable.set(labels, 1);
     logger.error({ reason: outage.reason }, `${where} database cannot take writes`);
     const first = await claimed(
-      async () => (await options.redis.set(key, JSON.stringify(outage), 'NX')) === 'OK',
+      async () => (await context.redis.set(key, JSON.stringify(outage), 'NX')) === 'OK',
     );
     if (!first) return;
     await send({
@@ -97,10 +87,10 @@ export function databaseWriteWatch(options: DatabaseWriteWatchOptions): Componen
       kind: 'database_unwritable',
       severity: 'critical',
       title: `${where} database cannot take writes`,
-      body: `paysync cannot write to ${options.displayUrl} since ${at}: ${outage.reason}. Webhooks are answered 503, so the service retries them and nothing is lost, but nothing is booked until it can write again. This alert is not recorded (that database cannot hold it); this channel hears when writes succeed again.`,
+      body: `paysync cannot write to ${displayUrl} since ${at}: ${outage.reason}. Webhooks are answered 503, so the service retries them and nothing is lost, but nothing is booked until it can write again. This alert is not recorded (that database cannot hold it); this channel hears when writes succeed again.`,
       hint: 'paysync doctor',
       subject: null,
-      detail: { database: options.displayUrl, reason: outage.reason, ...labels },
+      detail: { database: displayUrl, reason: outage.reason, ...labels },
       at,
     });
   };
@@ -114,13 +104,13 @@ export function databaseWriteWatch(options: DatabaseWriteWatchOptions): Componen
     settled = true;
     let left: Outage | undefined = was;
     const first = await claimed(async () => {
-      const stored = await options.redis.getdel(key);
+      const stored = await context.redis.getdel(key);
       if (stored === null) return false;
       left = JSON.parse(stored) as Outage;
       return true;
     });
     if (!first || !left) return;
-    const at = options.now();
+    const at = context.now();
     const minutes = Math.max(1, Math.round((at.getTime() - Date.parse(left.since)) / 60_000));
     await send({
       event: 'resolved',
@@ -128,16 +118,16 @@ export function databaseWriteWatch(options: DatabaseWriteWatchOptions): Componen
       kind: 'database_unwritable',
       severity: 'critical',
       title: `${where} database cannot take writes`,
-      body: `paysync writes to ${options.displayUrl} again since ${at.toISOString()}, about ${minutes} min after it could not (${left.reason}). The webhooks the service retried meanwhile are booked as they come.`,
+      body: `paysync writes to ${displayUrl} again since ${at.toISOString()}, about ${minutes} min after it could not (${left.reason}). The webhooks the service retried meanwhile are booked as they come.`,
       hint: 'paysync doctor',
       subject: null,
-      detail: { database: options.displayUrl, since: left.since, ...labels },
+      detail: { database: displayUrl, since: left.since, ...labels },
       at: at.toISOString(),
     });
   };
 
   const check = async () => {
-    const problem = await inboxWriteProblem(options.db, { now: options.now });
+    const problem = await inboxWriteProblem(context.db, { now: context.now });
     if (problem && !outage) await down(problem);
     else if (!problem) await up();
   };
