@@ -34,3 +34,4 @@ export {
   type PruneBatch,
 } from './prunable-rows.ts';
 export { prunableTable, type PruneRule } from './prunable-table.ts';
+export { isDatabaseUnavailable } from './database-unavailable.ts';
