@@ -46,7 +46,7 @@ const lastWriteProbe = new WeakMap<
 /** What to do about a database that refuses writes, by what it said. */
 function unwritableAdvice(reason: string): string {
   if (/SQLITE_FULL|disk is full|No space left|ENOSPC|could not extend|53100/i.test(reason)) {
-    return "free space on the database's disk (paysync prune, a bigger volume), or point PAYSYNC_DATABASE_URL at a writable one";
+    return "free space on the database's disk, or point PAYSYNC_DATABASE_URL at a writable one";
   }
   return 'make the database writable, or point PAYSYNC_DATABASE_URL at a writable one';
 }
