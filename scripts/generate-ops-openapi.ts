@@ -63,6 +63,9 @@ function route(definition: OpsRouteDefinition): RouteConfig {
     429: error(
       '`too_many_failures`: 5 failed authentications from this client address within a minute; `Retry-After` says when to try again',
     ),
+    503: error(
+      '`database_unavailable` (`tenant_unavailable` under `/api/v1/tenants/<tenant>/…`, also while that tenant is paused): the database does not answer or refuses writes, nothing was changed; `Retry-After` says when to try again',
+    ),
   };
   if (definition.params || definition.query || definition.body) {
     responses[400] = error('A bad parameter, named in the message');

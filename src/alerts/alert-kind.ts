@@ -27,6 +27,11 @@ export const ALERT_KINDS = [
    * sent to its own sinks without a record, since its books cannot be opened (docs/tenants.md).
    */
   'tenant_unavailable',
+  /**
+   * The database refuses writes (a full disk, read-only, a revoked privilege): sent once per
+   * outage without a record, since that database cannot hold it (docs/operations.md).
+   */
+  'database_unwritable',
   /** `paysync alerts test`. */
   'test',
 ] as const;
@@ -54,6 +59,7 @@ export const DEFAULT_SEVERITY: Readonly<Record<AlertKind, Severity>> = {
   relay_endpoint_disabled: 'critical',
   expectation_overdue: 'warning',
   tenant_unavailable: 'critical',
+  database_unwritable: 'critical',
   test: 'info',
 };
 

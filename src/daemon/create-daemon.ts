@@ -34,6 +34,7 @@ import {
 import { CredentialGuard, type CredentialCheck } from '../reconcile/index.ts';
 import { clientOptionsFromConfig } from '../upstream/index.ts';
 import { openCheckedRedis, openMigratedDatabase } from './preflight.ts';
+import { databaseWriteWatch } from './database-write-watch.ts';
 import {
   composeProcess,
   opsRole,
@@ -86,6 +87,8 @@ export interface DaemonOptions {
   readonly now?: Clock;
   /** Alert pacing and clock overrides (tests). @defaultValue from `config.alerts` */
   readonly alerts?: Partial<AlertRuntimeOptions> & { readonly pollMs?: number };
+  /** How often the database's writes are probed, in ms (tests). @defaultValue 10000 */
+  readonly databaseWriteCheckMs?: number;
   /** Receiver pacing overrides (tests): how often the backlog is counted, how long it stays low before its alert resolves. */
   readonly receiver?: { readonly backlogRefreshMs?: number; readonly backpressureCalmMs?: number };
   /**
@@ -283,7 +286,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       await alerts.close();
     },
   };
-  const readiness = () => checkReadiness({ db, redis });
+  const readiness = () => checkReadiness({ db, redis, now });
   const context: RoleContext = {
     config,
     logger,
@@ -347,6 +350,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // first, and the ops port's start-up line names the receiver's bound port.
   const components = [
     resources,
+    databaseWriteWatch(context, { prefix, database, intervalMs: options.databaseWriteCheckMs }),
     ...composeProcess(receive ? [work, schedule, receive, ops] : [ops, work, schedule]),
   ];
   collectProcessMetrics();

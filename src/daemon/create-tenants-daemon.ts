@@ -207,8 +207,11 @@ export async function createTenantsDaemon(options: TenantsDaemonOptions): Promis
         tenants: options.tenants.map((tenant) => ({
           name: tenant.name,
           ops: () => daemons.get(tenant.name)?.ops,
+          unavailable: () => down.get(tenant.name),
         })),
         throttle: opsState.throttle,
+        access,
+        retryAfterSeconds,
         dashboard: createTenantsDashboard({
           access,
           logger: options.logger,

@@ -43,3 +43,4 @@ export {
   type SchemaAccess,
 } from './postgres-rights.ts';
 export { autovacuumSettings, type AutovacuumSettings } from './autovacuum-settings.ts';
+export { isDatabaseUnavailable } from './database-unavailable.ts';

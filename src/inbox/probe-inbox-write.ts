@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/index.ts';
+import type { Executor } from '../db/index.ts';
 
 /**
  * Resolves when the inbox can be written, rejects with the database's reason when not.
@@ -8,7 +7,7 @@ import type { Database } from '../db/index.ts';
  * and refuses a read-only file; PostgreSQL checks the UPDATE privilege and refuses a read-only
  * transaction or a standby) yet changes nothing, takes no id and leaves no row behind.
  */
-export async function probeInboxWrite(db: Kysely<Database>): Promise<void> {
+export async function probeInboxWrite(db: Executor): Promise<void> {
   await db
     .updateTable('webhook_inbox')
     .set((eb) => ({ attempts: eb.ref('attempts') }))

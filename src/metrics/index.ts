@@ -39,3 +39,4 @@ export {
   type HealthRoutesOptions,
   type ProcessReadiness,
 } from './health-routes.ts';
+export { databaseUnwritable } from './database.metrics.ts';

@@ -16,6 +16,11 @@ import {
 } from './ops-api.schema.ts';
 import { parseParameters, sendOpsError } from './ops-errors.ts';
 import { opsErrorAnswer } from './refusal-answers.ts';
+import { reasonOf } from '../error-reason.ts';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  databaseUnavailableAnswer,
+} from './database-unavailable-answer.ts';
 import {
   readBalances,
   readItem,
@@ -178,6 +183,21 @@ function apiHandlers(
 /** The `/api/v1` routes of the table (authentication is the caller's, see createOpsRouter). */
 export function createApiRouter(deps: ResolvedOpsDependencies, ctx: OpsReadContext): Router {
   const router = Router();
+  const tenant = deps.tenantDashboard?.tenant;
+  /** A database down or refusing writes: 503 with Retry-After (as a paused tenant), logged as a warning. */
+  const sendDatabaseUnavailable = (error: unknown, response: Response): boolean => {
+    const answer = databaseUnavailableAnswer(error, tenant);
+    if (!answer) return false;
+    deps.logger.warn(
+      { reason: reasonOf(error) },
+      'ops API request answered 503: the database is unavailable',
+    );
+    if (!response.headersSent) {
+      response.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+      sendOpsError(response, 503, answer.code, answer.message);
+    }
+    return true;
+  };
   // The one wrapper of every route: a refusal (of the request or the domain) is worded by
   // opsErrorAnswer; anything else is logged and answered 500.
   const route = (handler: Handler) => async (request: Request, response: Response) => {
@@ -189,6 +209,7 @@ export function createApiRouter(deps: ResolvedOpsDependencies, ctx: OpsReadConte
         sendOpsError(response, refused.status, refused.kind, refused.message);
         return;
       }
+      if (sendDatabaseUnavailable(error, response)) return;
       deps.logger.error({ err: error, path: request.path }, 'ops API request failed');
       if (!response.headersSent) {
         sendOpsError(response, 500, 'internal_error', 'unexpected error; it was logged');
@@ -238,6 +259,7 @@ export function createApiRouter(deps: ResolvedOpsDependencies, ctx: OpsReadConte
         'body: must be a JSON object of at most 16 kB',
       );
     }
+    if (sendDatabaseUnavailable(error, response)) return;
     deps.logger.error({ err: error }, 'ops API request failed');
     sendOpsError(response, 500, 'internal_error', 'unexpected error; it was logged');
   };

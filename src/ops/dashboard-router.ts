@@ -2,11 +2,22 @@ import { createRequire } from 'node:module';
 import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Router, type RequestHandler, type Request, type Response } from 'express';
+import {
+  Router,
+  type ErrorRequestHandler,
+  type RequestHandler,
+  type Request,
+  type Response,
+} from 'express';
 import { asyncHandler } from './async-handler.ts';
 import { balancesPage } from './balances.page.ts';
 import type { AdminTokens } from './ops-auth.ts';
 import { createDashboardActions } from './dashboard-actions.ts';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  databaseUnavailableAnswer,
+} from './database-unavailable-answer.ts';
+import { reasonOf } from '../error-reason.ts';
 import {
   page,
   tenantDashboardBase,
@@ -138,6 +149,25 @@ export function createDashboardRouter(
 
   authed.use(createDashboardActions(deps, { base, view, requireCsrf: login.requireCsrf }));
   router.use(authed);
+  // A page whose database is down or refuses writes: 503 with Retry-After, as for a paused
+  // tenant; any other failure goes on to the error handler of the process (a 500).
+  const onDatabaseUnavailable: ErrorRequestHandler = (error, _request, response, next) => {
+    const answer = databaseUnavailableAnswer(error, tenant?.tenant);
+    if (!answer || response.headersSent) return next(error);
+    deps.logger.warn(
+      { reason: reasonOf(error) },
+      'dashboard request answered 503: the database is unavailable',
+    );
+    response.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+    const body = html`<section>
+      <p>
+        ${tenant ? `Tenant ${tenant.tenant}` : 'The dashboard'} cannot use its database right now
+        (${reasonOf(error)}). Nothing was changed. Reload in a few seconds.
+      </p>
+    </section>`;
+    send(response, 503, page({ title: 'Database unavailable', body }));
+  };
+  router.use(onDatabaseUnavailable);
   return {
     router,
     requireSession: login.requireSession,

@@ -5,7 +5,8 @@ import express, {
   type Response,
 } from 'express';
 import type { AuthThrottle } from './auth-throttle.ts';
-import { opsRefusals } from './ops-auth.ts';
+import { bearerOf, opsRefusals } from './ops-auth.ts';
+import type { TenantsAccess } from './tenants-access.ts';
 import { sendOpsError, sendTooManyFailures } from './ops-errors.ts';
 import { OPS_API_BASE } from './ops-routes.ts';
 import type { TenantOpsApi } from './mount-ops.ts';
@@ -15,6 +16,8 @@ export interface OpsPortTenant {
   readonly name: string;
   /** Its ops API, while it runs and has admin tokens. */
   readonly ops: () => TenantOpsApi | undefined;
+  /** Why it is not running, while it is paused (docs/tenants.md, One tenant down). */
+  readonly unavailable?: () => string | undefined;
 }
 
 /** A path segment decoded; left as sent when it does not decode (no tenant has a % in its name). */
@@ -38,6 +41,10 @@ export function createTenantsOpsRoutes(options: {
   /** The dashboards' front (createTenantsDashboard). */
   readonly dashboard: RequestHandler;
   readonly throttle: AuthThrottle;
+  /** Who may see which tenant: a paused tenant's own token gets 503, not 401. */
+  readonly access?: TenantsAccess;
+  /** `Retry-After` of a paused tenant: when it is tried again. @defaultValue 30 */
+  readonly retryAfterSeconds?: number;
 }): RequestHandler {
   const byName = new Map(options.tenants.map((tenant) => [tenant.name, tenant]));
   const { throttle } = options;
@@ -55,7 +62,24 @@ export function createTenantsOpsRoutes(options: {
         );
       }
       const authorization = request.headers.authorization;
-      const ops = byName.get(decoded(scoped[1]!))?.ops();
+      const name = decoded(scoped[1]!);
+      const tenant = byName.get(name);
+      const ops = tenant?.ops();
+      const paused = !ops ? tenant?.unavailable?.() : undefined;
+      if (
+        paused !== undefined &&
+        options.access?.tenantsOfToken(bearerOf(authorization)).includes(name)
+      ) {
+        // As its webhooks and its dashboard: the service's retry, and the operator's, both wait.
+        const seconds = options.retryAfterSeconds ?? 30;
+        response.setHeader('Retry-After', String(seconds));
+        return sendOpsError(
+          response,
+          503,
+          'tenant_unavailable',
+          `tenant ${name} is not running (${paused}); it is tried again every ${seconds} s, retry later`,
+        );
+      }
       if (!ops?.acceptsBearer(authorization)) {
         if (options.tenants.some((other) => other.ops()?.acceptsBearer(authorization))) {
           return sendOpsError(response, 404, 'not_found', 'no such route');

@@ -2,7 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Database } from '../db/index.ts';
 import { probeInboxWrite } from '../inbox/index.ts';
-import { readCredentialFailure } from '../service-state/index.ts';
+import { readCredentialFailure, recordWriteProbe } from '../service-state/index.ts';
+import type { Clock } from '../lifecycle/index.ts';
 import { reasonOf } from '../error-reason.ts';
 
 /** One more thing `/readyz` must see working; resolves to why not, or undefined when fine. */
@@ -25,46 +26,75 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 export interface ReadinessDependencies {
   readonly db: Kysely<Database>;
   readonly redis: Redis;
+  /** Stamps the write probe. */
+  readonly now: Clock;
   readonly extraChecks?: readonly ReadinessCheck[];
   /** Per check. @defaultValue 1000 */
   readonly timeoutMs?: number;
-  /** How long one inbox write probe's answer is reused. @defaultValue 2000 */
+  /** How long one write probe's answer is reused. @defaultValue 2000 */
   readonly writeProbeCacheMs?: number;
 }
 
 const DEFAULT_WRITE_PROBE_CACHE_MS = 2000;
 
-/** The last write probe per database, so a busy `/readyz` poller does not take the write lock each time. */
+/** The last write probe per database, so a busy `/readyz` poller does not write each time. */
 const lastWriteProbe = new WeakMap<
   Kysely<Database>,
   { readonly at: number; readonly outcome: Promise<string | undefined> }
 >();
 
+/** What to do about a database that refuses writes, by what it said. */
+function unwritableAdvice(reason: string): string {
+  if (/SQLITE_FULL|disk is full|No space left|ENOSPC|could not extend|53100/i.test(reason)) {
+    return "free space on the database's disk, or point PAYSYNC_DATABASE_URL at a writable one";
+  }
+  return 'make the database writable, or point PAYSYNC_DATABASE_URL at a writable one';
+}
+
+export interface WriteProbeOptions {
+  readonly now: Clock;
+  /** @defaultValue 1000 */
+  readonly timeoutMs?: number;
+  /** @defaultValue 2000 */
+  readonly cacheMs?: number;
+}
+
 /**
- * Why the inbox cannot be written, or undefined: the answer of a probe at most
- * `writeProbeCacheMs` old. A database that answers reads but refuses writes (a read-only
- * SQLite file, a PostgreSQL standby or read-only transaction, a revoked privilege) would
- * otherwise report ready while every webhook gets 503.
+ * Why the database cannot take writes, or undefined: the answer of a probe at most `cacheMs`
+ * old. The probe runs an UPDATE of the inbox that matches no row, then commits one real write
+ * (the `write_probe` row of service_state): a read-only SQLite file, a PostgreSQL standby or
+ * read-only transaction or a revoked privilege on the inbox fail the first, and a full disk,
+ * which lets an UPDATE that changes nothing through, fails the second as it fails an inbox
+ * commit. A database that answers reads but refuses
+ * writes would otherwise report ready while every webhook gets 503.
  */
 export function inboxWriteProblem(
   db: Kysely<Database>,
-  timeoutMs = 1000,
-  cacheMs = DEFAULT_WRITE_PROBE_CACHE_MS,
+  options: WriteProbeOptions,
 ): Promise<string | undefined> {
-  const now = Date.now();
+  const started = Date.now();
   const cached = lastWriteProbe.get(db);
-  if (cached && now - cached.at < cacheMs) return cached.outcome;
-  const outcome = within(probeInboxWrite(db), timeoutMs, 'the database').then(
+  if (cached && started - cached.at < (options.cacheMs ?? DEFAULT_WRITE_PROBE_CACHE_MS)) {
+    return cached.outcome;
+  }
+  const at = options.now().toISOString();
+  // Two statements, each its own commit: when SQLite's commit fails on a full disk it has
+  // already rolled back, and kysely's ROLLBACK of a transaction would hide SQLITE_FULL behind
+  // "cannot rollback - no transaction is active".
+  const probe = probeInboxWrite(db).then(() => recordWriteProbe(db, at));
+  const outcome = within(probe, options.timeoutMs ?? 1000, 'the database').then(
     () => undefined,
-    (error: unknown) =>
-      `inbox cannot be written (${reasonOf(error)}): make the database writable, or point PAYSYNC_DATABASE_URL at a writable one`,
+    (error: unknown) => {
+      const reason = reasonOf(error);
+      return `inbox cannot be written (${reason}): ${unwritableAdvice(reason)}`;
+    },
   );
-  lastWriteProbe.set(db, { at: now, outcome });
+  lastWriteProbe.set(db, { at: started, outcome });
   return outcome;
 }
 
 /**
- * Ready means: the database answers, the inbox can be written (a probe, cached briefly),
+ * Ready means: the database answers, it takes writes (a probe, cached briefly),
  * Redis answers, and the service has not rejected our
  * credentials (a worker records that after a 401; syncing is paused until it is fixed).
  * The checks run side by side, each bounded, so a dead dependency answers 503 quickly.
@@ -77,7 +107,11 @@ export async function checkReadiness(deps: ReadinessDependencies): Promise<Readi
     } catch (error) {
       return `database does not answer (${reasonOf(error)}): check PAYSYNC_DATABASE_URL and that it runs`;
     }
-    const unwritable = await inboxWriteProblem(deps.db, ms, deps.writeProbeCacheMs);
+    const unwritable = await inboxWriteProblem(deps.db, {
+      now: deps.now,
+      timeoutMs: ms,
+      ...(deps.writeProbeCacheMs !== undefined ? { cacheMs: deps.writeProbeCacheMs } : {}),
+    });
     if (unwritable) return unwritable;
     try {
       const failure = await within(readCredentialFailure(deps.db), ms, 'the database');

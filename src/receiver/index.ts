@@ -1,4 +1,9 @@
-export { checkReadiness, type Readiness, type ReadinessCheck } from './check-readiness.ts';
+export {
+  checkReadiness,
+  inboxWriteProblem,
+  type Readiness,
+  type ReadinessCheck,
+} from './check-readiness.ts';
 export {
   createReceiverApp,
   type ReceiverConfig,

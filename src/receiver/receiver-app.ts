@@ -133,6 +133,7 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
       checkReadiness({
         db: deps.db,
         redis: deps.redis,
+        now: deps.now,
         ...(deps.readinessChecks ? { extraChecks: deps.readinessChecks } : {}),
       }),
     metrics: { moved: metricsMovedWarning(logger) },

@@ -9,3 +9,4 @@ export {
   countSignatureFailure,
   signatureFailuresBetween,
 } from './signature-failures.repository.ts';
+export { recordWriteProbe } from './write-probe.repository.ts';

@@ -37,6 +37,7 @@ describe(`a tenant that cannot start, in a process serving two, on ${testDialect
     name,
     config: loadConfig({
       ...(slackUrl ? { PAYSYNC_ALERT_SLACK_URL: slackUrl } : {}),
+      PAYSYNC_ADMIN_TOKEN: `tok_${name}_${prefix}`,
       PAYSYNC_API_KEY: 'key_unused_by_the_receiver_0123456789',
       PAYSYNC_MERCHANT_ID: `mch_${name}`,
       PAYSYNC_DATABASE_URL: database.url,
@@ -86,6 +87,23 @@ describe(`a tenant that cannot start, in a process serving two, on ${testDialect
     });
     const other = await post('/webhooks/shop-a', secretA);
     expect(other.response.status).toBeLessThan(300);
+
+    // Its ops API, to its own token, says the same (issue 42.7); to another's, nothing.
+    const opsApi = (name: string, token: string) =>
+      fetch(`${daemon!.opsServer!.url}/api/v1/tenants/${name}/alerts`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+    const pausedApi = await opsApi('shop-b', `tok_shop-b_${prefix}`);
+    expect(pausedApi.status).toBe(503);
+    expect(pausedApi.headers.get('retry-after')).toBe('1');
+    expect(await pausedApi.json()).toEqual({
+      error: {
+        code: 'tenant_unavailable',
+        message: expect.stringMatching(/^tenant shop-b is not running \(.* migration\(s\) pending/),
+      },
+    });
+    expect((await opsApi('shop-b', `tok_shop-a_${prefix}`)).status).toBe(404);
+    expect((await opsApi('shop-a', `tok_shop-a_${prefix}`)).status).toBe(200);
 
     // The receiver's port says only that the process is not ready; the ops port says who and why.
     const anonymous = await fetch(`${daemon.front!.url}/readyz`);
