@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { copyFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
@@ -15,7 +13,7 @@ import {
 } from '../alerts/support/sink-servers.ts';
 import { signedEvent } from './support/receiver-fixture.ts';
 import { parseScrape, seriesOf } from '../support/scrape.ts';
-import { canMountSmallDisk, mountSmallDisk } from '../support/small-disk.ts';
+import { canMountSmallDisk, sqliteOnSmallDisk } from '../support/small-disk.ts';
 import {
   freshDatabase,
   testDialect,
@@ -48,14 +46,9 @@ interface BreakableDatabase {
  */
 async function breakableDatabase(database: TestDatabase): Promise<BreakableDatabase> {
   if (testDialect() === 'sqlite') {
-    const disk = mountSmallDisk()!;
-    cleanups.push(() => disk.remove());
-    // Closing checkpoints the WAL, so the copy holds every migration.
-    await database.close();
-    const file = join(disk.dir, 'paysync.db');
-    copyFileSync(database.url.slice('sqlite:'.length), file);
+    const { url, disk } = await sqliteOnSmallDisk(database, cleanups);
     return {
-      url: `sqlite:${file}`,
+      url,
       refuseWrites: async () => disk.fill(),
       takeWrites: async () => disk.free(),
       refusal: /SQLITE_FULL: database or disk is full/,

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -71,4 +71,21 @@ export function canMountSmallDisk(): boolean {
   const disk = mountSmallDisk(1024 * 1024);
   disk?.remove();
   return disk !== undefined;
+}
+
+/**
+ * A migrated SQLite test database copied onto a small disk of its own, for a test that fills
+ * the disk under a running paysync: its URL, and the disk (removed by `cleanups`). Closing the
+ * database first checkpoints its WAL, so the copy holds every migration.
+ */
+export async function sqliteOnSmallDisk(
+  database: { readonly url: string; close(): Promise<void> },
+  cleanups: Array<() => Promise<void> | void>,
+): Promise<{ url: string; disk: SmallDisk }> {
+  const disk = mountSmallDisk()!;
+  cleanups.push(() => disk.remove());
+  await database.close();
+  const file = join(disk.dir, 'paysync.db');
+  copyFileSync(database.url.slice('sqlite:'.length), file);
+  return { url: `sqlite:${file}`, disk };
 }

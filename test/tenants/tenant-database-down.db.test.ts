@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { copyFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { startTenantsDaemon, type RunningTenantsDaemon } from '../../src/daemon/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { generateWebhookSecret } from '../../src/sim/index.ts';
-import { canMountSmallDisk, mountSmallDisk } from '../support/small-disk.ts';
+import { canMountSmallDisk, sqliteOnSmallDisk } from '../support/small-disk.ts';
 import { startTcpProxy } from '../support/tcp-proxy.ts';
 import {
   freshDatabase,
@@ -41,13 +39,9 @@ interface FailingDatabase {
  */
 async function failingDatabase(database: TestDatabase): Promise<FailingDatabase> {
   if (testDialect() === 'sqlite') {
-    const disk = mountSmallDisk()!;
-    cleanups.push(() => disk.remove());
-    await database.close();
-    const file = join(disk.dir, 'paysync.db');
-    copyFileSync(database.url.slice('sqlite:'.length), file);
+    const { url, disk } = await sqliteOnSmallDisk(database, cleanups);
     return {
-      url: `sqlite:${file}`,
+      url,
       fail: async () => disk.fill(),
       recover: async () => disk.free(),
       readsFail: false,
