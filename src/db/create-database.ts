@@ -198,6 +198,14 @@ const STATEMENT_CACHE_SIZE = 500;
  * hundred statements run over and over, so keep them: a statement is reusable, and kysely
  * runs one query at a time per connection, so a cached statement is never busy twice.
  */
+/** kysely's `rollback` when SQLite has no transaction left to roll back: nothing to do. */
+const ROLLED_BACK = {
+  reader: false,
+  all: () => [],
+  iterate: () => [][Symbol.iterator](),
+  run: () => ({ changes: 0, lastInsertRowid: 0 }),
+};
+
 function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
   const cache = new Map<string, BetterSqlite3.Statement>();
   return {
@@ -206,6 +214,10 @@ function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
       sqlite.close();
     },
     prepare(text: string) {
+      // SQLite has already rolled back a transaction whose commit failed (a full disk): kysely's
+      // own rollback would then fail with "no transaction is active", and that error would
+      // replace SQLITE_FULL in every log line and answer that quotes it.
+      if (text === 'rollback' && !sqlite.inTransaction) return ROLLED_BACK;
       let statement = cache.get(text);
       if (statement) {
         cache.delete(text); // re-inserted below: most recently used last

@@ -23,13 +23,6 @@ const SOCKET_UNAVAILABLE = new Set([
   'EAI_AGAIN',
 ]);
 
-/**
- * SQLite rolls a transaction back by itself when its commit or a statement fails on a full disk
- * or an I/O error; kysely's ROLLBACK that follows then fails, and its error replaces the first
- * one. Only a transaction SQLite already abandoned gives it.
- */
-const SQLITE_ABANDONED_TRANSACTION = /cannot rollback - no transaction is active/;
-
 /** node-postgres words these without a code. */
 const PG_CONNECTION_LOST =
   /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed and is not queryable)/;
@@ -57,12 +50,6 @@ function unavailableAt(error: unknown, depth: number): boolean {
     if (SOCKET_UNAVAILABLE.has(code)) return true;
   }
   if (error instanceof Error && PG_CONNECTION_LOST.test(error.message)) return true;
-  if (
-    code === 'SQLITE_ERROR' &&
-    SQLITE_ABANDONED_TRANSACTION.test(String((error as Error).message))
-  ) {
-    return true;
-  }
   const inner = (error as { errors?: unknown }).errors;
   if (Array.isArray(inner) && inner.some((e) => unavailableAt(e, depth + 1))) return true;
   return unavailableAt((error as { cause?: unknown }).cause, depth + 1);

@@ -78,9 +78,8 @@ export function inboxWriteProblem(
     return cached.outcome;
   }
   const at = options.now().toISOString();
-  // Two statements, each its own commit: when SQLite's commit fails on a full disk it has
-  // already rolled back, and kysely's ROLLBACK of a transaction would hide SQLITE_FULL behind
-  // "cannot rollback - no transaction is active".
+  // The inbox's no-op update, then one real commit: an update that matches no row changes
+  // nothing, and gets through on a full disk where every real commit fails.
   const probe = probeInboxWrite(db).then(() => recordWriteProbe(db, at));
   const outcome = within(probe, options.timeoutMs ?? 1000, 'the database').then(
     () => undefined,
