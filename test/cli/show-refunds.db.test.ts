@@ -236,6 +236,21 @@ describe('paysync show names the refunds and reversals of an item', () => {
   });
 });
 
+describe('paysync list --json masks phone numbers as show does', () => {
+  it('masks the recipient number by default and prints it in full with --reveal', async () => {
+    const masked = await runCliInProcess(['list', 'transfers', '--json'], { env });
+    expect(masked.code).toBe(0);
+    expect(masked.stdout).not.toContain('770001234');
+    const rows = JSON.parse(masked.stdout) as { id: string; destination?: { number: string } }[];
+    const row = rows.find((r) => r.id === filled.successfulTransferId);
+    expect(row?.destination).toMatchObject({ number: MASKED_NUMBER });
+
+    const revealed = await runCliInProcess(['list', 'transfers', '--json', '--reveal'], { env });
+    expect(revealed.code).toBe(0);
+    expect(revealed.stdout).toContain(FULL_NUMBER);
+  });
+});
+
 describe('paysync show masks phone numbers as alerts and the dashboard do', () => {
   it('masks the recipient number by default and prints it in full with --reveal', async () => {
     const masked = await runCliInProcess(['show', filled.successfulTransferId], { env });

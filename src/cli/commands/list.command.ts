@@ -21,6 +21,7 @@ interface ListFlags {
   status?: string;
   since?: Date;
   json?: boolean;
+  reveal?: boolean;
   limit: number;
 }
 
@@ -69,6 +70,10 @@ export function listCommand(): Command {
     )
     .option('--limit <n>', 'show at most this many', integerOption('--limit', 1, 100_000), 50)
     .option('--json', 'print a JSON array instead of a table (the raw service JSON is in `show`)')
+    .option(
+      '--reveal',
+      'print phone and account numbers in full in --json (masked by default, as in show); do not paste the output into tickets or chat',
+    )
     .addHelpText(
       'after',
       `
@@ -114,7 +119,9 @@ beside them. Reads PAYSYNC_DATABASE_URL. Exit codes: 0 listed (also when nothing
         )
         .slice(0, flags.limit);
       if (flags.json) {
-        printJson(records.map(listedRecord));
+        const { maskRecord } = await import('../format/mask-resource-view.ts');
+        const shown = flags.reveal === true ? records : records.map((r) => maskRecord(r));
+        printJson(shown.map(listedRecord));
         return;
       }
       const filters = [

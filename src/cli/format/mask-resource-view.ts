@@ -29,7 +29,8 @@ export function maskResourceView(view: ResourceView): ResourceView {
   };
 }
 
-function maskRecord(record: ResourceView['record']): ResourceView['record'] {
+/** One mirror record as `show` and `list` print it unless `--reveal` (see above). */
+export function maskRecord(record: ResourceView['record']): ResourceView['record'] {
   const common = {
     failureMessage: text(record.failureMessage),
     raw: maskDeep(maskNumberFields(record.raw)),
