@@ -6,6 +6,7 @@ import {
   type RedisEvictionCheck,
   type RedisSentinelTarget,
 } from '../config/index.ts';
+import { reasonOf } from '../error-reason.ts';
 
 /** Raised at start-up when Redis would silently drop queued jobs. */
 export class RedisPolicyError extends Error {
@@ -154,7 +155,7 @@ export async function askSentinels(
       reasons.push(`${sentinel} knows no master named ${target.masterName}`);
     } catch (error) {
       const cause = lastError ?? error;
-      reasons.push(`${sentinel} (${cause instanceof Error ? cause.message : String(cause)})`);
+      reasons.push(`${sentinel} (${reasonOf(cause)})`);
     } finally {
       client.disconnect();
     }

@@ -148,9 +148,10 @@ describe('issue 37: the shared budget is used whole', () => {
     running = false;
     const seconds = (Date.now() - started) / 1000;
     await Promise.all(loops);
-    // Measured on a loaded 2-core machine: 20.0 a second; before, 11.0. The bound leaves room
-    // for a late timer, never for the old loss.
-    expect(granted / seconds).toBeGreaterThanOrEqual(17);
+    // Measured on a loaded 2-core machine: 20.0 a second; before, 11.0. With CI and other work
+    // on both cores, late timers took it to 16.1 and 16.7. The bound leaves room for them, never
+    // for the old loss.
+    expect(granted / seconds).toBeGreaterThanOrEqual(15);
     expect(granted / seconds).toBeLessThanOrEqual(21);
   });
 });
