@@ -179,7 +179,12 @@ export async function enqueueSyncBatch(
     const chunk = unique.slice(start, start + size);
     const ids = chunk.map((ref) => ref.inboxId ?? 0);
     const attempt = options.attempt ?? 1;
-    const data: SyncBatchJobData = attempt > 1 ? { refs: chunk, attempt } : { refs: chunk };
+    const traceparents = tracesOf(refs, chunk);
+    const data: SyncBatchJobData = {
+      refs: chunk,
+      ...(attempt > 1 ? { attempt } : {}),
+      ...(traceparents.length > 0 ? { traceparents } : {}),
+    };
     const retry = attempt > 1 ? `-a${attempt}` : '';
     jobs.push({
       name: JobName.syncBatch,
@@ -191,6 +196,15 @@ export async function enqueueSyncBatch(
     });
   }
   if (jobs.length > 0) await queues.sync.addBulk(jobs);
+}
+
+/** The traced webhooks behind a chunk's resources, the references dropped as older included. */
+function tracesOf(refs: readonly SyncJobData[], chunk: readonly SyncJobData[]): string[] {
+  const keys = new Set(chunk.map(syncKey));
+  const traces = new Set<string>();
+  for (const ref of refs)
+    if (ref.traceparent && keys.has(syncKey(ref))) traces.add(ref.traceparent);
+  return [...traces];
 }
 
 /**
