@@ -17,6 +17,9 @@ export const TRACE_ATTRIBUTES = {
   attempt: 'paysync.upstream.attempt',
   booked: 'paysync.apply.items',
   followUp: 'paysync.follow_up.type',
+  task: 'paysync.scheduled.task',
+  slot: 'paysync.scheduled.slot',
+  outcome: 'paysync.scheduled.outcome',
 } as const;
 
 /** `paysync.item.kind`, `paysync.item.id` (when known) and the tenant (when there is one). */

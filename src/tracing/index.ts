@@ -19,6 +19,7 @@ export {
   failSpan,
   inSpan,
   spanContextOfTraceparent,
+  ROOT_CONTEXT,
   SpanKind,
   traceLogFields,
   type Attributes,

@@ -12,7 +12,7 @@ import {
   type SpanContext,
 } from '@opentelemetry/api';
 
-export { SpanKind } from '@opentelemetry/api';
+export { ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
 export type { Attributes, Span, SpanContext } from '@opentelemetry/api';
 
 /** The tracer every paysync span comes from; a no-op until the SDK is started. */
