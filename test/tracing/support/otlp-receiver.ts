@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { decodeTraceRequest } from './otlp-protobuf.ts';
 
 /** One span as an OTLP/HTTP JSON export carries it, flattened with its resource. */
 export interface ReceivedSpan {
@@ -64,19 +66,23 @@ export interface OtlpReceiver {
   /** The base URL, for OTEL_EXPORTER_OTLP_ENDPOINT (the exporter appends `/v1/traces`). */
   readonly url: string;
   readonly spans: ReceivedSpan[];
-  /** Raw request bodies as received, to search for what must never be exported. */
+  /** Request bodies as received (decompressed), to search for what must never be exported. */
   readonly bodies: string[];
+  /** Each export's Content-Type: `application/x-protobuf` or `application/json`. */
+  readonly contentTypes: string[];
   close(): Promise<void>;
 }
 
 /**
- * A real OTLP/HTTP receiver on 127.0.0.1 for the JSON encoding of the protocol
- * (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`): `POST /v1/traces` with an
- * ExportTraceServiceRequest, answered with an empty ExportTraceServiceResponse.
+ * A real OTLP/HTTP receiver on 127.0.0.1 for both encodings of the protocol (`http/protobuf`,
+ * decoded by ./otlp-protobuf.ts, and `http/json`): `POST /v1/traces` with an
+ * ExportTraceServiceRequest, answered with an empty ExportTraceServiceResponse (`{}` in JSON,
+ * zero bytes in protobuf).
  */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const bodies: string[] = [];
+  const contentTypes: string[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -85,9 +91,15 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         response.writeHead(404).end();
         return;
       }
-      const text = Buffer.concat(chunks).toString('utf8');
-      bodies.push(text);
-      const exported = JSON.parse(text) as ExportTraceServiceRequest;
+      let body = Buffer.concat(chunks);
+      if (request.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
+      const protobuf = request.headers['content-type'] === 'application/x-protobuf';
+      contentTypes.push(request.headers['content-type'] ?? '');
+      // Kept as text either way, to search for what must never be exported.
+      bodies.push(body.toString('utf8'));
+      const exported = (
+        protobuf ? decodeTraceRequest(body) : JSON.parse(body.toString('utf8'))
+      ) as ExportTraceServiceRequest;
       for (const resourceSpans of exported.resourceSpans ?? []) {
         const resource = attributesOf(resourceSpans.resource?.attributes);
         for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
@@ -106,7 +118,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
           }
         }
       }
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      response
+        .writeHead(200, {
+          'content-type': protobuf ? 'application/x-protobuf' : 'application/json',
+        })
+        .end(protobuf ? Buffer.alloc(0) : '{}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -115,6 +131,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     url: `http://127.0.0.1:${port}`,
     spans,
     bodies,
+    contentTypes,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
