@@ -58,6 +58,8 @@ export interface IngestJobData {
   readonly inboxId: number;
   /** How the event came back to the workers. @defaultValue `webhook` */
   readonly via?: ObservedVia;
+  /** The W3C `traceparent` of the webhook (or the tick) that enqueued it, when traced. */
+  readonly traceparent?: string;
 }
 
 /** What a sync job needs to find the resource: its id, or its reference, or both. */

@@ -173,9 +173,11 @@ async function enqueueStored(
 ): Promise<void> {
   const refs: SyncJobData[] = [];
   const slow: number[] = [];
+  const traces = new Map<number, string | undefined>();
   for (const { inboxId, event } of stored) {
     if (!event.resource) {
       slow.push(inboxId);
+      traces.set(inboxId, receivedInTrace.get(event));
       continue;
     }
     const { kind, id, reference } = event.resource;
@@ -190,6 +192,8 @@ async function enqueueStored(
   }
   await Promise.all([
     refs.length > 0 ? enqueueSyncBatch(deps.queues, refs, deps.syncBatch) : undefined,
-    slow.length > 0 ? enqueueIngest(deps.queues, slow) : undefined,
+    slow.length > 0
+      ? enqueueIngest(deps.queues, slow, 'webhook', (inboxId) => traces.get(inboxId))
+      : undefined,
   ]);
 }
