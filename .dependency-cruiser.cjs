@@ -67,6 +67,7 @@
 /** Bottom to top. A name is a folder under src/ (or a single src/<name>.ts), or jobs/bin. */
 const LAYERS = [
   { name: 'infrastructure: settings', components: ['config'] },
+  { name: 'infrastructure: traces', components: ['tracing'] },
   {
     name: 'infrastructure: logs, reasons',
     components: ['logger', 'error-reason', 'private-files', 'guarded-server'],

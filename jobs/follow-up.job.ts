@@ -9,6 +9,13 @@ import {
   type ReceiptRequest,
 } from '../src/receipts/index.ts';
 import type { JobContext } from './job-context.ts';
+import {
+  contextOfTraceparent,
+  inSpan,
+  itemAttributes,
+  SpanKind,
+  TRACE_ATTRIBUTES,
+} from '../src/tracing/index.ts';
 
 /** One outbox row as its consumer takes it: the payload, `type` = kind, and the row's id. */
 type FollowUpRow = FollowUpJobData & { readonly outboxId?: number };
@@ -61,7 +68,14 @@ function receiptFollowUps(context: JobContext): OutboxRowsConsumer {
     const results = await fetchReceipts(
       receiptDependencies(context),
       rows.map((row) => {
-        const { outboxId, ...request } = row as unknown as ReceiptRequest & { outboxId: number };
+        const {
+          outboxId,
+          traceparent: _trace,
+          ...request
+        } = row as unknown as ReceiptRequest & {
+          outboxId: number;
+          traceparent?: string;
+        };
         return { request, outboxId };
       }),
     );
@@ -85,11 +99,28 @@ export function followUpJob(context: JobContext) {
     receipt: receiptFollowUp(context),
   };
   const together: Record<string, OutboxRowsConsumer> = { receipt: receiptFollowUps(context) };
-  const consumeRow = (row: FollowUpRow, name: string): Promise<string> => {
+  const consumeRow = (traced: FollowUpRow, name: string): Promise<string> => {
+    // The change's trace, carried in the outbox row (docs/observability.md), is taken off the
+    // row: consumers see the payload as it was added.
+    const { traceparent, ...row } = traced as FollowUpRow & { traceparent?: string };
     const type = (row as { type?: string }).type ?? name;
     const consumer = consumers[type];
     if (!consumer) throw new Error(`no consumer for follow-up type "${type}"`);
-    return consumer(row);
+    const item = row as { kind?: unknown; id?: unknown };
+    return inSpan(
+      `paysync.follow_up ${type}`,
+      {
+        kind: SpanKind.CONSUMER,
+        ...(traceparent ? { parent: contextOfTraceparent(traceparent) } : {}),
+        attributes: {
+          [TRACE_ATTRIBUTES.followUp]: type,
+          ...(typeof item.kind === 'string' && typeof item.id === 'string'
+            ? itemAttributes({ kind: item.kind, id: item.id, tenant: context.tenant })
+            : {}),
+        },
+      },
+      () => consumer(row as FollowUpRow),
+    );
   };
   return async (job: Job<FollowUpQueueData>): Promise<string> => {
     const data = job.data;

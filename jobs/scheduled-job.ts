@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import type { ScheduledJobData } from '../src/queues/index.ts';
 import { recordScheduledRun, type RecordedRun, type RunHandle } from '../src/runs/index.ts';
 import type { JobContext } from './job-context.ts';
+import { inSpan, ROOT_CONTEXT, SpanKind, TRACE_ATTRIBUTES } from '../src/tracing/index.ts';
 
 /** The job's result line when a task says nothing of its own: the outcome, and why if not clean. */
 function outcomeLine(recorded: RecordedRun<unknown>): string {
@@ -18,17 +19,35 @@ export function scheduledJob<T>(
   work: (run: RunHandle) => Promise<T>,
   summary: (recorded: RecordedRun<T>) => string = outcomeLine,
 ): (job: Job<ScheduledJobData>) => Promise<string> {
-  return async (job) => {
-    const recorded = await recordScheduledRun(
+  // Scheduled work has traces of its own (docs/observability.md): one root span per tick, the
+  // syncs and reads it does inside.
+  return (job) =>
+    inSpan(
+      `paysync.scheduled ${job.data.task}`,
       {
-        db: context.db,
-        logger: context.logger,
-        staleRunAfterMs: context.polling.staleRunAfterMs,
-        now: context.now,
+        kind: SpanKind.CONSUMER,
+        parent: ROOT_CONTEXT,
+        attributes: {
+          'messaging.system': 'bullmq',
+          'messaging.destination.name': 'scheduled',
+          [TRACE_ATTRIBUTES.task]: job.data.task,
+          [TRACE_ATTRIBUTES.slot]: job.data.slot,
+          ...(context.tenant !== undefined ? { [TRACE_ATTRIBUTES.tenant]: context.tenant } : {}),
+        },
       },
-      job.data,
-      work,
+      async (span) => {
+        const recorded = await recordScheduledRun(
+          {
+            db: context.db,
+            logger: context.logger,
+            staleRunAfterMs: context.polling.staleRunAfterMs,
+            now: context.now,
+          },
+          job.data,
+          work,
+        );
+        span.setAttribute(TRACE_ATTRIBUTES.outcome, recorded.outcome);
+        return summary(recorded);
+      },
     );
-    return summary(recorded);
-  };
 }

@@ -1,4 +1,6 @@
-import { runUntilSignal, type Running } from '../lifecycle/index.ts';
+import { runUntilSignal, StartupError, type Component, type Running } from '../lifecycle/index.ts';
+import type { Logger } from '../logger.ts';
+import { startTracing, TracingSettingsError } from '../tracing/index.ts';
 import { createDaemon, type DaemonOptions } from './create-daemon.ts';
 import { createTenantsDaemon, type TenantsDaemonOptions } from './create-tenants-daemon.ts';
 import { applyHeapGrowth } from './heap-growth.ts';
@@ -10,8 +12,9 @@ import { applyHeapGrowth } from './heap-growth.ts';
  */
 export async function runDaemon(options: DaemonOptions): Promise<Running> {
   setHeapGrowth(options.logger, options.config.heapGrowthPercent);
+  const tracing = await tracingComponent(options.logger);
   const daemon = await createDaemon(options);
-  return runUntilSignal(daemon.components, {
+  return runUntilSignal([...tracing, ...daemon.components], {
     logger: options.logger,
     deadlineMs: options.config.processing.shutdownTimeoutMs,
   });
@@ -23,8 +26,9 @@ export async function runDaemon(options: DaemonOptions): Promise<Running> {
  */
 export async function runTenantsDaemon(options: TenantsDaemonOptions): Promise<Running> {
   setHeapGrowth(options.logger, options.tenants[0]!.config.heapGrowthPercent);
+  const tracing = await tracingComponent(options.logger);
   const daemon = await createTenantsDaemon(options);
-  return runUntilSignal(daemon.components, {
+  return runUntilSignal([...tracing, ...daemon.components], {
     logger: options.logger,
     deadlineMs: options.tenants[0]!.config.processing.shutdownTimeoutMs,
   });
@@ -34,4 +38,22 @@ export async function runTenantsDaemon(options: TenantsDaemonOptions): Promise<R
 export function setHeapGrowth(logger: DaemonOptions['logger'], percent: number): void {
   const growth = applyHeapGrowth(percent);
   logger.debug({ heapGrowthPercent: growth.percent ?? 'V8', from: growth.from }, 'heap growth');
+}
+
+/**
+ * Traces, when the `OTEL_*` variables ask for them (docs/observability.md): the SDK starts
+ * before the components and, first in the list, is stopped last, so the spans of the last jobs
+ * are sent. No component at all when tracing is off.
+ */
+async function tracingComponent(logger: Logger): Promise<Component[]> {
+  let tracing;
+  try {
+    tracing = await startTracing(process.env, logger);
+  } catch (error) {
+    if (error instanceof TracingSettingsError) throw new StartupError(error.message);
+    throw error;
+  }
+  if (!tracing) return [];
+  logger.info('traces sent by OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)');
+  return [{ name: 'tracing', start: async () => undefined, stop: () => tracing.shutdown() }];
 }

@@ -1,5 +1,6 @@
 import type { Executor } from '../db/index.ts';
 import { outboxSignal } from './outbox-signal.ts';
+import { activeTraceparent } from '../tracing/index.ts';
 
 export interface NewOutboxEntry {
   /** Which consumer takes it: `alert`, `receipt`, or a later kind (the follow-up job routes by it). */
@@ -38,7 +39,7 @@ export async function addToOutbox(
     .values({
       kind: entry.kind,
       dedupe_key: entry.dedupeKey ?? null,
-      payload: JSON.stringify(entry.payload),
+      payload: JSON.stringify(withTrace(entry.payload)),
       created_at: entry.createdAt,
       available_at: entry.availableAt ?? entry.createdAt,
       dispatched_at: null,
@@ -55,6 +56,15 @@ export async function addToOutbox(
     .where('dedupe_key', '=', entry.dedupeKey!)
     .executeTakeFirstOrThrow();
   return { id: Number(existing.id), isNew: false };
+}
+
+/**
+ * The payload with the W3C `traceparent` of the change that called for it, when traced, so the
+ * follow-up continues that trace (docs/observability.md); the follow-up job takes it off again.
+ */
+function withTrace(payload: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const traceparent = activeTraceparent();
+  return traceparent ? { ...payload, traceparent } : payload;
 }
 
 /** Wakes this process's dispatcher; call it after the commit that added outbox rows. */

@@ -58,6 +58,8 @@ export interface IngestJobData {
   readonly inboxId: number;
   /** How the event came back to the workers. @defaultValue `webhook` */
   readonly via?: ObservedVia;
+  /** The W3C `traceparent` of the webhook (or the tick) that enqueued it, when traced. */
+  readonly traceparent?: string;
 }
 
 /** What a sync job needs to find the resource: its id, or its reference, or both. */
@@ -70,6 +72,11 @@ export interface SyncJobData {
   /** The inbox row that caused this sync, when a webhook did. */
   readonly inboxId?: number;
   readonly via: ObservedVia;
+  /**
+   * The W3C `traceparent` of the webhook's span, when it was traced: the sync continues that
+   * trace (docs/observability.md). Never part of a job id or a dedupe key.
+   */
+  readonly traceparent?: string;
 }
 
 /**
@@ -81,6 +88,11 @@ export interface SyncBatchJobData {
   readonly refs: readonly SyncJobData[];
   /** Which try of these references this is, 1-based; a retry is a new job. @defaultValue 1 */
   readonly attempt?: number;
+  /**
+   * The `traceparent` of every traced webhook the batch serves, those whose reference gave way
+   * to a newer one of the same resource included: the batch's span links to each.
+   */
+  readonly traceparents?: readonly string[];
 }
 
 /** What the `sync` queue carries: one resource, or a batch (job name `sync-batch`). */

@@ -14,6 +14,7 @@ import {
 } from './job-types.ts';
 import type { ObservedVia } from '../resources/index.ts';
 import { DEFAULT_SYNC_BATCH_SIZE } from './sync-batch.defaults.ts';
+import { activeTraceparent } from '../tracing/index.ts';
 
 export interface QueueSettings {
   readonly connection: Redis;
@@ -103,27 +104,33 @@ export function syncKey(data: Pick<SyncJobData, 'kind' | 'id' | 'reference'>): s
   return `${data.kind}-${handle}`.replaceAll(':', '_');
 }
 
-function ingestJob(inboxId: number, via: ObservedVia) {
-  const data: IngestJobData = via === 'webhook' ? { inboxId } : { inboxId, via };
+function ingestJob(inboxId: number, via: ObservedVia, traceparent: string | undefined) {
+  const data: IngestJobData = {
+    inboxId,
+    ...(via === 'webhook' ? {} : { via }),
+    ...(traceparent ? { traceparent } : {}),
+  };
   return { name: JobName.ingestEvent, data, opts: { jobId: ingestJobId(inboxId) } };
 }
 
 /**
  * Enqueues classification of one inbox row, or of several in one round trip (the receiver's
  * group commit). The job id is derived from the inbox id, so enqueueing the same row twice
- * (receiver, then recovery sweep) runs it once.
+ * (receiver, then recovery sweep) runs it once. Each job carries the trace of `traceOf` its
+ * row (docs/observability.md). @defaultValue the active span's, for every row
  */
 export async function enqueueIngest(
   queues: Queues,
   inboxIds: number | readonly number[],
   via: ObservedVia = 'webhook',
+  traceOf: (inboxId: number) => string | undefined = activeTraceparent,
 ): Promise<void> {
   if (typeof inboxIds === 'number') {
-    const job = ingestJob(inboxIds, via);
+    const job = ingestJob(inboxIds, via, traceOf(inboxIds));
     await queues.ingest.add(job.name, job.data, job.opts);
     return;
   }
-  await queues.ingest.addBulk(inboxIds.map((inboxId) => ingestJob(inboxId, via)));
+  await queues.ingest.addBulk(inboxIds.map((inboxId) => ingestJob(inboxId, via, traceOf(inboxId))));
 }
 
 /**
@@ -133,7 +140,10 @@ export async function enqueueIngest(
  * events costs at most two fetches.
  */
 export async function enqueueSync(queues: Queues, data: SyncJobData): Promise<void> {
-  await queues.sync.add(syncJobNameFor[data.kind], data, {
+  // The sync continues the trace that called for it (an ingest job, a sweep's tick).
+  const traceparent = data.traceparent ?? activeTraceparent();
+  const traced = traceparent ? { ...data, traceparent } : data;
+  await queues.sync.add(syncJobNameFor[data.kind], traced, {
     deduplication: { id: syncKey(data), keepLastIfActive: true },
   });
 }
@@ -179,7 +189,12 @@ export async function enqueueSyncBatch(
     const chunk = unique.slice(start, start + size);
     const ids = chunk.map((ref) => ref.inboxId ?? 0);
     const attempt = options.attempt ?? 1;
-    const data: SyncBatchJobData = attempt > 1 ? { refs: chunk, attempt } : { refs: chunk };
+    const traceparents = tracesOf(refs, chunk);
+    const data: SyncBatchJobData = {
+      refs: chunk,
+      ...(attempt > 1 ? { attempt } : {}),
+      ...(traceparents.length > 0 ? { traceparents } : {}),
+    };
     const retry = attempt > 1 ? `-a${attempt}` : '';
     jobs.push({
       name: JobName.syncBatch,
@@ -191,6 +206,15 @@ export async function enqueueSyncBatch(
     });
   }
   if (jobs.length > 0) await queues.sync.addBulk(jobs);
+}
+
+/** The traced webhooks behind a chunk's resources, the references dropped as older included. */
+function tracesOf(refs: readonly SyncJobData[], chunk: readonly SyncJobData[]): string[] {
+  const keys = new Set(chunk.map(syncKey));
+  const traces = new Set<string>();
+  for (const ref of refs)
+    if (ref.traceparent && keys.has(syncKey(ref))) traces.add(ref.traceparent);
+  return [...traces];
 }
 
 /**

@@ -29,6 +29,13 @@ import { bodyReadError, sendError } from './webhook-errors.ts';
 import { webhookRoute } from './webhook.route.ts';
 import type { BacklogGate } from './backlog-gate.ts';
 import { intakeLimits } from './intake-limits.ts';
+import { activeTraceparent, annotateActiveSpan, itemAttributes } from '../tracing/index.ts';
+
+/**
+ * The trace each classified event was received in: one group commit stores the events of
+ * several requests, so the context is carried per event, not taken from the commit's.
+ */
+const receivedInTrace = new WeakMap<object, string>();
 
 /** What the receiver reads of the configuration: signing, and its capacity. */
 export type ReceiverConfig = SigningConfig & Pick<Config, 'receiver'>;
@@ -109,9 +116,12 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
           ? [config.webhook.hmacHeader, config.webhook.hmacTimestampHeader ?? ''].filter(Boolean)
           : [],
       accept: async (events) => {
-        const results = await intake.acceptAll(
-          events.map((event) => classifyAtIntake(event, tenant)),
-        );
+        const classified = events.map((event) => classifyAtIntake(event, tenant));
+        const traceparent = activeTraceparent();
+        if (traceparent) for (const event of classified) receivedInTrace.set(event, traceparent);
+        const only = classified.length === 1 ? classified[0]!.resource : undefined;
+        if (only) annotateActiveSpan(itemAttributes({ ...only, tenant }));
+        const results = await intake.acceptAll(classified);
         gate?.noteStored(results.filter((result) => !result.duplicate).length);
         return results;
       },
@@ -164,9 +174,11 @@ async function enqueueStored(
 ): Promise<void> {
   const refs: SyncJobData[] = [];
   const slow: number[] = [];
+  const traces = new Map<number, string | undefined>();
   for (const { inboxId, event } of stored) {
     if (!event.resource) {
       slow.push(inboxId);
+      traces.set(inboxId, receivedInTrace.get(event));
       continue;
     }
     const { kind, id, reference } = event.resource;
@@ -176,10 +188,13 @@ async function enqueueStored(
       ...(reference !== undefined ? { reference } : {}),
       inboxId,
       via: 'webhook',
+      ...(receivedInTrace.has(event) ? { traceparent: receivedInTrace.get(event)! } : {}),
     });
   }
   await Promise.all([
     refs.length > 0 ? enqueueSyncBatch(deps.queues, refs, deps.syncBatch) : undefined,
-    slow.length > 0 ? enqueueIngest(deps.queues, slow) : undefined,
+    slow.length > 0
+      ? enqueueIngest(deps.queues, slow, 'webhook', (inboxId) => traces.get(inboxId))
+      : undefined,
   ]);
 }

@@ -13,6 +13,7 @@ import type { Logger } from '../logger.ts';
 import { signatureFailures, tenantLabel, webhookOutcomes } from '../metrics/index.ts';
 import type { SignatureVerifier } from './signature-outcome.ts';
 import { sendError } from './webhook-errors.ts';
+import { inSpan, SpanKind, TRACE_ATTRIBUTES, type Span } from '../tracing/index.ts';
 
 export interface WebhookRouteSettings {
   readonly path: string;
@@ -96,82 +97,116 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
     // Raw bytes, never a JSON parser's output: the signature covers the bytes as sent, and
     // the inbox keeps them byte for byte. Compressed bodies are refused rather than inflated.
     express.raw({ type: () => true, limit: settings.maxBytes, inflate: false }),
-    async (request: Request, response: Response) => {
-      const receivedAt = settings.now();
-      const rawBody: Buffer = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      if (isBlank(rawBody)) {
-        return refuse(response, 400, 'empty_body', 'the body is empty');
-      }
-      // headersDistinct keeps repeated lines apart (Node's `headers` joins them with ", "), so
-      // the verifier can refuse a repeated signature, id or timestamp header.
-      const signature = settings.verify(rawBody, request.headersDistinct, receivedAt.getTime());
-      if (!signature.ok) {
-        signatureFailures.inc({ reason: signature.reason, ...labels });
-        await settings.onRefusedSignature?.();
-        settings.logger.warn(
-          { reason: signature.reason, detail: signature.message },
-          'webhook refused',
-        );
-        return refuse(response, 401, signature.reason, signature.message);
-      }
-      const parsed = parseJson(rawBody);
-      if (!parsed.ok) return refuse(response, 400, 'invalid_json', 'the body is not valid JSON');
-
-      let batch: ReturnType<typeof splitBatch>;
-      try {
-        batch = splitBatch(rawBody, parsed.value, signature.signedEventId);
-      } catch (error) {
-        // Cannot happen for a body that parsed; if it does, keep the body whole (nothing lost).
-        settings.logger.error({ err: error }, 'batch not split; storing the body as one event');
-        batch = undefined;
-      }
-      if (batch && batch.length > maxBatchEvents) {
-        return refuse(
-          response,
-          413,
-          'batch_too_large',
-          `the batch holds ${batch.length} events; send at most ${maxBatchEvents} per request`,
-        );
-      }
-      const headers = storedHeaders(request.headers, settings.extraStoredHeaders);
-      const events: (EventIdentity & { rawBody: Buffer })[] = batch ?? [
-        { ...eventIdentity(rawBody, parsed.value, signature.signedEventId), rawBody },
-      ];
-      let results: AcceptResult[];
-      try {
-        results = await settings.accept(events.map((event) => ({ ...event, headers, receivedAt })));
-      } catch (error) {
-        if (!(error instanceof InboxUnavailableError)) throw error;
-        settings.logger.error(
-          { err: error.cause },
-          'webhook not stored; answering 503 so the sender retries',
-        );
-        response.setHeader('Retry-After', '5');
-        return refuse(
-          response,
-          503,
-          'inbox_unavailable',
-          'the event could not be stored; retry later',
-        );
-      }
-      const duplicates = results.filter((result) => result.duplicate).length;
-      const duplicate = duplicates === results.length;
-      webhookOutcomes.inc({ outcome: duplicate ? 'duplicate' : 'accepted', ...labels });
-      response.status(duplicate ? 200 : 202);
-      if (!batch) {
-        response.json({ received: true, duplicate, inboxId: results[0]!.inboxId });
-        return;
-      }
-      response.json({
-        received: true,
-        duplicate,
-        batch: true,
-        events: results.length,
-        duplicates,
-        inboxIds: results.map((result) => result.inboxId),
-      });
-    },
+    // The request's span (docs/observability.md): a new trace per webhook, never the sender's
+    // (a `traceparent` from outside is not trusted to pick our sampling or our trace ids).
+    (request: Request, response: Response) =>
+      inSpan(
+        `POST ${settings.path}`,
+        {
+          kind: SpanKind.SERVER,
+          attributes: {
+            'http.request.method': 'POST',
+            'http.route': settings.path,
+            ...(settings.tenant !== undefined
+              ? { [TRACE_ATTRIBUTES.tenant]: settings.tenant }
+              : {}),
+          },
+        },
+        async (span) => {
+          await receive(request, response, span);
+          span.setAttribute('http.response.status_code', response.statusCode);
+        },
+      ),
   );
+  const receive = async (request: Request, response: Response, span: Span) => {
+    const receivedAt = settings.now();
+    const rawBody: Buffer = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    if (isBlank(rawBody)) {
+      return refuse(response, 400, 'empty_body', 'the body is empty');
+    }
+    // headersDistinct keeps repeated lines apart (Node's `headers` joins them with ", "), so
+    // the verifier can refuse a repeated signature, id or timestamp header.
+    const signature = settings.verify(rawBody, request.headersDistinct, receivedAt.getTime());
+    span.setAttribute(TRACE_ATTRIBUTES.signatureOutcome, signature.ok ? 'valid' : signature.reason);
+    if (!signature.ok) {
+      signatureFailures.inc({ reason: signature.reason, ...labels });
+      await settings.onRefusedSignature?.();
+      settings.logger.warn(
+        { reason: signature.reason, detail: signature.message },
+        'webhook refused',
+      );
+      return refuse(response, 401, signature.reason, signature.message);
+    }
+    const parsed = parseJson(rawBody);
+    if (!parsed.ok) return refuse(response, 400, 'invalid_json', 'the body is not valid JSON');
+
+    let batch: ReturnType<typeof splitBatch>;
+    try {
+      batch = splitBatch(rawBody, parsed.value, signature.signedEventId);
+    } catch (error) {
+      // Cannot happen for a body that parsed; if it does, keep the body whole (nothing lost).
+      settings.logger.error({ err: error }, 'batch not split; storing the body as one event');
+      batch = undefined;
+    }
+    if (batch && batch.length > maxBatchEvents) {
+      return refuse(
+        response,
+        413,
+        'batch_too_large',
+        `the batch holds ${batch.length} events; send at most ${maxBatchEvents} per request`,
+      );
+    }
+    const headers = storedHeaders(request.headers, settings.extraStoredHeaders);
+    const events: (EventIdentity & { rawBody: Buffer })[] = batch ?? [
+      { ...eventIdentity(rawBody, parsed.value, signature.signedEventId), rawBody },
+    ];
+    let results: AcceptResult[];
+    try {
+      results = await inSpan(
+        'paysync.inbox.commit',
+        { attributes: { [TRACE_ATTRIBUTES.events]: events.length } },
+        async (commit) => {
+          const stored = await settings.accept(
+            events.map((event) => ({ ...event, headers, receivedAt })),
+          );
+          commit.setAttribute(
+            TRACE_ATTRIBUTES.inboxIds,
+            stored.map((result) => result.inboxId),
+          );
+          return stored;
+        },
+      );
+    } catch (error) {
+      if (!(error instanceof InboxUnavailableError)) throw error;
+      settings.logger.error(
+        { err: error.cause },
+        'webhook not stored; answering 503 so the sender retries',
+      );
+      response.setHeader('Retry-After', '5');
+      return refuse(
+        response,
+        503,
+        'inbox_unavailable',
+        'the event could not be stored; retry later',
+      );
+    }
+    const duplicates = results.filter((result) => result.duplicate).length;
+    const duplicate = duplicates === results.length;
+    webhookOutcomes.inc({ outcome: duplicate ? 'duplicate' : 'accepted', ...labels });
+    response.status(duplicate ? 200 : 202);
+    if (!batch) {
+      response.json({ received: true, duplicate, inboxId: results[0]!.inboxId });
+      return;
+    }
+    response.json({
+      received: true,
+      duplicate,
+      batch: true,
+      events: results.length,
+      duplicates,
+      inboxIds: results.map((result) => result.inboxId),
+    });
+  };
   router.all(settings.path, (_request, response) => {
     response.setHeader('Allow', 'POST');
     sendError(response, 405, 'method_not_allowed', `only POST is accepted on ${settings.path}`);

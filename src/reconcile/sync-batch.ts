@@ -25,6 +25,7 @@ import {
 import { syncResource } from './sync-resource.ts';
 import { coverByWindow, type WindowKind } from './window-reads.ts';
 import type { SyncAttempt, SyncResult } from './sync-result.ts';
+import { continueTrace, inSpan, itemAttributes, TRACE_ATTRIBUTES } from '../tracing/index.ts';
 
 /** What one batch came to: a count per outcome, and the references to try again. */
 export interface SyncBatchResult {
@@ -146,7 +147,19 @@ export async function syncBatch(
           await slot(async () => {
             fetchUpToId = await latestInboxId(resolved.db);
             const startedAt = resolved.now().toISOString();
-            const result = await fetchResourceState(resolved, ref);
+            // The item's own span, in its webhook's trace (docs/observability.md).
+            const result = await inSpan(
+              'paysync.sync.item',
+              {
+                ...continueTrace(ref.traceparent),
+                attributes: itemAttributes({
+                  kind: ref.kind,
+                  id: ref.id,
+                  tenant: resolved.tenant,
+                }),
+              },
+              () => fetchResourceState(resolved, ref),
+            );
             fetched.push({ ref, result, fetchStartedAt: startedAt, upToId: fetchUpToId });
           });
         } catch (error) {
@@ -158,7 +171,7 @@ export async function syncBatch(
     let split = false;
     let consequences = NO_CONSEQUENCES;
     try {
-      ({ consequences } = await applyFetched(resolved, fetched));
+      ({ consequences } = await applyInSpan(resolved, fetched));
       for (const item of fetched)
         note(item.ref, { outcome: 'synced', outcomes: [], closedRows: 0 });
     } catch (error) {
@@ -172,7 +185,7 @@ export async function syncBatch(
         try {
           consequences = addConsequences(
             consequences,
-            (await applyFetched(resolved, [item])).consequences,
+            (await applyInSpan(resolved, [item])).consequences,
           );
           note(item.ref, { outcome: 'synced', outcomes: [], closedRows: 0 });
         } catch (itemError) {
@@ -188,6 +201,23 @@ export async function syncBatch(
   } finally {
     claimed.release();
   }
+}
+
+/** {@link applyFetched} in its span: the one transaction that books the fetched items. */
+function applyInSpan(resolved: ResolvedSyncDependencies, fetched: readonly Fetched[]) {
+  const only = fetched.length === 1 ? fetched[0]!.ref : undefined;
+  return inSpan(
+    'paysync.apply',
+    {
+      attributes: {
+        [TRACE_ATTRIBUTES.booked]: fetched.length,
+        [TRACE_ATTRIBUTES.itemIds]: fetched.map((item) => item.ref.id ?? item.ref.kind),
+        'db.operation.name': 'transaction',
+        ...(only ? itemAttributes({ kind: only.kind, id: only.id, tenant: resolved.tenant }) : {}),
+      },
+    },
+    () => applyFetched(resolved, fetched),
+  );
 }
 
 /** Window reads a batch may start or join before it reads what is left one by one. */

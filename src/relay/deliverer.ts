@@ -25,6 +25,15 @@ import {
 import { relaySignal } from './relay-signal.ts';
 import { openSecret, SecretKeyError } from './secret-box.ts';
 import { signedHeaders } from './sign.ts';
+import {
+  failSpan,
+  inSpan,
+  itemAttributes,
+  ROOT_CONTEXT,
+  SpanKind,
+  TRACE_ATTRIBUTES,
+  type Span,
+} from '../tracing/index.ts';
 
 export interface RelayDelivererDeps {
   readonly db: Kysely<Database>;
@@ -138,7 +147,26 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
     }
   };
 
-  const deliver = async (delivery: ClaimedDelivery) => {
+  // Each attempt is a span of its own trace (docs/observability.md): the delivery's rows carry
+  // no trace of the change that emitted the event yet.
+  const deliver = (delivery: ClaimedDelivery) =>
+    inSpan(
+      'paysync.relay.deliver',
+      {
+        kind: SpanKind.CLIENT,
+        parent: ROOT_CONTEXT,
+        attributes: {
+          'paysync.relay.event_type': delivery.event.type,
+          'paysync.relay.event_id': delivery.event.event_id,
+          'paysync.relay.endpoint': delivery.endpoint.endpointId,
+          'paysync.relay.attempt': delivery.attempts + 1,
+          ...subjectAttributes(delivery.subject, deps.tenant),
+        },
+      },
+      (span) => deliverNow(delivery, span),
+    );
+
+  const deliverNow = async (delivery: ClaimedDelivery, span: Span) => {
     const attemptedAt = deps.now();
     const body = relayMessageBody(delivery.event);
     let secrets: string[] | undefined;
@@ -160,6 +188,11 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
           guard,
         })
       : { outcome: 'error', durationMs: 0, error: keyProblem };
+    span.setAttribute('paysync.relay.outcome', result.outcome);
+    if (result.statusCode !== undefined) {
+      span.setAttribute('http.response.status_code', result.statusCode);
+    }
+    if (result.outcome !== 'delivered') failSpan(span, `relay delivery ${result.outcome}`);
     const endpoint = delivery.endpoint.endpointId;
     relayDeliveriesTotal.inc({ endpoint, outcome: result.outcome, ...labels });
     relayAttemptSeconds.observe({ endpoint, ...labels }, result.durationMs / 1000);
@@ -329,4 +362,17 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
       clearTimeout(waitTimer);
     },
   };
+}
+
+/** `paysync.item.kind` and `.id` of a delivery's subject (`transfer:tr_…`), and the tenant. */
+function subjectAttributes(
+  subject: string | null,
+  tenant: string | undefined,
+): Record<string, string> {
+  const [kind, id] = subject?.split(':', 2) ?? [];
+  return kind && id ? itemAttributes({ kind, id, tenant }) : itemTenant(tenant);
+}
+
+function itemTenant(tenant: string | undefined): Record<string, string> {
+  return tenant !== undefined ? { [TRACE_ATTRIBUTES.tenant]: tenant } : {};
 }

@@ -42,6 +42,7 @@ import {
   type BudgetLane,
 } from './rate-limit.ts';
 import { RetryAfterBackoff } from './retry-backoff.ts';
+import { activeSpan, inSpan, SpanKind, TRACE_ATTRIBUTES } from '../tracing/index.ts';
 import {
   upstreamRequestDuration,
   upstreamRequestsTotal,
@@ -320,6 +321,28 @@ export class UpstreamClient {
     const url = this.buildUrl(operationId, operation, input);
     const bodyText = this.encodeBody(operationId, operation, input.body);
     const policy = operation.method === 'GET' ? this.readRetry : this.writeRetry;
+    // One span per call, its tries and waits inside (docs/observability.md): no URL, no body.
+    return inSpan(
+      `upstream ${operationId}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'http.request.method': operation.method,
+          [TRACE_ATTRIBUTES.operation]: operationId,
+        },
+      },
+      () => this.execute(policy, operationId, operation, url, bodyText, input),
+    ) as Promise<ResponseOf<Id>>;
+  }
+
+  private async execute(
+    policy: RetryPolicy,
+    operationId: OperationId,
+    operation: OperationDefinition,
+    url: string,
+    bodyText: string | undefined,
+    input: CallInput,
+  ): Promise<unknown> {
     // The budget first, then a connection: a request waiting for the budget holds no slot of
     // the concurrency cap, so receipts waiting behind the books never block the books' sockets.
     const result = await policy.execute(async () => {
@@ -329,7 +352,7 @@ export class UpstreamClient {
         input.signal,
       );
     }, input.signal);
-    return result as ResponseOf<Id>;
+    return result;
   }
 
   /**
@@ -481,6 +504,7 @@ export class UpstreamClient {
     } finally {
       stopTimer();
     }
+    noteAttempt(status);
     const body = parseBody(text);
     if (status < 200 || status >= 300) {
       const error = errorFromResponse({
@@ -526,6 +550,23 @@ export class UpstreamClient {
     return new NetworkError(networkDetail(error), { operationId, cause: error });
   }
 }
+
+/** Counts a try and its status (and a 429 apart) on the call's span. */
+function noteAttempt(status: number): void {
+  const span = activeSpan();
+  if (!span?.isRecording()) return;
+  const tried = attemptsOf.get(span) ?? { attempts: 0, throttled: 0 };
+  tried.attempts += 1;
+  if (status === 429) tried.throttled += 1;
+  attemptsOf.set(span, tried);
+  span.setAttributes({
+    'http.response.status_code': status,
+    [TRACE_ATTRIBUTES.attempt]: tried.attempts,
+    [TRACE_ATTRIBUTES.rateLimited]: tried.throttled,
+  });
+}
+
+const attemptsOf = new WeakMap<object, { attempts: number; throttled: number }>();
 
 /** Creates a client; see {@link UpstreamClientOptions} for the defaults. */
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
