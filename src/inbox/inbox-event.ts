@@ -20,6 +20,8 @@ export interface NewInboxEvent {
   readonly resource?: ResourceHandle;
   /** The classifier found nothing paysync keeps books for (submerchant, KYB): stored processed. */
   readonly ignored?: boolean;
+  /** The sampled trace of the request that brought it (docs/observability.md), if any. */
+  readonly traceId?: string;
 }
 
 /** A row the intake committed for the first time, with the event it holds. */
@@ -47,6 +49,7 @@ export interface InboxEvent {
   readonly resourceKind: string | null;
   readonly resourceId: string | null;
   readonly resourceReference: string | null;
+  readonly traceId: string | null;
 }
 
 export interface InsertInboxResult {

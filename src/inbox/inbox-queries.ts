@@ -15,6 +15,8 @@ export interface InboxEventSummary {
   readonly body: string;
   /** When retention dropped the body (docs/retention.md), or null while it is kept. */
   readonly bodyPrunedAt: string | null;
+  /** The sampled trace the webhook's request, sync and booking ran in (docs/observability.md). */
+  readonly traceId: string | null;
 }
 
 /** A resource as the inbox may have seen it named: by id, or by one of its references. */
@@ -47,6 +49,7 @@ export async function inboxEventsAbout(
       'last_error',
       'raw_body',
       'body_pruned_at',
+      'trace_id',
     ])
     .where((eb) =>
       eb.or([
@@ -78,6 +81,7 @@ export async function inboxEventsAbout(
     lastError: row.last_error,
     body: Buffer.from(row.raw_body).toString('utf8'),
     bodyPrunedAt: row.body_pruned_at,
+    traceId: row.trace_id ?? null,
   }));
 }
 

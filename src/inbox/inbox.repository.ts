@@ -20,6 +20,7 @@ function toInboxEvent(row: WebhookInboxRow): InboxEvent {
     resourceKind: row.resource_kind,
     resourceId: row.resource_id,
     resourceReference: row.resource_reference,
+    traceId: row.trace_id ?? null,
   };
 }
 
@@ -58,6 +59,7 @@ const INSERT_EVENTS: BulkStatement = {
     'resource_kind',
     'resource_id',
     'resource_reference',
+    'trace_id',
   ],
   tail: 'on conflict (dedupe_key) do nothing returning id, dedupe_key',
 };
@@ -131,6 +133,7 @@ export async function insertInboxEvents(
         event.resource?.kind ?? null,
         event.resource?.id ?? null,
         event.resource?.reference ?? null,
+        event.traceId ?? null,
       ];
     }),
   );

@@ -44,6 +44,11 @@ export interface WebhookInboxTable {
   resource_id: string | null;
   /** A transfer reference or purchase reference, when the event gave one. */
   resource_reference: string | null;
+  /**
+   * The OpenTelemetry trace of the request that stored it (32 hex digits), when tracing was on
+   * and sampled it: the item's sync and booking run in that trace (docs/observability.md).
+   */
+  trace_id: string | null;
 }
 
 /** The inbox's tables by name, for the one `Database` interface in src/db. */
@@ -54,7 +59,7 @@ export interface InboxTables {
 export type WebhookInboxRow = Selectable<WebhookInboxTable>;
 export type NewWebhookInboxRow = Omit<
   Insertable<WebhookInboxTable>,
-  'resource_kind' | 'resource_id' | 'resource_reference' | 'body_pruned_at'
+  'resource_kind' | 'resource_id' | 'resource_reference' | 'body_pruned_at' | 'trace_id'
 > &
   Partial<
     Pick<Insertable<WebhookInboxTable>, 'resource_kind' | 'resource_id' | 'resource_reference'>

@@ -13,7 +13,7 @@ import type { Logger } from '../logger.ts';
 import { signatureFailures, tenantLabel, webhookOutcomes } from '../metrics/index.ts';
 import type { SignatureVerifier } from './signature-outcome.ts';
 import { sendError } from './webhook-errors.ts';
-import { inSpan, SpanKind, TRACE_ATTRIBUTES, type Span } from '../tracing/index.ts';
+import { inSpan, sampledTraceId, SpanKind, TRACE_ATTRIBUTES, type Span } from '../tracing/index.ts';
 
 export interface WebhookRouteSettings {
   readonly path: string;
@@ -166,8 +166,14 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
         'paysync.inbox.commit',
         { attributes: { [TRACE_ATTRIBUTES.events]: events.length } },
         async (commit) => {
+          const traceId = sampledTraceId(span);
           const stored = await settings.accept(
-            events.map((event) => ({ ...event, headers, receivedAt })),
+            events.map((event) => ({
+              ...event,
+              headers,
+              receivedAt,
+              ...(traceId ? { traceId } : {}),
+            })),
           );
           commit.setAttribute(
             TRACE_ATTRIBUTES.inboxIds,

@@ -18,6 +18,7 @@ export {
   continueTrace,
   failSpan,
   inSpan,
+  sampledTraceId,
   spanContextOfTraceparent,
   ROOT_CONTEXT,
   SpanKind,

@@ -4,6 +4,7 @@ import {
   propagation,
   ROOT_CONTEXT,
   SpanStatusCode,
+  TraceFlags,
   trace,
   type Attributes,
   type Context,
@@ -116,6 +117,18 @@ export function continueTrace(
   const active = trace.getActiveSpan()?.spanContext();
   if (!carried || !active || carried.traceId === active.traceId) return {};
   return { parent: contextOfTraceparent(traceparent), links: [active] };
+}
+
+/**
+ * The trace id of `span` when it is sampled (its spans reach the collector): kept on the row the
+ * work stored, so `paysync show` can name the trace; `undefined` with tracing off or unsampled.
+ */
+export function sampledTraceId(span: Span | undefined): string | undefined {
+  const spanContext = span?.spanContext();
+  if (!spanContext || !trace.isSpanContextValid(spanContext)) return undefined;
+  return (spanContext.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED
+    ? spanContext.traceId
+    : undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDaemonFixture, type DaemonFixture } from '../processing/support/daemon-fixture.ts';
 import { startPaysync, type RunningPaysync } from '../support/run-cli.ts';
+import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { testDialect } from '../support/test-database.ts';
 import { until } from '../support/until.ts';
 import {
@@ -187,6 +188,26 @@ describe(`traces of a webhook's journey, on ${testDialect()}`, () => {
       const alert = alertOf(transfer.id)!;
       expect(alert.parentSpanId).toBe(applyOf(transfer.id)!.spanId);
       expect(alert.traceId).toBe(applyOf(transfer.id)!.traceId);
+
+      // `paysync show` names the traces the transfer's webhooks ran in: each a request's trace,
+      // one of them a trace its fetch ran in (each item's fetch runs in its own webhook's trace).
+      const shown = await runCliInProcess(['show', transfer.id], { env: fixture.env });
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(/^ *Traces \(docs\/observability.md\): inbox \d+ [0-9a-f]{32}/m);
+      const shownJson = JSON.parse(
+        (await runCliInProcess(['show', transfer.id, '--json'], { env: fixture.env })).stdout,
+      ) as { inboxEvents: { traceId: string | null }[] };
+      const shownTraces = shownJson.inboxEvents.map((event) => event.traceId);
+      const requestTraces = new Set(requests.map((request) => request.traceId));
+      expect(shownTraces.length).toBeGreaterThan(0);
+      for (const traceId of shownTraces) expect(requestTraces).toContain(traceId);
+      const fetchTraces = spans
+        .filter(
+          (s) => s.name === 'paysync.sync.item' && s.attributes['paysync.item.id'] === transfer.id,
+        )
+        .map((s) => s.traceId);
+      expect(shownTraces.some((traceId) => fetchTraces.includes(traceId!))).toBe(true);
+      for (const traceId of shownTraces) expect(shown.stdout).toContain(traceId);
 
       // Scheduled work: a trace of its own per tick, rooted at the task's span.
       await until(() => spans.some((s) => s.name === 'paysync.scheduled recover-inbox'), {

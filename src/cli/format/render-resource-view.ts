@@ -373,10 +373,22 @@ export function renderResourceView(view: ResourceView): string {
               { header: 'LAST ERROR', value: (e) => e.lastError ?? '' },
             ],
             view.inboxEvents,
-          ) + prunedBodiesNote(view.inboxEvents),
+          ) +
+            prunedBodiesNote(view.inboxEvents) +
+            tracesNote(view.inboxEvents),
     ),
   );
   return blocks.join('\n\n');
+}
+
+/**
+ * The traces the item's last webhooks ran in (issue 43): each sampled request's trace holds its
+ * sync and booking, so ops can open it in Tempo, Jaeger or Honeycomb. Nothing with tracing off.
+ */
+function tracesNote(events: readonly { inboxId: number; traceId: string | null }[]): string {
+  const traced = events.filter((event) => event.traceId !== null).slice(-5);
+  if (traced.length === 0) return '';
+  return `\nTraces (docs/observability.md): ${traced.map((event) => `inbox ${event.inboxId} ${event.traceId}`).join(', ')}`;
 }
 
 /** Under the inbox table: how many bodies retention pruned (their rows and outcomes stay). */
