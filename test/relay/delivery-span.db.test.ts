@@ -52,11 +52,23 @@ describe(`relay deliveries as spans, on ${testDialect()}`, () => {
     const delivered = () =>
       exporter.getFinishedSpans().filter((span) => span.name === 'paysync.relay.deliver');
     await until(() => delivered().length >= 1, { message: 'a first attempt' });
+    // The attempt recorded (its span ends first), so the retry is scheduled from this clock.
+    await until(
+      async () =>
+        (await setup.database.db.selectFrom('relay_attempts').select('id').execute()).length >= 1,
+      { message: 'the first attempt recorded' },
+    );
     answer = 200;
     setup.advance(3_600_000);
-    await until(() => consumer!.events.length === 1 && delivered().length >= 2, {
-      message: 'the event delivered on a later attempt',
-    });
+    await until(
+      () => {
+        // Wake the deliverer again on each look: a wake that came while it was still busy
+        // with the first attempt must not leave the retry to its idle poll.
+        setup.advance(0);
+        return consumer!.events.length === 1 && delivered().length >= 2;
+      },
+      { message: 'the event delivered on a later attempt' },
+    );
     const [failed, ok] = delivered();
     expect(failed!.attributes).toMatchObject({
       'paysync.item.kind': 'transfer',
