@@ -300,6 +300,27 @@ export default tseslint.config(
       ],
     },
   },
+  // Traces pass their context by hand (issue 43; docs/performance.md, "Traces: what they cost"):
+  // an "active" span is AsyncLocalStorage, whose promise hooks cost every promise on Node 20.
+  {
+    files: ['src/**/*.ts', 'jobs/**/*.ts', 'test/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...[
+          ['trace', 'getActiveSpan'],
+          ['context', 'active'],
+          ['context', 'with'],
+          [undefined, 'startActiveSpan'],
+        ].map(([object, property]) => ({
+          ...(object ? { object } : {}),
+          property,
+          message:
+            "pass the span's context by hand (inSpan hands it to its work; traced() puts it in deps): an active span costs every promise (src/tracing)",
+        })),
+      ],
+    },
+  },
   {
     files: ['**/*.cjs'],
     languageOptions: {

@@ -6,7 +6,7 @@ import { scheduledJob } from './scheduled-job.ts';
 /** `balances` (a scheduler tick): snapshot now, fill in missed end-of-day snapshots. */
 export function balancesJob(context: JobContext) {
   const now = context.now;
-  return scheduledJob(context, async (run) => {
+  return scheduledJob(context, async (run, context) => {
     const result = await runBalanceTask(
       {
         db: context.db,

@@ -7,7 +7,7 @@ import { scheduledJob } from './scheduled-job.ts';
  * more and, when nothing pays them, become `overdue` with a `missing` break.
  */
 export function expectationsJob(context: JobContext) {
-  return scheduledJob(context, async (run) => {
+  return scheduledJob(context, async (run, context) => {
     const check = await markOverdue(context.db, context.now().toISOString(), {
       environment: context.environment,
       allExpected: context.expectations?.allExpected ?? 'off',

@@ -14,6 +14,7 @@ import {
   inSpan,
   itemAttributes,
   SpanKind,
+  traced,
   TRACE_ATTRIBUTES,
 } from '../src/tracing/index.ts';
 
@@ -94,15 +95,16 @@ function receiptFollowUps(context: JobContext): OutboxRowsConsumer {
  * unknown kind fails loudly.
  */
 export function followUpJob(context: JobContext) {
-  const consumers: Record<string, RowConsumer> = {
-    alert: alertFollowUp(context),
-    receipt: receiptFollowUp(context),
+  // Built per row, from the context within the row's span (its upstream calls and log lines).
+  const consumers: Record<string, (context: JobContext) => RowConsumer> = {
+    alert: alertFollowUp,
+    receipt: receiptFollowUp,
   };
   const together: Record<string, OutboxRowsConsumer> = { receipt: receiptFollowUps(context) };
-  const consumeRow = (traced: FollowUpRow, name: string): Promise<string> => {
+  const consumeRow = (carried: FollowUpRow, name: string): Promise<string> => {
     // The change's trace, carried in the outbox row (docs/observability.md), is taken off the
     // row: consumers see the payload as it was added.
-    const { traceparent, ...row } = traced as FollowUpRow & { traceparent?: string };
+    const { traceparent, ...row } = carried as FollowUpRow & { traceparent?: string };
     const type = (row as { type?: string }).type ?? name;
     const consumer = consumers[type];
     if (!consumer) throw new Error(`no consumer for follow-up type "${type}"`);
@@ -111,7 +113,7 @@ export function followUpJob(context: JobContext) {
       `paysync.follow_up ${type}`,
       {
         kind: SpanKind.CONSUMER,
-        ...(traceparent ? { parent: contextOfTraceparent(traceparent) } : {}),
+        parent: contextOfTraceparent(traceparent),
         attributes: {
           [TRACE_ATTRIBUTES.followUp]: type,
           ...(typeof item.kind === 'string' && typeof item.id === 'string'
@@ -119,7 +121,7 @@ export function followUpJob(context: JobContext) {
             : {}),
         },
       },
-      () => consumer(row as FollowUpRow),
+      (_span, followUp) => consumer(traced(context, followUp))(row as FollowUpRow),
     );
   };
   return async (job: Job<FollowUpQueueData>): Promise<string> => {

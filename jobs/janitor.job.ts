@@ -4,13 +4,14 @@ import { scheduledJob } from './scheduled-job.ts';
 
 /** `janitor` (a scheduler tick): queue the polls that have come, flag stuck items. */
 export function janitorJob(context: JobContext) {
-  return scheduledJob(context, async (run) => {
+  return scheduledJob(context, async (run, context) => {
     const counts = await runJanitor(
       {
         db: context.db,
         queues: context.queues,
         logger: context.logger,
         settings: context.janitor,
+        trace: context.trace,
       },
       context.now(),
     );

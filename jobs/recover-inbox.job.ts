@@ -6,7 +6,7 @@ import { scheduledJob } from './scheduled-job.ts';
 export function recoverInboxJob(context: JobContext) {
   return scheduledJob(
     context,
-    async (run) => {
+    async (run, context) => {
       const result = await runRecoverySweep({
         db: context.db,
         queues: context.queues,

@@ -4,7 +4,7 @@ import { scheduledJob } from './scheduled-job.ts';
 
 /** `retention` (a scheduler tick): prune what the retention policy lets go, in small batches. */
 export function retentionJob(context: JobContext) {
-  return scheduledJob(context, (run) =>
+  return scheduledJob(context, (run, context) =>
     pruneUnderRun(run, context.db, context.retention, context.now()),
   );
 }

@@ -3,7 +3,7 @@ import type { SyncJobData } from '../src/queues/index.ts';
 import { syncResource } from '../src/reconcile/index.ts';
 import type { JobContext } from './job-context.ts';
 import { consumerSpanOptions } from './traced-job.ts';
-import { inSpan, itemAttributes } from '../src/tracing/index.ts';
+import { inSpan, itemAttributes, traced } from '../src/tracing/index.ts';
 
 /**
  * Adapts a sync result to BullMQ: `retry` throws the error (BullMQ backs off and tries
@@ -20,7 +20,7 @@ export function runSyncJob(context: JobContext, job: Job<SyncJobData>): Promise<
         ...itemAttributes({ kind: job.data.kind, id: job.data.id, tenant: context.tenant }),
       },
     },
-    () => syncOne(context, job),
+    (_span, sync) => syncOne(traced(context, sync), job),
   );
 }
 

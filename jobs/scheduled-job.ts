@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import type { ScheduledJobData } from '../src/queues/index.ts';
 import { recordScheduledRun, type RecordedRun, type RunHandle } from '../src/runs/index.ts';
 import type { JobContext } from './job-context.ts';
-import { inSpan, ROOT_CONTEXT, SpanKind, TRACE_ATTRIBUTES } from '../src/tracing/index.ts';
+import { inSpan, SpanKind, traced, TRACE_ATTRIBUTES } from '../src/tracing/index.ts';
 
 /** The job's result line when a task says nothing of its own: the outcome, and why if not clean. */
 function outcomeLine(recorded: RecordedRun<unknown>): string {
@@ -11,12 +11,14 @@ function outcomeLine(recorded: RecordedRun<unknown>): string {
 
 /**
  * The processor of a scheduled task: its tick (task and slot) runs `work` under a run record
- * (src/runs), so every scheduled job leaves a row in `scheduled_runs` the same way. `summary`
- * turns the recorded run into the job's result line. @defaultValue the outcome and its reason
+ * (src/runs), so every scheduled job leaves a row in `scheduled_runs` the same way. `work` is
+ * handed `context` within the tick's span (its upstream calls, the syncs it queues and its log
+ * lines belong to the tick's trace). `summary` turns the recorded run into the job's result
+ * line. @defaultValue the outcome and its reason
  */
 export function scheduledJob<T>(
   context: JobContext,
-  work: (run: RunHandle) => Promise<T>,
+  work: (run: RunHandle, context: JobContext) => Promise<T>,
   summary: (recorded: RecordedRun<T>) => string = outcomeLine,
 ): (job: Job<ScheduledJobData>) => Promise<string> {
   // Scheduled work has traces of its own (docs/observability.md): one root span per tick, the
@@ -26,7 +28,6 @@ export function scheduledJob<T>(
       `paysync.scheduled ${job.data.task}`,
       {
         kind: SpanKind.CONSUMER,
-        parent: ROOT_CONTEXT,
         attributes: {
           'messaging.system': 'bullmq',
           'messaging.destination.name': 'scheduled',
@@ -35,7 +36,8 @@ export function scheduledJob<T>(
           ...(context.tenant !== undefined ? { [TRACE_ATTRIBUTES.tenant]: context.tenant } : {}),
         },
       },
-      async (span) => {
+      async (span, tick) => {
+        const scoped = traced(context, tick);
         const recorded = await recordScheduledRun(
           {
             db: context.db,
@@ -44,7 +46,7 @@ export function scheduledJob<T>(
             now: context.now,
           },
           job.data,
-          work,
+          (run) => work(run, scoped),
         );
         span.setAttribute(TRACE_ATTRIBUTES.outcome, recorded.outcome);
         return summary(recorded);

@@ -9,7 +9,7 @@ import { scheduledJob } from './scheduled-job.ts';
 export function sweepJob(context: JobContext) {
   return scheduledJob(
     context,
-    (run) =>
+    (run, context) =>
       runSweepTask(
         {
           db: context.db,

@@ -8,6 +8,7 @@ import {
   inSpan,
   SpanKind,
   spanContextOfTraceparent,
+  traced,
   TRACE_ATTRIBUTES,
   type SpanContext,
 } from '../src/tracing/index.ts';
@@ -42,7 +43,7 @@ export function syncBatchJob(context: JobContext) {
           ...(context.tenant !== undefined ? { [TRACE_ATTRIBUTES.tenant]: context.tenant } : {}),
         },
       },
-      () => runBatch(context, job),
+      (_span, batch) => runBatch(traced(context, batch), job),
     );
   };
 }

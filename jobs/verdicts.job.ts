@@ -5,7 +5,7 @@ import { scheduledJob } from './scheduled-job.ts';
 
 /** `verdicts` (a scheduler tick): judge and store each closed day whose snapshot is in. */
 export function verdictsJob(context: JobContext) {
-  return scheduledJob(context, async (run) => {
+  return scheduledJob(context, async (run, context) => {
     const judged = await judgeClosedDays({
       db: context.db,
       environment: context.environment,

@@ -1,6 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { hidePasswordInUrl } from './config/index.ts';
-import { traceLogFields } from './tracing/index.ts';
 
 export type { Logger } from 'pino';
 
@@ -84,8 +83,6 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: [...REDACTED_PATHS], censor: REDACTION },
     hooks: { streamWrite: scrub },
-    // A line written inside a span carries its trace_id and span_id (docs/observability.md).
-    mixin: traceLogFields,
   };
   const pretty = settings.pretty ?? (settings.destination === undefined && process.stdout.isTTY);
   if (pretty && settings.destination === undefined) {

@@ -11,6 +11,7 @@ import {
 import { enqueueSync, type Queues } from '../queues/index.ts';
 import { tenantLabel } from '../metrics/index.ts';
 import { RESOURCE_KINDS, type ObservedVia } from '../resources/index.ts';
+import { traceparentOf, type TraceContext } from '../tracing/index.ts';
 import { classifyEvent, type EventClassification } from './classify-event.ts';
 import { classifiedEventsTotal, unclassifiedEventsTotal } from './ingest-metrics.ts';
 
@@ -20,6 +21,8 @@ export interface IngestDependencies {
   readonly logger: Logger;
   /** The clock, resolved where the process is assembled: stamps `processed_at`. */
   readonly now: Clock;
+  /** The ingest job's span: the sync it enqueues continues that trace (docs/observability.md). */
+  readonly trace?: TraceContext | undefined;
   /**
    * The tenant whose inbox this is, in a process serving several: the counts carry it as a
    * `tenant` label. @defaultValue none (no label)
@@ -112,6 +115,7 @@ export async function ingestEvent(
     ...(reference !== undefined ? { reference } : {}),
     inboxId,
     via,
+    traceparent: traceparentOf(deps.trace),
   });
   classifiedEventsTotal.inc({ kind, ...labels });
   return { outcome: 'sync_enqueued', classification };

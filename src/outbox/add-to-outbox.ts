@@ -1,6 +1,5 @@
 import type { Executor } from '../db/index.ts';
 import { outboxSignal } from './outbox-signal.ts';
-import { activeTraceparent } from '../tracing/index.ts';
 
 export interface NewOutboxEntry {
   /** Which consumer takes it: `alert`, `receipt`, or a later kind (the follow-up job routes by it). */
@@ -16,6 +15,11 @@ export interface NewOutboxEntry {
   readonly availableAt?: string;
   /** When the follow-up was called for, by the caller's clock (UTC ISO 8601). */
   readonly createdAt: string;
+  /**
+   * The W3C `traceparent` of the change that called for it, so the follow-up continues that
+   * trace (docs/observability.md); kept in the payload, which the follow-up job takes it off.
+   */
+  readonly traceparent?: string | undefined;
 }
 
 export interface AddedOutboxEntry {
@@ -39,7 +43,9 @@ export async function addToOutbox(
     .values({
       kind: entry.kind,
       dedupe_key: entry.dedupeKey ?? null,
-      payload: JSON.stringify(withTrace(entry.payload)),
+      payload: JSON.stringify(
+        entry.traceparent ? { ...entry.payload, traceparent: entry.traceparent } : entry.payload,
+      ),
       created_at: entry.createdAt,
       available_at: entry.availableAt ?? entry.createdAt,
       dispatched_at: null,
@@ -56,15 +62,6 @@ export async function addToOutbox(
     .where('dedupe_key', '=', entry.dedupeKey!)
     .executeTakeFirstOrThrow();
   return { id: Number(existing.id), isNew: false };
-}
-
-/**
- * The payload with the W3C `traceparent` of the change that called for it, when traced, so the
- * follow-up continues that trace (docs/observability.md); the follow-up job takes it off again.
- */
-function withTrace(payload: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
-  const traceparent = activeTraceparent();
-  return traceparent ? { ...payload, traceparent } : payload;
 }
 
 /** Wakes this process's dispatcher; call it after the commit that added outbox rows. */

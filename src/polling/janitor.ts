@@ -4,6 +4,7 @@ import type { JanitorSettings } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { claimDuePoll, duePolls, type DuePoll, type PollPlan } from '../ledger/index.ts';
 import { enqueueSync, type Queues } from '../queues/enqueue.ts';
+import { traceparentOf, type TraceContext } from '../tracing/index.ts';
 import { flagStuckItems } from './stuck-items.ts';
 
 export interface JanitorDependencies {
@@ -11,6 +12,8 @@ export interface JanitorDependencies {
   readonly queues: Queues;
   readonly logger: Logger;
   readonly settings: JanitorSettings;
+  /** The tick's span: the polls it queues continue its trace (docs/observability.md). */
+  readonly trace?: TraceContext | undefined;
 }
 
 /** What one janitor run did. */
@@ -57,6 +60,7 @@ export async function runJanitor(deps: JanitorDependencies, now: Date): Promise<
         id: poll.id,
         ...(poll.kind === 'transfer' && poll.reference ? { reference: poll.reference } : {}),
         via: 'poll',
+        traceparent: traceparentOf(deps.trace),
       });
     }
     polled += claimed.length;

@@ -14,7 +14,6 @@ import {
 } from './job-types.ts';
 import type { ObservedVia } from '../resources/index.ts';
 import { DEFAULT_SYNC_BATCH_SIZE } from './sync-batch.defaults.ts';
-import { activeTraceparent } from '../tracing/index.ts';
 
 export interface QueueSettings {
   readonly connection: Redis;
@@ -117,13 +116,13 @@ function ingestJob(inboxId: number, via: ObservedVia, traceparent: string | unde
  * Enqueues classification of one inbox row, or of several in one round trip (the receiver's
  * group commit). The job id is derived from the inbox id, so enqueueing the same row twice
  * (receiver, then recovery sweep) runs it once. Each job carries the trace of `traceOf` its
- * row (docs/observability.md). @defaultValue the active span's, for every row
+ * row (docs/observability.md). @defaultValue none: each starts a trace of its own
  */
 export async function enqueueIngest(
   queues: Queues,
   inboxIds: number | readonly number[],
   via: ObservedVia = 'webhook',
-  traceOf: (inboxId: number) => string | undefined = activeTraceparent,
+  traceOf: (inboxId: number) => string | undefined = () => undefined,
 ): Promise<void> {
   if (typeof inboxIds === 'number') {
     const job = ingestJob(inboxIds, via, traceOf(inboxIds));
@@ -140,9 +139,10 @@ export async function enqueueIngest(
  * events costs at most two fetches.
  */
 export async function enqueueSync(queues: Queues, data: SyncJobData): Promise<void> {
-  // The sync continues the trace that called for it (an ingest job, a sweep's tick).
-  const traceparent = data.traceparent ?? activeTraceparent();
-  const traced = traceparent ? { ...data, traceparent } : data;
+  // The sync continues the trace that called for it (an ingest job, a janitor's tick), when the
+  // caller carries one; an undefined one is left out of the job's data.
+  const { traceparent, ...untraced } = data;
+  const traced = traceparent ? { ...untraced, traceparent } : untraced;
   await queues.sync.add(syncJobNameFor[data.kind], traced, {
     deduplication: { id: syncKey(data), keepLastIfActive: true },
   });

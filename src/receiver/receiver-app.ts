@@ -29,7 +29,7 @@ import { bodyReadError, sendError } from './webhook-errors.ts';
 import { webhookRoute } from './webhook.route.ts';
 import type { BacklogGate } from './backlog-gate.ts';
 import { intakeLimits } from './intake-limits.ts';
-import { activeTraceparent, annotateActiveSpan, itemAttributes } from '../tracing/index.ts';
+import { itemAttributes, spanOf, traceparentOf } from '../tracing/index.ts';
 
 /**
  * The trace each classified event was received in: one group commit stores the events of
@@ -115,12 +115,12 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
         config.webhook.scheme === 'hmac'
           ? [config.webhook.hmacHeader, config.webhook.hmacTimestampHeader ?? ''].filter(Boolean)
           : [],
-      accept: async (events) => {
+      accept: async (events, trace) => {
         const classified = events.map((event) => classifyAtIntake(event, tenant));
-        const traceparent = activeTraceparent();
+        const traceparent = traceparentOf(trace.commit);
         if (traceparent) for (const event of classified) receivedInTrace.set(event, traceparent);
         const only = classified.length === 1 ? classified[0]!.resource : undefined;
-        if (only) annotateActiveSpan(itemAttributes({ ...only, tenant }));
+        if (only) spanOf(trace.commit)?.setAttributes(itemAttributes({ ...only, tenant }));
         const results = await intake.acceptAll(classified);
         gate?.noteStored(results.filter((result) => !result.duplicate).length);
         return results;

@@ -13,7 +13,15 @@ import type { Logger } from '../logger.ts';
 import { signatureFailures, tenantLabel, webhookOutcomes } from '../metrics/index.ts';
 import type { SignatureVerifier } from './signature-outcome.ts';
 import { sendError } from './webhook-errors.ts';
-import { inSpan, sampledTraceId, SpanKind, TRACE_ATTRIBUTES, type Span } from '../tracing/index.ts';
+import {
+  inSpan,
+  sampledTraceId,
+  SpanKind,
+  traceLogFields,
+  TRACE_ATTRIBUTES,
+  type Span,
+  type TraceContext,
+} from '../tracing/index.ts';
 
 export interface WebhookRouteSettings {
   readonly path: string;
@@ -23,9 +31,13 @@ export interface WebhookRouteSettings {
   readonly extraStoredHeaders: readonly string[];
   /**
    * Stores the events of one request durably, all in one commit, then enqueues them; results
-   * in order; throws InboxUnavailableError.
+   * in order; throws InboxUnavailableError. `trace`: the commit's span, which the jobs it
+   * enqueues continue (docs/observability.md).
    */
-  readonly accept: (events: readonly NewInboxEvent[]) => Promise<AcceptResult[]>;
+  readonly accept: (
+    events: readonly NewInboxEvent[],
+    trace: { readonly commit: TraceContext },
+  ) => Promise<AcceptResult[]>;
   /**
    * Most events one batch may hold; a larger one is refused (413) before anything is stored,
    * so one request never holds the inbox in a transaction for long. @defaultValue 10000
@@ -112,14 +124,23 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
               : {}),
           },
         },
-        async (span) => {
-          await receive(request, response, span);
+        async (span, traced) => {
+          await receive(request, response, span, traced);
           span.setAttribute('http.response.status_code', response.statusCode);
         },
       ),
   );
-  const receive = async (request: Request, response: Response, span: Span) => {
+  const receive = async (
+    request: Request,
+    response: Response,
+    span: Span,
+    // The context the request's own spans hang under.
+    traced: TraceContext,
+  ) => {
     const receivedAt = settings.now();
+    // A sampled request's lines carry its trace_id and span_id (docs/observability.md).
+    const fields = traceLogFields(span);
+    const logger = fields.trace_id ? settings.logger.child(fields) : settings.logger;
     const rawBody: Buffer = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     if (isBlank(rawBody)) {
       return refuse(response, 400, 'empty_body', 'the body is empty');
@@ -131,10 +152,7 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
     if (!signature.ok) {
       signatureFailures.inc({ reason: signature.reason, ...labels });
       await settings.onRefusedSignature?.();
-      settings.logger.warn(
-        { reason: signature.reason, detail: signature.message },
-        'webhook refused',
-      );
+      logger.warn({ reason: signature.reason, detail: signature.message }, 'webhook refused');
       return refuse(response, 401, signature.reason, signature.message);
     }
     const parsed = parseJson(rawBody);
@@ -145,7 +163,7 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
       batch = splitBatch(rawBody, parsed.value, signature.signedEventId);
     } catch (error) {
       // Cannot happen for a body that parsed; if it does, keep the body whole (nothing lost).
-      settings.logger.error({ err: error }, 'batch not split; storing the body as one event');
+      logger.error({ err: error }, 'batch not split; storing the body as one event');
       batch = undefined;
     }
     if (batch && batch.length > maxBatchEvents) {
@@ -164,8 +182,8 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
     try {
       results = await inSpan(
         'paysync.inbox.commit',
-        { attributes: { [TRACE_ATTRIBUTES.events]: events.length } },
-        async (commit) => {
+        { parent: traced, attributes: { [TRACE_ATTRIBUTES.events]: events.length } },
+        async (commit, committing) => {
           const traceId = sampledTraceId(span);
           const stored = await settings.accept(
             events.map((event) => ({
@@ -174,6 +192,7 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
               receivedAt,
               ...(traceId ? { traceId } : {}),
             })),
+            { commit: committing },
           );
           commit.setAttribute(
             TRACE_ATTRIBUTES.inboxIds,
@@ -184,10 +203,7 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
       );
     } catch (error) {
       if (!(error instanceof InboxUnavailableError)) throw error;
-      settings.logger.error(
-        { err: error.cause },
-        'webhook not stored; answering 503 so the sender retries',
-      );
+      logger.error({ err: error.cause }, 'webhook not stored; answering 503 so the sender retries');
       response.setHeader('Retry-After', '5');
       return refuse(
         response,

@@ -63,6 +63,7 @@ export async function applyFetched(
     const consequences = await bookConsequences(trx, outcomes, observedAt, {
       environment: deps.environment,
       allExpected: deps.expectations.allExpected,
+      trace: deps.trace,
     });
     const closedRows = await closeCoveredInboxRowsOf(
       trx,

@@ -4,6 +4,7 @@ import { matchSettledItems, type AllExpectedOption } from '../expectations/index
 import type { ApplyOutcome } from '../ledger/index.ts';
 import { notifyOutbox } from '../outbox/index.ts';
 import { emitRelayEvents, itemEventsOf, notifyRelay } from '../relay/index.ts';
+import { traceparentOf, type TraceContext } from '../tracing/index.ts';
 import { addFollowUps, followUpsFor, justSettled } from './follow-ups.ts';
 
 /** Whose books these are and how they are matched: the same for every booking of a process. */
@@ -20,6 +21,8 @@ export interface ConsequenceSettings {
    * backfill asked not to (`paysync backfill` without `--follow-ups`). @defaultValue true
    */
   readonly followUps?: boolean;
+  /** The span of the booking: its follow-ups continue that trace (docs/observability.md). */
+  readonly trace?: TraceContext | undefined;
 }
 
 /** What {@link bookConsequences} wrote, for {@link announceConsequences} after the commit. */
@@ -52,7 +55,9 @@ export async function bookConsequences(
   settings: ConsequenceSettings,
 ): Promise<Consequences> {
   const followUps =
-    settings.followUps === false ? 0 : await addFollowUps(trx, followUpsFor(outcomes), at);
+    settings.followUps === false
+      ? 0
+      : await addFollowUps(trx, followUpsFor(outcomes), at, traceparentOf(settings.trace));
   await matchSettledItems(trx, justSettled(outcomes), at, {
     environment: settings.environment,
     allExpected: settings.allExpected,

@@ -71,12 +71,14 @@ export function followUpDedupeKey(data: FollowUpJobData): string {
 
 /**
  * Writes the follow-ups to the outbox inside the caller's transaction (the one that made the
- * change), so they commit with it, stamped `at` (the change's time); the outbox dispatcher hands them to the workers afterwards.
+ * change), so they commit with it, stamped `at` (the change's time), carrying the change's
+ * `traceparent` when traced; the outbox dispatcher hands them to the workers afterwards.
  */
 export async function addFollowUps(
   trx: Executor,
   jobs: readonly FollowUpJobData[],
   at: string,
+  traceparent?: string,
 ): Promise<number> {
   let added = 0;
   for (const job of jobs) {
@@ -86,6 +88,7 @@ export async function addFollowUps(
       dedupeKey: followUpDedupeKey(job),
       payload,
       createdAt: at,
+      traceparent,
     });
     if (result.isNew) added += 1;
   }

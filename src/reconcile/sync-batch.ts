@@ -25,7 +25,14 @@ import {
 import { syncResource } from './sync-resource.ts';
 import { coverByWindow, type WindowKind } from './window-reads.ts';
 import type { SyncAttempt, SyncResult } from './sync-result.ts';
-import { continueTrace, inSpan, itemAttributes, TRACE_ATTRIBUTES } from '../tracing/index.ts';
+import {
+  continueTrace,
+  inSpan,
+  itemAttributes,
+  ROOT_CONTEXT,
+  traced,
+  TRACE_ATTRIBUTES,
+} from '../tracing/index.ts';
 
 /** What one batch came to: a count per outcome, and the references to try again. */
 export interface SyncBatchResult {
@@ -151,14 +158,14 @@ export async function syncBatch(
             const result = await inSpan(
               'paysync.sync.item',
               {
-                ...continueTrace(ref.traceparent),
+                ...continueTrace(ref.traceparent, resolved.trace ?? ROOT_CONTEXT),
                 attributes: itemAttributes({
                   kind: ref.kind,
                   id: ref.id,
                   tenant: resolved.tenant,
                 }),
               },
-              () => fetchResourceState(resolved, ref),
+              (_span, item) => fetchResourceState(traced(resolved, item), ref),
             );
             fetched.push({ ref, result, fetchStartedAt: startedAt, upToId: fetchUpToId });
           });
@@ -209,6 +216,7 @@ function applyInSpan(resolved: ResolvedSyncDependencies, fetched: readonly Fetch
   return inSpan(
     'paysync.apply',
     {
+      parent: resolved.trace,
       attributes: {
         [TRACE_ATTRIBUTES.booked]: fetched.length,
         [TRACE_ATTRIBUTES.itemIds]: fetched.map((item) => item.ref.id ?? item.ref.kind),
@@ -216,7 +224,7 @@ function applyInSpan(resolved: ResolvedSyncDependencies, fetched: readonly Fetch
         ...(only ? itemAttributes({ kind: only.kind, id: only.id, tenant: resolved.tenant }) : {}),
       },
     },
-    () => applyFetched(resolved, fetched),
+    (_span, apply) => applyFetched(traced(resolved, apply), fetched),
   );
 }
 

@@ -8,6 +8,7 @@ import type { UpstreamClient } from '../upstream/index.ts';
 import type { Clock } from '../lifecycle/index.ts';
 import type { CredentialGuard } from './credential-guard.ts';
 import type { WindowReadSettings } from './window-read-settings.ts';
+import type { TraceContext } from '../tracing/index.ts';
 
 /**
  * What a sync needs; one set per worker process, shared by its jobs. Defaults are merged in
@@ -50,6 +51,11 @@ export interface SyncDependencies {
    * `false` to read every item by itself. @defaultValue `DEFAULT_WINDOW_READS`
    */
   readonly windowReads?: WindowReadSettings | false;
+  /**
+   * The span this work runs in (set by `traced`, src/tracing): the spans it opens, the jobs it
+   * enqueues and the follow-ups it books continue that trace. @defaultValue none: a trace each
+   */
+  readonly trace?: TraceContext | undefined;
 }
 
 export type ResolvedSyncDependencies = SyncDependencies &

@@ -1,7 +1,9 @@
 /**
  * OpenTelemetry traces (issue 43, docs/observability.md): off unless `OTEL_EXPORTER_OTLP_ENDPOINT`
  * is set, then the SDK is loaded lazily by startTracing. Spans are opened through
- * `@opentelemetry/api` alone, so with tracing off they are no-ops.
+ * `@opentelemetry/api` alone, so with tracing off they are no-ops. The context a span's children
+ * hang under is passed by hand ({@link TraceContext}, {@link traced}): nothing here reads an
+ * "active" span.
  */
 export { startTracing, type Tracing, type TracingDiagnostics } from './start-tracing.ts';
 export {
@@ -11,21 +13,22 @@ export {
   type TracingSettings,
 } from './tracing-settings.ts';
 export {
-  activeSpan,
-  activeTraceparent,
-  annotateActiveSpan,
   contextOfTraceparent,
   continueTrace,
   failSpan,
   inSpan,
   sampledTraceId,
   spanContextOfTraceparent,
+  spanOf,
+  traceLogFields,
+  traceparentOf,
   ROOT_CONTEXT,
   SpanKind,
-  traceLogFields,
   type Attributes,
   type Span,
   type SpanContext,
   type SpanOptions,
+  type TraceContext,
 } from './spans.ts';
+export { traced, type TraceScoped } from './trace-scope.ts';
 export { TRACE_ATTRIBUTES, itemAttributes } from './attributes.ts';

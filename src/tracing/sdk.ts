@@ -13,10 +13,10 @@ import type { Tracing, TracingDiagnostics } from './tracing-types.ts';
 import type { TracingSettings } from './tracing-settings.ts';
 
 /**
- * A NodeTracerProvider registered globally (async-hooks context, W3C trace context), its spans
- * batched to the OTLP/HTTP exporter of the chosen protocol. Endpoint, headers, timeout,
- * compression, sampler and batch sizes are the SDK's own reading of the `OTEL_*` variables;
- * the service name is `OTEL_SERVICE_NAME`, else `paysync`.
+ * A NodeTracerProvider registered globally (W3C trace context; no context manager: paysync passes
+ * each span's context by hand, so AsyncLocalStorage's promise hooks never run), its spans batched
+ * to the OTLP/HTTP exporter of the chosen protocol. Endpoint, headers, timeout, compression,
+ * sampler and batch sizes are the SDK's own reading of the `OTEL_*` variables; the service name is `OTEL_SERVICE_NAME`, else `paysync`.
  */
 export function startSdk(settings: TracingSettings, diagnostics: TracingDiagnostics): Tracing {
   diag.setLogger(
@@ -38,7 +38,7 @@ export function startSdk(settings: TracingSettings, diagnostics: TracingDiagnost
     resource,
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
-  provider.register();
+  provider.register({ contextManager: null });
   return {
     async shutdown() {
       await provider.shutdown().catch((error: unknown) => {

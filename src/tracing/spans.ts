@@ -1,6 +1,5 @@
 import type { SpanKind } from '@opentelemetry/api';
 import {
-  context,
   propagation,
   ROOT_CONTEXT,
   SpanStatusCode,
@@ -16,14 +15,22 @@ import {
 export { ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
 export type { Attributes, Span, SpanContext } from '@opentelemetry/api';
 
+/**
+ * Where a span sits: the span it is a child of (and so its trace), passed by hand from the work
+ * that opened it to the work it calls. paysync never asks for an "active" context: on Node 20
+ * that is AsyncLocalStorage, whose promise hooks cost every promise of the process, sampled or
+ * not (docs/performance.md, "Traces: what they cost").
+ */
+export type TraceContext = Context;
+
 /** The tracer every paysync span comes from; a no-op until the SDK is started. */
 const tracer = trace.getTracer('paysync');
 
 export interface SpanOptions {
   readonly kind?: SpanKind;
   readonly attributes?: Attributes;
-  /** The parent; the active context when not given. */
-  readonly parent?: Context;
+  /** The parent. @defaultValue none: the span starts a trace of its own */
+  readonly parent?: TraceContext | undefined;
   readonly links?: readonly SpanContext[];
 }
 
@@ -32,47 +39,42 @@ function reasonText(error: unknown): string {
 }
 
 /**
- * Runs `work` inside a new span made active, and ends it when `work` settles: a thrown error
- * marks the span as failed (its type and message, never a stack with data) and is rethrown.
- * With tracing off this is the API's no-op span: a function call and nothing more.
+ * Runs `work` inside a new span, handing it the span and the context its own children take as
+ * their parent, and ends the span when `work` settles: a thrown error marks the span as failed
+ * (its type and message, never a stack with data) and is rethrown. With tracing off this is the
+ * API's no-op span: a function call and nothing more.
  */
 export async function inSpan<T>(
   name: string,
   options: SpanOptions,
-  work: (span: Span) => Promise<T>,
+  work: (span: Span, context: TraceContext) => Promise<T>,
 ): Promise<T> {
+  const parent = options.parent ?? ROOT_CONTEXT;
   const links: Link[] | undefined = options.links?.map((spanContext) => ({
     context: spanContext,
   }));
-  return tracer.startActiveSpan(
+  const span = tracer.startSpan(
     name,
     {
       ...(options.kind !== undefined ? { kind: options.kind } : {}),
       ...(options.attributes ? { attributes: options.attributes } : {}),
       ...(links && links.length > 0 ? { links } : {}),
     },
-    options.parent ?? context.active(),
-    async (span) => {
-      try {
-        return await work(span);
-      } catch (error) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: reasonText(error) });
-        throw error;
-      } finally {
-        span.end();
-      }
-    },
+    parent,
   );
+  try {
+    return await work(span, trace.setSpan(parent, span));
+  } catch (error) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: reasonText(error) });
+    throw error;
+  } finally {
+    span.end();
+  }
 }
 
-/** The active span, to note what a deeper call learnt (an attempt's status); a no-op span when off. */
-export function activeSpan(): Span | undefined {
-  return trace.getActiveSpan();
-}
-
-/** Sets attributes on the active span, if there is one (a no-op with tracing off). */
-export function annotateActiveSpan(attributes: Attributes): void {
-  trace.getActiveSpan()?.setAttributes(attributes);
+/** The span a context carries (the one its children hang under), if any. */
+export function spanOf(context: TraceContext | undefined): Span | undefined {
+  return context ? trace.getSpan(context) : undefined;
 }
 
 /** Marks a span as failed with a one-line reason (no body, no secret). */
@@ -81,19 +83,19 @@ export function failSpan(span: Span, reason: string): void {
 }
 
 /**
- * The W3C `traceparent` of the active span, to carry in a job or a row so the work done later
- * continues this trace; `undefined` when tracing is off or the span is not sampled.
+ * The W3C `traceparent` of the span `context` carries, to keep in a job or a row so the work
+ * done later continues this trace; `undefined` when tracing is off or there is no span.
  */
-export function activeTraceparent(): string | undefined {
-  const spanContext = trace.getActiveSpan()?.spanContext();
+export function traceparentOf(context: TraceContext | undefined): string | undefined {
+  const spanContext = spanOf(context)?.spanContext();
   if (!spanContext || !trace.isSpanContextValid(spanContext)) return undefined;
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
+  propagation.inject(context!, carrier);
   return carrier.traceparent;
 }
 
 /** The context a carried `traceparent` stands for (the root context when there is none). */
-export function contextOfTraceparent(traceparent: string | undefined): Context {
+export function contextOfTraceparent(traceparent: string | undefined): TraceContext {
   if (!traceparent) return ROOT_CONTEXT;
   return propagation.extract(ROOT_CONTEXT, { traceparent });
 }
@@ -107,16 +109,25 @@ export function spanContextOfTraceparent(traceparent: string | undefined): SpanC
 
 /**
  * Where a piece of work done for one carried `traceparent` belongs inside a span that serves
- * several (a sync batch): under the active span when it is of the same trace (or nothing was
- * carried), else under the carried context, linked back to the active span.
+ * several (a sync batch, whose context is `within`): under `within` when it is of the same trace
+ * (or nothing was carried), else under the carried context, linked back to `within`'s span.
  */
 export function continueTrace(
   traceparent: string | undefined,
+  within: TraceContext,
 ): Pick<SpanOptions, 'parent' | 'links'> {
   const carried = spanContextOfTraceparent(traceparent);
-  const active = trace.getActiveSpan()?.spanContext();
-  if (!carried || !active || carried.traceId === active.traceId) return {};
-  return { parent: contextOfTraceparent(traceparent), links: [active] };
+  const serving = spanOf(within)?.spanContext();
+  if (!carried || !serving || carried.traceId === serving.traceId) return { parent: within };
+  return { parent: contextOfTraceparent(traceparent), links: [serving] };
+}
+
+function isSampled(spanContext: SpanContext | undefined): spanContext is SpanContext {
+  return (
+    spanContext !== undefined &&
+    trace.isSpanContextValid(spanContext) &&
+    (spanContext.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED
+  );
 }
 
 /**
@@ -125,18 +136,15 @@ export function continueTrace(
  */
 export function sampledTraceId(span: Span | undefined): string | undefined {
   const spanContext = span?.spanContext();
-  if (!spanContext || !trace.isSpanContextValid(spanContext)) return undefined;
-  return (spanContext.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED
-    ? spanContext.traceId
-    : undefined;
+  return isSampled(spanContext) ? spanContext.traceId : undefined;
 }
 
 /**
- * `trace_id` and `span_id` of the active span, for every log line written inside one (the
- * logger's mixin); an empty object outside a span or with tracing off.
+ * `trace_id` and `span_id` of `span` when it is sampled (a trace ops can open), for the log
+ * lines written inside it; an empty object with tracing off or an unsampled span.
  */
-export function traceLogFields(): { trace_id?: string; span_id?: string } {
-  const spanContext = trace.getActiveSpan()?.spanContext();
-  if (!spanContext || !trace.isSpanContextValid(spanContext)) return {};
+export function traceLogFields(span: Span | undefined): { trace_id?: string; span_id?: string } {
+  const spanContext = span?.spanContext();
+  if (!isSampled(spanContext)) return {};
   return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
 }

@@ -42,7 +42,13 @@ import {
   type BudgetLane,
 } from './rate-limit.ts';
 import { RetryAfterBackoff } from './retry-backoff.ts';
-import { activeSpan, inSpan, SpanKind, TRACE_ATTRIBUTES } from '../tracing/index.ts';
+import {
+  inSpan,
+  SpanKind,
+  TRACE_ATTRIBUTES,
+  type Span,
+  type TraceContext,
+} from '../tracing/index.ts';
 import {
   upstreamRequestDuration,
   upstreamRequestsTotal,
@@ -69,6 +75,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Which lane of the budget the call waits in. @defaultValue `books` */
   lane?: BudgetLane;
+  /**
+   * The span the call's own span is a child of. @defaultValue the client's, set by
+   * {@link UpstreamClient.within}; else the call starts a trace of its own
+   */
+  trace?: TraceContext | undefined;
 }
 
 export interface CallInput extends RequestOptions {
@@ -160,6 +171,23 @@ export class UpstreamClient {
       waiting: this.limiter.waiting(),
     };
   }
+
+  /**
+   * This client, its calls' spans under `trace` (docs/observability.md): what a traced piece of
+   * work hands on instead of an "active" span. Shares everything else (budget, sockets, counters)
+   * with the client it came from.
+   */
+  within(trace: TraceContext): UpstreamClient {
+    const base = this.traceBase ?? this;
+    const scoped = Object.create(base) as UpstreamClient;
+    scoped.traceBase = base;
+    scoped.traceParent = trace;
+    return scoped;
+  }
+
+  /** The client {@link within} scoped, and the context it scoped this one to. */
+  private traceBase: UpstreamClient | undefined;
+  private traceParent: TraceContext | undefined;
 
   stats(): UpstreamClientStats {
     return { ...this.counters, retriesByReason: { ...this.counters.retriesByReason } };
@@ -326,12 +354,13 @@ export class UpstreamClient {
       `upstream ${operationId}`,
       {
         kind: SpanKind.CLIENT,
+        parent: input.trace ?? this.traceParent,
         attributes: {
           'http.request.method': operation.method,
           [TRACE_ATTRIBUTES.operation]: operationId,
         },
       },
-      () => this.execute(policy, operationId, operation, url, bodyText, input),
+      (span) => this.execute(policy, operationId, operation, url, bodyText, input, span),
     ) as Promise<ResponseOf<Id>>;
   }
 
@@ -342,13 +371,14 @@ export class UpstreamClient {
     url: string,
     bodyText: string | undefined,
     input: CallInput,
+    span: Span,
   ): Promise<unknown> {
     // The budget first, then a connection: a request waiting for the budget holds no slot of
     // the concurrency cap, so receipts waiting behind the books never block the books' sockets.
     const result = await policy.execute(async () => {
       await this.limiter.acquire(input.lane ?? 'books', input.signal);
       return this.concurrency.execute(
-        () => this.send(operationId, operation, url, bodyText, input.signal),
+        () => this.send(operationId, operation, url, bodyText, input.signal, span),
         input.signal,
       );
     }, input.signal);
@@ -452,10 +482,11 @@ export class UpstreamClient {
     url: string,
     bodyText: string | undefined,
     signal: AbortSignal | undefined,
+    span: Span,
   ): Promise<unknown> {
     const credentials = this.credentialsFor(operationId, operation);
     try {
-      return await this.sendOnce(operationId, operation, url, credentials, bodyText, signal);
+      return await this.sendOnce(operationId, operation, url, credentials, bodyText, signal, span);
     } catch (error) {
       if (!(error instanceof WrongCredentialsError) || credentials === 'all') throw error;
       this.needsAllCredentials.add(operationId);
@@ -464,7 +495,7 @@ export class UpstreamClient {
         { operation: operationId, listed: operation.credentials },
         'the payment service demanded credentials on an operation that lists none; sending all credentials for it from now on',
       );
-      return this.sendOnce(operationId, operation, url, 'all', bodyText, signal);
+      return this.sendOnce(operationId, operation, url, 'all', bodyText, signal, span);
     }
   }
 
@@ -475,6 +506,7 @@ export class UpstreamClient {
     credentials: Credentials,
     bodyText: string | undefined,
     signal: AbortSignal | undefined,
+    span: Span,
   ): Promise<unknown> {
     this.counters.requests += 1;
     const stopTimer = upstreamRequestDuration.startTimer({
@@ -504,7 +536,7 @@ export class UpstreamClient {
     } finally {
       stopTimer();
     }
-    noteAttempt(status);
+    noteAttempt(span, status);
     const body = parseBody(text);
     if (status < 200 || status >= 300) {
       const error = errorFromResponse({
@@ -552,9 +584,8 @@ export class UpstreamClient {
 }
 
 /** Counts a try and its status (and a 429 apart) on the call's span. */
-function noteAttempt(status: number): void {
-  const span = activeSpan();
-  if (!span?.isRecording()) return;
+function noteAttempt(span: Span, status: number): void {
+  if (!span.isRecording()) return;
   const tried = attemptsOf.get(span) ?? { attempts: 0, throttled: 0 };
   tried.attempts += 1;
   if (status === 429) tried.throttled += 1;

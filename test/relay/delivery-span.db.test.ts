@@ -1,25 +1,12 @@
-import { context, propagation, trace } from '@opentelemetry/api';
-import {
-  InMemorySpanExporter,
-  NodeTracerProvider,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-node';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { inMemoryTraces } from '../support/in-memory-traces.ts';
 import { insertEndpoint, insertEvent } from '../support/relay-rows.ts';
 import { testDialect } from '../support/test-database.ts';
 import { until } from '../support/until.ts';
 import { startRelayConsumer, type RelayConsumer } from './support/relay-consumer.ts';
 import { createRelaySetup, type RelaySetup } from './support/relay-setup.ts';
 
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-beforeAll(() => provider.register());
-afterAll(async () => {
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-  propagation.disable();
-});
+const exporter = inMemoryTraces();
 
 let setup: RelaySetup;
 let consumer: RelayConsumer | undefined;

@@ -1,45 +1,39 @@
-import { context, propagation, trace } from '@opentelemetry/api';
-import {
-  InMemorySpanExporter,
-  NodeTracerProvider,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
-import { inSpan, traceLogFields } from '../../src/tracing/index.ts';
+import { inSpan, traced, traceLogFields, type TraceScoped } from '../../src/tracing/index.ts';
+import { inMemoryTraces } from '../support/in-memory-traces.ts';
 
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-beforeAll(() => provider.register());
-afterAll(async () => {
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-  propagation.disable();
-});
+const exporter = inMemoryTraces();
 
 function capturingLogger() {
   const lines: Record<string, unknown>[] = [];
+  const raw: string[] = [];
   const logger = createLogger({
     pretty: false,
     destination: {
-      write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>),
+      write: (line: string) => {
+        raw.push(line);
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      },
     },
   });
-  return { logger, lines };
+  return { logger, lines, raw };
 }
 
 describe('log lines joined to traces', () => {
-  it('a line written inside a span carries its trace_id and span_id; one outside carries neither', async () => {
-    const { logger, lines } = capturingLogger();
-    logger.info('before');
-    await inSpan('outer', {}, async () => {
+  it('a line written by work inside a span carries its trace_id and span_id; one outside carries neither', async () => {
+    const { logger, lines, raw } = capturingLogger();
+    const deps: TraceScoped & { logger: typeof logger } = { logger };
+    deps.logger.info('before');
+    await inSpan('outer', {}, async (_span, outer) => {
+      const inOuter = traced(deps, outer);
       await Promise.resolve();
-      logger.info('inside');
-      await inSpan('inner', {}, async () => logger.info('nested'));
+      inOuter.logger.info('inside');
+      await inSpan('inner', { parent: inOuter.trace }, async (_inner, inner) => {
+        traced(inOuter, inner).logger.info('nested');
+      });
     });
-    logger.info('after');
+    deps.logger.info('after');
     const [outer, inner] = [...exporter.getFinishedSpans()].reverse();
     expect(outer!.name).toBe('outer');
     expect(lines.map((line) => [line.msg, line.trace_id, line.span_id])).toEqual([
@@ -48,6 +42,9 @@ describe('log lines joined to traces', () => {
       ['nested', inner!.spanContext().traceId, inner!.spanContext().spanId],
       ['after', undefined, undefined],
     ]);
+    // A nested span's ids replace its parent's: each line names one span, once.
+    const nested = raw.find((line) => line.includes('"nested"'))!;
+    expect(nested.match(/"trace_id"/g)).toHaveLength(1);
     expect(inner!.parentSpanContext?.spanId).toBe(outer!.spanContext().spanId);
   });
 
@@ -59,7 +56,7 @@ describe('log lines joined to traces', () => {
     expect(failing.status).toEqual({ code: 2, message: 'Error: the ledger is closed' });
   });
 
-  it('gives no fields with no active span', () => {
-    expect(traceLogFields()).toEqual({});
+  it('gives no fields with no span', () => {
+    expect(traceLogFields(undefined)).toEqual({});
   });
 });

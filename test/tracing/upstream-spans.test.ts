@@ -1,23 +1,16 @@
-import { propagation, context, trace } from '@opentelemetry/api';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  InMemorySpanExporter,
-  NodeTracerProvider,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUpstreamClient, errorBodies } from '../../src/upstream/index.ts';
 import { inSpan } from '../../src/tracing/index.ts';
+import { inMemoryTraces } from '../support/in-memory-traces.ts';
 
 const API_KEY = 'sk_test_never_in_a_span_0123456789';
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const exporter = inMemoryTraces();
 let server: Server;
 let answers: number[] = [];
 
 beforeAll(async () => {
-  provider.register();
   server = createServer((_request, response) => {
     const status = answers.shift() ?? 200;
     response.writeHead(status, { 'content-type': 'application/json' });
@@ -27,10 +20,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-  propagation.disable();
 });
 
 function client() {
@@ -47,9 +36,9 @@ function client() {
 }
 
 describe('a call to the payment service, as a span', () => {
-  it('one client span per call under the active span: operation, last status, tries and 429s', async () => {
+  it('one client span per call under the span it is given: operation, last status, tries and 429s', async () => {
     answers = [429, 429, 200];
-    await inSpan('paysync.sync.item', {}, () => client().listWebhooks());
+    await inSpan('paysync.sync.item', {}, (_span, item) => client().within(item).listWebhooks());
     const [call, item] = exporter.getFinishedSpans();
     expect(call!.name).toBe('upstream listWebhooks');
     expect(call!.parentSpanContext?.spanId).toBe(item!.spanContext().spanId);
@@ -62,6 +51,24 @@ describe('a call to the payment service, as a span', () => {
     });
     expect(call!.status.code).toBe(0);
     expect(JSON.stringify(call!.attributes)).not.toContain(API_KEY);
+  });
+
+  it('a call given no span starts a trace of its own; a scoped client shares its counters', async () => {
+    exporter.reset();
+    answers = [200, 200];
+    const base = client();
+    let item: string | undefined;
+    await inSpan('paysync.sync.item', {}, async (span, traced) => {
+      item = span.spanContext().traceId;
+      await base.within(traced).listWebhooks();
+    });
+    await base.listWebhooks();
+    const calls = exporter
+      .getFinishedSpans()
+      .filter((span) => span.name === 'upstream listWebhooks');
+    expect(calls.map((call) => call.spanContext().traceId === item)).toEqual([true, false]);
+    expect(calls[1]!.parentSpanContext).toBeUndefined();
+    expect(base.stats().requests).toBe(2);
   });
 
   it('a call that fails for good is a failed span with its one-line reason', async () => {
