@@ -50,7 +50,7 @@ function receiptDependencies(context: JobContext): ReceiptDependencies {
     now: context.now,
     logger: context.logger,
     ...(context.receiptRetryDelaysMs ? { retryDelaysMs: context.receiptRetryDelaysMs } : {}),
-    ...(context.tenant !== undefined ? { tenant: context.tenant } : {}),
+    ...(context.metrics ? { metrics: context.metrics } : {}),
   };
 }
 

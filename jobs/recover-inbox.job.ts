@@ -13,7 +13,7 @@ export function recoverInboxJob(context: JobContext) {
         logger: context.logger,
         olderThanMs: context.recoveryAfterMs,
         now: context.now,
-        ...(context.tenant !== undefined ? { tenant: context.tenant } : {}),
+        ...(context.metrics ? { metrics: context.metrics } : {}),
       });
       run.count({ itemsSeen: result.found, itemsChanged: result.enqueued + result.retried });
       return result;

@@ -19,7 +19,7 @@ export function sweepJob(context: JobContext) {
           environment: context.environment,
           ...(context.expectations ? { allExpected: context.expectations.allExpected } : {}),
           now: context.now,
-          ...(context.tenant !== undefined ? { tenant: context.tenant } : {}),
+          ...(context.metrics ? { metrics: context.metrics } : {}),
         },
         {
           sweepOverlapMs: context.polling.sweepOverlapMs,

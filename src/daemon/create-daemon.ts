@@ -15,7 +15,7 @@ import { systemClock, type Clock, type Component } from '../lifecycle/index.ts';
 import {
   addScrapeSource,
   collectProcessMetrics,
-  showTenantSeries,
+  tenantMetrics,
   type MetricReader,
   type MetricsServer,
 } from '../metrics/index.ts';
@@ -97,10 +97,10 @@ export interface DaemonOptions {
    */
   readonly metricsPort?: number;
   /**
-   * The tenant this daemon books, in a process serving several (createTenantsDaemon): every
-   * series its work moves (the counters and histograms of its receiver, workers, service client,
-   * outbox and relay) and its scrape gauges carry it as a `tenant` label. @defaultValue none (no
-   * label: a process of one tenant reads as before tenants)
+   * The tenant this daemon books, in a process serving several (createTenantsDaemon): named in
+   * its alerts and traces; its one metrics handle (tenantMetrics, made here) sets it as the
+   * `tenant` label of every series its work moves and of its scrape gauges. @defaultValue none
+   * (no label: a process of one tenant reads as before tenants)
    */
   readonly tenant?: string;
   /**
@@ -161,7 +161,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // Fail on missing service credentials before opening anything.
   const clientOptions = roles.has('workers') ? clientOptionsFromConfig(config, now) : undefined;
   const { tenant } = options;
-  const tenantOption = tenant !== undefined ? { tenant } : {};
+  // The tenant's one metrics handle: every series its components move goes through it.
+  const metrics = tenantMetrics(tenant);
   // A bad alert rule file stops every role: an operator must not believe alerts are routed.
   let alerts: AlertRuntime;
   try {
@@ -268,9 +269,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     },
     environment: config.environment,
     readers: metricReaders,
-    ...tenantOption,
+    metrics,
   });
-  showTenantSeries(tenant);
+  metrics.showTenantSeries();
 
   const resources: Component = {
     name: 'connections',
@@ -296,6 +297,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     redis,
     alerts,
     tenant,
+    metrics,
     readiness,
   };
   const receiverDb = receiverDatabase?.db ?? db;

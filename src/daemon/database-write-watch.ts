@@ -3,7 +3,7 @@ import { reasonOf } from '../error-reason.ts';
 import type { DatabaseHandle } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
 import type { RoleContext } from './roles.ts';
-import { databaseUnwritable, tenantLabel } from '../metrics/index.ts';
+import { databaseUnwritable } from '../metrics/index.ts';
 import { inboxWriteProblem } from '../receiver/index.ts';
 
 /** How often the database's writes are probed. */
@@ -34,13 +34,15 @@ export interface DatabaseWriteWatchOptions {
  * Redis sends its own (twice rather than never).
  */
 export function databaseWriteWatch(
-  context: Pick<RoleContext, 'db' | 'redis' | 'alerts' | 'logger' | 'now' | 'tenant'>,
+  context: Pick<RoleContext, 'db' | 'redis' | 'alerts' | 'logger' | 'now' | 'tenant' | 'metrics'>,
   options: DatabaseWriteWatchOptions,
 ): Component {
   const { logger } = context;
   const { displayUrl } = options.database;
   const key = `${options.prefix}:alert:database_unwritable`;
-  const labels = tenantLabel(context.tenant);
+  const { metrics } = context;
+  // The alert's detail names the tenant of a process serving several.
+  const named = context.tenant !== undefined ? { tenant: context.tenant } : {};
   const where = context.tenant !== undefined ? `Tenant ${context.tenant}: the` : 'The';
   let outage: Outage | undefined;
   // Unknown at start: the first write that succeeds resolves an outage an earlier process left.
@@ -75,7 +77,7 @@ export function databaseWriteWatch(
     const at = context.now().toISOString();
     outage = { since: at, reason: maskNumbersInText(reason) };
     settled = true;
-    databaseUnwritable.set(labels, 1);
+    metrics.set(databaseUnwritable, {}, 1);
     logger.error({ reason: outage.reason }, `${where} database cannot take writes`);
     const first = await claimed(
       async () => (await context.redis.set(key, JSON.stringify(outage), 'NX')) === 'OK',
@@ -90,7 +92,7 @@ export function databaseWriteWatch(
       body: `paysync cannot write to ${displayUrl} since ${at}: ${outage.reason}. Webhooks are answered 503, so the service retries them and nothing is lost, but nothing is booked until it can write again. This alert is not recorded (that database cannot hold it); this channel hears when writes succeed again.`,
       hint: 'paysync doctor',
       subject: null,
-      detail: { database: displayUrl, reason: outage.reason, ...labels },
+      detail: { database: displayUrl, reason: outage.reason, ...named },
       at,
     });
   };
@@ -98,7 +100,7 @@ export function databaseWriteWatch(
   const up = async () => {
     const was = outage;
     outage = undefined;
-    databaseUnwritable.set(labels, 0);
+    metrics.set(databaseUnwritable, {}, 0);
     if (was) logger.info(`${where} database takes writes again`);
     if (settled && !was) return;
     settled = true;
@@ -121,7 +123,7 @@ export function databaseWriteWatch(
       body: `paysync writes to ${displayUrl} again since ${at.toISOString()}, about ${minutes} min after it could not (${left.reason}). The webhooks the service retried meanwhile are booked as they come.`,
       hint: 'paysync doctor',
       subject: null,
-      detail: { database: displayUrl, since: left.since, ...labels },
+      detail: { database: displayUrl, since: left.since, ...named },
       at: at.toISOString(),
     });
   };

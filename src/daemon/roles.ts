@@ -7,7 +7,7 @@ import { createAlertDeliverer, relayEndpointAlerts, type AlertRuntime } from '..
 import { isLoopbackHost, type Config } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import type { Clock, Component } from '../lifecycle/index.ts';
-import type { MetricsServer } from '../metrics/index.ts';
+import type { MetricsServer, TenantMetrics } from '../metrics/index.ts';
 import { mountOps, type OpsProcessState, type OpsServer, type TenantOpsApi } from '../ops/index.ts';
 import { createOutboxDispatcher, type OutboxDispatcher } from '../outbox/index.ts';
 import type { Queues } from '../queues/index.ts';
@@ -53,8 +53,13 @@ export interface RoleContext {
   readonly queues: Queues;
   readonly redis: Redis;
   readonly alerts: AlertRuntime;
-  /** The tenant label of a process serving several, else none. */
+  /**
+   * The tenant's name in a process serving several, else none: named in its alerts, traces and
+   * ops API (its series go through `metrics`).
+   */
   readonly tenant: string | undefined;
+  /** The tenant's one metrics handle: every series the roles' components move goes through it. */
+  readonly metrics: TenantMetrics;
   readiness(): Promise<Readiness>;
 }
 
@@ -82,9 +87,9 @@ export function workRole(
     readonly alertsPollMs?: number | undefined;
   },
 ): WorkRole {
-  const { config, logger, db, queues, redis, now, alerts } = context;
+  const { config, logger, db, queues, redis, now, alerts, metrics } = context;
   const tenant = tenantOf(context);
-  const upstream = createUpstreamClient({ ...options.client, redis, logger, ...tenant });
+  const upstream = createUpstreamClient({ ...options.client, redis, logger, metrics });
   let credentialCheck: CredentialCheck | undefined;
   const processors = jobProcessors({
     db,
@@ -116,6 +121,7 @@ export function workRole(
     now,
     alerts,
     ...tenant,
+    metrics,
     ...(options.notFoundAttempts !== undefined
       ? { notFoundAttempts: options.notFoundAttempts }
       : {}),
@@ -127,7 +133,7 @@ export function workRole(
     lockMs: config.processing.jobLockMs,
     processors,
     logger,
-    ...tenant,
+    metrics,
     beforeStart: async () => {
       credentialCheck = await options.credentials.verifyAtStartup(upstream);
     },
@@ -140,7 +146,7 @@ export function workRole(
     redispatchAfterMs: config.processing.outboxRedispatchMs,
     batchSize: config.processing.outboxBatchSize,
     now,
-    ...tenant,
+    metrics,
     ...(options.outboxPollMs !== undefined ? { pollMs: options.outboxPollMs } : {}),
   });
   // Every worker process delivers: the database leases spread the deliveries among them.
@@ -152,6 +158,7 @@ export function workRole(
     now,
     health: relayEndpointAlerts({ db, alerts }),
     ...tenant,
+    metrics,
     ...(options.relayPollMs !== undefined ? { pollMs: options.relayPollMs } : {}),
   });
   const deliverer = createAlertDeliverer(
@@ -218,6 +225,7 @@ export function receiveRole(
     ...(options.shared ? { listen: false } : {}),
     alerts,
     ...tenantOf(context),
+    metrics: context.metrics,
     ...options.pacing,
     host: options.host,
   });

@@ -2,7 +2,7 @@ import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Component } from '../lifecycle/index.ts';
-import { observeJobs } from '../metrics/index.ts';
+import { observeJobs, soleTenantMetrics, type TenantMetrics } from '../metrics/index.ts';
 import { ClosableWorker, QueueName } from '../queues/index.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each queue carries its own data type
@@ -25,10 +25,10 @@ export interface WorkerPoolOptions {
   /** Runs before any worker takes a job (the credential check). */
   readonly beforeStart?: () => Promise<void>;
   /**
-   * The tenant whose queues these are, in a process serving several: the job series carry it
-   * as a `tenant` label. @defaultValue none (no label)
+   * The metrics handle of the tenant whose queues these are: in a process serving several, the
+   * job series carry the tenant's label. @defaultValue the handle of a process of one tenant
    */
-  readonly tenant?: string;
+  readonly metrics?: TenantMetrics;
 }
 
 export interface WorkerPool extends Component {
@@ -43,6 +43,7 @@ export interface WorkerPool extends Component {
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const workers: Worker[] = [];
   const { logger } = options;
+  const metrics = options.metrics ?? soleTenantMetrics;
   const make = (queue: string, processor: Processor, concurrency: number) => {
     const worker = new ClosableWorker(queue, processor, {
       connection: options.connection,
@@ -52,7 +53,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       stalledInterval: options.lockMs,
     });
     worker.on('error', (error) => logger.error({ queue, err: error }, 'worker error'));
-    observeJobs(worker, queue, options.tenant);
+    observeJobs(worker, queue, metrics);
     worker.on('stalled', (jobId) =>
       logger.warn({ queue, jobId }, 'job stalled (its worker died or hung); handed out again'),
     );

@@ -1,6 +1,6 @@
 import type { NewInboxEvent } from '../inbox/index.ts';
 import { classifyEvent } from './classify-event.ts';
-import { tenantLabel } from '../metrics/index.ts';
+import type { TenantMetrics } from '../metrics/index.ts';
 import { classifiedEventsTotal } from './ingest-metrics.ts';
 
 /**
@@ -16,18 +16,18 @@ import { classifiedEventsTotal } from './ingest-metrics.ts';
  * another sync's fetch while still `received`, after absorbing a newer repeat. Going through
  * ingest keeps such rows out of other syncs' reach until they are picked up.
  *
- * `tenant` names the tenant whose receiver took the event, in a process serving several: the
- * count carries it as a `tenant` label (none without it).
+ * `metrics` is the handle of the tenant whose receiver took the event: in a process serving
+ * several, the count carries the tenant's label.
  */
-export function classifyAtIntake(event: NewInboxEvent, tenant?: string): NewInboxEvent {
+export function classifyAtIntake(event: NewInboxEvent, metrics: TenantMetrics): NewInboxEvent {
   if (event.dedupeKey.startsWith('sha256:')) return event;
   const found = classifyEvent(event.rawBody);
   if (found.outcome === 'unclassified') return event;
   if (found.outcome === 'ignored') {
-    classifiedEventsTotal.inc({ kind: 'ignored', ...tenantLabel(tenant) });
+    metrics.inc(classifiedEventsTotal, { kind: 'ignored' });
     return { ...event, ignored: true };
   }
-  classifiedEventsTotal.inc({ kind: found.kind, ...tenantLabel(tenant) });
+  metrics.inc(classifiedEventsTotal, { kind: found.kind });
   const { kind, id, reference } = found;
   return {
     ...event,

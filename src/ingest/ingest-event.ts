@@ -9,7 +9,7 @@ import {
   type InboxEvent,
 } from '../inbox/index.ts';
 import { enqueueSync, type Queues } from '../queues/index.ts';
-import { tenantLabel } from '../metrics/index.ts';
+import { soleTenantMetrics, type TenantMetrics } from '../metrics/index.ts';
 import { RESOURCE_KINDS, type ObservedVia } from '../resources/index.ts';
 import { traceparentOf, type TraceContext } from '../tracing/index.ts';
 import { classifyEvent, type EventClassification } from './classify-event.ts';
@@ -24,10 +24,10 @@ export interface IngestDependencies {
   /** The ingest job's span: the sync it enqueues continues that trace (docs/observability.md). */
   readonly trace?: TraceContext | undefined;
   /**
-   * The tenant whose inbox this is, in a process serving several: the counts carry it as a
-   * `tenant` label. @defaultValue none (no label)
+   * The metrics handle of the tenant whose inbox this is: in a process serving several, the
+   * counts carry the tenant's label. @defaultValue the handle of a process of one tenant
    */
-  readonly tenant?: string;
+  readonly metrics?: TenantMetrics;
 }
 
 export type IngestResult =
@@ -70,7 +70,7 @@ export async function ingestEvent(
   via: ObservedVia = 'webhook',
 ): Promise<IngestResult> {
   const { db, queues, logger } = deps;
-  const labels = tenantLabel(deps.tenant);
+  const metrics = deps.metrics ?? soleTenantMetrics;
   const event = await findInboxEvent(db, inboxId);
   if (!event) {
     logger.warn({ inboxId }, 'ingest: no inbox row with this id; nothing to do');
@@ -88,7 +88,7 @@ export async function ingestEvent(
       countAttempt: true,
       at: deps.now(),
     });
-    unclassifiedEventsTotal.inc(labels);
+    metrics.inc(unclassifiedEventsTotal);
     logger.warn(
       {
         inboxId,
@@ -102,7 +102,7 @@ export async function ingestEvent(
   }
   if (classification.outcome === 'ignored') {
     await markInboxStatus(db, inboxId, 'processed', { countAttempt: true, at: deps.now() });
-    classifiedEventsTotal.inc({ kind: 'ignored', ...labels });
+    metrics.inc(classifiedEventsTotal, { kind: 'ignored' });
     logger.debug({ inboxId, subject: classification.subject }, 'event about no ledger resource');
     return { outcome: 'ignored', subject: classification.subject };
   }
@@ -117,6 +117,6 @@ export async function ingestEvent(
     via,
     traceparent: traceparentOf(deps.trace),
   });
-  classifiedEventsTotal.inc({ kind, ...labels });
+  metrics.inc(classifiedEventsTotal, { kind });
   return { outcome: 'sync_enqueued', classification };
 }

@@ -1,6 +1,6 @@
 import { Gauge } from 'prom-client';
 import { metricsRegistry } from './metrics-registry.ts';
-import { tenantOnlyMetric } from './tenant-label.ts';
+import { tenantOnlyMetric } from './tenant-metrics.ts';
 
 function gauge(name: string, help: string) {
   // A module loaded twice (tests, tsx reloads) must not register the metric twice.

@@ -1,7 +1,8 @@
 /**
  * Metrics: the process's Prometheus registry, the job and scrape-time collectors, and the small
  * `/metrics`, `/healthz`, `/readyz` server of processes without a receiver, and the one mount of
- * those three routes that every port uses (mountHealthRoutes). See docs/metrics.md.
+ * those three routes that every port uses (mountHealthRoutes), and each tenant's one metrics
+ * handle (tenantMetrics), through which components move their series. See docs/metrics.md.
  */
 export { collectProcessMetrics, metricsRegistry } from './metrics-registry.ts';
 export {
@@ -12,11 +13,11 @@ export {
   webhookOutcomes,
 } from './webhook.metrics.ts';
 export {
-  showTenantSeries,
-  tenantLabel,
+  soleTenantMetrics,
+  tenantMetrics,
   tenantOnlyMetric,
-  type TenantLabel,
-} from './tenant-label.ts';
+  type TenantMetrics,
+} from './tenant-metrics.ts';
 export { authThrottled } from './auth.metrics.ts';
 export { observeJobs, type ObservableWorker } from './job-metrics.ts';
 export {

@@ -1,6 +1,6 @@
 import { Counter, Histogram } from 'prom-client';
 import { metricsRegistry } from './metrics-registry.ts';
-import { tenantLabel } from './tenant-label.ts';
+import type { TenantMetrics } from './tenant-metrics.ts';
 
 function counter<T extends string>(name: string, help: string, labelNames: readonly T[]) {
   // A module loaded twice (tests, tsx reloads) must not register the metric twice.
@@ -9,7 +9,7 @@ function counter<T extends string>(name: string, help: string, labelNames: reado
   return new Counter<T>({ name, help, labelNames, registers: [metricsRegistry] });
 }
 
-// `tenant`: set by the workers of a tenant in a process serving several (tenant-label.ts).
+// `tenant`: set by the workers of a tenant in a process serving several (tenant-metrics.ts).
 
 const jobDuration =
   (metricsRegistry.getSingleMetric('paysync_job_duration_seconds') as
@@ -53,23 +53,22 @@ function secondsOf(job: FinishedJob): number | undefined {
 /**
  * Counts every job attempt of `worker` (on queue `queue`) into `paysync_job_duration_seconds`
  * and `paysync_job_failures_total`, from BullMQ's own events: the processors stay unaware.
- * `tenant` names the tenant whose queue this is, in a process serving several: its series carry
- * it as a `tenant` label (none without it).
+ * `metrics` is the handle of the tenant whose queue this is: in a process serving several, its
+ * series carry the tenant's label.
  */
-export function observeJobs(worker: ObservableWorker, queue: string, tenant?: string): void {
-  const labels = tenantLabel(tenant);
+export function observeJobs(worker: ObservableWorker, queue: string, metrics: TenantMetrics): void {
   worker.on('completed', (job) => {
     const seconds = secondsOf(job);
     if (seconds !== undefined)
-      jobDuration.observe({ queue, job: job.name, outcome: 'ok', ...labels }, seconds);
+      metrics.observe(jobDuration, { queue, job: job.name, outcome: 'ok' }, seconds);
   });
   worker.on('failed', (job, error) => {
     if (!job) return;
     const final =
       error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
-    jobFailures.inc({ queue, job: job.name, final: String(final), ...labels });
+    metrics.inc(jobFailures, { queue, job: job.name, final: String(final) });
     const seconds = secondsOf(job);
     if (seconds !== undefined)
-      jobDuration.observe({ queue, job: job.name, outcome: 'failed', ...labels }, seconds);
+      metrics.observe(jobDuration, { queue, job: job.name, outcome: 'failed' }, seconds);
   });
 }

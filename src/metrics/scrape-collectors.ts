@@ -2,7 +2,7 @@ import { Counter, Gauge } from 'prom-client';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { metricsRegistry } from './metrics-registry.ts';
-import { tenantLabel } from './tenant-label.ts';
+import { soleTenantMetrics, type TenantMetrics } from './tenant-metrics.ts';
 
 /** What the queue collector needs of a BullMQ queue. */
 export interface ObservedQueue {
@@ -62,10 +62,11 @@ export interface ScrapeSource {
   readonly environment?: string;
   readonly readers?: readonly MetricReader[];
   /**
-   * The tenant whose books these are, in a process serving several (docs/tenants.md): every
-   * series read from this source carries it as a `tenant` label. Without it there is no label.
+   * The metrics handle of the tenant whose books these are: in a process serving several
+   * (docs/tenants.md), every series read from this source carries the tenant's label.
+   * @defaultValue the handle of a process of one tenant (no label)
    */
-  readonly tenant?: string;
+  readonly metrics?: TenantMetrics;
 }
 
 /** Queue states reported by `paysync_queue_jobs`. */
@@ -89,7 +90,7 @@ function gauge<T extends string>(
   return new Gauge<T | 'tenant'>({
     name,
     help,
-    // `tenant` only appears on the series of a source that names one (ScrapeSource.tenant).
+    // `tenant` only appears on the series of a tenant's source (ScrapeSource.metrics).
     labelNames: [...labelNames, 'tenant'],
     registers: [metricsRegistry],
     async collect() {
@@ -162,12 +163,12 @@ export function addScrapeSource(source: ScrapeSource): () => void {
 }
 
 /**
- * `read()`, or undefined (counted in `paysync_metrics_collect_errors_total`, with the source's
- * tenant) if it fails or is slow.
+ * `read()`, or undefined (counted in `paysync_metrics_collect_errors_total`, through the source's
+ * metrics handle) if it fails or is slow.
  */
 async function guarded<T>(
   what: string,
-  tenant: string | undefined,
+  metrics: TenantMetrics,
   read: () => Promise<T>,
 ): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
@@ -177,20 +178,25 @@ async function guarded<T>(
   try {
     const outcome = await Promise.race([read().then((value) => ({ value })), timeout]);
     if (outcome === 'timeout') {
-      collectErrors.inc({ collector: what, ...tenantLabel(tenant) });
+      metrics.inc(collectErrors, { collector: what });
       return undefined;
     }
     return outcome.value;
   } catch {
-    collectErrors.inc({ collector: what, ...tenantLabel(tenant) });
+    metrics.inc(collectErrors, { collector: what });
     return undefined;
   } finally {
     clearTimeout(timer);
   }
 }
 
+/** A sample read from a source, set through that source's metrics handle. */
+interface SourceSample extends MetricSample {
+  readonly metrics: TenantMetrics;
+}
+
 interface Reading {
-  readonly samples: Map<keyof typeof gauges, MetricSample[]>;
+  readonly samples: Map<keyof typeof gauges, SourceSample[]>;
 }
 
 async function readQueues(queues: readonly ObservedQueue[], now: number) {
@@ -283,27 +289,21 @@ function parseDetail(
 }
 
 async function readAll(): Promise<Reading> {
-  const samples = new Map<keyof typeof gauges, MetricSample[]>();
-  const addAll = (name: keyof typeof gauges, more: readonly MetricSample[] | undefined) => {
-    if (!more) return;
-    samples.set(name, [...(samples.get(name) ?? []), ...more]);
-  };
+  const samples = new Map<keyof typeof gauges, SourceSample[]>();
   const now = Date.now();
   await Promise.all(
     [...sources].map(async (source) => {
-      const { tenant } = source;
-      const add = (name: keyof typeof gauges, more: readonly MetricSample[] | undefined) =>
-        addAll(
-          name,
-          tenant === undefined || !more
-            ? more
-            : more.map((sample) => ({ ...sample, labels: { ...sample.labels, tenant } })),
-        );
+      const metrics = source.metrics ?? soleTenantMetrics;
+      const add = (name: keyof typeof gauges, more: readonly MetricSample[] | undefined) => {
+        if (!more) return;
+        const read = more.map((sample) => ({ ...sample, metrics }));
+        samples.set(name, [...(samples.get(name) ?? []), ...read]);
+      };
       const parts: Promise<void>[] = [];
       if (source.queues && source.queues.length > 0) {
         const queues = source.queues;
         parts.push(
-          guarded('queues', tenant, () => readQueues(queues, now)).then((read) => {
+          guarded('queues', metrics, () => readQueues(queues, now)).then((read) => {
             add('queueJobs', read?.jobs);
             add('oldestWaiting', read?.oldest);
           }),
@@ -312,14 +312,14 @@ async function readAll(): Promise<Reading> {
       const { db, books } = source;
       if (db && books) {
         parts.push(
-          guarded('discrepancies', tenant, () => readDiscrepancies(books)).then((read) =>
+          guarded('discrepancies', metrics, () => readDiscrepancies(books)).then((read) =>
             add('discrepancies', read),
           ),
         );
         if (source.environment) {
           const environment = source.environment;
           parts.push(
-            guarded('balances', tenant, () => readBalances(books, environment)).then((read) => {
+            guarded('balances', metrics, () => readBalances(books, environment)).then((read) => {
               add('balance', read?.balance);
               add('balanceAsOf', read?.asOf);
               add('drift', read?.drift);
@@ -329,7 +329,7 @@ async function readAll(): Promise<Reading> {
       }
       for (const reader of source.readers ?? []) {
         parts.push(
-          guarded(reader.metric, tenant, () => reader.read()).then((read) =>
+          guarded(reader.metric, metrics, () => reader.read()).then((read) =>
             add(reader.metric, read),
           ),
         );
@@ -355,7 +355,9 @@ async function fillGauges(): Promise<void> {
   filled.add(reading);
   for (const [name, metric] of Object.entries(gauges) as [keyof typeof gauges, Gauge][]) {
     metric.reset();
-    for (const sample of samples.get(name) ?? []) metric.set(sample.labels, sample.value);
+    for (const sample of samples.get(name) ?? []) {
+      sample.metrics.set(metric, sample.labels, sample.value);
+    }
   }
 }
 const filled = new WeakSet<Promise<Reading>>();

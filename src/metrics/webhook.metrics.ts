@@ -1,9 +1,9 @@
 import { Counter, Gauge } from 'prom-client';
 import { metricsRegistry } from './metrics-registry.ts';
-import { tenantOnlyMetric } from './tenant-label.ts';
+import { tenantOnlyMetric } from './tenant-metrics.ts';
 
 // Every series here also has a `tenant` label, set by a tenant's receiver in a process serving
-// several (tenant-label.ts); a process of one tenant leaves it out.
+// several (TenantMetrics, tenant-metrics.ts); a process of one tenant leaves it out.
 
 function counter<T extends string>(name: string, help: string, labelNames: readonly T[]) {
   // A module loaded twice (tests, tsx reloads) must not register the metric twice.

@@ -13,7 +13,7 @@ import {
 import { outboxDispatchedTotal, outboxDispatchFailuresTotal } from './outbox-metrics.ts';
 import type { OutboxRow } from './outbox.table.ts';
 import { reasonOf } from '../error-reason.ts';
-import { tenantLabel } from '../metrics/index.ts';
+import { soleTenantMetrics, type TenantMetrics } from '../metrics/index.ts';
 import { DEFAULT_OUTBOX_BATCH_SIZE } from './outbox.defaults.ts';
 
 export interface DispatchDependencies {
@@ -39,10 +39,10 @@ export interface DispatchDependencies {
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
   /**
-   * The tenant whose outbox this is, in a process serving several: the counts carry it as a
-   * `tenant` label. @defaultValue none (no label)
+   * The metrics handle of the tenant whose outbox this is: in a process serving several, the
+   * counts carry the tenant's label. @defaultValue the handle of a process of one tenant
    */
-  readonly tenant?: string;
+  readonly metrics?: TenantMetrics;
 }
 
 export interface DispatchResult {
@@ -307,7 +307,7 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
     handOut.catch(() => undefined);
     revived = await withTimeout(handOut, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   } catch (error) {
-    outboxDispatchFailuresTotal.inc(tenantLabel(deps.tenant));
+    (deps.metrics ?? soleTenantMetrics).inc(outboxDispatchFailuresTotal);
     const reason = reasonOf(error).slice(0, 500);
     // A stale row keeps its `last_error`: there it is a consumer's reason (see staleJobs).
     await Promise.all([
@@ -319,7 +319,7 @@ export async function dispatchOutbox(deps: DispatchDependencies): Promise<Dispat
   const dispatched_at = deps.now().toISOString();
   await countAttempt(deps.db, due, { dispatched_at, last_error: null });
   await countAttempt(deps.db, stale, { dispatched_at });
-  for (const row of rows)
-    outboxDispatchedTotal.inc({ kind: row.kind, ...tenantLabel(deps.tenant) });
+  const metrics = deps.metrics ?? soleTenantMetrics;
+  for (const row of rows) metrics.inc(outboxDispatchedTotal, { kind: row.kind });
   return { dispatched: rows.length, more: due.length === batchSize || staleFull, revived };
 }

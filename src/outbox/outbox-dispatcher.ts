@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/index.ts';
 import type { Component } from '../lifecycle/index.ts';
+import type { TenantMetrics } from '../metrics/index.ts';
 import type { Queues } from '../queues/index.ts';
 import { dispatchOutbox, OutboxHandOutTimeout } from './dispatch-outbox.ts';
 import { outboxSignal } from './outbox-signal.ts';
@@ -23,10 +24,10 @@ export interface OutboxDispatcherOptions {
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
   /**
-   * The tenant whose outbox this is, in a process serving several: the counts carry it as a
-   * `tenant` label. @defaultValue none (no label)
+   * See {@link DispatchDependencies}: the tenant's metrics handle. @defaultValue the handle of a
+   * process of one tenant (no label)
    */
-  readonly tenant?: string;
+  readonly metrics?: TenantMetrics;
 }
 
 export interface OutboxDispatcher extends Component {
@@ -70,7 +71,7 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
             ? { redispatchAfterMs: options.redispatchAfterMs }
             : {}),
           ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
-          ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
+          ...(options.metrics ? { metrics: options.metrics } : {}),
         });
         if (failing) logger.info('outbox: handing out follow-ups again');
         for (const job of result.revived) {

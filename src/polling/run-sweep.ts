@@ -9,7 +9,7 @@ import { advanceCheckpoint, readCheckpoint } from './checkpoint.repository.ts';
 import { countingClient } from './counting-client.ts';
 import { LIST_STREAMS, SWEEP_KINDS, type SweepKind } from './list-streams.ts';
 import { addTally, emptyTally, type PageTally } from './page-tally.ts';
-import { tenantLabel } from '../metrics/index.ts';
+import { soleTenantMetrics, type TenantMetrics } from '../metrics/index.ts';
 import { missedWebhooksTotal } from './polling-metrics.ts';
 import { resolvePollingOptions, type PollingOptions } from './polling-options.ts';
 import type { RunHandle } from '../runs/index.ts';
@@ -30,10 +30,11 @@ export interface SweepDependencies {
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
   /**
-   * The tenant whose books these are, in a process serving several: the count of missed
-   * webhooks carries it as a `tenant` label. @defaultValue none (no label)
+   * The metrics handle of the tenant whose books these are: in a process serving several, the
+   * count of missed webhooks carries the tenant's label. @defaultValue the handle of a process
+   * of one tenant (no label)
    */
-  readonly tenant?: string;
+  readonly metrics?: TenantMetrics;
 }
 
 export interface SweepRequest extends PollingOptions {
@@ -75,6 +76,7 @@ export async function runSweep(
 ): Promise<StreamSweepReport[]> {
   const options = resolvePollingOptions(request);
   const now = deps.now;
+  const metrics = deps.metrics ?? soleTenantMetrics;
   const reports: StreamSweepReport[] = [];
   for (const kind of request.kinds ?? SWEEP_KINDS) {
     const stream = LIST_STREAMS[kind];
@@ -140,10 +142,7 @@ export async function runSweep(
             itemsMissed: commit.tally.missed,
           });
           if (commit.tally.missed > 0) {
-            missedWebhooksTotal.inc(
-              { kind: stream.ledgerKind, ...tenantLabel(deps.tenant) },
-              commit.tally.missed,
-            );
+            metrics.inc(missedWebhooksTotal, { kind: stream.ledgerKind }, commit.tally.missed);
           }
         },
       });

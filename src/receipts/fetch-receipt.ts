@@ -6,7 +6,7 @@ import { recordDiscrepancy, type DiscrepancySummary } from '../ledger/index.ts';
 import { addToOutbox, isOutboxConsumed, markOutboxConsumed } from '../outbox/index.ts';
 import { NotFoundError, UnsupportedActionError, type UpstreamClient } from '../upstream/index.ts';
 import { RECEIPT_KINDS, type ReceiptKind } from './receipt-kind.ts';
-import { tenantLabel } from '../metrics/index.ts';
+import { soleTenantMetrics, type TenantMetrics } from '../metrics/index.ts';
 import { receiptFetchesTotal } from './receipt-metrics.ts';
 import { archiveReceipts, type ArchivedReceipt } from './receipt-store.ts';
 
@@ -38,10 +38,11 @@ export interface ReceiptDependencies {
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
   /**
-   * The tenant whose receipts these are, in a process serving several: the fetch counts carry
-   * it as a `tenant` label. @defaultValue none (no label)
+   * The metrics handle of the tenant whose receipts these are: in a process serving several,
+   * the fetch counts carry the tenant's label. @defaultValue the handle of a process of one
+   * tenant (no label)
    */
-  readonly tenant?: string;
+  readonly metrics?: TenantMetrics;
 }
 
 export type ReceiptOutcome =
@@ -203,15 +204,17 @@ export async function fetchReceipts(
   return results as ReceiptBatchResult[];
 }
 
+/** One fetch in `paysync_receipt_fetches_total`, by outcome. */
+function countFetch(deps: ReceiptDependencies, outcome: string): void {
+  (deps.metrics ?? soleTenantMetrics).inc(receiptFetchesTotal, { outcome });
+}
+
 function noteArchived(
   deps: ReceiptDependencies,
   request: ReceiptRequest,
   receipt: ArchivedReceipt,
 ): void {
-  receiptFetchesTotal.inc({
-    outcome: receipt.isNew ? 'archived' : 'unchanged',
-    ...tenantLabel(deps.tenant),
-  });
+  countFetch(deps, receipt.isNew ? 'archived' : 'unchanged');
   deps.logger.info(
     {
       kind: request.kind,
@@ -247,7 +250,7 @@ async function notReadyYet(
     });
   }
   const nextAttemptAt = nextAt.toISOString();
-  receiptFetchesTotal.inc({ outcome: 'retry_later', ...tenantLabel(deps.tenant) });
+  countFetch(deps, 'retry_later');
   await deps.db.transaction().execute(async (trx) => {
     await addToOutbox(trx, {
       kind: 'receipt',
@@ -275,10 +278,7 @@ async function giveUp(
   detail: Record<string, unknown>,
   rawBody?: unknown,
 ): Promise<ReceiptOutcome> {
-  receiptFetchesTotal.inc({
-    outcome: kind === 'receipt_not_found' ? 'not_found' : 'unavailable',
-    ...tenantLabel(deps.tenant),
-  });
+  countFetch(deps, kind === 'receipt_not_found' ? 'not_found' : 'unavailable');
   const at = deps.now().toISOString();
   const discrepancy = await deps.db.transaction().execute(async (trx) => {
     const recorded = await recordDiscrepancy(trx, {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import { openInboxBacklog } from '../inbox/index.ts';
-import { tenantLabel, webhookBacklog } from '../metrics/index.ts';
+import { soleTenantMetrics, webhookBacklog, type TenantMetrics } from '../metrics/index.ts';
 import type { Logger } from '../logger.ts';
 import { reasonOf } from '../error-reason.ts';
 
@@ -23,10 +23,11 @@ export interface BacklogGateOptions {
   /** Told after every count, with the state it left; must not throw. */
   readonly onCounted?: (backlog: number, full: boolean) => Promise<void>;
   /**
-   * The tenant whose inbox this is, in a process serving several: `paysync_webhook_backlog`
-   * carries it as a `tenant` label. @defaultValue none (no label)
+   * The metrics handle of the tenant whose inbox this is: in a process serving several,
+   * `paysync_webhook_backlog` carries the tenant's label. @defaultValue the handle of a process
+   * of one tenant (no label)
    */
-  readonly tenant?: string;
+  readonly metrics?: TenantMetrics;
 }
 
 export interface BacklogGate {
@@ -50,7 +51,7 @@ export interface BacklogGate {
  */
 export function createBacklogGate(options: BacklogGateOptions): BacklogGate {
   const { maxBacklog, logger } = options;
-  const labels = tenantLabel(options.tenant);
+  const metrics = options.metrics ?? soleTenantMetrics;
   // At least 1, so a limit of 1 still resumes once the inbox is empty.
   const resumeBelow = Math.max(1, Math.floor(maxBacklog * RESUME_SHARE));
   let backlog = 0;
@@ -75,7 +76,7 @@ export function createBacklogGate(options: BacklogGateOptions): BacklogGate {
   const count = async () => {
     try {
       backlog = await openInboxBacklog(options.db, maxBacklog);
-      webhookBacklog.set(labels, backlog);
+      metrics.set(webhookBacklog, {}, backlog);
     } catch (error) {
       // Keep the last state: a database that cannot count cannot store either (503 anyway).
       logger.warn({ reason: reasonOf(error) }, 'could not count the webhook backlog');
@@ -100,7 +101,7 @@ export function createBacklogGate(options: BacklogGateOptions): BacklogGate {
     noteStored(rows) {
       if (rows <= 0) return;
       backlog = Math.min(maxBacklog, backlog + rows);
-      webhookBacklog.set(labels, backlog);
+      metrics.set(webhookBacklog, {}, backlog);
       if (!full && backlog >= maxBacklog) void settle();
     },
     async start() {

@@ -1,10 +1,9 @@
 import type { RequestHandler, Response } from 'express';
 import {
-  tenantLabel,
   webhookBackpressure,
   webhookInFlight,
   webhookOutcomes,
-  type TenantLabel,
+  type TenantMetrics,
 } from '../metrics/index.ts';
 import type { BacklogGate } from './backlog-gate.ts';
 import { sendError } from './webhook-errors.ts';
@@ -21,22 +20,19 @@ export interface IntakeLimitSettings {
   readonly gate?: BacklogGate;
   /** Webhook requests handled at once, at most (`PAYSYNC_RECEIVER_MAX_IN_FLIGHT`). */
   readonly maxInFlight: number;
-  /**
-   * The tenant whose receiver this is, in a process serving several: the series counted here
-   * carry it as a `tenant` label. @defaultValue none (no label)
-   */
-  readonly tenant?: string;
+  /** The tenant's metrics handle, through which the series counted here are moved. */
+  readonly metrics: TenantMetrics;
 }
 
 function refuse(
-  labels: TenantLabel,
+  metrics: TenantMetrics,
   response: Response,
   code: 'backlog_full' | 'too_many_in_flight',
   retryAfterS: number,
   message: string,
 ): void {
-  webhookBackpressure.inc({ reason: code, ...labels });
-  webhookOutcomes.inc({ outcome: code, ...labels });
+  metrics.inc(webhookBackpressure, { reason: code });
+  metrics.inc(webhookOutcomes, { outcome: code });
   response.setHeader('Retry-After', String(retryAfterS));
   // The body is never read: closing the connection spares reading it only to throw it away.
   response.setHeader('Connection', 'close');
@@ -51,8 +47,7 @@ function refuse(
  */
 export function intakeLimits(settings: IntakeLimitSettings): RequestHandler {
   let inFlight = 0;
-  const { gate } = settings;
-  const labels = tenantLabel(settings.tenant);
+  const { gate, metrics } = settings;
   // Express routes match without regard to case or a trailing slash; so does this.
   const limited = settings.path.toLowerCase().replace(/\/+$/, '');
   return (request, response, next) => {
@@ -60,7 +55,7 @@ export function intakeLimits(settings: IntakeLimitSettings): RequestHandler {
     if (request.method !== 'POST' || path !== limited) return next();
     if (gate?.isFull()) {
       return refuse(
-        labels,
+        metrics,
         response,
         'backlog_full',
         BACKLOG_RETRY_AFTER_S,
@@ -69,7 +64,7 @@ export function intakeLimits(settings: IntakeLimitSettings): RequestHandler {
     }
     if (inFlight >= settings.maxInFlight) {
       return refuse(
-        labels,
+        metrics,
         response,
         'too_many_in_flight',
         IN_FLIGHT_RETRY_AFTER_S,
@@ -77,11 +72,11 @@ export function intakeLimits(settings: IntakeLimitSettings): RequestHandler {
       );
     }
     inFlight += 1;
-    webhookInFlight.set(labels, inFlight);
+    metrics.set(webhookInFlight, {}, inFlight);
     // `close` comes once per response, sent or cut off.
     response.once('close', () => {
       inFlight -= 1;
-      webhookInFlight.set(labels, inFlight);
+      metrics.set(webhookInFlight, {}, inFlight);
     });
     next();
   };

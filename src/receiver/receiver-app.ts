@@ -20,8 +20,9 @@ import { checkReadiness, type ReadinessCheck } from './check-readiness.ts';
 import {
   mountHealthRoutes,
   metricsMovedWarning,
-  tenantLabel,
+  soleTenantMetrics,
   webhookOutcomes,
+  type TenantMetrics,
 } from '../metrics/index.ts';
 import type { SignatureVerifier } from './signature-outcome.ts';
 import { createSignatureVerifier, type SigningConfig } from './verify-signature.ts';
@@ -65,10 +66,16 @@ export interface ReceiverDependencies {
    */
   readonly backlogGate?: BacklogGate;
   /**
-   * The tenant whose receiver this is, in a process serving several (createTenantsFront): the
-   * webhook series it counts carry it as a `tenant` label. @defaultValue none (no label)
+   * The tenant whose receiver this is, in a process serving several (createTenantsFront): named
+   * in its request spans. @defaultValue none
    */
   readonly tenant?: string;
+  /**
+   * The tenant's metrics handle: in a process serving several, the webhook series the receiver
+   * counts carry the tenant's label. @defaultValue the handle of a process of one tenant (no
+   * label)
+   */
+  readonly metrics?: TenantMetrics;
 }
 
 /**
@@ -79,6 +86,7 @@ export interface ReceiverDependencies {
  */
 export function createReceiverApp(deps: ReceiverDependencies): Express {
   const { config, logger, tenant } = deps;
+  const metrics = deps.metrics ?? soleTenantMetrics;
   const verify = deps.verifier ?? createSignatureVerifier(config, logger);
   const intake = createInboxIntake(deps.db, {
     enqueue: async (stored) => {
@@ -103,7 +111,7 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
       path: config.webhook.path,
       maxInFlight: config.receiver.maxInFlight,
       ...(gate ? { gate } : {}),
-      ...(tenant !== undefined ? { tenant } : {}),
+      metrics,
     }),
   );
   app.use(
@@ -116,7 +124,7 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
           ? [config.webhook.hmacHeader, config.webhook.hmacTimestampHeader ?? ''].filter(Boolean)
           : [],
       accept: async (events, trace) => {
-        const classified = events.map((event) => classifyAtIntake(event, tenant));
+        const classified = events.map((event) => classifyAtIntake(event, metrics));
         const traceparent = traceparentOf(trace.commit);
         if (traceparent) for (const event of classified) receivedInTrace.set(event, traceparent);
         const only = classified.length === 1 ? classified[0]!.resource : undefined;
@@ -136,6 +144,7 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
       now: deps.now,
       logger,
       ...(tenant !== undefined ? { tenant } : {}),
+      metrics,
     }),
   );
   mountHealthRoutes(app, {
@@ -153,7 +162,7 @@ export function createReceiverApp(deps: ReceiverDependencies): Express {
     if (response.headersSent) return next(error);
     if (typeof (error as { type?: unknown }).type === 'string') {
       const mapped = bodyReadError(error);
-      webhookOutcomes.inc({ outcome: mapped.code, ...tenantLabel(tenant) });
+      metrics.inc(webhookOutcomes, { outcome: mapped.code });
       return sendError(response, mapped.status, mapped.code, mapped.message);
     }
     logger.error({ err: error }, 'receiver request failed');

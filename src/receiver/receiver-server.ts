@@ -55,7 +55,7 @@ export function createReceiverServer(options: ReceiverServerOptions): ReceiverSe
     db: options.db,
     maxBacklog,
     logger: options.logger,
-    ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.backlogRefreshMs !== undefined ? { refreshMs: options.backlogRefreshMs } : {}),
     ...(options.alerts
       ? backpressureAlerts({

@@ -10,7 +10,7 @@ import {
 } from '../inbox/index.ts';
 import type { Clock } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
-import { signatureFailures, tenantLabel, webhookOutcomes } from '../metrics/index.ts';
+import { signatureFailures, webhookOutcomes, type TenantMetrics } from '../metrics/index.ts';
 import type { SignatureVerifier } from './signature-outcome.ts';
 import { sendError } from './webhook-errors.ts';
 import {
@@ -52,10 +52,12 @@ export interface WebhookRouteSettings {
   readonly now: Clock;
   readonly logger: Logger;
   /**
-   * The tenant whose receiver this is, in a process serving several: the series counted here
-   * carry it as a `tenant` label. @defaultValue none (no label)
+   * The tenant whose receiver this is, in a process serving several: named in the request's
+   * span. @defaultValue none
    */
   readonly tenant?: string;
+  /** The tenant's metrics handle, through which the series counted here are moved. */
+  readonly metrics: TenantMetrics;
 }
 
 /** `application/json`, or any `application/*+json` (e.g. `application/cloudevents+json`). */
@@ -94,9 +96,9 @@ function parseJson(rawBody: Buffer): { ok: true; value: unknown } | { ok: false 
 export function webhookRoute(settings: WebhookRouteSettings): Router {
   const maxBatchEvents = settings.maxBatchEvents ?? 10_000;
   const router = express.Router();
-  const labels = tenantLabel(settings.tenant);
+  const { metrics } = settings;
   const refuse = (response: Response, status: number, code: string, message: string) => {
-    webhookOutcomes.inc({ outcome: code, ...labels });
+    metrics.inc(webhookOutcomes, { outcome: code });
     response.status(status).json({ error: code, message });
   };
 
@@ -150,7 +152,7 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
     const signature = settings.verify(rawBody, request.headersDistinct, receivedAt.getTime());
     span.setAttribute(TRACE_ATTRIBUTES.signatureOutcome, signature.ok ? 'valid' : signature.reason);
     if (!signature.ok) {
-      signatureFailures.inc({ reason: signature.reason, ...labels });
+      metrics.inc(signatureFailures, { reason: signature.reason });
       await settings.onRefusedSignature?.();
       logger.warn({ reason: signature.reason, detail: signature.message }, 'webhook refused');
       return refuse(response, 401, signature.reason, signature.message);
@@ -214,7 +216,7 @@ export function webhookRoute(settings: WebhookRouteSettings): Router {
     }
     const duplicates = results.filter((result) => result.duplicate).length;
     const duplicate = duplicates === results.length;
-    webhookOutcomes.inc({ outcome: duplicate ? 'duplicate' : 'accepted', ...labels });
+    metrics.inc(webhookOutcomes, { outcome: duplicate ? 'duplicate' : 'accepted' });
     response.status(duplicate ? 200 : 202);
     if (!batch) {
       response.json({ received: true, duplicate, inboxId: results[0]!.inboxId });

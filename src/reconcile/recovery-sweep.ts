@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/index.ts';
 import { inboxRowsAwaitingRecovery } from '../inbox/index.ts';
 import { enqueueIngest, ingestJobId, type Queues } from '../queues/enqueue.ts';
-import { tenantLabel } from '../metrics/index.ts';
+import { soleTenantMetrics, type TenantMetrics } from '../metrics/index.ts';
 import { inboxRecoveredTotal } from './reconcile-metrics.ts';
 
 export interface RecoverySweepOptions {
@@ -17,10 +17,10 @@ export interface RecoverySweepOptions {
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
   /**
-   * The tenant whose inbox this is, in a process serving several: the count carries it as a
-   * `tenant` label. @defaultValue none (no label)
+   * The metrics handle of the tenant whose inbox this is: in a process serving several, the
+   * count carries the tenant's label. @defaultValue the handle of a process of one tenant
    */
-  readonly tenant?: string;
+  readonly metrics?: TenantMetrics;
 }
 
 export interface RecoverySweepResult {
@@ -85,7 +85,7 @@ export async function runRecoverySweep(
       retried += 1;
     }
   }
-  inboxRecoveredTotal.inc(tenantLabel(options.tenant), enqueued + retried);
+  (options.metrics ?? soleTenantMetrics).inc(inboxRecoveredTotal, {}, enqueued + retried);
   if (enqueued + retried > 0) {
     options.logger.info(
       { found: rows.length, enqueued, retried },

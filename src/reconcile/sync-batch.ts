@@ -13,7 +13,6 @@ import { fetchResourceState, type FetchedState } from './fetch-resource-state.ts
 import { applyFetched, type Fetched } from './apply-fetched.ts';
 import { addConsequences, announceConsequences, NO_CONSEQUENCES } from './book-consequences.ts';
 import { handleSyncFailure } from './handle-sync-failure.ts';
-import { tenantLabel } from '../metrics/index.ts';
 import { syncAttemptsTotal } from './reconcile-metrics.ts';
 import { skipCoveredFetches } from './skip-covered-fetch.ts';
 import {
@@ -112,11 +111,7 @@ export async function syncBatch(
   const retry: SyncJobData[] = [];
   const note = (ref: SyncJobData, result: SyncResult) => {
     counts[result.outcome] += 1;
-    syncAttemptsTotal.inc({
-      kind: ref.kind,
-      outcome: result.outcome,
-      ...tenantLabel(deps.tenant),
-    });
+    resolved.metrics.inc(syncAttemptsTotal, { kind: ref.kind, outcome: result.outcome });
     if (result.outcome === 'retry') retry.push(ref);
   };
 

@@ -6,6 +6,7 @@ import type { Queues } from '../queues/index.ts';
 import type { PollPlan } from '../ledger/index.ts';
 import type { UpstreamClient } from '../upstream/index.ts';
 import type { Clock } from '../lifecycle/index.ts';
+import { soleTenantMetrics, type TenantMetrics } from '../metrics/index.ts';
 import type { CredentialGuard } from './credential-guard.ts';
 import type { WindowReadSettings } from './window-read-settings.ts';
 import type { TraceContext } from '../tracing/index.ts';
@@ -41,11 +42,16 @@ export interface SyncDependencies {
   /** The janitor's schedule, for the next poll set when a fetch changes an item. @defaultValue `DEFAULT_POLL_PLAN` */
   readonly pollPlan?: PollPlan;
   /**
-   * The tenant whose books these are, in a process serving several (docs/tenants.md): the
-   * counters and histograms this work moves carry it as a `tenant` label. @defaultValue none
-   * (no label: a process of one tenant)
+   * The tenant whose books these are, in a process serving several (docs/tenants.md): named in
+   * the spans of this work. @defaultValue none (a process of one tenant)
    */
   readonly tenant?: string;
+  /**
+   * The tenant's metrics handle: in a process serving several, the counters and histograms this
+   * work moves carry the tenant's label. @defaultValue the handle of a process of one tenant (no
+   * label)
+   */
+  readonly metrics?: TenantMetrics;
   /**
    * Window reads before a batch's per-item reads (`PAYSYNC_WINDOW_READS`): their settings, or
    * `false` to read every item by itself. @defaultValue `DEFAULT_WINDOW_READS`
@@ -59,7 +65,7 @@ export interface SyncDependencies {
 }
 
 export type ResolvedSyncDependencies = SyncDependencies &
-  Required<Pick<SyncDependencies, 'notFoundAttempts' | 'expectations'>>;
+  Required<Pick<SyncDependencies, 'notFoundAttempts' | 'expectations' | 'metrics'>>;
 
 /** Fetch slots of a process's sync batches unless configured (`PAYSYNC_UPSTREAM_CONCURRENCY`). */
 export const DEFAULT_FETCH_CONCURRENCY = 8;
@@ -67,6 +73,7 @@ export const DEFAULT_FETCH_CONCURRENCY = 8;
 export const DEFAULT_SYNC_DEPENDENCIES = {
   notFoundAttempts: 3,
   expectations: { allExpected: 'off' },
+  metrics: soleTenantMetrics,
 } as const satisfies Partial<SyncDependencies>;
 
 /** The one place the defaults are merged; resolving twice changes nothing. */

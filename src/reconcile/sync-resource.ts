@@ -5,7 +5,6 @@ import { announceConsequences } from './book-consequences.ts';
 import { fetchResourceState } from './fetch-resource-state.ts';
 import { handleSyncFailure } from './handle-sync-failure.ts';
 import { skipCoveredFetch } from './skip-covered-fetch.ts';
-import { tenantLabel } from '../metrics/index.ts';
 import { syncAttemptsTotal } from './reconcile-metrics.ts';
 import {
   resolveSyncDependencies,
@@ -33,12 +32,9 @@ export async function syncResource(
   data: SyncJobData,
   attempt: SyncAttempt,
 ): Promise<SyncResult> {
-  const result = await runSync(resolveSyncDependencies(deps), data, attempt);
-  syncAttemptsTotal.inc({
-    kind: data.kind,
-    outcome: result.outcome,
-    ...tenantLabel(deps.tenant),
-  });
+  const resolved = resolveSyncDependencies(deps);
+  const result = await runSync(resolved, data, attempt);
+  resolved.metrics.inc(syncAttemptsTotal, { kind: data.kind, outcome: result.outcome });
   return result;
 }
 

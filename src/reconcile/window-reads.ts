@@ -3,7 +3,6 @@ import type { Database } from '../db/index.ts';
 import { latestInboxId, waitingResourcesOf, type WaitingResource } from '../inbox/index.ts';
 import { mirrorCreationTimes } from '../ledger/index.ts';
 import { reasonOf } from '../error-reason.ts';
-import { tenantLabel } from '../metrics/index.ts';
 import { walkWindowPages, type PaymentIntent, type Transfer } from '../upstream/index.ts';
 import { applyFetched, type Fetched } from './apply-fetched.ts';
 import { announceConsequences } from './book-consequences.ts';
@@ -184,7 +183,7 @@ async function walkSpan(
       asked = undefined;
       if (page.done) break;
       state.pages += 1;
-      windowReadPagesTotal.inc({ kind, ...tenantLabel(deps.tenant) });
+      deps.metrics.inc(windowReadPagesTotal, { kind });
       const items = page.value.items as (Transfer | PaymentIntent)[];
       for (const item of items) {
         state.waiting.delete(keyOf(kind, { id: item.id }));
@@ -299,10 +298,6 @@ function listedFetch(
 }
 
 function count(result: WindowReadOutcome, deps: ResolvedSyncDependencies): WindowReadOutcome {
-  windowReadsTotal.inc({
-    kind: result.kind,
-    outcome: result.outcome,
-    ...tenantLabel(deps.tenant),
-  });
+  deps.metrics.inc(windowReadsTotal, { kind: result.kind, outcome: result.outcome });
   return result;
 }

@@ -4,7 +4,7 @@ import type { Environment, RelaySettings, SecretsKey } from '../config/index.ts'
 import type { Database } from '../db/index.ts';
 import { reasonOf } from '../error-reason.ts';
 import type { Clock, Component } from '../lifecycle/index.ts';
-import { tenantLabel } from '../metrics/index.ts';
+import { soleTenantMetrics, type TenantMetrics } from '../metrics/index.ts';
 import { claimDueDeliveries, type ClaimedDelivery } from './claim-deliveries.ts';
 import { guardedLookup, hostProblem, type EndpointUrlRules } from './endpoint-url.ts';
 import {
@@ -56,10 +56,15 @@ export interface RelayDelivererDeps {
   /** The retry jitter's random source, [0, 1). @defaultValue Math.random */
   readonly random?: () => number;
   /**
-   * The tenant whose relay this is, in a process serving several: the relay's series carry it
-   * as a `tenant` label. @defaultValue none (no label)
+   * The tenant whose relay this is, in a process serving several: named in the delivery spans.
+   * @defaultValue none
    */
   readonly tenant?: string;
+  /**
+   * The tenant's metrics handle: in a process serving several, the relay's series carry the
+   * tenant's label. @defaultValue the handle of a process of one tenant (no label)
+   */
+  readonly metrics?: TenantMetrics;
 }
 
 export interface RelayDeliverer extends Component {
@@ -119,7 +124,7 @@ export function signingSecrets(
  */
 export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
   const { db, settings, logger } = deps;
-  const labels = tenantLabel(deps.tenant);
+  const metrics = deps.metrics ?? soleTenantMetrics;
   const pollMs = deps.pollMs ?? DEFAULT_POLL_MS;
   const leaseMs = settings.timeoutMs + (deps.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS);
   const guard = deliveryGuard(settings, deps.environment);
@@ -194,8 +199,8 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
     }
     if (result.outcome !== 'delivered') failSpan(span, `relay delivery ${result.outcome}`);
     const endpoint = delivery.endpoint.endpointId;
-    relayDeliveriesTotal.inc({ endpoint, outcome: result.outcome, ...labels });
-    relayAttemptSeconds.observe({ endpoint, ...labels }, result.durationMs / 1000);
+    metrics.inc(relayDeliveriesTotal, { endpoint, outcome: result.outcome });
+    metrics.observe(relayAttemptSeconds, { endpoint }, result.durationMs / 1000);
     const touchEndpoint =
       result.outcome === 'delivered' &&
       (delivery.endpoint.failingSince !== null ||
@@ -226,7 +231,7 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
       reason,
     });
     if (recorded.state === 'gave_up') {
-      relayDeliveriesTotal.inc({ endpoint, outcome: 'gave_up', ...labels });
+      metrics.inc(relayDeliveriesTotal, { endpoint, outcome: 'gave_up' });
       logger.warn(
         { endpoint, event: delivery.event.event_id, attempts: recorded.attempt },
         'relay: delivery gave up after its last attempt; `paysync endpoints redeliver` sends it again',
@@ -313,7 +318,7 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
       }
       if (performance.now() - gaugeReadAt >= GAUGE_EVERY_MS) {
         gaugeReadAt = performance.now();
-        await refreshOldestPending(db, now, deps.tenant);
+        await refreshOldestPending(db, now, metrics);
       }
     })()
       .catch((error: unknown) => {

@@ -1,10 +1,10 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Executor } from '../db/index.ts';
-import { metricsRegistry, tenantLabel } from '../metrics/index.ts';
+import { metricsRegistry, soleTenantMetrics, type TenantMetrics } from '../metrics/index.ts';
 
 // The relay's series (docs/metrics.md, docs/relay.md "Metrics"). A module loaded twice
-// (tests, tsx reloads) must not register a series twice. `tenant`: set by a tenant's deliverer
-// in a process serving several.
+// (tests, tsx reloads) must not register a series twice. `tenant`: set through the metrics
+// handle of a tenant's deliverer in a process serving several.
 
 function existing<T>(name: string): T | undefined {
   return metricsRegistry.getSingleMetric(name) as T | undefined;
@@ -49,13 +49,13 @@ export const relayOldestPendingSeconds =
  * Reads the oldest pending delivery of each endpoint and sets the gauge: per endpoint, a walk
  * of `relay_deliveries_pending_age` (created_at, pending deliveries only) from the oldest until
  * one of that endpoint; delivered ones are not in that index, so the cost does not grow with
- * the delivery log (migration 0019). With a `tenant` (a process serving several), only that
- * tenant's series are replaced: the other tenants' deliverers keep theirs.
+ * the delivery log (migration 0019). Through a tenant's `metrics` handle (a process serving
+ * several), only that tenant's series are replaced: the other tenants' deliverers keep theirs.
  */
 export async function refreshOldestPending(
   db: Executor,
   now: Date,
-  tenant?: string,
+  metrics: TenantMetrics = soleTenantMetrics,
 ): Promise<void> {
   const rows = await db
     .selectFrom('relay_endpoints as e')
@@ -69,16 +69,10 @@ export async function refreshOldestPending(
         .as('oldest'),
     ])
     .execute();
-  if (tenant === undefined) {
-    relayOldestPendingSeconds.reset();
-  } else {
-    for (const { labels } of (await relayOldestPendingSeconds.get()).values) {
-      if (labels.tenant === tenant) relayOldestPendingSeconds.remove(labels);
-    }
-  }
+  await metrics.clear(relayOldestPendingSeconds);
   for (const row of rows) {
     const oldest = row.oldest as string | null;
     const age = oldest ? Math.max(0, (now.getTime() - Date.parse(oldest)) / 1000) : 0;
-    relayOldestPendingSeconds.set({ endpoint: row.endpoint_id, ...tenantLabel(tenant) }, age);
+    metrics.set(relayOldestPendingSeconds, { endpoint: row.endpoint_id }, age);
   }
 }

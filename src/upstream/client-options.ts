@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { requireServiceCredentials, type Config } from '../config/index.ts';
 import type { Clock } from '../lifecycle/index.ts';
+import { soleTenantMetrics, type TenantMetrics } from '../metrics/index.ts';
 import type { Environment } from './contract/index.ts';
 
 /**
@@ -75,17 +76,17 @@ export interface UpstreamClientOptions {
    */
   now: Clock;
   /**
-   * The tenant whose account this is, in a process serving several (docs/tenants.md): the
-   * client's series (`paysync_upstream_*`) carry it as a `tenant` label.
-   * @defaultValue none (no label)
+   * The metrics handle of the tenant whose account this is: in a process serving several
+   * (docs/tenants.md), the client's series (`paysync_upstream_*`) carry the tenant's label.
+   * @defaultValue the handle of a process of one tenant (no label)
    */
-  tenant?: string;
+  metrics?: TenantMetrics;
 }
 
 export type ResolvedClientOptions = Required<
-  Omit<UpstreamClientOptions, 'redis' | 'logger' | 'fetch' | 'ca' | 'tenant'>
+  Omit<UpstreamClientOptions, 'redis' | 'logger' | 'fetch' | 'ca'>
 > &
-  Pick<UpstreamClientOptions, 'redis' | 'logger' | 'fetch' | 'ca' | 'tenant'>;
+  Pick<UpstreamClientOptions, 'redis' | 'logger' | 'fetch' | 'ca'>;
 
 export const DEFAULT_CLIENT_OPTIONS = {
   environment: 'sandbox',
@@ -99,6 +100,7 @@ export const DEFAULT_CLIENT_OPTIONS = {
   rateLimitKey: 'paysync:upstream:rps',
   validateRequests: true,
   idleSocketTimeoutMs: 4_000,
+  metrics: soleTenantMetrics,
 } as const satisfies Partial<UpstreamClientOptions>;
 
 /** The one place defaults are merged. */

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { upstreamRateCurrent, upstreamLaneWaiting } from './upstream-metrics.ts';
-import type { TenantLabel } from '../metrics/index.ts';
+import { soleTenantMetrics, type TenantMetrics } from '../metrics/index.ts';
 
 /**
  * Which work a request serves. The books (syncs, sweeps, backfills, balances) go first;
@@ -48,8 +48,11 @@ export interface RateLimiterSettings {
   receiptsShare?: number;
   /** Where a run of 429s is told, once per run. */
   logger?: Logger | undefined;
-  /** The tenant label of the gauges, in a process serving several. @defaultValue `{}` */
-  labels?: TenantLabel;
+  /**
+   * The metrics handle the gauges are set through (the tenant's, in a process serving several).
+   * @defaultValue the handle of a process of one tenant (no label)
+   */
+  metrics?: TenantMetrics;
   /** Monotonic milliseconds (tests). @defaultValue `performance.now()` */
   nowMs?: () => number;
   /** Wall-clock milliseconds, shared by the processes (tests). @defaultValue `Date.now()` */
@@ -381,13 +384,13 @@ class BudgetLimiter implements AdaptiveRateLimiter {
   }
 
   private publishRate(): void {
-    upstreamRateCurrent.set(this.settings.labels ?? {}, this.rate);
+    (this.settings.metrics ?? soleTenantMetrics).set(upstreamRateCurrent, {}, this.rate);
   }
 
   private publishWaiting(): void {
-    const labels = this.settings.labels ?? {};
-    upstreamLaneWaiting.set({ ...labels, lane: 'books' }, this.queues.books.length);
-    upstreamLaneWaiting.set({ ...labels, lane: 'receipts' }, this.queues.receipts.length);
+    const metrics = this.settings.metrics ?? soleTenantMetrics;
+    metrics.set(upstreamLaneWaiting, { lane: 'books' }, this.queues.books.length);
+    metrics.set(upstreamLaneWaiting, { lane: 'receipts' }, this.queues.receipts.length);
   }
 }
 

@@ -34,7 +34,6 @@ import {
   type Transport,
 } from './http-transport.ts';
 import { reasonOf } from '../error-reason.ts';
-import { tenantLabel, type TenantLabel } from '../metrics/index.ts';
 import { serializeQuery, withListDefaults, type QueryValue } from './query-string.ts';
 import {
   createRequestRateLimiter,
@@ -120,8 +119,6 @@ export class UpstreamClient {
   private readonly writeRetry: RetryPolicy;
   /** Operations that turned out to need all credentials although the document lists fewer. */
   private readonly needsAllCredentials = new Set<OperationId>();
-  /** `{ tenant }` on every series of a tenant's client (a process serving several), else `{}`. */
-  private readonly labels: TenantLabel;
   private readonly counters: UpstreamClientStats = {
     requests: 0,
     retries: 0,
@@ -132,7 +129,6 @@ export class UpstreamClient {
 
   constructor(options: UpstreamClientOptions) {
     this.options = resolveClientOptions(options);
-    this.labels = tenantLabel(this.options.tenant);
     this.limiter = createRequestRateLimiter({
       rps: this.options.rps,
       redis: this.options.redis,
@@ -141,7 +137,7 @@ export class UpstreamClient {
       environment: this.options.environment,
       receiptsShare: this.options.receiptsShare,
       logger: this.options.logger,
-      labels: this.labels,
+      metrics: this.options.metrics,
     });
     this.concurrency = bulkhead(this.options.concurrency, Number.MAX_SAFE_INTEGER);
     this.readRetry = this.retryPolicy((error) => error instanceof UpstreamError && error.retryable);
@@ -405,7 +401,7 @@ export class UpstreamClient {
       const operation = error?.operationId ?? 'unknown';
       this.counters.retries += 1;
       this.counters.retriesByReason[reason] = (this.counters.retriesByReason[reason] ?? 0) + 1;
-      upstreamRetriesTotal.inc({ operation, reason, ...this.labels });
+      this.options.metrics.inc(upstreamRetriesTotal, { operation, reason });
       this.options.logger?.debug(
         { operation, attempt: event.attempt, reason, delayMs: Math.round(event.delay) },
         'retrying request to the payment service',
@@ -509,9 +505,8 @@ export class UpstreamClient {
     span: Span,
   ): Promise<unknown> {
     this.counters.requests += 1;
-    const stopTimer = upstreamRequestDuration.startTimer({
+    const stopTimer = this.options.metrics.startTimer(upstreamRequestDuration, {
       operation: operationId,
-      ...this.labels,
     });
     let status: number;
     let text: string;
@@ -527,10 +522,9 @@ export class UpstreamClient {
       }));
     } catch (error) {
       const failure = this.transportError(operationId, error, signal);
-      upstreamRequestsTotal.inc({
+      this.options.metrics.inc(upstreamRequestsTotal, {
         operation: operationId,
         outcome: failure instanceof UpstreamError ? failure.code : 'aborted',
-        ...this.labels,
       });
       throw failure;
     } finally {
@@ -549,12 +543,15 @@ export class UpstreamClient {
       if (error instanceof ThrottledError) {
         this.counters.throttled += 1;
         this.limiter.throttled(error.retryAfterMs);
-        upstreamThrottlesTotal.inc({ operation: operationId, ...this.labels });
+        this.options.metrics.inc(upstreamThrottlesTotal, { operation: operationId });
       }
-      upstreamRequestsTotal.inc({ operation: operationId, outcome: error.code, ...this.labels });
+      this.options.metrics.inc(upstreamRequestsTotal, {
+        operation: operationId,
+        outcome: error.code,
+      });
       throw error;
     }
-    upstreamRequestsTotal.inc({ operation: operationId, outcome: 'ok', ...this.labels });
+    this.options.metrics.inc(upstreamRequestsTotal, { operation: operationId, outcome: 'ok' });
     if (operation.response === NO_BODY) return undefined;
     if (!body.json) {
       throw new ContractError([{ path: '(body)', message: 'is not JSON' }], {
