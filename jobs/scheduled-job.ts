@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import type { ScheduledJobData } from '../src/queues/index.ts';
 import { recordScheduledRun, type RecordedRun, type RunHandle } from '../src/runs/index.ts';
 import type { JobContext } from './job-context.ts';
-import { inSpan, SpanKind, traced, TRACE_ATTRIBUTES } from '../src/tracing/index.ts';
+import { inSpan, SpanKind, traced, TRACE_ATTRIBUTES, type Span } from '../src/tracing/index.ts';
 
 /** The job's result line when a task says nothing of its own: the outcome, and why if not clean. */
 function outcomeLine(recorded: RecordedRun<unknown>): string {
@@ -21,35 +21,45 @@ export function scheduledJob<T>(
   work: (run: RunHandle, context: JobContext) => Promise<T>,
   summary: (recorded: RecordedRun<T>) => string = outcomeLine,
 ): (job: Job<ScheduledJobData>) => Promise<string> {
-  // Scheduled work has traces of its own (docs/observability.md): one root span per tick, the
-  // syncs and reads it does inside.
   return (job) =>
-    inSpan(
-      `paysync.scheduled ${job.data.task}`,
-      {
-        kind: SpanKind.CONSUMER,
-        attributes: {
-          'messaging.system': 'bullmq',
-          'messaging.destination.name': 'scheduled',
-          [TRACE_ATTRIBUTES.task]: job.data.task,
-          [TRACE_ATTRIBUTES.slot]: job.data.slot,
-          ...(context.tenant !== undefined ? { [TRACE_ATTRIBUTES.tenant]: context.tenant } : {}),
+    inTickSpan(context, job, async (scoped, span) => {
+      const recorded = await recordScheduledRun(
+        {
+          db: context.db,
+          logger: context.logger,
+          staleRunAfterMs: context.polling.staleRunAfterMs,
+          now: context.now,
         },
+        job.data,
+        (run) => work(run, scoped),
+      );
+      span.setAttribute(TRACE_ATTRIBUTES.outcome, recorded.outcome);
+      return summary(recorded);
+    });
+}
+
+/**
+ * A tick of a scheduled task in a trace of its own (docs/observability.md): the root span
+ * `paysync.scheduled <task>`, and `work` handed `context` within it (its upstream calls, the
+ * syncs it queues and its log lines belong to the tick's trace).
+ */
+export function inTickSpan<T>(
+  context: JobContext,
+  job: Job<ScheduledJobData>,
+  work: (context: JobContext, span: Span) => Promise<T>,
+): Promise<T> {
+  return inSpan(
+    `paysync.scheduled ${job.data.task}`,
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        'messaging.system': 'bullmq',
+        'messaging.destination.name': 'scheduled',
+        [TRACE_ATTRIBUTES.task]: job.data.task,
+        [TRACE_ATTRIBUTES.slot]: job.data.slot,
+        ...(context.tenant !== undefined ? { [TRACE_ATTRIBUTES.tenant]: context.tenant } : {}),
       },
-      async (span, tick) => {
-        const scoped = traced(context, tick);
-        const recorded = await recordScheduledRun(
-          {
-            db: context.db,
-            logger: context.logger,
-            staleRunAfterMs: context.polling.staleRunAfterMs,
-            now: context.now,
-          },
-          job.data,
-          (run) => work(run, scoped),
-        );
-        span.setAttribute(TRACE_ATTRIBUTES.outcome, recorded.outcome);
-        return summary(recorded);
-      },
-    );
+    },
+    (span, tick) => work(traced(context, tick), span),
+  );
 }

@@ -19,6 +19,7 @@ export function sweepJob(context: JobContext) {
           environment: context.environment,
           ...(context.expectations ? { allExpected: context.expectations.allExpected } : {}),
           now: context.now,
+          trace: context.trace,
           ...(context.metrics ? { metrics: context.metrics } : {}),
         },
         {

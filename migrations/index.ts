@@ -20,6 +20,7 @@ import * as m0019 from './0019_relay_pending_age.ts';
 import * as m0020 from './0020_scheduled_runs_task_outcome.ts';
 import * as m0021 from './0021_inbox_resource_index.ts';
 import * as m0022 from './0022_inbox_trace_id.ts';
+import * as m0023 from './0023_relay_event_traceparent.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the folder at run time) so
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0020_scheduled_runs_task_outcome': m0020,
   '0021_inbox_resource_index': m0021,
   '0022_inbox_trace_id': m0022,
+  '0023_relay_event_traceparent': m0023,
 };

@@ -26,4 +26,5 @@ export const MIGRATION_NAMES: readonly string[] = [
   '0020_scheduled_runs_task_outcome',
   '0021_inbox_resource_index',
   '0022_inbox_trace_id',
+  '0023_relay_event_traceparent',
 ];

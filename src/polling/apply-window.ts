@@ -9,6 +9,7 @@ import {
   type Transfer,
   type UpstreamClient,
 } from '../upstream/index.ts';
+import { inSpan, TRACE_ATTRIBUTES, type TraceContext } from '../tracing/index.ts';
 import { applyListedItems } from './apply-list-page.ts';
 import { advanceCheckpoint } from './checkpoint.repository.ts';
 import type { ListStream } from './list-streams.ts';
@@ -56,6 +57,12 @@ export interface WindowApplyOptions {
   /** After each page read, before anything is applied. */
   readonly onPage?: () => void;
   readonly signal?: AbortSignal;
+  /**
+   * The span of the walk (a sweep's tick, a backfill): each commit is a `paysync.window.page`
+   * span under it, its follow-ups and relay deliveries in that trace. @defaultValue none: each
+   * page's span starts a trace of its own
+   */
+  readonly trace?: TraceContext | undefined;
 }
 
 export interface WindowCommit {
@@ -97,7 +104,21 @@ export async function applyWindow(options: WindowApplyOptions): Promise<WindowRe
   let pages = 0;
   let held: ListedItem[] = [];
 
-  const commit = async (ready: ListedItem[], nextPosition: number) => {
+  // One span per commit (docs/observability.md): the page's items, and the position it reached.
+  const commit = (ready: ListedItem[], nextPosition: number) =>
+    inSpan(
+      'paysync.window.page',
+      {
+        parent: options.trace,
+        attributes: {
+          [TRACE_ATTRIBUTES.windowStream]: options.stream.operationId,
+          [TRACE_ATTRIBUTES.windowItems]: ready.length,
+          [TRACE_ATTRIBUTES.windowPosition]: new Date(nextPosition).toISOString(),
+        },
+      },
+      (_span, page) => commitPage(ready, nextPosition, page),
+    );
+  const commitPage = async (ready: ListedItem[], nextPosition: number, trace: TraceContext) => {
     const at = options.now().toISOString();
     const observation = { via: options.via, observedAt: at };
     const positionIso = new Date(nextPosition).toISOString();
@@ -121,6 +142,7 @@ export async function applyWindow(options: WindowApplyOptions): Promise<WindowRe
           environment: options.environment,
           allExpected: options.allExpected ?? 'off',
           followUps: options.followUps ?? false,
+          trace,
         });
         const committed = addTally(structuredClone(total), applied.tally);
         await advanceCheckpoint(trx, {

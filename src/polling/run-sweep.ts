@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { TraceContext } from '../tracing/index.ts';
 import type { Logger } from 'pino';
 import type { Database } from '../db/index.ts';
 import type { AllExpectedOption } from '../expectations/index.ts';
@@ -29,6 +30,8 @@ export interface SweepDependencies {
   readonly allExpected?: AllExpectedOption;
   /** The clock, resolved where the process is assembled. */
   readonly now: () => Date;
+  /** The tick's span: each page the sweep commits is a span under it (docs/observability.md). */
+  readonly trace?: TraceContext | undefined;
   /**
    * The metrics handle of the tenant whose books these are: in a process serving several, the
    * count of missed webhooks carries the tenant's label. @defaultValue the handle of a process
@@ -129,6 +132,7 @@ export async function runSweep(
         environment: deps.environment,
         ...(deps.allExpected !== undefined ? { allExpected: deps.allExpected } : {}),
         now,
+        trace: deps.trace,
         onPage: () => {
           pages += 1;
           run?.count({ pagesRead: 1, upstreamCalls: 0 });

@@ -21,7 +21,10 @@ export interface ConsequenceSettings {
    * backfill asked not to (`paysync backfill` without `--follow-ups`). @defaultValue true
    */
   readonly followUps?: boolean;
-  /** The span of the booking: its follow-ups continue that trace (docs/observability.md). */
+  /**
+   * The span of the booking: its follow-ups and relay deliveries continue that trace
+   * (docs/observability.md).
+   */
   readonly trace?: TraceContext | undefined;
 }
 
@@ -54,15 +57,21 @@ export async function bookConsequences(
   at: string,
   settings: ConsequenceSettings,
 ): Promise<Consequences> {
+  const traceparent = traceparentOf(settings.trace);
   const followUps =
     settings.followUps === false
       ? 0
-      : await addFollowUps(trx, followUpsFor(outcomes), at, traceparentOf(settings.trace));
+      : await addFollowUps(trx, followUpsFor(outcomes), at, traceparent);
   await matchSettledItems(trx, justSettled(outcomes), at, {
     environment: settings.environment,
     allExpected: settings.allExpected,
   });
-  const emitted = await emitRelayEvents(trx, itemEventsOf(outcomes, settings.environment), at);
+  const emitted = await emitRelayEvents(
+    trx,
+    itemEventsOf(outcomes, settings.environment),
+    at,
+    traceparent,
+  );
   return { followUps, deliveries: emitted.deliveries };
 }
 

@@ -6,6 +6,8 @@ export interface ClaimedDelivery {
   readonly attempts: number;
   readonly subject: string | null;
   readonly claimedUntil: string;
+  /** The emitting booking's `traceparent`, which the attempt's span continues; null: none. */
+  readonly traceparent: string | null;
   readonly endpoint: {
     readonly id: number;
     readonly endpointId: string;
@@ -71,6 +73,7 @@ export async function claimDueDeliveries(
       'ev.occurred_at',
       'ev.environment',
       'ev.data',
+      'ev.traceparent',
     ])
     .where('d.state', '=', 'pending')
     .where('d.next_attempt_at', '<=', now)
@@ -119,6 +122,7 @@ export async function claimDueDeliveries(
       attempts: row.attempts,
       subject: row.subject,
       claimedUntil,
+      traceparent: row.traceparent,
       endpoint: {
         id: row.endpoint_row_id,
         endpointId: row.endpoint_public_id,

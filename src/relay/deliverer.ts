@@ -29,7 +29,7 @@ import {
   failSpan,
   inSpan,
   itemAttributes,
-  ROOT_CONTEXT,
+  contextOfTraceparent,
   SpanKind,
   TRACE_ATTRIBUTES,
   type Span,
@@ -152,14 +152,15 @@ export function createRelayDeliverer(deps: RelayDelivererDeps): RelayDeliverer {
     }
   };
 
-  // Each attempt is a span of its own trace (docs/observability.md): the delivery's rows carry
-  // no trace of the change that emitted the event yet.
+  // Each attempt is a span in the trace of the booking that emitted the event, when it was
+  // traced (its `traceparent` kept on the event's row), else in a trace of its own
+  // (docs/observability.md).
   const deliver = (delivery: ClaimedDelivery) =>
     inSpan(
       'paysync.relay.deliver',
       {
         kind: SpanKind.CLIENT,
-        parent: ROOT_CONTEXT,
+        parent: contextOfTraceparent(delivery.traceparent ?? undefined),
         attributes: {
           'paysync.relay.event_type': delivery.event.type,
           'paysync.relay.event_id': delivery.event.event_id,

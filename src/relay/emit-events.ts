@@ -20,6 +20,7 @@ const EVENT_COLUMNS = [
   'occurred_at',
   'data',
   'created_at',
+  'traceparent',
 ] as const;
 
 const DELIVERY_COLUMNS = [
@@ -43,12 +44,14 @@ export function newEventId(): string {
  * job, a second worker) is not written again and gets no deliveries. Each new event gets one
  * pending delivery, due at `at`, per enabled endpoint whose patterns match its type. Runs on the
  * sync batch's hot path: at most one multi-row INSERT per table and one read of the (small)
- * endpoints table, and none of those when `events` is empty.
+ * endpoints table, and none of those when `events` is empty. `traceparent`: the booking's span,
+ * which the deliveries' attempts continue (docs/observability.md).
  */
 export async function emitRelayEvents(
   trx: Executor,
   events: readonly RelayEventDraft[],
   at: string,
+  traceparent?: string,
 ): Promise<EmittedEvents> {
   if (events.length === 0) return { events: 0, deliveries: 0 };
   const seen = new Set<string>();
@@ -65,6 +68,7 @@ export async function emitRelayEvents(
       event.occurredAt ?? at,
       JSON.stringify(event.data),
       at,
+      traceparent ?? null,
     ]);
   }
   const inserted = await runBulk<{ id: number; type: string; subject: string | null }>(

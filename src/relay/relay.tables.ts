@@ -21,6 +21,8 @@ export interface RelayEventTable {
   /** JSON object: the event's `data`. */
   data: string;
   created_at: string;
+  /** The emitting booking's W3C `traceparent`, when traced (docs/observability.md); never sent. */
+  traceparent: string | null;
 }
 
 /** A merchant's receiving URL. */

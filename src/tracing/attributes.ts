@@ -20,6 +20,9 @@ export const TRACE_ATTRIBUTES = {
   task: 'paysync.scheduled.task',
   slot: 'paysync.scheduled.slot',
   outcome: 'paysync.scheduled.outcome',
+  windowStream: 'paysync.window.stream',
+  windowItems: 'paysync.window.items',
+  windowPosition: 'paysync.window.position',
 } as const;
 
 /** `paysync.item.kind`, `paysync.item.id` (when known) and the tenant (when there is one). */

@@ -4,6 +4,7 @@ import { startPaysync, type RunningPaysync } from '../support/run-cli.ts';
 import { runCliInProcess } from '../support/run-cli-in-process.ts';
 import { testDialect } from '../support/test-database.ts';
 import { until } from '../support/until.ts';
+import { startRelayConsumer, type RelayConsumer } from '../relay/support/relay-consumer.ts';
 import {
   startOtlpReceiver,
   type OtlpReceiver,
@@ -13,6 +14,7 @@ import {
 let fixture: DaemonFixture | undefined;
 let receiver: OtlpReceiver | undefined;
 let daemon: RunningPaysync | undefined;
+let consumer: RelayConsumer | undefined;
 afterEach(async () => {
   if (daemon && daemon.child.exitCode === null) {
     daemon.child.kill('SIGTERM');
@@ -20,9 +22,11 @@ afterEach(async () => {
   }
   await fixture?.cleanup();
   await receiver?.close();
+  await consumer?.close();
   fixture = undefined;
   receiver = undefined;
   daemon = undefined;
+  consumer = undefined;
 });
 
 const SERVER = 2;
@@ -47,17 +51,27 @@ function ancestry(span: ReceivedSpan, spans: Map<string, ReceivedSpan>): string[
 /**
  * Issue 43's proof: `paysync start` with OTEL_EXPORTER_OTLP_ENDPOINT pointed at a real OTLP/HTTP
  * receiver; the simulator's signed webhooks for a settled payment and a failing transfer make one
- * connected trace each, from the request to the booking and on to the transfer's alert.
+ * connected trace each, from the request to the booking and on to the transfer's alert and the
+ * relay's delivery of its `transfer.failed` event to the merchant's endpoint.
  */
 describe(`traces of a webhook's journey, on ${testDialect()}`, () => {
   it.each([
     ['http/protobuf', 'application/x-protobuf'],
     ['http/json', 'application/json'],
   ])(
-    'over %s: one connected trace per webhook, from the request to the booking and the alert; no secret, no full number',
+    'over %s: one connected trace per webhook, from the request to the booking, the alert and the relay delivery; no secret, no full number',
     async (protocol, contentType) => {
       receiver = await startOtlpReceiver();
       fixture = await createDaemonFixture();
+      // The merchant's endpoint, subscribed to transfer events (docs/relay.md).
+      const secrets: string[] = [];
+      consumer = await startRelayConsumer(secrets);
+      const added = await runCliInProcess(
+        ['endpoints', 'add', '--url', consumer.url, '--events', 'transfer.*', '--json'],
+        { env: fixture.env },
+      );
+      expect(added.code, added.stderr).toBe(0);
+      secrets.push((JSON.parse(added.stdout) as { secret: string }).secret);
       daemon = await startPaysync('start', {
         ...fixture.env,
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
@@ -189,6 +203,23 @@ describe(`traces of a webhook's journey, on ${testDialect()}`, () => {
       expect(alert.parentSpanId).toBe(applyOf(transfer.id)!.spanId);
       expect(alert.traceId).toBe(applyOf(transfer.id)!.traceId);
 
+      // So does the relay's delivery of its event to the merchant's endpoint.
+      const deliveryOf = (id: string) =>
+        spans.find(
+          (s) =>
+            s.name === 'paysync.relay.deliver' &&
+            s.attributes['paysync.relay.event_type'] === 'transfer.failed' &&
+            s.attributes['paysync.item.id'] === id,
+        );
+      await until(() => deliveryOf(transfer.id), {
+        message: `the delivery of transfer.failed exported (${consumer!.events.length} events received)`,
+      });
+      const delivery = deliveryOf(transfer.id)!;
+      expect(delivery.parentSpanId).toBe(applyOf(transfer.id)!.spanId);
+      expect(ancestry(delivery, byId(spans)).at(-1)).toBe(`POST ${fixture.config.webhook.path}`);
+      expect(delivery.attributes['paysync.relay.outcome']).toBe('delivered');
+      expect(consumer.events.map((event) => event.type)).toContain('transfer.failed');
+
       // `paysync show` names the traces the transfer's webhooks ran in: each a request's trace,
       // one of them a trace its fetch ran in (each item's fetch runs in its own webhook's trace).
       const shown = await runCliInProcess(['show', transfer.id], { env: fixture.env });
@@ -226,6 +257,7 @@ describe(`traces of a webhook's journey, on ${testDialect()}`, () => {
       for (const secret of [
         fixture.env.PAYSYNC_API_KEY!,
         fixture.env.PAYSYNC_WEBHOOK_SECRET!,
+        secrets[0]!,
         PHONE,
         PHONE.slice(1),
         PHONE.slice(4),
