@@ -43,6 +43,12 @@ function reasonText(error: unknown): string {
  * their parent, and ends the span when `work` settles: a thrown error marks the span as failed
  * (its type and message, never a stack with data) and is rethrown. With tracing off this is the
  * API's no-op span: a function call and nothing more.
+ *
+ * Under a parent that is not sampled no span is made: `work` runs under the parent's own
+ * (non-recording) span and context. The samplers paysync is run with decide a child as its
+ * parent was (`parentbased_*` follow the parent, `traceidratio` decides by the trace id, which
+ * a child shares), so such a child would record nothing; making it cost about as much as the
+ * sampled spans (docs/performance.md, "Traces: what they cost").
  */
 export async function inSpan<T>(
   name: string,
@@ -50,6 +56,8 @@ export async function inSpan<T>(
   work: (span: Span, context: TraceContext) => Promise<T>,
 ): Promise<T> {
   const parent = options.parent ?? ROOT_CONTEXT;
+  const parentSpan = trace.getSpan(parent);
+  if (parentSpan && isUnsampled(parentSpan.spanContext())) return work(parentSpan, parent);
   const links: Link[] | undefined = options.links?.map((spanContext) => ({
     context: spanContext,
   }));
@@ -89,9 +97,9 @@ export function failSpan(span: Span, reason: string): void {
 export function traceparentOf(context: TraceContext | undefined): string | undefined {
   const spanContext = spanOf(context)?.spanContext();
   if (!spanContext || !trace.isSpanContextValid(spanContext)) return undefined;
-  const carrier: Record<string, string> = {};
-  propagation.inject(context!, carrier);
-  return carrier.traceparent;
+  // The W3C header as the propagator writes it (version 00), without a carrier per call.
+  const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, '0');
+  return `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`;
 }
 
 /** The context a carried `traceparent` stands for (the root context when there is none). */
@@ -120,6 +128,14 @@ export function continueTrace(
   const serving = spanOf(within)?.spanContext();
   if (!carried || !serving || carried.traceId === serving.traceId) return { parent: within };
   return { parent: contextOfTraceparent(traceparent), links: [serving] };
+}
+
+/** A real span context (not the no-op's) whose trace is not sampled. */
+function isUnsampled(spanContext: SpanContext): boolean {
+  return (
+    (spanContext.traceFlags & TraceFlags.SAMPLED) !== TraceFlags.SAMPLED &&
+    trace.isSpanContextValid(spanContext)
+  );
 }
 
 function isSampled(spanContext: SpanContext | undefined): spanContext is SpanContext {
