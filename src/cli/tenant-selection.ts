@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { readEnvironment, useEnvironment } from '../config/index.ts';
+import { readEnvironment, type EnvSource } from '../config/index.ts';
 import {
   chooseTenant,
   loadTenants,
@@ -20,6 +20,8 @@ const EVERY_TENANT = new Set(['start', 'serve', 'work', 'schedule', 'doctor']);
 
 /** Where the program keeps, for the command it runs, the tenants that selectTenant chose. */
 const SERVED_TOGETHER = 'servedTogether';
+/** Where the program keeps, for the command it runs, the environment of the tenant chosen. */
+const TENANT_ENVIRONMENT = 'tenantEnvironment';
 
 /**
  * The tenants the running command works on together: a daemon role (`start`, `serve`, `work`,
@@ -31,16 +33,28 @@ export function tenantsServedTogether(command: Command): Tenants | undefined {
   return command.optsWithGlobals<{ [SERVED_TOGETHER]?: Tenants }>()[SERVED_TOGETHER];
 }
 
+/**
+ * The environment the running command loads its config from: that of the tenant of the tenants
+ * file it works on, as the program's hook recorded it on the command line being run (like
+ * {@link tenantsServedTogether}), else the process's own ({@link readEnvironment}).
+ */
+export function commandEnvironment(command: Command): EnvSource {
+  return (
+    command.optsWithGlobals<{ [TENANT_ENVIRONMENT]?: EnvSource }>()[TENANT_ENVIRONMENT] ??
+    readEnvironment()
+  );
+}
+
 const topLevel = (command: Command): Command =>
   command.parent?.parent ? topLevel(command.parent) : command;
 
 /**
  * Before a command runs: when `PAYSYNC_TENANTS_FILE` is set, chooses the tenant it works on
- * (`--tenant`, else `PAYSYNC_TENANT`, else the only one) and makes that tenant's environment the
- * one every config read sees (or, for a daemon role or `doctor` serving several, records them on
- * the program: {@link tenantsServedTogether}), so each command loads that tenant's config and books. Without the
- * file nothing changes. A bad file, an unknown tenant or a missing choice stops the command with
- * one line (exit 2).
+ * (`--tenant`, else `PAYSYNC_TENANT`, else the only one) and records that tenant's environment
+ * on the program ({@link commandEnvironment}; or, for a daemon role or `doctor` serving several,
+ * the tenants: {@link tenantsServedTogether}), so the command loads that tenant's config and
+ * books. Without the file nothing changes. A bad file, an unknown tenant or a missing choice
+ * stops the command with one line (exit 2).
  */
 export function selectTenant(program: Command, action: Command): void {
   const command = topLevel(action).name();
@@ -60,5 +74,5 @@ export function selectTenant(program: Command, action: Command): void {
     return;
   }
   const tenant = chooseTenant(tenants, named || undefined);
-  if (tenants.file) useEnvironment(tenant.env);
+  if (tenants.file) program.setOptionValue(TENANT_ENVIRONMENT, tenant.env);
 }
