@@ -7,8 +7,11 @@ import {
   SINGLE_TENANT,
   TENANT_VARIABLE,
   TENANTS_FILE_VARIABLE,
+  TenantChoiceError,
+  TenantsError,
   type Tenants,
 } from '../tenants/index.ts';
+import { tenantRefusalLine } from './format/refusal-lines.ts';
 
 /** Commands that work on no tenant's books (or on all of them, `tenants`). */
 const NO_TENANT = new Set(['sim', 'demo', 'tenants']);
@@ -57,7 +60,18 @@ const topLevel = (command: Command): Command =>
  * stops the command with one line (exit 2).
  */
 export function selectTenant(program: Command, action: Command): void {
-  const command = topLevel(action).name();
+  try {
+    recordTenant(program, topLevel(action).name());
+  } catch (error) {
+    // Worded here, with the flag; still a configuration error: one line, exit 2.
+    if (error instanceof TenantChoiceError) {
+      throw new TenantsError(tenantRefusalLine(error.refusal).line);
+    }
+    throw error;
+  }
+}
+
+function recordTenant(program: Command, command: string): void {
   if (NO_TENANT.has(command)) return;
   const env = readEnvironment();
   const named = (program.opts<{ tenant?: string }>().tenant ?? env[TENANT_VARIABLE])?.trim();
