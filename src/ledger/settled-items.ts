@@ -82,6 +82,42 @@ function recipientNumber(destination: string): string | null {
   return stringField(parsed?.number);
 }
 
+/** The columns every mirror table gives alike. */
+interface SettledRow {
+  readonly id: string;
+  readonly status: string;
+  readonly amount: number;
+  readonly currency: string;
+  readonly updated_at: string;
+}
+
+/** What only a kind knows of its item; the rest is null when it does not say. */
+type KindFields = Pick<SettledLedgerItem, 'kind' | 'direction'> &
+  Partial<
+    Pick<
+      SettledLedgerItem,
+      'reference' | 'purchaseReference' | 'counterparty' | 'description' | 'originalId'
+    >
+  >;
+
+/** The item of a settled mirror row: its own columns, read alike, and what its kind adds. */
+function settledItem(row: SettledRow, own: KindFields): SettledLedgerItem {
+  return {
+    kind: own.kind,
+    id: row.id,
+    direction: own.direction,
+    currency: row.currency,
+    amount: row.amount,
+    settledAt: row.updated_at,
+    reference: own.reference ?? null,
+    purchaseReference: own.purchaseReference ?? null,
+    counterparty: own.counterparty ?? null,
+    description: own.description ?? null,
+    originalId: own.originalId ?? null,
+    status: row.status,
+  };
+}
+
 // The three mirror tables share the columns filtered on here (id, currency, amount,
 // updated_at); kysely cannot type one condition over three tables, so the builder is loose.
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -105,20 +141,15 @@ export async function settledItems(
       .where('status', '=', SETTLED);
     if (where) query = query.where(where);
     for (const row of await query.execute()) {
-      add({
-        kind: 'payment_intent',
-        id: row.id,
-        direction: 'in',
-        currency: row.currency,
-        amount: row.amount,
-        settledAt: row.updated_at,
-        reference: row.purchase_reference,
-        purchaseReference: row.purchase_reference,
-        counterparty: payerNumber(row.raw),
-        description: null,
-        originalId: null,
-        status: row.status,
-      });
+      add(
+        settledItem(row, {
+          kind: 'payment_intent',
+          direction: 'in',
+          reference: row.purchase_reference,
+          purchaseReference: row.purchase_reference,
+          counterparty: payerNumber(row.raw),
+        }),
+      );
     }
   };
   const transfers = async (where: Where | undefined) => {
@@ -137,20 +168,15 @@ export async function settledItems(
       .where('status', '=', SETTLED);
     if (where) query = query.where(where);
     for (const row of await query.execute()) {
-      add({
-        kind: 'transfer',
-        id: row.id,
-        direction: 'out',
-        currency: row.currency,
-        amount: row.amount,
-        settledAt: row.updated_at,
-        reference: row.reference,
-        purchaseReference: null,
-        counterparty: recipientNumber(row.destination),
-        description: row.description,
-        originalId: null,
-        status: row.status,
-      });
+      add(
+        settledItem(row, {
+          kind: 'transfer',
+          direction: 'out',
+          reference: row.reference,
+          counterparty: recipientNumber(row.destination),
+          description: row.description,
+        }),
+      );
     }
   };
   const refunds = async (where: Where | undefined) => {
@@ -160,21 +186,14 @@ export async function settledItems(
       .where('status', '=', SETTLED);
     if (where) query = query.where(where);
     for (const row of await query.execute()) {
-      add({
-        kind: row.kind,
-        id: row.id,
-        // A transfer's refund brings money back; a payment's refund pays it out.
-        direction: row.kind === 'refund' ? 'in' : 'out',
-        currency: row.currency,
-        amount: row.amount,
-        settledAt: row.updated_at,
-        reference: null,
-        purchaseReference: null,
-        counterparty: null,
-        description: null,
-        originalId: row.original_id,
-        status: row.status,
-      });
+      add(
+        settledItem(row, {
+          kind: row.kind,
+          // A transfer's refund brings money back; a payment's refund pays it out.
+          direction: row.kind === 'refund' ? 'in' : 'out',
+          originalId: row.original_id,
+        }),
+      );
     }
   };
 
