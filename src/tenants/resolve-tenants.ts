@@ -5,7 +5,6 @@ import {
   ConfigError,
   hidePasswordInUrl,
   loadConfig,
-  readEnvironment,
   SECRET_VARIABLES,
   type Config,
   type EnvSource,
@@ -93,7 +92,7 @@ const folderOf = (base: string | undefined, fallback: string, name: string) =>
  * {@link TenantsError} (a `ConfigError`) naming the file, the line, the tenant and the field,
  * or the plain `ConfigError` of a bad variable when there is no file.
  */
-export function loadTenants(env: EnvSource = readEnvironment(), cwd = process.cwd()): Tenants {
+export function loadTenants(env: EnvSource, cwd = process.cwd()): Tenants {
   const fileName = env[TENANTS_FILE_VARIABLE]?.trim();
   if (!fileName) {
     return { file: undefined, tenants: [{ name: SINGLE_TENANT, env, config: loadConfig(env) }] };
