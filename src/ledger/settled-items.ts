@@ -100,20 +100,26 @@ type KindFields = Pick<SettledLedgerItem, 'kind' | 'direction'> &
     >
   >;
 
+/** What an item's kind does not say. */
+const UNSAID = {
+  reference: null,
+  purchaseReference: null,
+  counterparty: null,
+  description: null,
+  originalId: null,
+} as const;
+
 /** The item of a settled mirror row: its own columns, read alike, and what its kind adds. */
-function settledItem(row: SettledRow, own: KindFields): SettledLedgerItem {
+function settledItem(row: SettledRow, { kind, direction, ...said }: KindFields): SettledLedgerItem {
   return {
-    kind: own.kind,
+    kind,
     id: row.id,
-    direction: own.direction,
+    direction,
     currency: row.currency,
     amount: row.amount,
     settledAt: row.updated_at,
-    reference: own.reference ?? null,
-    purchaseReference: own.purchaseReference ?? null,
-    counterparty: own.counterparty ?? null,
-    description: own.description ?? null,
-    originalId: own.originalId ?? null,
+    ...UNSAID,
+    ...said,
     status: row.status,
   };
 }
