@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import type { Config } from '../config/index.ts';
 import { systemClock, type Clock } from '../lifecycle/index.ts';
 import type { Logger } from '../logger.ts';
@@ -19,10 +20,15 @@ export interface CommandContext {
   readonly now: Clock;
 }
 
-/** The validated config; throws ConfigError on a bad variable. */
-export async function cliConfig(): Promise<Config> {
+/**
+ * The validated config of the command being run (`invoked`, as commander passes it to an
+ * action): its tenant's, when it works on one of the tenants file, else the process's own.
+ * Throws ConfigError on a bad variable.
+ */
+export async function cliConfig(invoked: Command): Promise<Config> {
   const { loadConfig } = await import('../config/index.ts');
-  return loadConfig();
+  const { commandEnvironment } = await import('./tenant-selection.ts');
+  return loadConfig(commandEnvironment(invoked));
 }
 
 /**
@@ -43,7 +49,7 @@ export async function commandLogger(
 }
 
 /** Loads and validates the config once per command; throws ConfigError on a bad variable. */
-export async function commandContext(role: string): Promise<CommandContext> {
-  const config = await cliConfig();
+export async function commandContext(role: string, invoked: Command): Promise<CommandContext> {
+  const config = await cliConfig(invoked);
   return { config, logger: await commandLogger(role, [config]), now: cliClock };
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { readEnvironment, useEnvironment } from '../config/index.ts';
+import { readEnvironment, type EnvSource } from '../config/index.ts';
 import {
   chooseTenant,
   loadTenants,
@@ -7,8 +7,11 @@ import {
   SINGLE_TENANT,
   TENANT_VARIABLE,
   TENANTS_FILE_VARIABLE,
+  TenantChoiceError,
+  TenantsError,
   type Tenants,
 } from '../tenants/index.ts';
+import { tenantRefusalLine } from './format/refusal-lines.ts';
 
 /** Commands that work on no tenant's books (or on all of them, `tenants`). */
 const NO_TENANT = new Set(['sim', 'demo', 'tenants']);
@@ -20,6 +23,8 @@ const EVERY_TENANT = new Set(['start', 'serve', 'work', 'schedule', 'doctor']);
 
 /** Where the program keeps, for the command it runs, the tenants that selectTenant chose. */
 const SERVED_TOGETHER = 'servedTogether';
+/** Where the program keeps, for the command it runs, the environment of the tenant chosen. */
+const TENANT_ENVIRONMENT = 'tenantEnvironment';
 
 /**
  * The tenants the running command works on together: a daemon role (`start`, `serve`, `work`,
@@ -31,19 +36,42 @@ export function tenantsServedTogether(command: Command): Tenants | undefined {
   return command.optsWithGlobals<{ [SERVED_TOGETHER]?: Tenants }>()[SERVED_TOGETHER];
 }
 
+/**
+ * The environment the running command loads its config from: that of the tenant of the tenants
+ * file it works on, as the program's hook recorded it on the command line being run (like
+ * {@link tenantsServedTogether}), else the process's own ({@link readEnvironment}).
+ */
+export function commandEnvironment(command: Command): EnvSource {
+  return (
+    command.optsWithGlobals<{ [TENANT_ENVIRONMENT]?: EnvSource }>()[TENANT_ENVIRONMENT] ??
+    readEnvironment()
+  );
+}
+
 const topLevel = (command: Command): Command =>
   command.parent?.parent ? topLevel(command.parent) : command;
 
 /**
  * Before a command runs: when `PAYSYNC_TENANTS_FILE` is set, chooses the tenant it works on
- * (`--tenant`, else `PAYSYNC_TENANT`, else the only one) and makes that tenant's environment the
- * one every config read sees (or, for a daemon role or `doctor` serving several, records them on
- * the program: {@link tenantsServedTogether}), so each command loads that tenant's config and books. Without the
- * file nothing changes. A bad file, an unknown tenant or a missing choice stops the command with
- * one line (exit 2).
+ * (`--tenant`, else `PAYSYNC_TENANT`, else the only one) and records that tenant's environment
+ * on the program ({@link commandEnvironment}; or, for a daemon role or `doctor` serving several,
+ * the tenants: {@link tenantsServedTogether}), so the command loads that tenant's config and
+ * books. Without the file nothing changes. A bad file, an unknown tenant or a missing choice
+ * stops the command with one line (exit 2).
  */
 export function selectTenant(program: Command, action: Command): void {
-  const command = topLevel(action).name();
+  try {
+    recordTenant(program, topLevel(action).name());
+  } catch (error) {
+    // Worded here, with the flag; still a configuration error: one line, exit 2.
+    if (error instanceof TenantChoiceError) {
+      throw new TenantsError(tenantRefusalLine(error.refusal).line);
+    }
+    throw error;
+  }
+}
+
+function recordTenant(program: Command, command: string): void {
   if (NO_TENANT.has(command)) return;
   const env = readEnvironment();
   const named = (program.opts<{ tenant?: string }>().tenant ?? env[TENANT_VARIABLE])?.trim();
@@ -60,5 +88,5 @@ export function selectTenant(program: Command, action: Command): void {
     return;
   }
   const tenant = chooseTenant(tenants, named || undefined);
-  if (tenants.file) useEnvironment(tenant.env);
+  if (tenants.file) program.setOptionValue(TENANT_ENVIRONMENT, tenant.env);
 }

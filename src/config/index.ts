@@ -8,7 +8,6 @@ export {
   CONFIG_VARIABLES,
   loadConfig,
   readEnvironment,
-  useEnvironment,
   type Config,
   type EnvSource,
 } from './load-config.ts';

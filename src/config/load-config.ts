@@ -146,26 +146,15 @@ export interface Config {
 
 export type EnvSource = Readonly<Record<string, string | undefined>>;
 
-let chosenEnvironment: EnvSource | undefined;
-
 /**
- * From now on, the environment this process reads its config from (the CLI, once it has chosen
- * a tenant of the tenants file: every command then loads that tenant's config). Read by
- * {@link readEnvironment} in place of the process's own environment and `.env` file.
- */
-export function useEnvironment(env: EnvSource): void {
-  chosenEnvironment = Object.freeze({ ...env });
-}
-
-/**
- * The environment as paysync sees it (or the one chosen by {@link useEnvironment}): a `.env` file in `cwd`, if any, under the real
- * environment (real variables win).
+ * The environment as paysync sees it: a `.env` file in `cwd`, if any, under the real
+ * environment (real variables win). The CLI reads it once a command runs, unless the command
+ * works on a tenant of the tenants file, whose environment it then passes to {@link loadConfig}.
  */
 export function readEnvironment(
   processEnv: EnvSource = process.env,
   cwd: string = process.cwd(),
 ): EnvSource {
-  if (chosenEnvironment && processEnv === process.env) return chosenEnvironment;
   const file = resolve(cwd, '.env');
   const fromFile = existsSync(file) ? parseDotenv(readFileSync(file)) : {};
   return { ...fromFile, ...processEnv };
@@ -187,8 +176,11 @@ function describeValue(variable: string, value: unknown): string {
   return `="${shown}" is invalid`;
 }
 
-/** Parse and validate once; the result is frozen. Throws {@link ConfigError} naming the variable. */
-export function loadConfig(env: EnvSource = readEnvironment()): Config {
+/**
+ * Parse and validate `env` (the caller's choice: {@link readEnvironment}, or a tenant's) once;
+ * the result is frozen. Throws {@link ConfigError} naming the variable.
+ */
+export function loadConfig(env: EnvSource): Config {
   const picked: Record<string, string | undefined> = {};
   for (const key of Object.keys(schema.shape)) picked[key] = env[key];
   const result = schema.safeParse(picked);

@@ -3,14 +3,13 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type * as Yaml from 'yaml';
 
-let yamlModule: typeof Yaml | undefined;
-
 /**
- * The YAML parser, loaded on the first settings file read: every command loads the config, and
- * few read a settings file, so the others never pay for loading it (issue 39).
+ * The YAML parser, loaded on the first settings file read (and cached by `require` for the
+ * next): every command loads the config, and few read a settings file, so the others never pay
+ * for loading it (issue 39).
  */
 function yaml(): typeof Yaml {
-  return (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
+  return createRequire(import.meta.url)('yaml') as typeof Yaml;
 }
 
 /**

@@ -53,44 +53,55 @@ export interface ObservedState {
   readonly isIrt?: boolean;
 }
 
+/** What only a kind knows of its state: all of {@link ObservedState} but the status and time. */
+type KindView = Omit<ObservedState, 'upstreamStatus' | 'updatedAt'>;
+
+/** A state's view: the service's status and updatedAt, read alike for every kind, and its own. */
+function observed(
+  state: { readonly status: string; readonly updatedAt: string },
+  { kind, id, ...own }: KindView,
+): ObservedState {
+  return {
+    kind,
+    id,
+    upstreamStatus: state.status,
+    updatedAt: utcMillis(state.updatedAt, 'updatedAt'),
+    ...own,
+  };
+}
+
 /** The rules' view of a fetched state, per kind. */
 export function observedStateOf(fetched: LedgerFetchedState): ObservedState {
   switch (fetched.kind) {
     case 'payment_intent': {
       const intent = fetched.state;
-      return {
+      return observed(intent, {
         kind: 'payment_intent',
         id: intent.id,
-        upstreamStatus: intent.status,
-        updatedAt: utcMillis(intent.updatedAt, 'updatedAt'),
         mirror: { table: 'payment_intents', id: intent.id },
         columns: (status, seen) => paymentIntentColumns(intent, status, seen),
         settlementLines: () => paymentIntentSettlementLines(intent),
         description: `payment ${intent.id} (${intent.purchaseReference}) ${intent.status}`,
-      };
+      });
     }
     case 'transfer': {
       const transfer = fetched.state;
-      return {
+      return observed(transfer, {
         kind: 'transfer',
         id: transfer.id,
-        upstreamStatus: transfer.status,
-        updatedAt: utcMillis(transfer.updatedAt, 'updatedAt'),
         mirror: { table: 'transfers', id: transfer.id },
         columns: (status, seen) => transferColumns(transfer, status, seen),
         settlementLines: () => transferSettlementLines(transfer),
         description: `transfer ${transfer.id} (${transfer.reference}) ${transfer.status}${transfer.isIrt ? ', IRT' : ''}`,
         isIrt: transfer.isIrt,
-      };
+      });
     }
     case 'refund': {
       const refund = fetched.state;
       const id = String(refund.id);
-      return {
+      return observed(refund, {
         kind: 'refund',
         id,
-        upstreamStatus: refund.status,
-        updatedAt: utcMillis(refund.updatedAt, 'updatedAt'),
         mirror: { table: 'refunds', kind: 'refund', id },
         columns: (status, seen) => transferRefundColumns(refund, status, seen),
         // The money goes back to the account the transfer was paid from.
@@ -98,21 +109,19 @@ export function observedStateOf(fetched: LedgerFetchedState): ObservedState {
           transferRefundSettlementLines(refund, context.transferIsIrt(refund.transactionId)),
         description: `refund ${id} of transfer ${refund.transactionId} ${refund.status}`,
         refundedTransferId: refund.transactionId,
-      };
+      });
     }
     case 'payment_refund': {
       const paymentRefund = fetched.state;
       const id = String(paymentRefund.id);
-      return {
+      return observed(paymentRefund, {
         kind: 'payment_refund',
         id,
-        upstreamStatus: paymentRefund.status,
-        updatedAt: utcMillis(paymentRefund.updatedAt, 'updatedAt'),
         mirror: { table: 'refunds', kind: 'payment_refund', id },
         columns: (status, seen) => paymentRefundColumns(paymentRefund, status, seen),
         settlementLines: () => paymentRefundSettlementLines(paymentRefund),
         description: `payment refund ${id}${paymentRefund.paymentIntentId ? ` of ${paymentRefund.paymentIntentId}` : ''} ${paymentRefund.status}`,
-      };
+      });
     }
   }
 }

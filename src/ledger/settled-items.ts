@@ -82,6 +82,48 @@ function recipientNumber(destination: string): string | null {
   return stringField(parsed?.number);
 }
 
+/** The columns every mirror table gives alike. */
+interface SettledRow {
+  readonly id: string;
+  readonly status: string;
+  readonly amount: number;
+  readonly currency: string;
+  readonly updated_at: string;
+}
+
+/** What only a kind knows of its item; the rest is null when it does not say. */
+type KindFields = Pick<SettledLedgerItem, 'kind' | 'direction'> &
+  Partial<
+    Pick<
+      SettledLedgerItem,
+      'reference' | 'purchaseReference' | 'counterparty' | 'description' | 'originalId'
+    >
+  >;
+
+/** What an item's kind does not say. */
+const UNSAID = {
+  reference: null,
+  purchaseReference: null,
+  counterparty: null,
+  description: null,
+  originalId: null,
+} as const;
+
+/** The item of a settled mirror row: its own columns, read alike, and what its kind adds. */
+function settledItem(row: SettledRow, { kind, direction, ...said }: KindFields): SettledLedgerItem {
+  return {
+    kind,
+    id: row.id,
+    direction,
+    currency: row.currency,
+    amount: row.amount,
+    settledAt: row.updated_at,
+    ...UNSAID,
+    ...said,
+    status: row.status,
+  };
+}
+
 // The three mirror tables share the columns filtered on here (id, currency, amount,
 // updated_at); kysely cannot type one condition over three tables, so the builder is loose.
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -105,20 +147,15 @@ export async function settledItems(
       .where('status', '=', SETTLED);
     if (where) query = query.where(where);
     for (const row of await query.execute()) {
-      add({
-        kind: 'payment_intent',
-        id: row.id,
-        direction: 'in',
-        currency: row.currency,
-        amount: row.amount,
-        settledAt: row.updated_at,
-        reference: row.purchase_reference,
-        purchaseReference: row.purchase_reference,
-        counterparty: payerNumber(row.raw),
-        description: null,
-        originalId: null,
-        status: row.status,
-      });
+      add(
+        settledItem(row, {
+          kind: 'payment_intent',
+          direction: 'in',
+          reference: row.purchase_reference,
+          purchaseReference: row.purchase_reference,
+          counterparty: payerNumber(row.raw),
+        }),
+      );
     }
   };
   const transfers = async (where: Where | undefined) => {
@@ -137,20 +174,15 @@ export async function settledItems(
       .where('status', '=', SETTLED);
     if (where) query = query.where(where);
     for (const row of await query.execute()) {
-      add({
-        kind: 'transfer',
-        id: row.id,
-        direction: 'out',
-        currency: row.currency,
-        amount: row.amount,
-        settledAt: row.updated_at,
-        reference: row.reference,
-        purchaseReference: null,
-        counterparty: recipientNumber(row.destination),
-        description: row.description,
-        originalId: null,
-        status: row.status,
-      });
+      add(
+        settledItem(row, {
+          kind: 'transfer',
+          direction: 'out',
+          reference: row.reference,
+          counterparty: recipientNumber(row.destination),
+          description: row.description,
+        }),
+      );
     }
   };
   const refunds = async (where: Where | undefined) => {
@@ -160,21 +192,14 @@ export async function settledItems(
       .where('status', '=', SETTLED);
     if (where) query = query.where(where);
     for (const row of await query.execute()) {
-      add({
-        kind: row.kind,
-        id: row.id,
-        // A transfer's refund brings money back; a payment's refund pays it out.
-        direction: row.kind === 'refund' ? 'in' : 'out',
-        currency: row.currency,
-        amount: row.amount,
-        settledAt: row.updated_at,
-        reference: null,
-        purchaseReference: null,
-        counterparty: null,
-        description: null,
-        originalId: row.original_id,
-        status: row.status,
-      });
+      add(
+        settledItem(row, {
+          kind: row.kind,
+          // A transfer's refund brings money back; a payment's refund pays it out.
+          direction: row.kind === 'refund' ? 'in' : 'out',
+          originalId: row.original_id,
+        }),
+      );
     }
   };
 

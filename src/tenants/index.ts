@@ -4,6 +4,7 @@
  * prefix, listed in `PAYSYNC_TENANTS_FILE`; without the file there is one tenant, `default`,
  * built from the `PAYSYNC_*` variables exactly as before.
  */
+export { TenantChoiceError, type TenantChoiceRefusal } from './tenant-choice-error.ts';
 export { TenantsError } from './tenants-error.ts';
 export {
   readTenantsFile,

@@ -5,11 +5,11 @@ import {
   ConfigError,
   hidePasswordInUrl,
   loadConfig,
-  readEnvironment,
   SECRET_VARIABLES,
   type Config,
   type EnvSource,
 } from '../config/index.ts';
+import { TenantChoiceError } from './tenant-choice-error.ts';
 import { TenantsError } from './tenants-error.ts';
 import {
   readTenantsFile,
@@ -92,7 +92,7 @@ const folderOf = (base: string | undefined, fallback: string, name: string) =>
  * {@link TenantsError} (a `ConfigError`) naming the file, the line, the tenant and the field,
  * or the plain `ConfigError` of a bad variable when there is no file.
  */
-export function loadTenants(env: EnvSource = readEnvironment(), cwd = process.cwd()): Tenants {
+export function loadTenants(env: EnvSource, cwd = process.cwd()): Tenants {
   const fileName = env[TENANTS_FILE_VARIABLE]?.trim();
   if (!fileName) {
     return { file: undefined, tenants: [{ name: SINGLE_TENANT, env, config: loadConfig(env) }] };
@@ -291,8 +291,8 @@ function refuseSharedBooks(
 
 /**
  * The tenant a command works on: the one named (`--tenant`, or `PAYSYNC_TENANT`), or the only
- * one. Throws {@link TenantsError} when the name is unknown, or when there are several and none
- * is named.
+ * one. Throws {@link TenantChoiceError} when the name is unknown, or when there are several and
+ * none is named.
  */
 export function chooseTenant(tenants: Tenants, name: string | undefined): Tenant {
   const names = tenants.tenants.map((tenant) => tenant.name);
@@ -303,21 +303,20 @@ export function chooseTenant(tenants: Tenants, name: string | undefined): Tenant
   if (name) {
     const chosen = tenants.tenants.find((tenant) => tenant.name === name);
     if (!chosen) {
-      throw new TenantsError(
-        `--tenant ${name}: no such tenant in ${tenants.file} → one of ${names.join(', ')}`,
-      );
+      throw new TenantChoiceError({
+        code: 'tenant_not_found',
+        tenant: name,
+        file: tenants.file,
+        tenants: names,
+      });
     }
     return chosen;
   }
   if (tenants.tenants.length === 1) return tenants.tenants[0]!;
-  throw new TenantsError(
-    `${tenants.file} lists ${names.length} tenants (${names.join(', ')}) → name one with --tenant <name> (or PAYSYNC_TENANT)`,
-  );
+  throw new TenantChoiceError({ code: 'tenant_not_named', file: tenants.file, tenants: names });
 }
 
 /** A tenant named where there is no tenants file, so no tenant but `default`. */
-export function noTenantsFile(name: string): TenantsError {
-  return new TenantsError(
-    `--tenant ${name}: there is no tenants file, so there is one set of books (from the PAYSYNC_* variables) → set PAYSYNC_TENANTS_FILE, or leave --tenant out`,
-  );
+export function noTenantsFile(name: string): TenantChoiceError {
+  return new TenantChoiceError({ code: 'no_tenants_file', tenant: name });
 }

@@ -5,11 +5,13 @@ import {
   expectationRefusalLine,
   groundTruthRefusalLine,
   periodRefusalLine,
+  tenantRefusalLine,
 } from '../../src/cli/format/refusal-lines.ts';
 import type { GroundTruthRefusal } from '../../src/audit/index.ts';
 import type { ExpectationRefusal } from '../../src/expectations/index.ts';
 import type { PeriodRefusal } from '../../src/exports/index.ts';
 import type { EndpointRefusal } from '../../src/relay/index.ts';
+import type { TenantChoiceRefusal } from '../../src/tenants/index.ts';
 
 // The CLI words the domain's refusals with the lines it always printed: the flags live here.
 const { usage, failure } = ExitCode;
@@ -206,5 +208,25 @@ describe("the CLI's words for a ground truth `audit --truth` cannot use (all exi
   ];
   it.each(cases)('%o', (refusal, line) => {
     expect(groundTruthRefusalLine(refusal)).toEqual({ line, exitCode: usage });
+  });
+});
+
+describe("the CLI's words for a tenant that cannot be chosen (all exit 2)", () => {
+  const cases: [TenantChoiceRefusal, string][] = [
+    [
+      { code: 'tenant_not_found', tenant: 'acme', file: '/srv/t.yaml', tenants: ['a', 'b'] },
+      '--tenant acme: no such tenant in /srv/t.yaml → one of a, b',
+    ],
+    [
+      { code: 'tenant_not_named', file: '/srv/t.yaml', tenants: ['a', 'b'] },
+      '/srv/t.yaml lists 2 tenants (a, b) → name one with --tenant <name> (or PAYSYNC_TENANT)',
+    ],
+    [
+      { code: 'no_tenants_file', tenant: 'shop-live' },
+      '--tenant shop-live: there is no tenants file, so there is one set of books (from the PAYSYNC_* variables) → set PAYSYNC_TENANTS_FILE, or leave --tenant out',
+    ],
+  ];
+  it.each(cases)('%o', (refusal, line) => {
+    expect(tenantRefusalLine(refusal)).toEqual({ line, exitCode: usage });
   });
 });

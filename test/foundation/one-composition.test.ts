@@ -54,12 +54,20 @@ describe('one composition', () => {
     expect(read('src/cli/commands/serve.command.ts')).not.toMatch(/createReceiverServer|mountOps/);
   });
 
-  it('keeps no module-level state in the CLI: the tenants served together go with the command', () => {
+  it('keeps no module-level state in the CLI, the config and the tenants: the tenant chosen goes with the command', () => {
+    // Issue 41: `useEnvironment` once swapped, in a variable of config/load-config.ts, the
+    // environment every later read saw; the tenants served together lived in one of src/cli.
     const moduleLevel = /^(export )?let /m;
-    const cli = productionFiles().filter((file) => file.startsWith('src/cli/'));
-    expect(cli.filter((file) => moduleLevel.test(read(file)))).toEqual([]);
+    const folders = ['src/cli/', 'src/config/', 'src/tenants/'];
+    const files = productionFiles().filter((file) => folders.some((dir) => file.startsWith(dir)));
+    expect(files.filter((file) => moduleLevel.test(read(file)))).toEqual([]);
     expect(read('src/cli/commands/daemon-role.action.ts')).toMatch(
       /tenantsServedTogether\(invoked\)/,
     );
+    // The config is loaded from the environment given, taken from the command being run.
+    expect(read('src/config/load-config.ts')).toMatch(
+      /export function loadConfig\(env: EnvSource\)/,
+    );
+    expect(read('src/cli/context.ts')).toMatch(/loadConfig\(commandEnvironment\(invoked\)\)/);
   });
 });

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
-import { chooseTenant, loadTenants, TenantsError } from '../../src/tenants/index.ts';
+import {
+  chooseTenant,
+  loadTenants,
+  TenantChoiceError,
+  TenantsError,
+  type TenantChoiceRefusal,
+} from '../../src/tenants/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'paysync-tenants-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -16,6 +22,18 @@ const baseEnv = {
   PAYSYNC_QUEUE_PREFIX: 'acme',
   SHOP_LIVE_KEY: LIVE_KEY,
 };
+
+/** The refusal of a tenant choice: data, still a TenantsError (a configuration error, exit 2). */
+function refusalOf(choose: () => unknown): TenantChoiceRefusal {
+  try {
+    choose();
+  } catch (error) {
+    expect(error).toBeInstanceOf(TenantsError);
+    expect(error).toBeInstanceOf(TenantChoiceError);
+    return (error as TenantChoiceError).refusal;
+  }
+  throw new Error('a tenant was chosen');
+}
 
 let files = 0;
 function load(yaml: string, env: Record<string, string> = baseEnv) {
@@ -40,9 +58,10 @@ describe('the tenants file', () => {
     expect(tenants.tenants.map((tenant) => tenant.name)).toEqual(['default']);
     expect(tenants.tenants[0]!.config).toEqual(loadConfig(env));
     expect(chooseTenant(tenants, undefined).name).toBe('default');
-    expect(() => chooseTenant(tenants, 'shop-live')).toThrow(
-      /--tenant shop-live: there is no tenants file.*→ set PAYSYNC_TENANTS_FILE, or leave --tenant out/,
-    );
+    expect(refusalOf(() => chooseTenant(tenants, 'shop-live'))).toEqual({
+      code: 'no_tenants_file',
+      tenant: 'shop-live',
+    });
   });
 
   it('gives each tenant its own account, secrets, database, queue prefix and folders', () => {
@@ -98,12 +117,21 @@ ${SHOP}    settings:
 ${SHOP}${SHOP.replace('shop-live', 'shop-eu').replace('mch_1', 'mch_2').replace('shop-live.db', 'shop-eu.db')}`);
     const tenants = two.tenants();
     expect(chooseTenant(tenants, 'shop-eu').config.merchantId).toBe('mch_2');
+    // The CLI words these with --tenant (test/cli/refusal-lines.test.ts, tenants-cli.db.test.ts).
+    expect(refusalOf(() => chooseTenant(tenants, undefined))).toEqual({
+      code: 'tenant_not_named',
+      file: two.file,
+      tenants: ['shop-live', 'shop-eu'],
+    });
     expect(() => chooseTenant(tenants, undefined)).toThrow(
-      `${two.file} lists 2 tenants (shop-live, shop-eu) → name one with --tenant <name> (or PAYSYNC_TENANT)`,
+      `${two.file} lists 2 tenants (shop-live, shop-eu) and none was chosen`,
     );
-    expect(() => chooseTenant(tenants, 'acme')).toThrow(
-      `--tenant acme: no such tenant in ${two.file} → one of shop-live, shop-eu`,
-    );
+    expect(refusalOf(() => chooseTenant(tenants, 'acme'))).toEqual({
+      code: 'tenant_not_found',
+      tenant: 'acme',
+      file: two.file,
+      tenants: ['shop-live', 'shop-eu'],
+    });
   });
 
   it('gives an admin token of admin_tokens to exactly the tenants it names, beside their own', () => {

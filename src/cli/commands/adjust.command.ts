@@ -106,8 +106,8 @@ The journal debits the service account (credits it for a negative amount) agains
 account. It is never edited: to undo one, book the opposite amount. The next balance snapshot
 counts it; \`paysync show adj_…\` shows it. Exit codes: 0 booked, 1 database error, 2 bad flags.`,
     )
-    .action(async (flags: AdjustFlags) => {
-      const config = await cliConfig();
+    .action(async (flags: AdjustFlags, invoked: Command) => {
+      const config = await cliConfig(invoked);
       const { adjustmentAccountProblem, bookAdjustment } = await import('../../ledger/index.ts');
       const counter = flags.counter ?? 'adjustments:manual';
       const problem = adjustmentAccountProblem(counter);

@@ -38,10 +38,11 @@ const SINK_CHOICES = ['slack', 'email', 'webhook', 'log'] as const;
 
 /** Opens the database and builds the alert runtime (sinks, routing) a command needs. */
 async function withAlerts<T>(
+  invoked: Command,
   what: string,
   run: (deps: AlertDependencies, config: Config) => Promise<T>,
 ): Promise<T> {
-  const config = await cliConfig();
+  const config = await cliConfig(invoked);
   const { openLedgerDatabase } = await import('../open-ledger-database.ts');
   const { createAlertRuntime, AlertRulesError, AlertActionError } =
     await import('../../alerts/index.ts');
@@ -108,8 +109,8 @@ export function alertsCommand(): Command {
     .option('--open', 'only open and acknowledged (not resolved) alerts')
     .option('--json', 'print a JSON array with each alert and its per-sink delivery state')
     .option('--limit <n>', 'show at most this many', integerOption('--limit', 1, 10_000), 100)
-    .action(async (flags: { open?: boolean; json?: boolean; limit: number }) => {
-      await withAlerts('alerts list', async ({ db }) => {
+    .action(async (flags: { open?: boolean; json?: boolean; limit: number }, invoked: Command) => {
+      await withAlerts(invoked, 'alerts list', async ({ db }) => {
         const { listAlerts, deliveriesOf } = await import('../../alerts/index.ts');
         const found = await listAlerts(db, { open: flags.open ?? false, limit: flags.limit });
         if (flags.json) {
@@ -172,24 +173,30 @@ Examples:
 stdout; a failure is still one line on stderr. Exit codes: 0 acknowledged, 1 no such alert
 or the database failed, 2 bad arguments or config.`,
     )
-    .action(async (id: number, flags: { note?: string; for?: number; json?: boolean }) => {
-      await withAlerts('alerts ack', async (deps) => {
-        const { ackAlert } = await import('../../alerts/index.ts');
-        const alert = await ackAlert(deps, id, {
-          ...(flags.note !== undefined ? { note: flags.note } : {}),
-          ...(flags.for !== undefined ? { forMs: flags.for } : {}),
+    .action(
+      async (
+        id: number,
+        flags: { note?: string; for?: number; json?: boolean },
+        invoked: Command,
+      ) => {
+        await withAlerts(invoked, 'alerts ack', async (deps) => {
+          const { ackAlert } = await import('../../alerts/index.ts');
+          const alert = await ackAlert(deps, id, {
+            ...(flags.note !== undefined ? { note: flags.note } : {}),
+            ...(flags.for !== undefined ? { forMs: flags.for } : {}),
+          });
+          if (flags.json) {
+            printJson(alert);
+            return;
+          }
+          say(
+            alert.snoozedUntil
+              ? `Alert ${id} snoozed until ${alert.snoozedUntil}: it notifies again then if still open.`
+              : `Alert ${id} acknowledged: no more reminders.`,
+          );
         });
-        if (flags.json) {
-          printJson(alert);
-          return;
-        }
-        say(
-          alert.snoozedUntil
-            ? `Alert ${id} snoozed until ${alert.snoozedUntil}: it notifies again then if still open.`
-            : `Alert ${id} acknowledged: no more reminders.`,
-        );
-      });
-    });
+      },
+    );
 
   alerts
     .command('resolve')
@@ -208,8 +215,8 @@ Examples:
 stdout; a failure is still one line on stderr. Exit codes: 0 resolved, 1 no such alert or the
 database failed, 2 bad arguments or config.`,
     )
-    .action(async (id: number, flags: { note?: string; json?: boolean }) => {
-      await withAlerts('alerts resolve', async (deps) => {
+    .action(async (id: number, flags: { note?: string; json?: boolean }, invoked: Command) => {
+      await withAlerts(invoked, 'alerts resolve', async (deps) => {
         const { resolveAlert } = await import('../../alerts/index.ts');
         const alert = await resolveAlert(deps, id, flags.note);
         if (flags.json) {
@@ -236,8 +243,8 @@ Examples:
 is still one line on stderr too.
 Exit codes: 0 every sink delivered, 1 a sink failed (one line each), 2 bad usage or configuration.`,
     )
-    .action(async (flags: { sink?: SinkName; json?: boolean }) => {
-      const config = await cliConfig();
+    .action(async (flags: { sink?: SinkName; json?: boolean }, invoked: Command) => {
+      const config = await cliConfig(invoked);
       const { createAlertRuntime, sendTestAlert, AlertRulesError } =
         await import('../../alerts/index.ts');
       const { createLogger } = await import('../../logger.ts');

@@ -66,14 +66,14 @@ Examples:
   $ paysync audit --truth http://127.0.0.1:4010/__sim/ground-truth
   $ paysync audit --json | jq '.violations[] | .check'`,
     )
-    .action(async (flags: { json?: boolean; truth?: string; since?: Since }) => {
+    .action(async (flags: { json?: boolean; truth?: string; since?: Since }, invoked: Command) => {
       if (flags.since !== undefined && flags.truth !== undefined) {
         throw new CliError(
           'audit: --truth compares every item and balance, so it needs the full audit: drop --since or --truth',
           ExitCode.usage,
         );
       }
-      const config = await cliConfig();
+      const config = await cliConfig(invoked);
       const audit = await import('../../audit/index.ts');
       let truth;
       if (flags.truth !== undefined) {

@@ -161,14 +161,14 @@ Examples:
   $ paysync backfill --from 2030-01-01 --to 2030-01-31 --dry-run
   $ paysync backfill --from 90d --to 1d --json | jq '.total.booked'`,
     )
-    .action(async (flags: BackfillFlags) => {
+    .action(async (flags: BackfillFlags, invoked: Command) => {
       if (flags.from.getTime() > flags.to.getTime()) {
         throw new CliError(
           `backfill: --from ${flags.from.toISOString()} is after --to ${flags.to.toISOString()}: give the earlier time first`,
           ExitCode.usage,
         );
       }
-      const config = await cliConfig();
+      const config = await cliConfig(invoked);
       const { openPollingSession } = await import('./polling-session.ts');
       const { runBackfill } = await import('../../polling/index.ts');
       const { recordScheduledRun } = await import('../../runs/index.ts');

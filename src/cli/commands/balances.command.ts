@@ -278,8 +278,8 @@ discrepancy until a later snapshot agrees; book money moved without an item with
 \`paysync adjust\`. Amounts are minor units with the human form beside them.
 Exit codes: 0 shown, 1 the service's balance could not be read (or the database), 2 bad flags.`,
     )
-    .action(async (flags: BalancesFlags) => {
-      const config = await cliConfig();
+    .action(async (flags: BalancesFlags, invoked: Command) => {
+      const config = await cliConfig(invoked);
       if ((flags.account || flags.since) && !flags.history) {
         throw new CliError('balances: --account and --since go with --history', ExitCode.usage);
       }

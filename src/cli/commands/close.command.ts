@@ -44,20 +44,23 @@ stderr. Exit codes: 0 closed, 1 refused (a day not RECONCILED, already closed) o
 2 bad arguments or config.`,
     )
     .action(
-      async (flags: {
-        period: string;
-        environment?: string;
-        force?: boolean;
-        reason?: string;
-        json?: boolean;
-      }) => {
+      async (
+        flags: {
+          period: string;
+          environment?: string;
+          force?: boolean;
+          reason?: string;
+          json?: boolean;
+        },
+        invoked: Command,
+      ) => {
         if (flags.force && !flags.reason?.trim()) {
           throw new CliError(
             'close: --force needs --reason "…" saying why the month closes with days not RECONCILED',
             ExitCode.usage,
           );
         }
-        const config = await cliConfig();
+        const config = await cliConfig(invoked);
         const exportsModule = await import('../../exports/index.ts');
         const { openLedgerDatabase } = await import('../open-ledger-database.ts');
         const handle = await openLedgerDatabase(config, 'close');

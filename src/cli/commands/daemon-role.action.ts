@@ -32,7 +32,7 @@ export async function runDaemonRoles(
     });
     return;
   }
-  const { config, logger } = await commandContext(command);
+  const { config, logger } = await commandContext(command, invoked);
   // A StartupError is reported by the CLI's error boundary as one line, exit 1.
   await runDaemon({ config, logger, roles });
 }

@@ -35,7 +35,7 @@ Exit codes: 0 every check passed or warned, 1 at least one failed, 2 bad configu
       const together = tenantsServedTogether(invoked);
       if (together) return checkEveryTenant(together, flags);
       // A bad config is reported by the CLI's error boundary as one line naming the variable.
-      const config = await cliConfig();
+      const config = await cliConfig(invoked);
       // Loaded here, not at the top, so `paysync --help` and `paysync sim` start fast.
       const { runDoctorChecks, checkStatus } = await import('../../doctor/index.ts');
       const configCheck: CheckResult = {

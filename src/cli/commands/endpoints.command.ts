@@ -43,10 +43,11 @@ function patternList(value: string, previous: string[] = []): string[] {
 
 /** Opens the database, runs one management call, and turns its refusal into one CLI line. */
 async function withEndpoints<T>(
+  invoked: Command,
   what: string,
   run: (db: Kysely<Database>, config: Config) => Promise<T>,
 ): Promise<T> {
-  const config = await cliConfig();
+  const config = await cliConfig(invoked);
   const { openLedgerDatabase } = await import('../open-ledger-database.ts');
   const { EndpointError } = await import('../../relay/index.ts');
   const handle = await openLedgerDatabase(config, what);
@@ -123,8 +124,11 @@ address unless PAYSYNC_RELAY_ALLOWED_HOSTS lists it. Event types: docs/relay.md.
 Exit codes: 0 added, 1 the database cannot be reached, 2 bad --url, --events or --description.`,
     )
     .action(
-      async (flags: { url: string; events?: string[]; description?: string; json?: boolean }) => {
-        await withEndpoints('endpoints add', async (db, config) => {
+      async (
+        flags: { url: string; events?: string[]; description?: string; json?: boolean },
+        invoked: Command,
+      ) => {
+        await withEndpoints(invoked, 'endpoints add', async (db, config) => {
           const { addEndpoint } = await import('../../relay/index.ts');
           const added = await addEndpoint(
             { db, now: cliClock(), environment: config.environment, relay: config.relay },
@@ -164,8 +168,8 @@ PENDING counts deliveries not yet made and OLDEST how long the oldest has waited
 counts attempts by outcome. Secrets are never listed.
 Exit codes: 0 listed (also when there are none), 1 the database cannot be reached.`,
     )
-    .action(async (flags: { json?: boolean }) => {
-      await withEndpoints('endpoints list', async (db) => {
+    .action(async (flags: { json?: boolean }, invoked: Command) => {
+      await withEndpoints(invoked, 'endpoints list', async (db) => {
         const { listEndpoints } = await import('../../relay/index.ts');
         const endpoints = await listEndpoints(db, cliClock());
         if (flags.json) return printJson(endpoints);
@@ -230,8 +234,8 @@ timeout, error = no answer, gone = 410), the status code, the duration and the s
 answer (at most 1 KB is kept). The secret is never shown; \`rotate-secret\` makes a new one.
 Exit codes: 0 shown, 1 no such endpoint or the database cannot be reached, 2 bad id.`,
     )
-    .action(async (id: string, flags: { json?: boolean }) => {
-      await withEndpoints('endpoints show', async (db) => {
+    .action(async (id: string, flags: { json?: boolean }, invoked: Command) => {
+      await withEndpoints(invoked, 'endpoints show', async (db) => {
         const { showEndpoint } = await import('../../relay/index.ts');
         const detail = await showEndpoint(db, id, cliClock());
         if (flags.json) return printJson(detail);
@@ -275,8 +279,8 @@ A disabled endpoint gets no new deliveries (events emitted meanwhile are not que
 redeliver them after enabling), and its pending ones are not attempted until it is enabled.
 Exit codes: 0 disabled (also when it already was), 1 no such endpoint, 2 bad id.`,
     )
-    .action(async (id: string, flags: { json?: boolean }) => {
-      await withEndpoints('endpoints disable', async (db) => {
+    .action(async (id: string, flags: { json?: boolean }, invoked: Command) => {
+      await withEndpoints(invoked, 'endpoints disable', async (db) => {
         const { disableEndpoint } = await import('../../relay/index.ts');
         const endpoint = await disableEndpoint(db, id, cliClock());
         if (flags.json) return printJson(endpoint);
@@ -300,8 +304,8 @@ once. Events emitted while it was disabled were not queued for it: send them wit
 \`paysync endpoints redeliver <endpoint> --since <when it was disabled>\`.
 Exit codes: 0 enabled, 1 no such endpoint, 2 bad id.`,
     )
-    .action(async (id: string, flags: { json?: boolean }) => {
-      await withEndpoints('endpoints enable', async (db) => {
+    .action(async (id: string, flags: { json?: boolean }, invoked: Command) => {
+      await withEndpoints(invoked, 'endpoints enable', async (db) => {
         const { enableEndpoint } = await import('../../relay/index.ts');
         const enabled = await enableEndpoint(db, id, cliClock());
         if (flags.json) return printJson(enabled);
@@ -325,8 +329,8 @@ Deletes the endpoint, its deliveries (pending ones are never sent) and their att
 stop for a while instead, use \`paysync endpoints disable\`.
 Exit codes: 0 deleted, 1 no such endpoint, 2 bad id or no --yes.`,
     )
-    .action(async (id: string, flags: { yes?: boolean; json?: boolean }) => {
-      await withEndpoints('endpoints delete', async (db) => {
+    .action(async (id: string, flags: { yes?: boolean; json?: boolean }, invoked: Command) => {
+      await withEndpoints(invoked, 'endpoints delete', async (db) => {
         const { deleteEndpoint, showEndpoint } = await import('../../relay/index.ts');
         if (!flags.yes) {
           const { endpoint, health } = await showEndpoint(db, id, cliClock());
@@ -354,8 +358,8 @@ Prints the new secret ONCE. For 24 hours every delivery carries two signatures (
 so the receiving system verifies with either; put the new secret there within that time.
 Rotating again ends the older secret at once. Exit codes: 0 rotated, 1 no such endpoint, 2 bad id.`,
     )
-    .action(async (id: string, flags: { json?: boolean }) => {
-      await withEndpoints('endpoints rotate-secret', async (db, config) => {
+    .action(async (id: string, flags: { json?: boolean }, invoked: Command) => {
+      await withEndpoints(invoked, 'endpoints rotate-secret', async (db, config) => {
         const { rotateEndpointSecret } = await import('../../relay/index.ts');
         const rotated = await rotateEndpointSecret(db, id, cliClock(), {
           environment: config.environment,
@@ -390,8 +394,8 @@ key; once it has run, the older keys can leave PAYSYNC_SECRETS_KEY (docs/relay.m
 rest"). Exit codes: 0 done (also when nothing needed it), 1 no key set, or a secret no key opens
 (nothing changed).`,
     )
-    .action(async (flags: { json?: boolean }) => {
-      await withEndpoints('endpoints reseal-secrets', async (db, config) => {
+    .action(async (flags: { json?: boolean }, invoked: Command) => {
+      await withEndpoints(invoked, 'endpoints reseal-secrets', async (db, config) => {
         const { resealEndpointSecrets, SecretKeyError } = await import('../../relay/index.ts');
         let done;
         try {
@@ -423,8 +427,8 @@ nothing stored, nothing retried; works on a disabled endpoint too. A 2xx answer 
 Exit codes: 0 the endpoint answered 2xx, 1 it did not (the line says what happened) or no such
 endpoint, 2 bad id.`,
     )
-    .action(async (id: string, flags: { json?: boolean }) => {
-      await withEndpoints('endpoints test', async (db, config) => {
+    .action(async (id: string, flags: { json?: boolean }, invoked: Command) => {
+      await withEndpoints(invoked, 'endpoints test', async (db, config) => {
         const { pingEndpoint, requireEndpoint } = await import('../../relay/index.ts');
         const row = await requireEndpoint(db, id);
         const result = await pingEndpoint(row, config.relay, config.environment, cliClock());
@@ -514,6 +518,7 @@ Exit codes: 0 queued (also when nothing matched), 1 no such endpoint or event, 2
       async (
         id: string,
         flags: { since?: Date; type?: string[]; event?: string; json?: boolean },
+        invoked: Command,
       ) => {
         if ((flags.since === undefined) === (flags.event === undefined)) {
           throw new CliError(
@@ -529,7 +534,7 @@ Exit codes: 0 queued (also when nothing matched), 1 no such endpoint or event, 2
             ExitCode.usage,
           );
         }
-        await withEndpoints(command, async (db) => {
+        await withEndpoints(invoked, command, async (db) => {
           const { redeliverToEndpoint } = await import('../../relay/index.ts');
           const result = await redeliverToEndpoint(
             { db, now: cliClock() },
@@ -571,41 +576,46 @@ its item); gave_up: its retries ran out. Send given-up ones again with
 \`paysync endpoints redeliver <endpoint> --event evt_…\` or \`--since\`.
 Exit codes: 0 listed (also when nothing is pending), 1 no such endpoint, 2 bad flags.`,
     )
-    .action(async (flags: { endpoint?: string; limit: number; json?: boolean }) => {
-      await withEndpoints('endpoints pending', async (db) => {
-        const { undeliveredEvents } = await import('../../relay/index.ts');
-        const rows = await undeliveredEvents(db, {
-          ...(flags.endpoint ? { endpointId: flags.endpoint } : {}),
-          limit: flags.limit,
-        });
-        if (flags.json) return printJson(rows);
-        if (rows.length === 0) {
+    .action(
+      async (flags: { endpoint?: string; limit: number; json?: boolean }, invoked: Command) => {
+        await withEndpoints(invoked, 'endpoints pending', async (db) => {
+          const { undeliveredEvents } = await import('../../relay/index.ts');
+          const rows = await undeliveredEvents(db, {
+            ...(flags.endpoint ? { endpointId: flags.endpoint } : {}),
+            limit: flags.limit,
+          });
+          if (flags.json) return printJson(rows);
+          if (rows.length === 0) {
+            say(
+              `Nothing pending${flags.endpoint ? ` for ${flags.endpoint}` : ''}: every event was delivered.`,
+            );
+            return;
+          }
           say(
-            `Nothing pending${flags.endpoint ? ` for ${flags.endpoint}` : ''}: every event was delivered.`,
+            renderTable<UndeliveredView>(
+              [
+                { header: 'ENDPOINT', value: (r) => r.endpoint },
+                { header: 'EVENT', value: (r) => r.eventId },
+                { header: 'TYPE', value: (r) => r.type },
+                { header: 'SUBJECT', value: (r) => r.subject ?? '-' },
+                { header: 'STATE', value: (r) => r.state },
+                { header: 'ATTEMPTS', value: (r) => String(r.attempts), align: 'right' },
+                {
+                  header: 'LAST ERROR',
+                  value: (r) =>
+                    oneLine(
+                      r.lastError ?? (r.lastStatus === null ? '' : `HTTP ${r.lastStatus}`),
+                      50,
+                    ),
+                },
+                { header: 'NEXT', value: (r) => formatTime(r.nextAttemptAt) },
+              ],
+              rows,
+            ),
           );
-          return;
-        }
-        say(
-          renderTable<UndeliveredView>(
-            [
-              { header: 'ENDPOINT', value: (r) => r.endpoint },
-              { header: 'EVENT', value: (r) => r.eventId },
-              { header: 'TYPE', value: (r) => r.type },
-              { header: 'SUBJECT', value: (r) => r.subject ?? '-' },
-              { header: 'STATE', value: (r) => r.state },
-              { header: 'ATTEMPTS', value: (r) => String(r.attempts), align: 'right' },
-              {
-                header: 'LAST ERROR',
-                value: (r) =>
-                  oneLine(r.lastError ?? (r.lastStatus === null ? '' : `HTTP ${r.lastStatus}`), 50),
-              },
-              { header: 'NEXT', value: (r) => formatTime(r.nextAttemptAt) },
-            ],
-            rows,
-          ),
-        );
-      });
-    });
+        });
+      },
+    );
 }
 
 /** `paysync endpoints …`: the merchant's endpoints the relay delivers signed events to. */

@@ -82,10 +82,11 @@ function amountText(e: Pick<ExpectationView, 'amount_min' | 'amount_max' | 'curr
 
 /** Opens the database, runs one call, and turns a refusal into one line and its exit code. */
 async function withExpectations<T>(
+  invoked: Command,
   what: string,
   run: (db: Kysely<Database>, ctx: ExpectationContext, config: Config) => Promise<T>,
 ): Promise<T> {
-  const config = await cliConfig();
+  const config = await cliConfig(invoked);
   const { openLedgerDatabase } = await import('../open-ledger-database.ts');
   const { ExpectationError, ExpectationFileError } = await import('../../expectations/index.ts');
   const handle = await openLedgerDatabase(config, what);
@@ -180,8 +181,12 @@ Exit codes: 0 loaded (with --dry-run: it would load), 1 the database cannot be r
 bad file, header or row (nothing loaded; with --partial the good rows load and it exits 0).`,
     )
     .action(
-      async (file: string, flags: { partial?: boolean; dryRun?: boolean; json?: boolean }) => {
-        await withExpectations('expect import', async (db, ctx, config) => {
+      async (
+        file: string,
+        flags: { partial?: boolean; dryRun?: boolean; json?: boolean },
+        invoked: Command,
+      ) => {
+        await withExpectations(invoked, 'expect import', async (db, ctx, config) => {
           const { importExpectations, openExpectationFile } =
             await import('../../expectations/index.ts');
           const opened = openExpectationFile(file);
@@ -294,8 +299,8 @@ The same id again with the same content changes nothing; a different content is 
 already settled. ${FORMAT_POINTER}
 Exit codes: 0 added, updated or unchanged, 1 the database cannot be reached, 2 a bad flag.`,
     )
-    .action(async (flags: AddFlags) => {
-      await withExpectations('expect add', async (db, ctx, config) => {
+    .action(async (flags: AddFlags, invoked: Command) => {
+      await withExpectations(invoked, 'expect add', async (db, ctx, config) => {
         const { parseExpectationInput, loadExpectations, findExpectationRow, expectationView } =
           await import('../../expectations/index.ts');
         const raw: Record<string, unknown> = {
@@ -367,24 +372,30 @@ changes nothing. Re-importing it with changed content updates it and keeps it ca
 ${FORMAT_POINTER}
 Exit codes: 0 cancelled (or already), 1 no such expectation or the database cannot be reached.`,
     )
-    .action(async (id: string, flags: { reason?: string; by?: string; json?: boolean }) => {
-      await withExpectations('expect cancel', async (db, ctx) => {
-        const { cancelExpectation } = await import('../../expectations/index.ts');
-        const result = await db.transaction().execute((trx) =>
-          cancelExpectation(trx, ctx, id, {
-            source: 'cli',
-            actor: actor(flags.by),
-            reason: flags.reason,
-          }),
-        );
-        if (flags.json) return printJson(result);
-        say(
-          result.outcome === 'cancelled'
-            ? `expect cancel: ${id} cancelled.`
-            : `expect cancel: ${id} was already cancelled; nothing changed.`,
-        );
-      });
-    });
+    .action(
+      async (
+        id: string,
+        flags: { reason?: string; by?: string; json?: boolean },
+        invoked: Command,
+      ) => {
+        await withExpectations(invoked, 'expect cancel', async (db, ctx) => {
+          const { cancelExpectation } = await import('../../expectations/index.ts');
+          const result = await db.transaction().execute((trx) =>
+            cancelExpectation(trx, ctx, id, {
+              source: 'cli',
+              actor: actor(flags.by),
+              reason: flags.reason,
+            }),
+          );
+          if (flags.json) return printJson(result);
+          say(
+            result.outcome === 'cancelled'
+              ? `expect cancel: ${id} cancelled.`
+              : `expect cancel: ${id} was already cancelled; nothing changed.`,
+          );
+        });
+      },
+    );
 }
 
 function listExpectationsCommand(): Command {
@@ -411,41 +422,46 @@ States: ${EXPECTATION_STATES.join(', ')}. Counterparty numbers are masked as in 
 ${FORMAT_POINTER}
 Exit codes: 0 listed (also when there are none), 1 the database cannot be reached, 2 bad flags.`,
     )
-    .action(async (flags: { state?: ExpectationState; limit: number; json?: boolean }) => {
-      await withExpectations('expect list', async (db, ctx) => {
-        const { listExpectations } = await import('../../expectations/index.ts');
-        const rows = await listExpectations(db, ctx.environment, {
-          ...(flags.state ? { state: flags.state } : {}),
-          limit: flags.limit,
-        });
-        if (flags.json) return printJson(rows);
-        if (rows.length === 0) {
+    .action(
+      async (
+        flags: { state?: ExpectationState; limit: number; json?: boolean },
+        invoked: Command,
+      ) => {
+        await withExpectations(invoked, 'expect list', async (db, ctx) => {
+          const { listExpectations } = await import('../../expectations/index.ts');
+          const rows = await listExpectations(db, ctx.environment, {
+            ...(flags.state ? { state: flags.state } : {}),
+            limit: flags.limit,
+          });
+          if (flags.json) return printJson(rows);
+          if (rows.length === 0) {
+            say(
+              `No expectations${flags.state ? ` in state ${flags.state}` : ''}. Load some: paysync expect import <file>`,
+            );
+            return;
+          }
           say(
-            `No expectations${flags.state ? ` in state ${flags.state}` : ''}. Load some: paysync expect import <file>`,
+            renderTable<ExpectationView>(
+              [
+                { header: 'ID', value: (e) => e.expectation_id },
+                { header: 'DIR', value: (e) => e.direction },
+                { header: 'AMOUNT', value: (e) => amountText(e), align: 'right' },
+                { header: 'WINDOW FROM', value: (e) => e.window_from },
+                { header: 'WINDOW TO', value: (e) => e.window_to },
+                { header: 'STATE', value: (e) => e.state },
+                { header: 'REFERENCE', value: (e) => e.reference ?? '-' },
+                {
+                  header: 'COUNTERPARTY',
+                  value: (e) => (e.counterparty === null ? '-' : maskNumber(e.counterparty)),
+                },
+                { header: 'VERSION', value: (e) => String(e.version), align: 'right' },
+              ],
+              rows,
+            ),
           );
-          return;
-        }
-        say(
-          renderTable<ExpectationView>(
-            [
-              { header: 'ID', value: (e) => e.expectation_id },
-              { header: 'DIR', value: (e) => e.direction },
-              { header: 'AMOUNT', value: (e) => amountText(e), align: 'right' },
-              { header: 'WINDOW FROM', value: (e) => e.window_from },
-              { header: 'WINDOW TO', value: (e) => e.window_to },
-              { header: 'STATE', value: (e) => e.state },
-              { header: 'REFERENCE', value: (e) => e.reference ?? '-' },
-              {
-                header: 'COUNTERPARTY',
-                value: (e) => (e.counterparty === null ? '-' : maskNumber(e.counterparty)),
-              },
-              { header: 'VERSION', value: (e) => String(e.version), align: 'right' },
-            ],
-            rows,
-          ),
-        );
-      });
-    });
+        });
+      },
+    );
 }
 
 function breakTable(breaks: readonly BreakView[]): string {
@@ -485,8 +501,8 @@ Example:
 A manual resolution shows who, when and why. ${FORMAT_POINTER}
 Exit codes: 0 shown, 1 no such expectation or the database cannot be reached.`,
     )
-    .action(async (id: string, flags: { json?: boolean }) => {
-      await withExpectations('expect show', async (db, ctx) => {
+    .action(async (id: string, flags: { json?: boolean }, invoked: Command) => {
+      await withExpectations(invoked, 'expect show', async (db, ctx) => {
         const { showExpectation } = await import('../../expectations/index.ts');
         const detail = await showExpectation(db, ctx.environment, id);
         if (flags.json) return printJson(detail);
@@ -620,7 +636,7 @@ hand everywhere. A bulk resolution prints how many and which. ${FORMAT_POINTER}
 Exit codes: 0 resolved (also none matched the filter), 1 no such expectation or break or the
 database cannot be reached, 2 bad flags (no --reason, two targets, a cancelled expectation).`,
     )
-    .action(async (id: string | undefined, flags: ResolveFlags) => {
+    .action(async (id: string | undefined, flags: ResolveFlags, invoked: Command) => {
       const targets = [id !== undefined, flags.break !== undefined, flags.breakId !== undefined];
       if (targets.filter(Boolean).length !== 1) {
         throw new CliError(
@@ -636,7 +652,7 @@ database cannot be reached, 2 bad flags (no --reason, two targets, a cancelled e
         );
       }
       const by = actor(flags.by);
-      await withExpectations('expect resolve', async (db, ctx) => {
+      await withExpectations(invoked, 'expect resolve', async (db, ctx) => {
         const { resolveExpectation, resolveBreak, resolveBreaks } =
           await import('../../expectations/index.ts');
         if (id !== undefined) {
@@ -729,13 +745,16 @@ Money per currency in the table; in integer minor units in the CSV and the JSON.
 Exit codes: 0 reported (also when there is nothing), 1 the database cannot be reached, 2 bad flags.`,
     )
     .action(
-      async (flags: {
-        from: string;
-        to: string;
-        byDay?: boolean;
-        format: 'table' | 'csv';
-        json?: boolean;
-      }) => {
+      async (
+        flags: {
+          from: string;
+          to: string;
+          byDay?: boolean;
+          format: 'table' | 'csv';
+          json?: boolean;
+        },
+        invoked: Command,
+      ) => {
         if (flags.to < flags.from) {
           throw new CliError(
             `expect report: --to ${flags.to} is before --from ${flags.from}: give the first day, then the last`,
@@ -748,7 +767,7 @@ Exit codes: 0 reported (also when there is nothing), 1 the database cannot be re
             ExitCode.usage,
           );
         }
-        await withExpectations('expect report', async (db, ctx, config) => {
+        await withExpectations(invoked, 'expect report', async (db, ctx, config) => {
           const { expectationPeriodReport } = await import('../../expectations/index.ts');
           const render = await import('../format/render-expectation-report.ts');
           const zone = config.books.timeZone;

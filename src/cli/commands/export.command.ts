@@ -147,14 +147,14 @@ Examples:
 a failure is still one line on stderr. Exit codes: 0 written, 1 the database or the file
 failed, 2 bad arguments (--json without --out) or config.`,
     )
-    .action(async (flags: ExportFlags) => {
+    .action(async (flags: ExportFlags, invoked: Command) => {
       if (flags.json && (flags.out === undefined || flags.out === '-')) {
         throw new CliError(
           'export: --json prints a summary on stdout, so the export itself needs --out <file>',
           ExitCode.usage,
         );
       }
-      const config = await cliConfig();
+      const config = await cliConfig(invoked);
       const { startOfDay } = await import('../../books-calendar/index.ts');
       const timeZone = config.books.timeZone;
       const instant = (value: string, flag: string) =>

@@ -88,9 +88,9 @@ successful, failed. Amounts are integers in the currency's smallest unit, with t
 beside them. Reads PAYSYNC_DATABASE_URL. Exit codes: 0 listed (also when nothing matched),
 1 the database cannot be read, 2 bad kind, --status, --since or --limit.`,
     )
-    .action(async (kind: ListKind, flags: ListFlags) => {
+    .action(async (kind: ListKind, flags: ListFlags, invoked: Command) => {
       const statuses = await wantedStatuses(kind, flags.status);
-      const config = await cliConfig();
+      const config = await cliConfig(invoked);
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const { listResources } = await import('../../ledger/resource-reads.ts');
       const { renderResourceList, listedRecord } =

@@ -20,8 +20,8 @@ Examples:
 
 Exit codes: 0 up to date, 1 the database refused or cannot be reached, 2 bad configuration.`,
     )
-    .action(async (flags: { json?: boolean }) => {
-      const { config } = await commandContext('migrate');
+    .action(async (flags: { json?: boolean }, invoked: Command) => {
+      const { config } = await commandContext('migrate', invoked);
       // Loaded here, not at the top, so `paysync --help` and `paysync sim` start fast.
       const { migrateDatabaseAt, MigrateDatabaseError, POSTGRES_RIGHTS_DOC } =
         await import('../../db/index.ts');

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { renderTable as RenderTableFn } from '../format/render-table.ts';
 import type { TablePruned, TablePruning } from '../../retention/index.ts';
-import { cliClock } from '../context.ts';
+import { cliClock, cliConfig } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { printJson, progressLine, say } from '../output.ts';
 
@@ -125,10 +125,10 @@ Examples:
   $ paysync prune
   $ PAYSYNC_RETENTION_INBOX_BODY_AFTER=7d paysync prune --json`,
     )
-    .action(async (flags: PruneFlags) => {
-      const { loadConfig, secretValues } = await import('../../config/index.ts');
+    .action(async (flags: PruneFlags, invoked: Command) => {
+      const { secretValues } = await import('../../config/index.ts');
       const { createLogger } = await import('../../logger.ts');
-      const config = loadConfig();
+      const config = await cliConfig(invoked);
       // Log lines go to stderr, errors only unless asked: the command's own lines say the rest.
       const logger = createLogger({
         level: config.logLevel === 'info' ? 'error' : config.logLevel,

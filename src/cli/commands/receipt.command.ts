@@ -35,8 +35,8 @@ The HTML is the service's, stored as received under PAYSYNC_RECEIPTS_DIR; open i
 a sandboxing Content-Security-Policy applies (docs/receipts.md). Reads PAYSYNC_DATABASE_URL.
 Exit codes: 0 written or printed, 1 no receipt (the line says why), 2 not a pi_/tr_ id.`,
     )
-    .action(async (id: string, flags: { out?: string; json?: boolean }) => {
-      const config = await cliConfig();
+    .action(async (id: string, flags: { out?: string; json?: boolean }, invoked: Command) => {
+      const config = await cliConfig(invoked);
       const { readFile, writeFile } = await import('node:fs/promises');
       const { resolve } = await import('node:path');
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');

@@ -27,8 +27,8 @@ Uses the service credentials and PAYSYNC_RECEIPTS_DIR. A receipt the service is 
 give (409) is left in the outbox for the workers to retry; one it does not know (404) is
 recorded as a discrepancy. Exit codes: 0 every fetch answered, 1 some failed (counted), 2 bad usage.`,
     )
-    .action(async (flags: { since?: Date; json?: boolean }) => {
-      const config = await cliConfig();
+    .action(async (flags: { since?: Date; json?: boolean }, invoked: Command) => {
+      const config = await cliConfig(invoked);
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const { serviceClientFor } = await import('../service-client.ts');
       const { createLogger } = await import('../../logger.ts');
@@ -79,8 +79,8 @@ Examples:
   $ paysync receipts backlog
   $ paysync receipts backlog --json | jq '.[] | select(.kind == "receipt") | .waiting'`,
     )
-    .action(async (flags: { json?: boolean }) => {
-      const config = await cliConfig();
+    .action(async (flags: { json?: boolean }, invoked: Command) => {
+      const config = await cliConfig(invoked);
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const { outboxBacklog } = await import('../../outbox/index.ts');
       const handle = await openLedgerDatabase(config, 'receipts backlog');

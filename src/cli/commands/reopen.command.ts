@@ -35,14 +35,17 @@ one line on stderr. Exit codes: 0 reopened, 1 the month is not closed or the dat
 2 bad arguments or config.`,
     )
     .action(
-      async (flags: { period: string; reason: string; environment?: string; json?: boolean }) => {
+      async (
+        flags: { period: string; reason: string; environment?: string; json?: boolean },
+        invoked: Command,
+      ) => {
         if (!flags.reason.trim()) {
           throw new CliError(
             'reopen: --reason is empty: say why the closed month must change',
             ExitCode.usage,
           );
         }
-        const config = await cliConfig();
+        const config = await cliConfig(invoked);
         const exportsModule = await import('../../exports/index.ts');
         const { openLedgerDatabase } = await import('../open-ledger-database.ts');
         const handle = await openLedgerDatabase(config, 'reopen');

@@ -72,7 +72,7 @@ books nothing twice. Needs the workers running (\`paysync start\` or \`paysync w
 process what it queues. Exit codes: 0 queued (also when nothing matched a --since), 1 no such
 inbox id, or the database or Redis cannot be reached, 2 bad arguments.`,
     )
-    .action(async (id: number | undefined, flags: ReplayFlags) => {
+    .action(async (id: number | undefined, flags: ReplayFlags, invoked: Command) => {
       if ((id === undefined) === (flags.since === undefined)) {
         throw new CliError(
           id === undefined
@@ -82,7 +82,7 @@ inbox id, or the database or Redis cannot be reached, 2 bad arguments.`,
         );
       }
       const selection = id !== undefined ? { inboxId: id } : { since: flags.since! };
-      const config = await cliConfig();
+      const config = await cliConfig(invoked);
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const { countReplaySelection, replayInboxEvents } = await import('../../replay/index.ts');
       const handle = await openLedgerDatabase(config, 'replay');

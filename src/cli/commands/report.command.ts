@@ -165,8 +165,8 @@ Examples:
   $ paysync report --date 2026-11-21 --json | jq .breaks
   $ paysync report --date "$(date -d yesterday +%F)" || page-finance`,
     )
-    .action(async (flags: { date?: string; json?: boolean }) => {
-      const config = await cliConfig();
+    .action(async (flags: { date?: string; json?: boolean }, invoked: Command) => {
+      const config = await cliConfig(invoked);
       const reports = await import('../../reports/index.ts');
       const now = cliClock();
       const day = flags.date ?? previousDay(dayOf(now, config.books.timeZone));

@@ -40,8 +40,8 @@ Examples:
   $ paysync runs --task sweep --limit 50
   $ paysync runs --json | jq '.[] | select(.outcome != "succeeded")'`,
     )
-    .action(async (flags: RunsFlags) => {
-      const config = await cliConfig();
+    .action(async (flags: RunsFlags, invoked: Command) => {
+      const config = await cliConfig(invoked);
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const { recentRuns } = await import('../../runs/index.ts');
       const { renderTable } = await import('../format/render-table.ts');

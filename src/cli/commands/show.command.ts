@@ -51,8 +51,8 @@ Amounts are integers in the currency's smallest unit, with the human form beside
 are UTC. Reads PAYSYNC_DATABASE_URL. Exit codes: 0 shown, 1 no such resource in the database
 (or it cannot be read), 2 not an id.`,
     )
-    .action(async (id: string, flags: { json?: boolean; reveal?: boolean }) => {
-      const config = await cliConfig();
+    .action(async (id: string, flags: { json?: boolean; reveal?: boolean }, invoked: Command) => {
+      const config = await cliConfig(invoked);
       const { openLedgerDatabase } = await import('../open-ledger-database.ts');
       const { findResource } = await import('../../resource-view/index.ts');
       const handle = await openLedgerDatabase(config, 'show');

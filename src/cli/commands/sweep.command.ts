@@ -86,8 +86,8 @@ Examples:
   $ paysync sweep --kind transfers --since 6h
   $ paysync sweep --json | jq '.counts.itemsMissed'`,
     )
-    .action(async (flags: SweepFlags) => {
-      const config = await cliConfig();
+    .action(async (flags: SweepFlags, invoked: Command) => {
+      const config = await cliConfig(invoked);
       const { openPollingSession } = await import('./polling-session.ts');
       const { runSweepTask } = await import('../../polling/index.ts');
       const { recordScheduledRun } = await import('../../runs/index.ts');

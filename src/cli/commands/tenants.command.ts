@@ -16,10 +16,14 @@ naming the file, the line, the tenant and the field (exit 2).`;
 
 const mark = (ok: boolean) => (ok ? '✔' : '✖');
 
-/** The tenants file's reader, loaded when a command runs (not for `paysync --help`). */
+/**
+ * Every tenant of the process's environment, read when a command runs (not for `paysync
+ * --help`): `tenants` works on them all, so no tenant of it was chosen.
+ */
 async function loadTenants(): Promise<Tenants> {
+  const { readEnvironment } = await import('../../config/index.ts');
   const tenants = await import('../../tenants/index.ts');
-  return tenants.loadTenants();
+  return tenants.loadTenants(readEnvironment());
 }
 
 /** The database as a person reads it: a PostgreSQL schema by name, any password hidden. */

@@ -31,11 +31,12 @@ function webhookId(value: string): string {
 
 /** Runs one call to the service, turning its failure into a one-line CLI error. */
 async function callService<T>(
+  invoked: Command,
   what: string,
   call: (client: UpstreamClient) => Promise<T>,
   notFound?: string,
 ): Promise<T> {
-  const config = await cliConfig();
+  const config = await cliConfig(invoked);
   const client = await serviceClientFor(config);
   const { UpstreamError } = await import('../../upstream/index.ts');
   try {
@@ -135,10 +136,15 @@ PAYSYNC_MERCHANT_ID. Exit codes: 0 registered, 1 the service refused or is unrea
 2 bad --url or missing configuration.`,
     )
     .action(
-      async (flags: { url: string; events: string[]; description?: string; json?: boolean }) => {
-        const config = await cliConfig();
-        const existing = await callService('webhooks register', (client) => client.listWebhooks());
-        const created = await callService('webhooks register', (client) =>
+      async (
+        flags: { url: string; events: string[]; description?: string; json?: boolean },
+        invoked: Command,
+      ) => {
+        const config = await cliConfig(invoked);
+        const existing = await callService(invoked, 'webhooks register', (client) =>
+          client.listWebhooks(),
+        );
+        const created = await callService(invoked, 'webhooks register', (client) =>
           client.createWebhook({
             url: flags.url,
             events: flags.events,
@@ -198,8 +204,8 @@ Example:
 Exit codes: 0 listed (also when there are none), 1 the service refused or is unreachable,
 2 missing configuration.`,
     )
-    .action(async (flags: { json?: boolean }) => {
-      const hooks = await callService('webhooks list', (client) => client.listWebhooks());
+    .action(async (flags: { json?: boolean }, invoked: Command) => {
+      const hooks = await callService(invoked, 'webhooks list', (client) => client.listWebhooks());
       if (flags.json) {
         printJson(hooks.map(withoutSecret));
         return;
@@ -246,8 +252,9 @@ If its secret is in PAYSYNC_WEBHOOK_SECRET, remove it from the list afterwards.
 Exit codes: 0 deleted, 1 no such webhook or the service is unreachable, 2 bad id or
 missing configuration.`,
     )
-    .action(async (id: string, flags: { json?: boolean }) => {
+    .action(async (id: string, flags: { json?: boolean }, invoked: Command) => {
       await callService(
+        invoked,
         'webhooks delete',
         (client) => client.deleteWebhook(id),
         `the service has no webhook ${id} (404); \`paysync webhooks list\` shows the registered ones`,

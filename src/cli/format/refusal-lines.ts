@@ -2,6 +2,7 @@ import type { GroundTruthRefusal } from '../../audit/index.ts';
 import type { ExpectationRefusal } from '../../expectations/index.ts';
 import type { PeriodRefusal } from '../../exports/index.ts';
 import type { EndpointRefusal } from '../../relay/index.ts';
+import type { TenantChoiceRefusal } from '../../tenants/index.ts';
 import { ExitCode, type ExitCodeValue } from '../errors.ts';
 
 // The domain's refusals in the CLI's words: here the flags are named, and the exit code chosen
@@ -148,6 +149,24 @@ export function groundTruthRefusalLine(refusal: GroundTruthRefusal): RefusalLine
     case 'truth_invalid':
       return usage(
         `${refusal.source === undefined ? 'the ground truth' : `--truth ${refusal.source}`} is not a simulator ground truth: ${refusal.path} ${refusal.problem} → give the JSON of GET /__sim/ground-truth`,
+      );
+  }
+}
+
+/** Which tenant of the tenants file: `--tenant` (or `PAYSYNC_TENANT`) names it. */
+export function tenantRefusalLine(refusal: TenantChoiceRefusal): RefusalLine {
+  switch (refusal.code) {
+    case 'tenant_not_found':
+      return usage(
+        `--tenant ${refusal.tenant}: no such tenant in ${refusal.file} → one of ${refusal.tenants.join(', ')}`,
+      );
+    case 'tenant_not_named':
+      return usage(
+        `${refusal.file} lists ${refusal.tenants.length} tenants (${refusal.tenants.join(', ')}) → name one with --tenant <name> (or PAYSYNC_TENANT)`,
+      );
+    case 'no_tenants_file':
+      return usage(
+        `--tenant ${refusal.tenant}: there is no tenants file, so there is one set of books (from the PAYSYNC_* variables) → set PAYSYNC_TENANTS_FILE, or leave --tenant out`,
       );
   }
 }

@@ -80,9 +80,72 @@ export interface OperationDefinition {
 }
 
 const idParam = z.object({ id: z.string().min(1) });
+/** The name of an aggregated merchant's KYB declaration. */
+const kybNameParam = z.object({ name: z.string().min(1) });
 
 const GET = 'GET' as const;
 const POST = 'POST' as const;
+
+/**
+ * A body checked twice: as the document shows it (by the client), and as paysync reads it (by
+ * the simulator).
+ */
+interface CheckedBody<Documented extends z.ZodType, Simulator extends z.ZodType> {
+  readonly documented: Documented;
+  readonly simulator: Simulator;
+}
+
+/** What {@link creation} says of every creation. */
+interface Creation<Documented extends z.ZodType, Simulator extends z.ZodType> {
+  readonly method: typeof POST;
+  readonly credentials: 'all';
+  readonly body: Documented;
+  readonly simulatorChecks: { readonly body: Simulator };
+  readonly successStatus: 201;
+  readonly successStatusShown: true;
+}
+
+/**
+ * An operation that creates a record from a checked body: a POST with every credential, whose
+ * 201 the document shows, the client checking the body as the document shows it and the
+ * simulator as paysync reads it. `entry` says the rest: its id, path, record and errors.
+ */
+function creation<
+  Documented extends z.ZodType,
+  Simulator extends z.ZodType,
+  const Entry extends Omit<OperationDefinition, keyof Creation<Documented, Simulator>>,
+>(body: CheckedBody<Documented, Simulator>, entry: Entry): Creation<Documented, Simulator> & Entry {
+  return {
+    method: POST,
+    credentials: 'all',
+    body: body.documented,
+    simulatorChecks: { body: body.simulator },
+    successStatus: 201,
+    successStatusShown: true,
+    ...entry,
+  };
+}
+
+/** The errors the document lists for a refund, of a transfer or a payment, and its status. */
+const REFUND_ERRORS = [
+  'validation',
+  'wrong_credentials',
+  'forbidden',
+  'not_found',
+  'unsupported_action',
+  'throttled',
+  'internal',
+] as const satisfies readonly ErrorKind[];
+
+/** The errors the document lists for the creation of a payment or subscription link. */
+const LINK_CREATION_ERRORS = [
+  'validation',
+  'wrong_credentials',
+  'forbidden',
+  'unsupported_action',
+  'throttled',
+  'internal',
+] as const satisfies readonly ErrorKind[];
 
 /**
  * The 30 operations of the payment service. One source of truth for the client's methods and
@@ -130,20 +193,14 @@ export const operations = {
   },
 
   // Webhooks
-  createWebhook: {
+  createWebhook: creation(createWebhookBody, {
     operationId: 'createWebhook',
-    method: POST,
     path: '/webhooks',
     tag: 'webhooks',
     summary: 'Register a webhook',
-    credentials: 'all',
-    body: createWebhookBody.documented,
-    simulatorChecks: { body: createWebhookBody.simulator },
-    successStatus: 201,
-    successStatusShown: true,
     response: webhook,
     errors: ['wrong_credentials', 'internal'],
-  },
+  }),
   listWebhooks: {
     operationId: 'listWebhooks',
     method: GET,
@@ -199,28 +256,14 @@ export const operations = {
   },
 
   // Refunds
-  createTransferRefund: {
+  createTransferRefund: creation(refundRequestBody, {
     operationId: 'createTransferRefund',
-    method: POST,
     path: '/refunds/refund',
     tag: 'refunds',
     summary: 'Refund a transfer',
-    credentials: 'all',
-    body: refundRequestBody.documented,
-    simulatorChecks: { body: refundRequestBody.simulator },
-    successStatus: 201,
-    successStatusShown: true,
     response: refundCreationResponse,
-    errors: [
-      'validation',
-      'wrong_credentials',
-      'forbidden',
-      'not_found',
-      'unsupported_action',
-      'throttled',
-      'internal',
-    ],
-  },
+    errors: REFUND_ERRORS,
+  }),
   createRefund: {
     operationId: 'createRefund',
     method: POST,
@@ -273,15 +316,7 @@ export const operations = {
     successStatus: 202,
     successStatusShown: true,
     response: paymentRefundResponse,
-    errors: [
-      'validation',
-      'wrong_credentials',
-      'forbidden',
-      'not_found',
-      'unsupported_action',
-      'throttled',
-      'internal',
-    ],
+    errors: REFUND_ERRORS,
   },
   getPaymentRefundStatus: {
     operationId: 'getPaymentRefundStatus',
@@ -294,15 +329,7 @@ export const operations = {
     successStatus: 200,
     successStatusShown: true,
     response: paymentRefundStatusResponse,
-    errors: [
-      'validation',
-      'wrong_credentials',
-      'forbidden',
-      'not_found',
-      'unsupported_action',
-      'throttled',
-      'internal',
-    ],
+    errors: REFUND_ERRORS,
   },
 
   // Balance
@@ -321,27 +348,14 @@ export const operations = {
   },
 
   // Payment links and subscription links
-  createPaymentLink: {
+  createPaymentLink: creation(createPaymentLinkBody, {
     operationId: 'createPaymentLink',
-    method: POST,
     path: '/payment-links',
     tag: 'payment-links',
     summary: 'Create a payment link',
-    credentials: 'all',
-    body: createPaymentLinkBody.documented,
-    simulatorChecks: { body: createPaymentLinkBody.simulator },
-    successStatus: 201,
-    successStatusShown: true,
     response: paymentLink,
-    errors: [
-      'validation',
-      'wrong_credentials',
-      'forbidden',
-      'unsupported_action',
-      'throttled',
-      'internal',
-    ],
-  },
+    errors: LINK_CREATION_ERRORS,
+  }),
   listPaymentLinks: {
     operationId: 'listPaymentLinks',
     method: GET,
@@ -381,27 +395,14 @@ export const operations = {
     response: paymentLink,
     errors: ['validation', 'forbidden', 'not_found', 'throttled'],
   },
-  createSubscriptionLink: {
+  createSubscriptionLink: creation(createSubscriptionLinkBody, {
     operationId: 'createSubscriptionLink',
-    method: POST,
     path: '/subscription-links',
     tag: 'payment-links',
     summary: 'Create a card-on-file enrollment link',
-    credentials: 'all',
-    body: createSubscriptionLinkBody.documented,
-    simulatorChecks: { body: createSubscriptionLinkBody.simulator },
-    successStatus: 201,
-    successStatusShown: true,
     response: paymentLink,
-    errors: [
-      'validation',
-      'wrong_credentials',
-      'forbidden',
-      'unsupported_action',
-      'throttled',
-      'internal',
-    ],
-  },
+    errors: LINK_CREATION_ERRORS,
+  }),
 
   // Payment intents and payments
   createDelegatedPayment: {
@@ -498,7 +499,7 @@ export const operations = {
     tag: 'compliance',
     summary: 'Declare an aggregated merchant (KYB)',
     credentials: 'all',
-    pathParams: z.object({ name: z.string().min(1) }),
+    pathParams: kybNameParam,
     body: kybBody,
     successStatus: 200,
     successStatusShown: false,
@@ -512,7 +513,7 @@ export const operations = {
     tag: 'compliance',
     summary: 'Get a KYB declaration',
     credentials: 'all',
-    pathParams: z.object({ name: z.string().min(1) }),
+    pathParams: kybNameParam,
     successStatus: 200,
     successStatusShown: false,
     response: kybRecord,

@@ -7,6 +7,7 @@ import {
   mode,
   paymentIntentId,
 } from './common.schema.ts';
+import { collectionFields } from './collection-fields.ts';
 import { listWindowFields } from './list-window.schema.ts';
 import { requestBody, requestQuery, shownField } from './request-checks.ts';
 
@@ -70,24 +71,11 @@ export type PaymentIntent = z.infer<typeof paymentIntent>;
  * what a payment intent needs; anything else passes through to the service.
  */
 export const delegatedPaymentBody = requestBody('DelegatedPaymentRequest', {
-  amount: {
-    schema: amount,
-    shown: 'all',
-    required: 'paysync',
-    why: 'Conventions: a positive integer in the smallest currency unit; PaymentIntent.amount is required',
-  },
-  currency: {
-    schema: currency,
-    shown: 'all',
-    required: 'paysync',
-    why: 'Conventions: ISO 4217; PaymentIntent.currency is required',
-  },
-  purchaseReference: {
-    schema: z.string().min(1),
-    shown: 'nothing',
-    required: 'paysync',
-    why: 'a non-empty string: PaymentIntent.purchaseReference is client-provided and required',
-  },
+  ...collectionFields({
+    amount: 'PaymentIntent.amount is required',
+    currency: 'PaymentIntent.currency is required',
+    purchaseReference: 'PaymentIntent.purchaseReference is client-provided and required',
+  }),
   customerReference: {
     schema: z.string().min(1),
     shown: 'nothing',

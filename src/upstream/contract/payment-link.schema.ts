@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { amount, currency, isoDateTime, paymentLinkId } from './common.schema.ts';
+import { currency, isoDateTime, paymentLinkId } from './common.schema.ts';
+import { collectionFields } from './collection-fields.ts';
 import { requestBody } from './request-checks.ts';
 
 export const paymentLinkStatus = z
@@ -24,24 +25,11 @@ export type PaymentLinkWithAttempts = z.infer<typeof paymentLinkWithAttempts>;
  * the document's Conventions when sent.
  */
 export const createPaymentLinkBody = requestBody('PaymentLinkCreationRequest', {
-  amount: {
-    schema: amount,
-    shown: 'all',
-    required: 'paysync',
-    why: 'Conventions: a positive integer in the smallest currency unit; a link collects a set amount',
-  },
-  currency: {
-    schema: currency,
-    shown: 'all',
-    required: 'paysync',
-    why: 'Conventions: ISO 4217; the amount needs its currency',
-  },
-  purchaseReference: {
-    schema: z.string().min(1),
-    shown: 'nothing',
-    required: 'paysync',
-    why: 'a non-empty string; the list filter purchaseReference is documented for idempotency lookups',
-  },
+  ...collectionFields({
+    amount: 'a link collects a set amount',
+    currency: 'the amount needs its currency',
+    purchaseReference: 'the list filter purchaseReference is documented for idempotency lookups',
+  }),
   customerReference: { schema: z.string(), shown: 'nothing', why: 'a string' },
   description: { schema: z.string(), shown: 'nothing', why: 'a string' },
   expiresAt: {
