@@ -541,3 +541,49 @@ describe('each default is declared once, where its setting is declared', () => {
     expect(copiesOf(parse('example.ts', code), value)).toEqual(lines);
   });
 });
+
+/** Names declared in `tree` (functions, variables, classes, types, methods, properties) matching `word`. */
+function namesWith(tree: ts.SourceFile, word: RegExp): string[] {
+  const found: string[] = [];
+  everyNode(tree, (node) => {
+    const name = (node as { name?: ts.Node }).name;
+    if (
+      name &&
+      ts.isIdentifier(name) &&
+      word.test(name.text) &&
+      (ts.isFunctionDeclaration(node) ||
+        ts.isVariableDeclaration(node) ||
+        ts.isClassDeclaration(node) ||
+        ts.isInterfaceDeclaration(node) ||
+        ts.isTypeAliasDeclaration(node) ||
+        ts.isMethodDeclaration(node) ||
+        ts.isPropertyAssignment(node) ||
+        ts.isPropertySignature(node))
+    ) {
+      found.push(name.text);
+    }
+  });
+  return found;
+}
+
+describe('"replay" names one thing, src/replay: inbox events run again (issue 41)', () => {
+  // What the relay sends again to a merchant's endpoint is a redelivery (src/relay,
+  // `paysync endpoints redeliver`); only the old route's name stays, as a deprecated alias.
+  const ALIASES = new Set(['src/ops/endpoints-api.ts replayToEndpoint']);
+  it('no file of the relay, and no name declared in it or in the ops API of endpoints, says replay', () => {
+    const named = productionSources()
+      .filter(({ file }) => file.startsWith('src/relay/') || file === 'src/ops/endpoints-api.ts')
+      .flatMap(({ file, tree }) => [
+        ...(/replay/i.test(file) ? [file] : []),
+        ...namesWith(tree, /replay/i)
+          .map((name) => `${file} ${name}`)
+          .filter((entry) => !ALIASES.has(entry)),
+      ]);
+    expect(named).toEqual([]);
+  });
+
+  it('the check finds a relay function named for replay', () => {
+    const tree = parse('src/relay/x.ts', 'export async function replayEvents() {}\nconst ok = 1;');
+    expect(namesWith(tree, /replay/i)).toEqual(['replayEvents']);
+  });
+});
