@@ -6,6 +6,13 @@ import { reasonOf } from '../error-reason.ts';
 import { CliError } from './errors.ts';
 
 /**
+ * How long a command waits for the daemon's write to finish (SQLite): a command run while the
+ * daemon books traffic waits its turn rather than failing "database is locked" (the daemon's
+ * own writes wait 5 s, src/db).
+ */
+const CLI_BUSY_TIMEOUT_MS = 30_000;
+
+/**
  * Opens the daemon's database for a read command, refusing with one line (and creating
  * nothing) when the SQLite file is missing, the server is unreachable or migrations are
  * pending. `what` names the command in the message.
@@ -29,7 +36,7 @@ export async function openLedgerDatabase(config: Config, what: string): Promise<
   }
   let handle: DatabaseHandle;
   try {
-    handle = createDatabase(config.databaseUrl);
+    handle = createDatabase(config.databaseUrl, { busyTimeoutMs: CLI_BUSY_TIMEOUT_MS });
   } catch (error) {
     if (!(error instanceof DatabaseOpenError)) throw error;
     throw new CliError(

@@ -42,7 +42,15 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Base folder for relative SQLite paths. @defaultValue process.cwd() */
   cwd?: string;
+  /**
+   * SQLite only: how long a write waits for another process's write to finish before it fails
+   * with SQLITE_BUSY. @defaultValue {@link DEFAULT_BUSY_TIMEOUT_MS}
+   */
+  busyTimeoutMs?: number;
 }
+
+/** The daemon's wait for another process's write: short, so a stuck job fails and is retried. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
 /**
  * The database named by a URL cannot be opened or created. `displayUrl` is safe to print;
@@ -82,7 +90,7 @@ export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 export const SQLITE_SYNCHRONOUS = 'FULL';
 
 /** Opens the SQLite file, or says in one line which path failed and why. */
-function openSqlite(file: string): BetterSqlite3.Database {
+function openSqlite(file: string, busyTimeoutMs: number): BetterSqlite3.Database {
   let sqlite: BetterSqlite3.Database | undefined;
   try {
     let created = false;
@@ -102,7 +110,7 @@ function openSqlite(file: string): BetterSqlite3.Database {
         if (existsSync(companion)) chmodSync(companion, PRIVATE_FILE_MODE);
       }
     }
-    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma(`synchronous = ${SQLITE_SYNCHRONOUS}`);
     sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
@@ -213,7 +221,12 @@ function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
       cache.clear();
       sqlite.close();
     },
-    prepare(text: string) {
+    prepare(sqlText: string) {
+      // Every paysync transaction writes: take the write lock at its start. A deferred one that
+      // read first fails at its first write with SQLITE_BUSY at once, with no wait, whenever
+      // another process (the daemon, a command) is writing (SQLite does not wait for a reader
+      // to become a writer); an immediate one waits its turn for up to the busy timeout.
+      const text = sqlText === 'begin' ? 'begin immediate' : sqlText;
       // SQLite has already rolled back a transaction whose commit failed (a full disk): kysely's
       // own rollback would then fail with "no transaction is active", and that error would
       // replace SQLITE_FULL in every log line and answer that quotes it.
@@ -296,7 +309,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   if (dialect === 'sqlite') {
     const target = url.slice('sqlite:'.length);
     const file = target === ':memory:' ? target : resolve(options.cwd ?? process.cwd(), target);
-    const sqlite = openSqlite(file);
+    const sqlite = openSqlite(file, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
     const db = new Kysely<Database>({
       dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
       plugins: [new SafeIntegerPlugin()],
