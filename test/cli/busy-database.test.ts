@@ -36,22 +36,9 @@ describe('a command and a busy daemon on one SQLite file', () => {
     );
     const started = Date.now();
     const added = await runCli(
-      [
-        'expect',
-        'add',
-        '--id',
-        'pay-busy',
-        '--direction',
-        'out',
-        '--currency',
-        'XOF',
-        '--amount',
-        '50000',
-        '--from',
-        '2030-01-10',
-        '--to',
-        '2030-01-11',
-      ],
+      'expect add --id pay-busy --direction out --currency XOF --amount 50000 --from 2030-01-10 --to 2030-01-11'.split(
+        ' ',
+      ),
       {
         env: {
           PAYSYNC_DATABASE_URL: `sqlite:${file}`,
