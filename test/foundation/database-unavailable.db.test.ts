@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDatabase, isDatabaseUnavailable } from '../../src/db/index.ts';
 import { closedPort } from '../support/run-cli.ts';
 import {
@@ -12,13 +12,9 @@ import {
   type TestDatabase,
 } from '../support/test-database.ts';
 import { until } from '../support/until.ts';
+import { cleanupsAfterEach } from '../support/cleanups.ts';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await Promise.resolve(cleanup()).catch(() => undefined);
-  }
-});
+const cleanups = cleanupsAfterEach();
 
 /** The error a query rejects with (the test fails when it does not reject). */
 async function failureOf(query: Promise<unknown>): Promise<unknown> {

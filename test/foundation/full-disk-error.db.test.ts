@@ -1,15 +1,11 @@
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/index.ts';
 import { canMountSmallDisk, sqliteOnSmallDisk } from '../support/small-disk.ts';
 import { freshDatabase, testDialect } from '../support/test-database.ts';
+import { cleanupsAfterEach } from '../support/cleanups.ts';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await Promise.resolve(cleanup()).catch(() => undefined);
-  }
-});
+const cleanups = cleanupsAfterEach();
 
 /**
  * A transaction whose commit meets a full disk fails with the disk's own error. SQLite has

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { startDaemon, type RunningDaemon } from '../../src/daemon/index.ts';
 import { createDatabase } from '../../src/db/index.ts';
@@ -22,12 +22,9 @@ import {
 } from '../support/test-database.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
 import { until } from '../support/until.ts';
+import { cleanupsAfterEach } from '../support/cleanups.ts';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse())
-    await Promise.resolve(cleanup()).catch(() => undefined);
-});
+const cleanups = cleanupsAfterEach();
 
 /** A database the test can make refuse writes while paysync runs on it, and take them again. */
 interface BreakableDatabase {

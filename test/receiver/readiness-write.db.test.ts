@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { createDatabase, type DatabaseHandle } from '../../src/db/index.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -9,11 +9,9 @@ import { createReceiverServer } from '../../src/receiver/index.ts';
 import { closedPort, runCli } from '../support/run-cli.ts';
 import { freshDatabase, testDialect, type TestDatabase } from '../support/test-database.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
+import { cleanupsAfterEach } from '../support/cleanups.ts';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-});
+const cleanups = cleanupsAfterEach();
 
 /**
  * A migrated database, and a URL to it that reads but refuses every write: an immutable

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { startTenantsDaemon, type RunningTenantsDaemon } from '../../src/daemon/index.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -14,13 +14,9 @@ import {
 } from '../support/test-database.ts';
 import { deleteRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/test-redis.ts';
 import { until } from '../support/until.ts';
+import { cleanupsAfterEach } from '../support/cleanups.ts';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await Promise.resolve(cleanup()).catch(() => undefined);
-  }
-});
+const cleanups = cleanupsAfterEach();
 
 /** A tenant's database the test makes fail under the running process, then brings back. */
 interface FailingDatabase {
